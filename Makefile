@@ -1,0 +1,36 @@
+# The two commands a newcomer needs: `make run` and `make test`. Both install what is missing first.
+BUILD_DIR ?= build
+JOBS ?= 2
+LISTEN ?= 127.0.0.1:8080
+DATA_DIR ?= .trainyard
+SIM_SPEED ?= 1
+export CCACHE_DIR ?= $(HOME)/.cache/trainyard-ccache
+
+.PHONY: setup build run test asan bench format clean
+
+setup:
+	@bash scripts/setup
+
+$(BUILD_DIR)/CMakeCache.txt:
+	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=Release
+
+build: setup $(BUILD_DIR)/CMakeCache.txt
+	cmake --build $(BUILD_DIR) -j$(JOBS)
+
+run: build
+	$(BUILD_DIR)/trainyard serve --listen $(LISTEN) --data-dir $(DATA_DIR) --sim-speed $(SIM_SPEED)
+
+test: build
+	cd $(BUILD_DIR) && ctest -j2 --output-on-failure
+
+# The same suite under AddressSanitizer + UndefinedBehaviorSanitizer, in its own build tree.
+asan: setup
+	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DTRAINYARD_ASAN=ON -DTRAINYARD_BENCH=OFF
+	cmake --build build-asan -j$(JOBS)
+	cd build-asan && LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp ctest -j2 --output-on-failure
+
+format:
+	clang-format -i $$(git ls-files '*.cpp' '*.h')
+
+clean:
+	rm -rf $(BUILD_DIR) build-asan

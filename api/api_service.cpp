@@ -1,0 +1,96 @@
+#include "api/api_service.h"
+
+#include <chrono>
+#include <random>
+
+#include "api/error_body.h"
+#include "api/json_body.h"
+#include "services/log.h"
+
+namespace trainyard::api {
+namespace {
+
+bool IsApiVersion(const std::string& v) { return v == "v1" || v == "v1beta1" || v == "ui"; }
+
+}  // namespace
+
+std::string RequestIdFor(const HttpRequest& request) {
+  if (const std::string* given = request.Header("x-request-id")) {
+    bool ok = !given->empty() && given->size() <= 64;
+    for (char c : *given) {
+      ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-');
+    }
+    if (ok) return *given;
+  }
+  thread_local std::mt19937_64 rng{std::random_device{}()};
+  char buf[33];
+  std::snprintf(buf, sizeof(buf), "%016llx%016llx", static_cast<unsigned long long>(rng()),
+                static_cast<unsigned long long>(rng()));
+  return buf;
+}
+
+ApiService::ApiService(ReadinessProbe readiness) : readiness_(std::move(readiness)) {
+  health_router_.Add("GET", "/healthz", [](const HttpRequest&, const RouteMatch&) {
+    return JsonResponse({{"status", "ok"}});
+  });
+  health_router_.Add("GET", "/readyz", [this](const HttpRequest& r, const RouteMatch&) {
+    Status ready = readiness_();
+    if (!ready.ok()) return ErrorResponse(Unavailable("not ready: " + ready.message()), r.request_id);
+    return JsonResponse({{"status", "ready"}});
+  });
+}
+
+void ApiService::Attach(JobService& jobs) {
+  resources_owner_ = std::make_unique<Resources>(jobs);
+  resources_owner_->custom_jobs.Register(resources_owner_->router);
+  resources_owner_->operations.Register(resources_owner_->router);
+  resources_.store(resources_owner_.get(), std::memory_order_release);
+}
+
+HttpResponse ApiService::Route(const HttpRequest& request) {
+  RouteMatch match;
+  bool path_matched = false;
+  const RouteHandler* handler =
+      health_router_.Match(request.method, request.path, match, path_matched);
+  if (handler != nullptr) return (*handler)(request, match);
+  Resources* resources = resources_.load(std::memory_order_acquire);
+  if (resources == nullptr) {
+    return ErrorResponse(Unavailable("the server is starting; retry shortly"), request.request_id);
+  }
+  handler = resources->router.Match(request.method, request.path, match, path_matched);
+  auto version = match.params.find("version");
+  if (handler == nullptr || (version != match.params.end() && !IsApiVersion(version->second))) {
+    std::string what = request.method + " " + request.path;
+    return ErrorResponse(NotFound(path_matched ? "method not allowed: " + what
+                                               : "no such resource or method: " + what),
+                         request.request_id);
+  }
+  return (*handler)(request, match);
+}
+
+HttpResponse ApiService::Handle(HttpRequest& request) {
+  auto start = std::chrono::steady_clock::now();
+  request.request_id = RequestIdFor(request);
+  HttpResponse response;
+  try {
+    response = Route(request);
+  } catch (const std::exception& e) {
+    LogJson(LogLevel::kError, "handler_exception",
+            {{"request_id", request.request_id}, {"what", e.what()}});
+    response = ErrorResponse(Internal("internal error"), request.request_id);
+  }
+  response.headers.emplace_back("X-Request-Id", request.request_id);
+  double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                  .count();
+  if (request.path != "/healthz" && request.path != "/readyz") {
+    LogJson(LogLevel::kInfo, "http_request",
+            {{"request_id", request.request_id},
+             {"method", request.method},
+             {"path", request.path},
+             {"status", response.status},
+             {"ms", ms}});
+  }
+  return response;
+}
+
+}  // namespace trainyard::api

@@ -1,0 +1,49 @@
+#pragma once
+// The request pipeline: request id → route → handler → error rendering, with an access log line
+// per request. Exceptions from a handler stop here and become a logged 500.
+#include <atomic>
+#include <functional>
+#include <memory>
+
+#include "api/custom_job_handler.h"
+#include "api/http_server.h"
+#include "api/operation_handler.h"
+#include "api/router.h"
+#include "services/job_service.h"
+
+namespace trainyard::api {
+
+// Ready: the database answers and its schema is at head. Liveness needs nothing.
+using ReadinessProbe = std::function<Status()>;
+
+// The server listens before the database is up, so /healthz answers at once; the resource routes
+// are attached once storage is ready and answer 503 UNAVAILABLE until then.
+class ApiService {
+ public:
+  explicit ApiService(ReadinessProbe readiness);
+  void Attach(JobService& jobs);
+  HttpResponse Handle(HttpRequest& request);
+  Handler AsHandler() {
+    return [this](HttpRequest& r) { return Handle(r); };
+  }
+
+ private:
+  struct Resources {
+    explicit Resources(JobService& jobs) : custom_jobs(jobs), operations(jobs) {}
+    Router router;
+    CustomJobHandler custom_jobs;
+    OperationHandler operations;
+  };
+
+  HttpResponse Route(const HttpRequest& request);
+
+  Router health_router_;
+  ReadinessProbe readiness_;
+  std::unique_ptr<Resources> resources_owner_;
+  std::atomic<Resources*> resources_{nullptr};  // published once, after it is fully built
+};
+
+// X-Request-Id if it is [A-Za-z0-9._-]{1,64}, else 16 random bytes as hex.
+std::string RequestIdFor(const HttpRequest& request);
+
+}  // namespace trainyard::api

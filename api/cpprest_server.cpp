@@ -1,0 +1,174 @@
+// cpprestsdk behind our seam. The listener has no body limit, no timeouts and no drain (see
+// docs/engineering.md §1.3–1.5), so this file adds what we need and exposes nothing of cpprest.
+#include <cpprest/http_listener.h>
+#include <cpprest/uri.h>
+#include <pplx/threadpool.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+#include "api/error_body.h"
+#include "api/http_server.h"
+
+namespace trainyard::api {
+namespace {
+
+using web::http::http_request;
+using web::http::http_response;
+using web::http::experimental::listener::http_listener;
+using web::http::experimental::listener::http_listener_config;
+
+std::string Lowercase(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+void ReplyWith(const http_request& req, const HttpResponse& out) {
+  http_response resp(static_cast<web::http::status_code>(out.status));
+  for (const auto& [name, value] : out.headers) resp.headers().add(name, value);
+  if (out.close_connection) resp.headers().add("Connection", "close");
+  resp.set_body(out.body, out.content_type);
+  req.reply(resp).then([](pplx::task<void> t) {
+    try {
+      t.get();
+    } catch (...) {
+      // The client went away before the reply; nothing to do.
+    }
+  });
+}
+
+class CpprestServer final : public HttpServer {
+ public:
+  CpprestServer(ServerOptions options, Handler handler)
+      : options_(std::move(options)), handler_(std::move(handler)) {}
+
+  ~CpprestServer() override { Stop(std::chrono::milliseconds(0)); }
+
+  Status Start() override {
+    try {
+      http_listener_config config;
+      std::string uri = "http://" + options_.host + ":" + std::to_string(options_.port);
+      listener_ = std::make_unique<http_listener>(uri, config);
+      listener_->support([this](http_request req) { Accept(std::move(req)); });
+      listener_->open().wait();
+      return Status::Ok();
+    } catch (const std::exception& e) {
+      listener_.reset();
+      return Unavailable(std::string("cannot listen on ") + options_.host + ":" +
+                         std::to_string(options_.port) + ": " + e.what());
+    }
+  }
+
+  void Stop(std::chrono::milliseconds drain) override {
+    draining_ = true;
+    {
+      std::unique_lock lock(mu_);
+      idle_.wait_for(lock, drain, [this] { return in_flight_ == 0; });
+    }
+    if (listener_) {
+      try {
+        listener_->close().wait();
+      } catch (...) {
+      }
+      listener_.reset();
+    }
+  }
+
+  int InFlight() const override {
+    std::lock_guard lock(mu_);
+    return in_flight_;
+  }
+
+ private:
+  void Accept(http_request req) {
+    if (draining_) {
+      ReplyWith(req, ErrorResponse(Unavailable("the server is shutting down"), ""));
+      return;
+    }
+    Enter();
+    const auto& headers = req.headers();
+    auto te = headers.find("Transfer-Encoding");
+    if (te != headers.end() && Lowercase(te->second).find("chunked") != std::string::npos) {
+      HttpResponse out = ErrorResponse(
+          Status(Code::kInvalidArgument,
+                 "chunked request bodies are not accepted; send a Content-Length"),
+          "");
+      out.status = 411;
+      out.close_connection = true;
+      Finish(req, out);
+      return;
+    }
+    uint64_t length = headers.content_length();
+    if (length > options_.max_body_bytes) {
+      // Reply before the body is read: the client stops sending and the connection closes.
+      HttpResponse out = ErrorResponse(
+          Status(Code::kInvalidArgument, "request body of " + std::to_string(length) +
+                                             " bytes exceeds the limit of " +
+                                             std::to_string(options_.max_body_bytes) + " bytes"),
+          "");
+      out.status = 413;
+      out.close_connection = true;
+      Finish(req, out);
+      return;
+    }
+    auto request = std::make_shared<HttpRequest>();
+    request->method = req.method();
+    try {
+      const auto& relative = req.relative_uri();
+      request->path = web::uri::decode(relative.path());
+      for (const auto& [k, v] : web::uri::split_query(relative.query())) {
+        request->query[web::uri::decode(k)] = web::uri::decode(v);
+      }
+    } catch (const std::exception&) {
+      Finish(req, ErrorResponse(InvalidArgument("malformed request URI"), ""));
+      return;
+    }
+    for (const auto& [name, value] : headers) request->headers[Lowercase(name)] = value;
+
+    req.extract_utf8string(/*ignore_content_type=*/true)
+        .then([this, req, request](pplx::task<std::string> body) {
+          HttpResponse out;
+          try {
+            request->body = body.get();
+            out = handler_(*request);
+          } catch (const std::exception& e) {
+            out = ErrorResponse(InvalidArgument(std::string("cannot read request: ") + e.what()),
+                                request->request_id);
+          }
+          Finish(req, out);
+        });
+  }
+
+  void Enter() {
+    std::lock_guard lock(mu_);
+    ++in_flight_;
+  }
+
+  void Finish(const http_request& req, const HttpResponse& out) {
+    ReplyWith(req, out);
+    std::lock_guard lock(mu_);
+    if (--in_flight_ == 0) idle_.notify_all();
+  }
+
+  ServerOptions options_;
+  Handler handler_;
+  std::unique_ptr<http_listener> listener_;
+  std::atomic<bool> draining_{false};
+  mutable std::mutex mu_;
+  std::condition_variable idle_;
+  int in_flight_ = 0;
+};
+
+}  // namespace
+
+void ConfigureHttpThreads(int threads) {
+  crossplat::threadpool::initialize_with_threads(static_cast<size_t>(threads));
+}
+
+std::unique_ptr<HttpServer> NewCpprestServer(ServerOptions options, Handler handler) {
+  return std::make_unique<CpprestServer>(std::move(options), std::move(handler));
+}
+
+}  // namespace trainyard::api

@@ -1,0 +1,23 @@
+#pragma once
+// customJobs: create, get, list, cancel, delete; and the operations they return.
+#include "api/router.h"
+#include "services/job_service.h"
+
+namespace trainyard::api {
+
+class CustomJobHandler {
+ public:
+  explicit CustomJobHandler(JobService& jobs) : jobs_(jobs) {}
+  void Register(Router& router);
+
+ private:
+  HttpResponse Create(const HttpRequest& request, const RouteMatch& match);
+  HttpResponse Get(const HttpRequest& request, const RouteMatch& match);
+  HttpResponse List(const HttpRequest& request, const RouteMatch& match);
+  HttpResponse Cancel(const HttpRequest& request, const RouteMatch& match);
+  HttpResponse Delete(const HttpRequest& request, const RouteMatch& match);
+
+  JobService& jobs_;
+};
+
+}  // namespace trainyard::api

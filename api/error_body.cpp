@@ -1,0 +1,58 @@
+#include "api/error_body.h"
+
+#include <nlohmann/json.hpp>
+
+namespace trainyard::api {
+
+int HttpStatusFor(Code code) {
+  switch (code) {
+    case Code::kOk: return 200;
+    case Code::kCancelled: return 499;
+    case Code::kInvalidArgument:
+    case Code::kFailedPrecondition:
+    case Code::kOutOfRange: return 400;
+    case Code::kUnauthenticated: return 401;
+    case Code::kPermissionDenied: return 403;
+    case Code::kNotFound: return 404;
+    case Code::kAlreadyExists:
+    case Code::kAborted: return 409;
+    case Code::kResourceExhausted: return 429;
+    case Code::kUnimplemented: return 501;
+    case Code::kUnavailable: return 503;
+    case Code::kDeadlineExceeded: return 504;
+    case Code::kUnknown:
+    case Code::kInternal:
+    case Code::kDataLoss: return 500;
+  }
+  return 500;
+}
+
+HttpResponse ErrorResponse(const Status& status, const std::string& request_id) {
+  using nlohmann::json;
+  json details = json::array();
+  json info = {{"@type", "type.googleapis.com/google.rpc.ErrorInfo"},
+               {"reason", CodeName(status.code())},
+               {"domain", "aiplatform.googleapis.com"},
+               {"metadata", json::object()}};
+  if (!request_id.empty()) info["metadata"]["requestId"] = request_id;
+  details.push_back(std::move(info));
+  if (!status.violations().empty()) {
+    json violations = json::array();
+    for (const auto& v : status.violations()) {
+      violations.push_back({{"field", v.field}, {"description", v.description}});
+    }
+    details.push_back({{"@type", "type.googleapis.com/google.rpc.BadRequest"},
+                       {"fieldViolations", std::move(violations)}});
+  }
+  HttpResponse out;
+  out.status = HttpStatusFor(status.code());
+  json body = {{"error",
+                {{"code", out.status},
+                 {"message", status.message()},
+                 {"status", CodeName(status.code())},
+                 {"details", std::move(details)}}}};
+  out.body = body.dump(-1, ' ', false, json::error_handler_t::replace);
+  return out;
+}
+
+}  // namespace trainyard::api

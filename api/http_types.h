@@ -1,0 +1,37 @@
+#pragma once
+// The HTTP exchange as our code sees it: plain values, no cpprestsdk types. The server seam
+// (http_server.h) converts at the edge, so the listener can be replaced without touching handlers.
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace trainyard::api {
+
+struct HttpRequest {
+  std::string method;  // "GET", "POST", ...
+  std::string path;    // decoded path, without the query
+  std::map<std::string, std::string> query;    // decoded; last value wins
+  std::map<std::string, std::string> headers;  // names lowercased
+  std::string body;
+  std::string request_id;
+
+  const std::string* Header(const std::string& lowercase_name) const {
+    auto it = headers.find(lowercase_name);
+    return it == headers.end() ? nullptr : &it->second;
+  }
+  const std::string* Query(const std::string& name) const {
+    auto it = query.find(name);
+    return it == query.end() ? nullptr : &it->second;
+  }
+};
+
+struct HttpResponse {
+  int status = 200;
+  std::string content_type = "application/json; charset=UTF-8";
+  std::string body;
+  std::vector<std::pair<std::string, std::string>> headers;
+  bool close_connection = false;
+};
+
+}  // namespace trainyard::api

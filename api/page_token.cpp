@@ -1,0 +1,80 @@
+#include "api/page_token.h"
+
+#include <nlohmann/json.hpp>
+
+namespace trainyard::api {
+namespace {
+
+constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+std::string Base64UrlEncode(const std::string& in) {
+  std::string out;
+  uint32_t buffer = 0;
+  int bits = 0;
+  for (unsigned char c : in) {
+    buffer = (buffer << 8) | c;
+    bits += 8;
+    while (bits >= 6) {
+      bits -= 6;
+      out.push_back(kAlphabet[(buffer >> bits) & 0x3F]);
+    }
+  }
+  if (bits > 0) out.push_back(kAlphabet[(buffer << (6 - bits)) & 0x3F]);
+  return out;
+}
+
+bool Base64UrlDecode(const std::string& in, std::string& out) {
+  uint32_t buffer = 0;
+  int bits = 0;
+  for (char c : in) {
+    const char* pos = std::strchr(kAlphabet, c);
+    if (c == '\0' || pos == nullptr) return false;
+    buffer = (buffer << 6) | static_cast<uint32_t>(pos - kAlphabet);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out.push_back(static_cast<char>((buffer >> bits) & 0xFF));
+    }
+  }
+  return true;
+}
+
+// FNV-1a: a fingerprint, not a secret; it only has to tell filters apart.
+uint64_t Fingerprint(const std::string& text) {
+  uint64_t h = 1469598103934665603ULL;
+  for (unsigned char c : text) {
+    h ^= c;
+    h *= 1099511628211ULL;
+  }
+  return h;
+}
+
+Status BadToken() {
+  return InvalidField("pageToken", "invalid page token; pass the nextPageToken of the previous page");
+}
+
+}  // namespace
+
+std::string EncodePageToken(const JobCursor& cursor, const std::string& filter) {
+  nlohmann::json j = {{"t", ToUnixMicros(cursor.create_time)},
+                      {"i", cursor.id},
+                      {"f", Fingerprint(filter)}};
+  return Base64UrlEncode(j.dump());
+}
+
+StatusOr<JobCursor> DecodePageToken(const std::string& token, const std::string& filter) {
+  std::string raw;
+  if (token.size() > 512 || !Base64UrlDecode(token, raw)) return BadToken();
+  nlohmann::json j = nlohmann::json::parse(raw, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object() || !j.contains("t") || !j.contains("i") || !j.contains("f") ||
+      !j["t"].is_number_integer() || !j["i"].is_number_integer() ||
+      !j["f"].is_number_unsigned()) {
+    return BadToken();
+  }
+  if (j["f"].get<uint64_t>() != Fingerprint(filter)) {
+    return InvalidField("pageToken", "the page token was issued for a different filter");
+  }
+  return JobCursor{FromUnixMicros(j["t"].get<int64_t>()), j["i"].get<int64_t>()};
+}
+
+}  // namespace trainyard::api

@@ -1,0 +1,15 @@
+#pragma once
+// Opaque page tokens. A token carries the keyset position (create_time, id) of the last job on the
+// page and a fingerprint of the filter, so a token replayed with another filter is refused rather
+// than silently skipping or repeating jobs.
+#include <string>
+
+#include "services/job_repository.h"
+#include "services/status.h"
+
+namespace trainyard::api {
+
+std::string EncodePageToken(const JobCursor& cursor, const std::string& filter);
+StatusOr<JobCursor> DecodePageToken(const std::string& token, const std::string& filter);
+
+}  // namespace trainyard::api

@@ -1,0 +1,68 @@
+#include "api/router.h"
+
+namespace trainyard::api {
+namespace {
+
+// Splits "/a/b/c:verb" into {"a","b","c"} and "verb". A ':' only counts in the last segment.
+std::vector<std::string> SplitPath(const std::string& path, std::string& verb) {
+  std::vector<std::string> segments;
+  size_t start = path.empty() || path[0] != '/' ? 0 : 1;
+  while (start <= path.size()) {
+    size_t end = path.find('/', start);
+    if (end == std::string::npos) end = path.size();
+    segments.push_back(path.substr(start, end - start));
+    start = end + 1;
+  }
+  verb.clear();
+  if (!segments.empty()) {
+    std::string& last = segments.back();
+    size_t colon = last.find(':');
+    if (colon != std::string::npos) {
+      verb = last.substr(colon + 1);
+      last.resize(colon);
+    }
+  }
+  return segments;
+}
+
+bool IsCapture(const std::string& segment) {
+  return segment.size() > 2 && segment.front() == '{' && segment.back() == '}';
+}
+
+}  // namespace
+
+void Router::Add(std::string method, const std::string& pattern, RouteHandler handler) {
+  Route route;
+  route.method = std::move(method);
+  route.segments = SplitPath(pattern, route.verb);
+  route.handler = std::move(handler);
+  routes_.push_back(std::move(route));
+}
+
+const RouteHandler* Router::Match(const std::string& method, const std::string& path,
+                                  RouteMatch& match, bool& path_matched) const {
+  std::string verb;
+  std::vector<std::string> segments = SplitPath(path, verb);
+  path_matched = false;
+  for (const Route& route : routes_) {
+    if (route.segments.size() != segments.size() || route.verb != verb) continue;
+    RouteMatch candidate;
+    bool ok = true;
+    for (size_t i = 0; i < segments.size() && ok; ++i) {
+      if (IsCapture(route.segments[i])) {
+        if (segments[i].empty()) ok = false;
+        candidate.params[route.segments[i].substr(1, route.segments[i].size() - 2)] = segments[i];
+      } else {
+        ok = route.segments[i] == segments[i];
+      }
+    }
+    if (!ok) continue;
+    path_matched = true;
+    if (route.method != method) continue;
+    match = std::move(candidate);
+    return &route.handler;
+  }
+  return nullptr;
+}
+
+}  // namespace trainyard::api

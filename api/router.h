@@ -1,0 +1,38 @@
+#pragma once
+// Maps (method, path) to a handler. Patterns are segment lists with {captures}; the last segment
+// may carry a custom verb (":cancel"). The version prefix (v1, v1beta1, ui) is one capture, so
+// every API path is served under all three without a second table.
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "api/http_types.h"
+
+namespace trainyard::api {
+
+struct RouteMatch {
+  std::map<std::string, std::string> params;  // capture name → segment
+};
+
+using RouteHandler = std::function<HttpResponse(const HttpRequest&, const RouteMatch&)>;
+
+class Router {
+ public:
+  // pattern like "/{version}/projects/{project}/locations/{location}/customJobs/{job}:cancel".
+  void Add(std::string method, const std::string& pattern, RouteHandler handler);
+  // nullptr when nothing matches; `path_matched` tells a wrong method from an unknown path.
+  const RouteHandler* Match(const std::string& method, const std::string& path, RouteMatch& match,
+                           bool& path_matched) const;
+
+ private:
+  struct Route {
+    std::string method;
+    std::vector<std::string> segments;
+    std::string verb;
+    RouteHandler handler;
+  };
+  std::vector<Route> routes_;
+};
+
+}  // namespace trainyard::api

@@ -1,0 +1,421 @@
+#include "api/wire/custom_job_codec.h"
+
+#include <exception>
+#include <optional>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "api/wire/enums.h"
+#include "api/wire/json_reader.h"
+
+namespace trainyard {
+namespace {
+
+using nlohmann::json;
+
+// Root of the snake_case paths in messages, as Vertex names the request field.
+constexpr char kRoot[] = "custom_job";
+
+// Proto full names, quoted by "Invalid value" messages for message-typed fields.
+constexpr std::string_view kEnvVarType = "google.cloud.aiplatform.v1.EnvVar";
+constexpr std::string_view kContainerSpecType = "google.cloud.aiplatform.v1.ContainerSpec";
+constexpr std::string_view kPythonPackageSpecType = "google.cloud.aiplatform.v1.PythonPackageSpec";
+constexpr std::string_view kMachineSpecType = "google.cloud.aiplatform.v1.MachineSpec";
+constexpr std::string_view kReservationAffinityType =
+    "google.cloud.aiplatform.v1.ReservationAffinity";
+constexpr std::string_view kDiskSpecType = "google.cloud.aiplatform.v1.DiskSpec";
+constexpr std::string_view kNfsMountType = "google.cloud.aiplatform.v1.NfsMount";
+constexpr std::string_view kWorkerPoolSpecType = "google.cloud.aiplatform.v1.WorkerPoolSpec";
+constexpr std::string_view kSchedulingType = "google.cloud.aiplatform.v1.Scheduling";
+constexpr std::string_view kGcsDestinationType = "google.cloud.aiplatform.v1.GcsDestination";
+constexpr std::string_view kCustomJobSpecType = "google.cloud.aiplatform.v1.CustomJobSpec";
+constexpr std::string_view kEncryptionSpecType = "google.cloud.aiplatform.v1.EncryptionSpec";
+constexpr std::string_view kRpcStatusType = "google.rpc.Status";
+
+// ---- Decoding ----------------------------------------------------------------------------------
+
+// A set-but-empty message (`"diskSpec":{}`) still sets the optional: proto3 keeps message presence.
+template <typename T, typename ReadFn>
+void ReadOptional(ObjectReader& r, std::string_view name, std::string_view type,
+                  std::optional<T>* out, ReadFn read) {
+  r.GetObject(name, type, [&](ObjectReader& child) { read(child, &out->emplace()); });
+}
+
+template <typename T, typename ReadFn>
+void ReadList(ObjectReader& r, std::string_view name, std::string_view type, std::vector<T>* out,
+              ReadFn read) {
+  r.GetObjectList(name, type,
+                  [&](ObjectReader& item, size_t) { read(item, &out->emplace_back()); });
+}
+
+void ReadEnvVar(ObjectReader& r, EnvVar* env) {
+  r.GetString("name", &env->name);
+  r.GetString("value", &env->value);
+}
+
+void ReadContainerSpec(ObjectReader& r, ContainerSpec* spec) {
+  r.GetString("imageUri", &spec->image_uri);
+  r.GetStringList("command", &spec->command);
+  r.GetStringList("args", &spec->args);
+  ReadList(r, "env", kEnvVarType, &spec->env, ReadEnvVar);
+}
+
+void ReadPythonPackageSpec(ObjectReader& r, PythonPackageSpec* spec) {
+  r.GetString("executorImageUri", &spec->executor_image_uri);
+  r.GetStringList("packageUris", &spec->package_uris);
+  r.GetString("pythonModule", &spec->python_module);
+  r.GetStringList("args", &spec->args);
+  ReadList(r, "env", kEnvVarType, &spec->env, ReadEnvVar);
+}
+
+void ReadReservationAffinity(ObjectReader& r, ReservationAffinity* affinity) {
+  r.GetEnum("reservationAffinityType", ReservationAffinityTypeTable(), &affinity->type);
+  r.GetString("key", &affinity->key);
+  r.GetStringList("values", &affinity->values);
+}
+
+void ReadMachineSpec(ObjectReader& r, MachineSpec* spec) {
+  r.GetString("machineType", &spec->machine_type);
+  r.GetEnum("acceleratorType", AcceleratorTypeTable(), &spec->accelerator_type);
+  r.GetInt32("acceleratorCount", &spec->accelerator_count);
+  r.GetString("tpuTopology", &spec->tpu_topology);
+  ReadOptional(r, "reservationAffinity", kReservationAffinityType, &spec->reservation_affinity,
+               ReadReservationAffinity);
+  r.GetString("gpuPartitionSize", &spec->gpu_partition_size);
+}
+
+void ReadDiskSpec(ObjectReader& r, DiskSpec* spec) {
+  r.GetString("bootDiskType", &spec->boot_disk_type);
+  r.GetInt32("bootDiskSizeGb", &spec->boot_disk_size_gb);
+}
+
+void ReadNfsMount(ObjectReader& r, NfsMount* mount) {
+  r.GetString("server", &mount->server);
+  r.GetString("path", &mount->path);
+  r.GetString("mountPoint", &mount->mount_point);
+}
+
+// containerSpec and pythonPackageSpec form the proto oneof `task`; the JSON mapping rejects a body
+// that sets both, so the model never holds two tasks.
+void CheckSingleTask(ObjectReader& r, const WorkerPoolSpec& pool) {
+  if (!pool.container_spec || !pool.python_package_spec) return;
+  r.Fail(InvalidPayload(r.path().Field("pythonPackageSpec"),
+                        "Invalid JSON payload received. Oneof field 'task' at '" +
+                            r.path().proto() +
+                            "' is already set by containerSpec; cannot also set "
+                            "pythonPackageSpec."));
+}
+
+void ReadWorkerPoolSpec(ObjectReader& r, WorkerPoolSpec* pool) {
+  ReadOptional(r, "containerSpec", kContainerSpecType, &pool->container_spec, ReadContainerSpec);
+  ReadOptional(r, "pythonPackageSpec", kPythonPackageSpecType, &pool->python_package_spec,
+               ReadPythonPackageSpec);
+  CheckSingleTask(r, *pool);
+  ReadOptional(r, "machineSpec", kMachineSpecType, &pool->machine_spec, ReadMachineSpec);
+  r.GetInt64("replicaCount", &pool->replica_count);
+  ReadOptional(r, "diskSpec", kDiskSpecType, &pool->disk_spec, ReadDiskSpec);
+  ReadList(r, "nfsMounts", kNfsMountType, &pool->nfs_mounts, ReadNfsMount);
+}
+
+void ReadScheduling(ObjectReader& r, Scheduling* scheduling) {
+  r.GetDuration("timeout", &scheduling->timeout);
+  r.GetBool("restartJobOnWorkerRestart", &scheduling->restart_job_on_worker_restart);
+  r.GetEnum("strategy", SchedulingStrategyTable(), &scheduling->strategy);
+  r.GetBool("disableRetries", &scheduling->disable_retries);
+  r.GetDuration("maxWaitDuration", &scheduling->max_wait_duration);
+}
+
+void ReadBaseOutputDirectory(ObjectReader& r, CustomJobSpec* spec) {
+  r.GetObject("baseOutputDirectory", kGcsDestinationType, [&](ObjectReader& gcs) {
+    gcs.GetString("outputUriPrefix", &spec->base_output_directory.emplace());
+  });
+}
+
+void ReadCustomJobSpec(ObjectReader& r, CustomJobSpec* spec) {
+  ReadList(r, "workerPoolSpecs", kWorkerPoolSpecType, &spec->worker_pool_specs, ReadWorkerPoolSpec);
+  ReadOptional(r, "scheduling", kSchedulingType, &spec->scheduling, ReadScheduling);
+  r.GetString("serviceAccount", &spec->service_account);
+  r.GetString("network", &spec->network);
+  r.GetStringList("reservedIpRanges", &spec->reserved_ip_ranges);
+  ReadBaseOutputDirectory(r, spec);
+  r.GetString("protectedArtifactLocationId", &spec->protected_artifact_location_id);
+  r.GetString("tensorboard", &spec->tensorboard);
+  r.GetBool("enableWebAccess", &spec->enable_web_access);
+  r.GetBool("enableDashboardAccess", &spec->enable_dashboard_access);
+  r.GetString("experiment", &spec->experiment);
+  r.GetString("experimentRun", &spec->experiment_run);
+  r.GetStringList("models", &spec->models);
+  r.GetString("persistentResourceId", &spec->persistent_resource_id);
+}
+
+void ReadRpcStatus(ObjectReader& r, RpcStatus* status) {
+  r.GetInt32("code", &status->code);
+  r.GetString("message", &status->message);
+  // google.rpc.Status.details (Any[]) has no place in the model; accepted so that a status
+  // produced elsewhere still decodes.
+  r.Skip("details");
+}
+
+void ReadEncryptionSpec(ObjectReader& r, EncryptionSpec* spec) {
+  r.GetString("kmsKeyName", &spec->kms_key_name);
+}
+
+void ReadCustomJob(ObjectReader& r, CustomJob* job) {
+  r.GetString("name", &job->name);
+  r.GetString("displayName", &job->display_name);
+  r.GetObject("jobSpec", kCustomJobSpecType,
+              [&](ObjectReader& spec) { ReadCustomJobSpec(spec, &job->job_spec); });
+  r.GetEnum("state", JobStateTable(), &job->state);
+  ReadOptional(r, "error", kRpcStatusType, &job->error, ReadRpcStatus);
+  r.GetTimestamp("createTime", &job->create_time);
+  r.GetTimestamp("startTime", &job->start_time);
+  r.GetTimestamp("endTime", &job->end_time);
+  r.GetTimestamp("updateTime", &job->update_time);
+  r.GetStringMap("labels", &job->labels);
+  ReadOptional(r, "encryptionSpec", kEncryptionSpecType, &job->encryption_spec, ReadEncryptionSpec);
+  r.GetStringMap("webAccessUris", &job->web_access_uris);
+  // Reserved output-only bools with no place in the model: type-checked, then dropped.
+  bool reserved = false;
+  r.GetBool("satisfiesPzs", &reserved);
+  r.GetBool("satisfiesPzi", &reserved);
+}
+
+// Vertex ignores output-only fields on create rather than rejecting them.
+void ClearOutputOnly(CustomJob* job) {
+  job->name.clear();
+  job->state = JobState::kUnspecified;
+  job->error.reset();
+  job->create_time.reset();
+  job->start_time.reset();
+  job->end_time.reset();
+  job->update_time.reset();
+  job->web_access_uris.clear();
+}
+
+// nlohmann throws only on allocation failure or a bug of ours; either way it must not escape.
+Status UnexpectedException(const std::exception& e) {
+  return Internal(std::string("decoding failed unexpectedly: ") + e.what());
+}
+
+// ---- Encoding ----------------------------------------------------------------------------------
+
+void PutString(json& out, const char* key, const std::string& value) {
+  if (!value.empty()) out[key] = value;
+}
+
+void PutBool(json& out, const char* key, bool value) {
+  if (value) out[key] = true;
+}
+
+void PutInt32(json& out, const char* key, int32_t value) {
+  if (value != 0) out[key] = value;
+}
+
+void PutStrings(json& out, const char* key, const std::vector<std::string>& values) {
+  if (!values.empty()) out[key] = values;
+}
+
+void PutMap(json& out, const char* key, const std::map<std::string, std::string>& values) {
+  if (!values.empty()) out[key] = values;
+}
+
+// By name; a number outside the enum (only reachable by a cast) goes out as the number, as
+// protobuf does for unknown enum values.
+template <typename E>
+void PutEnum(json& out, const char* key, const EnumTable& table, E value) {
+  const int number = static_cast<int>(value);
+  if (number == 0) return;
+  std::optional<std::string_view> name = table.NameOf(number);
+  out[key] = name ? json(std::string(*name)) : json(number);
+}
+
+void PutDuration(json& out, const char* key, const std::optional<Duration>& value) {
+  if (value) out[key] = FormatDuration(*value);
+}
+
+void PutTimestamp(json& out, const char* key, const std::optional<Timestamp>& value) {
+  if (value) out[key] = FormatTimestamp(*value);
+}
+
+template <typename T, typename EncodeFn>
+void PutOptional(json& out, const char* key, const std::optional<T>& value, EncodeFn encode) {
+  if (value) out[key] = encode(*value);
+}
+
+template <typename T, typename EncodeFn>
+void PutList(json& out, const char* key, const std::vector<T>& values, EncodeFn encode) {
+  if (values.empty()) return;
+  json list = json::array();
+  for (const T& value : values) list.push_back(encode(value));
+  out[key] = std::move(list);
+}
+
+json EncodeEnvVar(const EnvVar& env) {
+  json out = json::object();
+  PutString(out, "name", env.name);
+  PutString(out, "value", env.value);
+  return out;
+}
+
+json EncodeContainerSpec(const ContainerSpec& spec) {
+  json out = json::object();
+  PutString(out, "imageUri", spec.image_uri);
+  PutStrings(out, "command", spec.command);
+  PutStrings(out, "args", spec.args);
+  PutList(out, "env", spec.env, EncodeEnvVar);
+  return out;
+}
+
+json EncodePythonPackageSpec(const PythonPackageSpec& spec) {
+  json out = json::object();
+  PutString(out, "executorImageUri", spec.executor_image_uri);
+  PutStrings(out, "packageUris", spec.package_uris);
+  PutString(out, "pythonModule", spec.python_module);
+  PutStrings(out, "args", spec.args);
+  PutList(out, "env", spec.env, EncodeEnvVar);
+  return out;
+}
+
+json EncodeReservationAffinity(const ReservationAffinity& affinity) {
+  json out = json::object();
+  PutEnum(out, "reservationAffinityType", ReservationAffinityTypeTable(), affinity.type);
+  PutString(out, "key", affinity.key);
+  PutStrings(out, "values", affinity.values);
+  return out;
+}
+
+json EncodeMachineSpec(const MachineSpec& spec) {
+  json out = json::object();
+  PutString(out, "machineType", spec.machine_type);
+  PutEnum(out, "acceleratorType", AcceleratorTypeTable(), spec.accelerator_type);
+  PutInt32(out, "acceleratorCount", spec.accelerator_count);
+  PutString(out, "tpuTopology", spec.tpu_topology);
+  PutOptional(out, "reservationAffinity", spec.reservation_affinity, EncodeReservationAffinity);
+  PutString(out, "gpuPartitionSize", spec.gpu_partition_size);
+  return out;
+}
+
+json EncodeDiskSpec(const DiskSpec& spec) {
+  json out = json::object();
+  PutString(out, "bootDiskType", spec.boot_disk_type);
+  PutInt32(out, "bootDiskSizeGb", spec.boot_disk_size_gb);
+  return out;
+}
+
+json EncodeNfsMount(const NfsMount& mount) {
+  json out = json::object();
+  PutString(out, "server", mount.server);
+  PutString(out, "path", mount.path);
+  PutString(out, "mountPoint", mount.mount_point);
+  return out;
+}
+
+json EncodeWorkerPoolSpec(const WorkerPoolSpec& pool) {
+  json out = json::object();
+  // `{}` keeps the position (= role) of the pools after it.
+  if (pool.IsPlaceholder()) return out;
+  PutOptional(out, "containerSpec", pool.container_spec, EncodeContainerSpec);
+  PutOptional(out, "pythonPackageSpec", pool.python_package_spec, EncodePythonPackageSpec);
+  PutOptional(out, "machineSpec", pool.machine_spec, EncodeMachineSpec);
+  // int64 goes out as a string; 0 means "not sent", which Vertex treats as 1.
+  out["replicaCount"] = std::to_string(pool.replica_count == 0 ? 1 : pool.replica_count);
+  PutOptional(out, "diskSpec", pool.disk_spec, EncodeDiskSpec);
+  PutList(out, "nfsMounts", pool.nfs_mounts, EncodeNfsMount);
+  return out;
+}
+
+json EncodeScheduling(const Scheduling& scheduling) {
+  json out = json::object();
+  PutDuration(out, "timeout", scheduling.timeout);
+  PutBool(out, "restartJobOnWorkerRestart", scheduling.restart_job_on_worker_restart);
+  PutEnum(out, "strategy", SchedulingStrategyTable(), scheduling.strategy);
+  PutBool(out, "disableRetries", scheduling.disable_retries);
+  PutDuration(out, "maxWaitDuration", scheduling.max_wait_duration);
+  return out;
+}
+
+json EncodeGcsDestination(const std::string& output_uri_prefix) {
+  json out = json::object();
+  PutString(out, "outputUriPrefix", output_uri_prefix);
+  return out;
+}
+
+json EncodeEncryptionSpec(const EncryptionSpec& spec) {
+  json out = json::object();
+  PutString(out, "kmsKeyName", spec.kms_key_name);
+  return out;
+}
+
+}  // namespace
+
+StatusOr<CustomJob> DecodeCustomJob(const nlohmann::json& body, OutputOnlyFields output_only) {
+  try {
+    ObjectReader reader(body, FieldPath(kRoot));
+    CustomJob job;
+    ReadCustomJob(reader, &job);
+    TY_RETURN_IF_ERROR(reader.Finish());
+    if (output_only == OutputOnlyFields::kIgnore) ClearOutputOnly(&job);
+    return job;
+  } catch (const std::exception& e) {
+    return UnexpectedException(e);
+  }
+}
+
+StatusOr<CustomJobSpec> DecodeCustomJobSpec(const nlohmann::json& spec, std::string path) {
+  try {
+    ObjectReader reader(spec, FieldPath(kRoot, path));
+    CustomJobSpec result;
+    ReadCustomJobSpec(reader, &result);
+    TY_RETURN_IF_ERROR(reader.Finish());
+    return result;
+  } catch (const std::exception& e) {
+    return UnexpectedException(e);
+  }
+}
+
+nlohmann::json EncodeCustomJobSpec(const CustomJobSpec& spec) {
+  json out = json::object();
+  PutList(out, "workerPoolSpecs", spec.worker_pool_specs, EncodeWorkerPoolSpec);
+  PutOptional(out, "scheduling", spec.scheduling, EncodeScheduling);
+  PutString(out, "serviceAccount", spec.service_account);
+  PutString(out, "network", spec.network);
+  PutStrings(out, "reservedIpRanges", spec.reserved_ip_ranges);
+  PutOptional(out, "baseOutputDirectory", spec.base_output_directory, EncodeGcsDestination);
+  PutString(out, "protectedArtifactLocationId", spec.protected_artifact_location_id);
+  PutString(out, "tensorboard", spec.tensorboard);
+  PutBool(out, "enableWebAccess", spec.enable_web_access);
+  PutBool(out, "enableDashboardAccess", spec.enable_dashboard_access);
+  PutString(out, "experiment", spec.experiment);
+  PutString(out, "experimentRun", spec.experiment_run);
+  PutStrings(out, "models", spec.models);
+  PutString(out, "persistentResourceId", spec.persistent_resource_id);
+  return out;
+}
+
+nlohmann::json EncodeRpcStatus(const RpcStatus& status) {
+  json out = json::object();
+  PutInt32(out, "code", status.code);
+  PutString(out, "message", status.message);
+  return out;
+}
+
+nlohmann::json EncodeCustomJob(const CustomJob& job) {
+  json out = json::object();
+  PutString(out, "name", job.name);
+  PutString(out, "displayName", job.display_name);
+  // Always present: jobSpec is required, and a client reading a job expects it.
+  out["jobSpec"] = EncodeCustomJobSpec(job.job_spec);
+  PutEnum(out, "state", JobStateTable(), job.state);
+  PutOptional(out, "error", job.error, EncodeRpcStatus);
+  PutTimestamp(out, "createTime", job.create_time);
+  PutTimestamp(out, "startTime", job.start_time);
+  PutTimestamp(out, "endTime", job.end_time);
+  PutTimestamp(out, "updateTime", job.update_time);
+  PutMap(out, "labels", job.labels);
+  PutOptional(out, "encryptionSpec", job.encryption_spec, EncodeEncryptionSpec);
+  PutMap(out, "webAccessUris", job.web_access_uris);
+  return out;
+}
+
+}  // namespace trainyard

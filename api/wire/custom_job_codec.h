@@ -1,0 +1,46 @@
+#pragma once
+// CustomJob <-> proto3 JSON, the one definition used by the server (request bodies, responses),
+// storage (the spec is stored as JSON) and the SDK. Decoding is strict like Vertex: unknown fields
+// at any depth are INVALID_ARGUMENT (gcloud forwards --config YAML keys unchecked, so a silently
+// dropped snake_case or misplaced key would change the job). Nothing here throws.
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "services/model/custom_job.h"
+#include "services/status.h"
+
+namespace trainyard {
+
+// What DecodeCustomJob does with output-only fields (name, state, error, createTime, startTime,
+// endTime, updateTime, webAccessUris, satisfiesPzs, satisfiesPzi). Either way they are parsed and
+// type-checked, as Vertex's front end parses the whole body before the service looks at it.
+enum class OutputOnlyFields {
+  // Create requests: Vertex accepts output-only fields sent by a client and ignores them (the Node
+  // SDK always sends "webAccessUris":{}), so they are dropped from the result.
+  kIgnore,
+  // Responses read by the SDK, and round trips: every field of the model is kept.
+  kKeep,
+};
+
+// The body must be a JSON object. `{}` entries of workerPoolSpecs decode to placeholder pools
+// (WorkerPoolSpec::IsPlaceholder), keeping the positions of later pools. Error paths are rooted
+// at 'custom_job' (messages) and at the body (violations, e.g. "jobSpec.workerPoolSpecs[0]").
+StatusOr<CustomJob> DecodeCustomJob(const nlohmann::json& body,
+                                    OutputOnlyFields output_only = OutputOnlyFields::kIgnore);
+
+// A CustomJobSpec on its own (as storage keeps it), just as strict. `path` is its camelCase path
+// inside a CustomJob, normally "jobSpec"; errors are reported relative to it.
+StatusOr<CustomJobSpec> DecodeCustomJobSpec(const nlohmann::json& spec, std::string path);
+
+// lowerCamelCase proto3 JSON with defaults omitted (false, "", 0, empty lists and maps, unset
+// messages); a message that is set but empty is `{}`. int64 as strings, int32 as numbers, enums as
+// names, Timestamps and Durations formatted. Placeholder pools encode as `{}`; every other pool
+// carries its effective replicaCount ("1" when the model says 0 = not sent). jobSpec is always
+// present. Decode(Encode(x)) gives back x, up to that replicaCount default.
+nlohmann::json EncodeCustomJob(const CustomJob& job);
+nlohmann::json EncodeCustomJobSpec(const CustomJobSpec& spec);
+
+// {"code":n,"message":…} with the rpc code; defaults omitted, no "status" key.
+nlohmann::json EncodeRpcStatus(const RpcStatus& status);
+
+}  // namespace trainyard

@@ -1,0 +1,47 @@
+// trainyard: parse flags, wire the concrete pieces, start the roles. Nothing else lives here.
+#include <CLI/CLI.hpp>
+
+#include <csignal>
+#include <filesystem>
+#include <iostream>
+
+#include "cmd/serve.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"Trainyard: a self-hosted, Vertex-AI-compatible training job service"};
+  app.require_subcommand(1);
+
+  trainyard::cmd::ServeOptions serve;
+  CLI::App* serve_cmd = app.add_subcommand("serve", "Run the API, the runtime and (by default) an "
+                                                    "embedded PostgreSQL");
+  serve_cmd->add_option("--listen", serve.listen, "host:port to listen on")->capture_default_str();
+  serve_cmd->add_option("--data-dir", serve.data_dir,
+                        "directory for the embedded PostgreSQL (DIR/pg) and other state")
+      ->capture_default_str();
+  serve_cmd->add_option("--database-url", serve.database_url,
+                        "libpq connection string of an external PostgreSQL; no embedded one is "
+                        "started");
+  serve_cmd->add_option("--sim-speed", serve.sim_speed,
+                        "virtual seconds per wall second for the simulated runtime")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  serve_cmd->add_option("--http-threads", serve.http_threads, "HTTP worker threads")
+      ->check(CLI::Range(2, 256))
+      ->capture_default_str();
+  serve_cmd->add_option("--db-pool", serve.db_pool, "database connections")
+      ->check(CLI::Range(1, 64))
+      ->capture_default_str();
+  serve_cmd->add_flag("--debug", serve.debug, "debug logging");
+
+  trainyard::cmd::MigrateOptions migrate;
+  CLI::App* migrate_cmd =
+      app.add_subcommand("migrate", "Apply migrations/NNNN_*.sql to the database and exit");
+  migrate_cmd->add_option("--data-dir", migrate.data_dir, "embedded PostgreSQL directory")
+      ->capture_default_str();
+  migrate_cmd->add_option("--database-url", migrate.database_url, "external PostgreSQL");
+
+  CLI11_PARSE(app, argc, argv);
+  if (serve_cmd->parsed()) return trainyard::cmd::RunServe(serve);
+  if (migrate_cmd->parsed()) return trainyard::cmd::RunMigrate(migrate);
+  return 2;
+}

@@ -1,0 +1,158 @@
+#include "cmd/serve.h"
+
+#include <pthread.h>
+#include <signal.h>
+
+#include <atomic>
+#include <iostream>
+#include <memory>
+
+#include "api/api_service.h"
+#include "api/http_server.h"
+#include "services/job_service.h"
+#include "services/log.h"
+#include "storage/embedded_postgres.h"
+#include "storage/migrator.h"
+#include "storage/pg.h"
+#include "storage/pg_job_store.h"
+#include "storage/pg_project_repository.h"
+#include "storage/sim_clock_store.h"
+#include "workers/job_executor.h"
+
+namespace trainyard::cmd {
+namespace {
+
+constexpr auto kDrain = std::chrono::seconds(20);
+constexpr auto kCheckoutTimeout = std::chrono::milliseconds(500);
+
+// Where the database comes from: an external URL, or our own PostgreSQL under data_dir/pg.
+struct Database {
+  std::unique_ptr<EmbeddedPostgres> embedded;
+  std::unique_ptr<pg::Pool> pool;
+};
+
+StatusOr<Database> OpenDatabase(const std::string& database_url, const std::string& data_dir,
+                                int pool_size) {
+  Database db;
+  std::string conninfo = database_url;
+  if (conninfo.empty()) {
+    EmbeddedPostgres::Options options;
+    options.data_dir = data_dir;
+    TY_ASSIGN_OR_RETURN(db.embedded, EmbeddedPostgres::Start(options));
+    conninfo = db.embedded->conninfo();
+  }
+  TY_ASSIGN_OR_RETURN(db.pool, pg::Pool::Create(conninfo, pool_size, kCheckoutTimeout));
+  return db;
+}
+
+Status Migrate(pg::Pool& pool) {
+  TY_ASSIGN_OR_RETURN(auto conn, pool.Acquire());
+  return ApplyMigrations(*conn, EmbeddedMigrations());
+}
+
+bool SplitListen(const std::string& listen, std::string& host, int& port) {
+  size_t colon = listen.rfind(':');
+  if (colon == std::string::npos) return false;
+  host = listen.substr(0, colon);
+  try {
+    port = std::stoi(listen.substr(colon + 1));
+  } catch (...) {
+    return false;
+  }
+  return port > 0 && port < 65536 && !host.empty();
+}
+
+// SIGINT/SIGTERM are blocked in every thread and taken by sigwait in main (cpprestsdk#1559).
+sigset_t BlockShutdownSignals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  return set;
+}
+
+int Fail(const std::string& event, const Status& status) {
+  LogJson(LogLevel::kError, event, {{"code", CodeName(status.code())}, {"error", status.message()}});
+  std::cerr << "trainyard: " << status.message() << "\n";
+  return 1;
+}
+
+}  // namespace
+
+int RunServe(const ServeOptions& options) {
+  InitJsonLogging(options.debug);
+  sigset_t signals = BlockShutdownSignals();
+  api::ConfigureHttpThreads(options.http_threads);
+
+  api::ServerOptions server_options;
+  if (!SplitListen(options.listen, server_options.host, server_options.port)) {
+    std::cerr << "trainyard: --listen must be host:port, got \"" << options.listen << "\"\n";
+    return 2;
+  }
+
+  // Readiness: the database answers and is migrated, and we are not draining.
+  std::atomic<pg::Pool*> ready_pool{nullptr};
+  std::atomic<bool> draining{false};
+  api::ApiService api([&]() -> Status {
+    if (draining) return Unavailable("draining");
+    pg::Pool* pool = ready_pool.load();
+    if (pool == nullptr) return Unavailable("database not migrated yet");
+    return pool->Ping();
+  });
+
+  // Listen first: /healthz answers while PostgreSQL starts.
+  auto server = api::NewCpprestServer(server_options, api.AsHandler());
+  if (Status s = server->Start(); !s.ok()) return Fail("listen_failed", s);
+  LogJson(LogLevel::kInfo, "listening", {{"listen", options.listen}});
+
+  auto db = OpenDatabase(options.database_url, options.data_dir, options.db_pool);
+  if (!db.ok()) return Fail("database_failed", db.status());
+  if (Status s = Migrate(*db->pool); !s.ok()) return Fail("migration_failed", s);
+  auto clock = storage::LoadSimClock(*db->pool, options.sim_speed);
+  if (!clock.ok()) return Fail("sim_clock_failed", clock.status());
+
+  storage::PgProjectRepository projects(*db->pool);
+  storage::PgJobStore jobs(*db->pool);
+  storage::PgOperationRepository operations(*db->pool);
+  JobService job_service(projects, jobs, operations, **clock);
+  api.Attach(job_service);
+  ready_pool = db->pool.get();
+
+  JobExecutorOptions executor_options;
+  executor_options.owner = DefaultExecutorOwner();
+  JobExecutor executor(jobs, jobs, **clock, executor_options);
+  executor.Start();
+  LogJson(LogLevel::kInfo, "ready",
+          {{"listen", options.listen},
+           {"sim_speed", options.sim_speed},
+           {"embedded_postgres", db->embedded ? "yes" : "no"}});
+
+  int signal = 0;
+  sigwait(&signals, &signal);
+  LogJson(LogLevel::kInfo, "shutting_down", {{"signal", signal}});
+  draining = true;
+  executor.Stop();
+  server->Stop(kDrain);
+  db->pool.reset();
+  if (db->embedded) {
+    if (Status s = db->embedded->Stop(); !s.ok()) return Fail("postgres_stop_failed", s);
+  }
+  LogJson(LogLevel::kInfo, "stopped", {});
+  return 0;
+}
+
+int RunMigrate(const MigrateOptions& options) {
+  InitJsonLogging(false);
+  auto db = OpenDatabase(options.database_url, options.data_dir, 1);
+  if (!db.ok()) return Fail("database_failed", db.status());
+  if (Status s = Migrate(*db->pool); !s.ok()) return Fail("migration_failed", s);
+  db->pool.reset();
+  if (db->embedded) {
+    if (Status s = db->embedded->Stop(); !s.ok()) return Fail("postgres_stop_failed", s);
+  }
+  std::cout << "migrations applied\n";
+  return 0;
+}
+
+}  // namespace trainyard::cmd

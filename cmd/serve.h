@@ -1,0 +1,24 @@
+#pragma once
+#include <string>
+
+namespace trainyard::cmd {
+
+struct ServeOptions {
+  std::string listen = "127.0.0.1:8080";
+  std::string data_dir = ".trainyard";
+  std::string database_url;
+  double sim_speed = 1.0;
+  int http_threads = 16;
+  int db_pool = 8;
+  bool debug = false;
+};
+
+struct MigrateOptions {
+  std::string data_dir = ".trainyard";
+  std::string database_url;
+};
+
+int RunServe(const ServeOptions& options);
+int RunMigrate(const MigrateOptions& options);
+
+}  // namespace trainyard::cmd

@@ -1,0 +1,342 @@
+#include "services/catalog.h"
+
+#include <array>
+#include <string>
+
+namespace trainyard {
+namespace {
+
+using AT = AcceleratorType;
+
+// Grouped by family; FindMachineType scans it linearly. With ~70 entries that is a handful of
+// length-mismatch comparisons per lookup, cheaper than any hashing and trivially constexpr.
+constexpr MachineType kMachineTypes[] = {
+    // A3 / A4 (built-in GPUs). a3-ultragpu-8g and a4-highgpu-8g are here so that FLEX_START's
+    // H200 and B200 (vertex-wire.md §7) name real machine types.
+    {"a3-megagpu-8g", 208, 1872, AT::kNvidiaH100Mega80gb, 8, false, 0, "", 1800},
+    {"a3-highgpu-1g", 26, 234, AT::kNvidiaH100_80gb, 1, false, 0, "", 25},
+    {"a3-highgpu-2g", 52, 468, AT::kNvidiaH100_80gb, 2, false, 0, "", 50},
+    {"a3-highgpu-4g", 104, 936, AT::kNvidiaH100_80gb, 4, false, 0, "", 100},
+    {"a3-highgpu-8g", 208, 1872, AT::kNvidiaH100_80gb, 8, false, 0, "", 1000},
+    {"a3-ultragpu-8g", 224, 2952, AT::kNvidiaH200_141gb, 8, false, 0, "", 3600},
+    {"a4-highgpu-8g", 224, 3968, AT::kNvidiaB200, 8, false, 0, "", 3600},
+    // A2 Ultra (A100 80GB) and A2 Standard (A100 40GB).
+    {"a2-ultragpu-1g", 12, 170, AT::kNvidiaA100_80gb, 1, false, 0, "", 24},
+    {"a2-ultragpu-2g", 24, 340, AT::kNvidiaA100_80gb, 2, false, 0, "", 32},
+    {"a2-ultragpu-4g", 48, 680, AT::kNvidiaA100_80gb, 4, false, 0, "", 50},
+    {"a2-ultragpu-8g", 96, 1360, AT::kNvidiaA100_80gb, 8, false, 0, "", 100},
+    {"a2-highgpu-1g", 12, 85, AT::kNvidiaTeslaA100, 1, false, 0, "", 24},
+    {"a2-highgpu-2g", 24, 170, AT::kNvidiaTeslaA100, 2, false, 0, "", 32},
+    {"a2-highgpu-4g", 48, 340, AT::kNvidiaTeslaA100, 4, false, 0, "", 50},
+    {"a2-highgpu-8g", 96, 680, AT::kNvidiaTeslaA100, 8, false, 0, "", 100},
+    {"a2-megagpu-16g", 96, 1360, AT::kNvidiaTeslaA100, 16, false, 0, "", 100},
+    // G2 (L4).
+    {"g2-standard-4", 4, 16, AT::kNvidiaL4, 1, false, 0, "", 10},
+    {"g2-standard-8", 8, 32, AT::kNvidiaL4, 1, false, 0, "", 16},
+    {"g2-standard-12", 12, 48, AT::kNvidiaL4, 1, false, 0, "", 16},
+    {"g2-standard-16", 16, 64, AT::kNvidiaL4, 1, false, 0, "", 32},
+    {"g2-standard-24", 24, 96, AT::kNvidiaL4, 2, false, 0, "", 32},
+    {"g2-standard-32", 32, 128, AT::kNvidiaL4, 1, false, 0, "", 32},
+    {"g2-standard-48", 48, 192, AT::kNvidiaL4, 4, false, 0, "", 50},
+    {"g2-standard-96", 96, 384, AT::kNvidiaL4, 8, false, 0, "", 100},
+    // N1: CPU-only unless GPUs are attached (kN1Attachable below).
+    {"n1-standard-4", 4, 15, AT::kUnspecified, 0, false, 0, "", 10},
+    {"n1-standard-8", 8, 30, AT::kUnspecified, 0, false, 0, "", 16},
+    {"n1-standard-16", 16, 60, AT::kUnspecified, 0, false, 0, "", 32},
+    {"n1-standard-32", 32, 120, AT::kUnspecified, 0, false, 0, "", 32},
+    {"n1-standard-64", 64, 240, AT::kUnspecified, 0, false, 0, "", 32},
+    {"n1-standard-96", 96, 360, AT::kUnspecified, 0, false, 0, "", 32},
+    {"n1-highmem-2", 2, 13, AT::kUnspecified, 0, false, 0, "", 10},
+    {"n1-highmem-4", 4, 26, AT::kUnspecified, 0, false, 0, "", 10},
+    {"n1-highmem-8", 8, 52, AT::kUnspecified, 0, false, 0, "", 16},
+    {"n1-highmem-16", 16, 104, AT::kUnspecified, 0, false, 0, "", 32},
+    {"n1-highmem-32", 32, 208, AT::kUnspecified, 0, false, 0, "", 32},
+    {"n1-highmem-64", 64, 416, AT::kUnspecified, 0, false, 0, "", 32},
+    {"n1-highmem-96", 96, 624, AT::kUnspecified, 0, false, 0, "", 32},
+    // N2 and E2: CPU only.
+    {"n2-standard-4", 4, 16, AT::kUnspecified, 0, false, 0, "", 10},
+    {"n2-standard-8", 8, 32, AT::kUnspecified, 0, false, 0, "", 16},
+    {"n2-standard-16", 16, 64, AT::kUnspecified, 0, false, 0, "", 32},
+    {"n2-standard-32", 32, 128, AT::kUnspecified, 0, false, 0, "", 32},
+    {"n2-standard-48", 48, 192, AT::kUnspecified, 0, false, 0, "", 32},
+    {"n2-standard-64", 64, 256, AT::kUnspecified, 0, false, 0, "", 32},
+    {"n2-standard-80", 80, 320, AT::kUnspecified, 0, false, 0, "", 32},
+    {"n2-standard-96", 96, 384, AT::kUnspecified, 0, false, 0, "", 32},
+    {"n2-standard-128", 128, 512, AT::kUnspecified, 0, false, 0, "", 32},
+    {"e2-standard-4", 4, 16, AT::kUnspecified, 0, false, 0, "", 8},
+    {"e2-standard-8", 8, 32, AT::kUnspecified, 0, false, 0, "", 16},
+    {"e2-standard-16", 16, 64, AT::kUnspecified, 0, false, 0, "", 16},
+    {"e2-standard-32", 32, 128, AT::kUnspecified, 0, false, 0, "", 16},
+    // TPU hosts. Network: v5e pod DCN 6.4 Tbps over 64 four-chip hosts = 25 Gbps per chip; v5p
+    // 50 Gbps per chip (capacity.md); v4 and the legacy v2/v3 host are planning values.
+    {"ct5lp-hightpu-1t", 24, 48, AT::kTpuV5Litepod, 1, true, 1, "v5e", 25},
+    {"ct5lp-hightpu-4t", 112, 192, AT::kTpuV5Litepod, 4, true, 4, "v5e", 100},
+    {"ct5lp-hightpu-8t", 224, 384, AT::kTpuV5Litepod, 8, true, 8, "v5e", 200},
+    {"ct5p-hightpu-4t", 208, 448, AT::kUnspecified, 4, true, 4, "v5p", 200},
+    {"ct4p-hightpu-4t", 240, 407, AT::kTpuV4Pod, 4, true, 4, "v4", 100},
+    // Legacy TPU v2/v3 (a v2-8/v3-8 host: 4 chips, 8 TensorCores); sized by acceleratorCount.
+    {"cloud-tpu", 96, 335, AT::kUnspecified, 0, true, 4, "", 100},
+};
+
+constexpr std::string_view kCloudTpu = "cloud-tpu";
+
+struct TopologyEntry {
+  std::string_view machine_type;
+  std::string_view topology;
+  int chips;
+};
+
+// Slice shapes per TPU machine type, smallest first. v5e follows the 2D shape table in
+// capacity.md: a 1t host only forms 1x1, an 8t host only the single-host 2x4, and every
+// multi-host v5e slice is built from 4t hosts (plus the single-host 2x2). v5p is the documented
+// list up to 16x16x24 (6,144 chips); v4 the common power-of-two shapes up to a full pod.
+constexpr TopologyEntry kTopologies[] = {
+    {"ct5lp-hightpu-1t", "1x1", 1},        {"ct5lp-hightpu-4t", "2x2", 4},
+    {"ct5lp-hightpu-4t", "4x4", 16},       {"ct5lp-hightpu-4t", "4x8", 32},
+    {"ct5lp-hightpu-4t", "8x8", 64},       {"ct5lp-hightpu-4t", "8x16", 128},
+    {"ct5lp-hightpu-4t", "16x16", 256},    {"ct5lp-hightpu-8t", "2x4", 8},
+    {"ct5p-hightpu-4t", "2x2x1", 4},       {"ct5p-hightpu-4t", "2x2x2", 8},
+    {"ct5p-hightpu-4t", "2x4x4", 32},      {"ct5p-hightpu-4t", "4x4x4", 64},
+    {"ct5p-hightpu-4t", "4x4x8", 128},     {"ct5p-hightpu-4t", "4x8x8", 256},
+    {"ct5p-hightpu-4t", "8x8x8", 512},     {"ct5p-hightpu-4t", "8x8x16", 1024},
+    {"ct5p-hightpu-4t", "8x16x16", 2048},  {"ct5p-hightpu-4t", "16x16x16", 4096},
+    {"ct5p-hightpu-4t", "16x16x24", 6144}, {"ct4p-hightpu-4t", "2x2x1", 4},
+    {"ct4p-hightpu-4t", "2x2x2", 8},       {"ct4p-hightpu-4t", "2x2x4", 16},
+    {"ct4p-hightpu-4t", "2x4x4", 32},      {"ct4p-hightpu-4t", "4x4x4", 64},
+    {"ct4p-hightpu-4t", "4x4x8", 128},     {"ct4p-hightpu-4t", "4x8x8", 256},
+    {"ct4p-hightpu-4t", "8x8x8", 512},     {"ct4p-hightpu-4t", "8x8x16", 1024},
+    {"ct4p-hightpu-4t", "8x16x16", 2048},  {"ct4p-hightpu-4t", "16x16x16", 4096},
+};
+
+// GPUs Compute Engine attaches to N1 VMs, with the largest vCPU count each GPU count supports
+// (cloud.google.com/compute/docs/gpus). The memory limits that go with them never bind for the
+// n1-standard/n1-highmem sizes in the catalog, so they are not modelled. P100 x4 allows 96 vCPUs
+// only in some zones (64 elsewhere); we accept 96 rather than reject jobs valid somewhere.
+struct AttachOption {
+  int count;
+  int max_vcpus;
+};
+struct Attachable {
+  AcceleratorType type;
+  std::array<AttachOption, 4> options;  // count 0 ends the list
+};
+constexpr Attachable kN1Attachable[] = {
+    {AT::kNvidiaTeslaT4, {{{1, 48}, {2, 48}, {4, 96}, {0, 0}}}},
+    {AT::kNvidiaTeslaV100, {{{1, 12}, {2, 24}, {4, 48}, {8, 96}}}},
+    {AT::kNvidiaTeslaP100, {{{1, 16}, {2, 32}, {4, 96}, {0, 0}}}},
+    {AT::kNvidiaTeslaP4, {{{1, 24}, {2, 48}, {4, 96}, {0, 0}}}},
+};
+
+// Legacy TPU pods: v2 pods have 512 TensorCores, v3 pods 2,048.
+constexpr int kTpuV2MaxCores = 512;
+constexpr int kTpuV3MaxCores = 2048;
+
+// Enum names as the wire spells them, for error text. Kept private so the wire codec stays the one
+// public name mapping.
+std::string AcceleratorName(AcceleratorType type) {
+  switch (type) {
+    case AT::kUnspecified:
+      return "ACCELERATOR_TYPE_UNSPECIFIED";
+    case AT::kNvidiaTeslaK80:
+      return "NVIDIA_TESLA_K80";
+    case AT::kNvidiaTeslaP100:
+      return "NVIDIA_TESLA_P100";
+    case AT::kNvidiaTeslaV100:
+      return "NVIDIA_TESLA_V100";
+    case AT::kNvidiaTeslaP4:
+      return "NVIDIA_TESLA_P4";
+    case AT::kNvidiaTeslaT4:
+      return "NVIDIA_TESLA_T4";
+    case AT::kTpuV2:
+      return "TPU_V2";
+    case AT::kTpuV3:
+      return "TPU_V3";
+    case AT::kNvidiaTeslaA100:
+      return "NVIDIA_TESLA_A100";
+    case AT::kNvidiaA100_80gb:
+      return "NVIDIA_A100_80GB";
+    case AT::kTpuV4Pod:
+      return "TPU_V4_POD";
+    case AT::kNvidiaL4:
+      return "NVIDIA_L4";
+    case AT::kTpuV5Litepod:
+      return "TPU_V5_LITEPOD";
+    case AT::kNvidiaH100_80gb:
+      return "NVIDIA_H100_80GB";
+    case AT::kNvidiaH100Mega80gb:
+      return "NVIDIA_H100_MEGA_80GB";
+    case AT::kNvidiaH200_141gb:
+      return "NVIDIA_H200_141GB";
+    case AT::kNvidiaB200:
+      return "NVIDIA_B200";
+    case AT::kNvidiaGb200:
+      return "NVIDIA_GB200";
+    case AT::kNvidiaRtxPro6000:
+      return "NVIDIA_RTX_PRO_6000";
+  }
+  return "AcceleratorType(" + std::to_string(static_cast<int>(type)) + ")";
+}
+
+// "a", "a or b", "a, b or c".
+std::string JoinOr(const std::vector<std::string>& items) {
+  std::string out;
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i > 0) out += (i + 1 == items.size()) ? " or " : ", ";
+    out += items[i];
+  }
+  return out;
+}
+
+std::string Got(AcceleratorType type, int32_t count) {
+  return " (got acceleratorType " + AcceleratorName(type) + ", acceleratorCount " +
+         std::to_string(count) + ")";
+}
+
+std::string N(std::string_view s) { return std::string(s); }
+
+bool IsBuiltInGpu(const MachineType& m) { return !m.is_tpu && m.accelerator_count > 0; }
+bool IsN1(const MachineType& m) { return m.name.starts_with("n1-"); }
+bool IsCloudTpu(const MachineType& m) { return m.name == kCloudTpu; }
+
+Status CheckBuiltInGpu(const MachineType& m, AcceleratorType type, int32_t count) {
+  // Vertex wants both fields spelled out for A2/A3/G2 even though the machine type implies them.
+  const std::string rule = N(m.name) + " takes acceleratorType " + AcceleratorName(m.accelerator) +
+                           " with acceleratorCount " + std::to_string(m.accelerator_count);
+  if (type != m.accelerator) return InvalidField("acceleratorType", rule + Got(type, count));
+  if (count != m.accelerator_count) {
+    return InvalidField("acceleratorCount", rule + Got(type, count));
+  }
+  return Status::Ok();
+}
+
+// The counts of `a` that fit on `m`, e.g. {"1", "2", "4"}.
+std::vector<std::string> N1Counts(const MachineType& m, const Attachable& a) {
+  std::vector<std::string> counts;
+  for (const AttachOption& o : a.options) {
+    if (o.count > 0 && m.vcpus <= o.max_vcpus) counts.push_back(std::to_string(o.count));
+  }
+  return counts;
+}
+
+Status CheckN1(const MachineType& m, AcceleratorType type, int32_t count) {
+  std::vector<std::string> offers;
+  const Attachable* match = nullptr;
+  for (const Attachable& a : kN1Attachable) {
+    std::vector<std::string> counts = N1Counts(m, a);
+    if (counts.empty()) continue;
+    offers.push_back(AcceleratorName(a.type) + " with " + JoinOr(counts));
+    if (a.type == type) match = &a;
+  }
+  // Commas only between offers: each offer already has its own "or".
+  std::string rule = N(m.name) + " takes ";
+  for (const std::string& offer : offers) rule += offer + ", ";
+  rule += "or no accelerator (acceleratorCount 0)";
+  if (type == AT::kUnspecified) {
+    if (count == 0) return Status::Ok();
+    return InvalidField("acceleratorCount", rule + Got(type, count));
+  }
+  if (match == nullptr) return InvalidField("acceleratorType", rule + Got(type, count));
+  for (const AttachOption& o : match->options) {
+    if (o.count > 0 && o.count == count && m.vcpus <= o.max_vcpus) return Status::Ok();
+  }
+  return InvalidField("acceleratorCount", rule + Got(type, count));
+}
+
+Status CheckCpuOnly(const MachineType& m, AcceleratorType type, int32_t count) {
+  const std::string rule = N(m.name) +
+                           " takes no accelerators (acceleratorType unset, acceleratorCount 0); "
+                           "attach GPUs to an n1 type or choose an a2, a3, a4 or g2 type";
+  if (type != AT::kUnspecified) return InvalidField("acceleratorType", rule + Got(type, count));
+  if (count != 0) return InvalidField("acceleratorCount", rule + Got(type, count));
+  return Status::Ok();
+}
+
+Status CheckTpuHost(const MachineType& m, AcceleratorType type, int32_t count) {
+  std::string rule = N(m.name) + " takes no acceleratorType";
+  if (m.accelerator != AT::kUnspecified) rule += " (or " + AcceleratorName(m.accelerator) + ")";
+  rule += " and acceleratorCount 0 or " + std::to_string(m.tpu_chips_per_host) +
+          " (chips per host); the slice size comes from tpuTopology";
+  if (type != AT::kUnspecified && type != m.accelerator) {
+    return InvalidField("acceleratorType", rule + Got(type, count));
+  }
+  if (count != 0 && count != m.tpu_chips_per_host) {
+    return InvalidField("acceleratorCount", rule + Got(type, count));
+  }
+  return Status::Ok();
+}
+
+Status CheckCloudTpu(const MachineType& m, AcceleratorType type, int32_t count) {
+  const std::string rule = N(m.name) +
+                           " takes acceleratorType TPU_V2 or TPU_V3 with acceleratorCount 8 (one "
+                           "host) or a multiple of 32 up to " +
+                           std::to_string(kTpuV2MaxCores) + " (TPU_V2) or " +
+                           std::to_string(kTpuV3MaxCores) + " (TPU_V3)";
+  if (type != AT::kTpuV2 && type != AT::kTpuV3) {
+    return InvalidField("acceleratorType", rule + Got(type, count));
+  }
+  const int max_cores = type == AT::kTpuV2 ? kTpuV2MaxCores : kTpuV3MaxCores;
+  const bool pod = count >= 32 && count % 32 == 0 && count <= max_cores;
+  if (count != 8 && !pod) return InvalidField("acceleratorCount", rule + Got(type, count));
+  return Status::Ok();
+}
+
+}  // namespace
+
+const MachineType* FindMachineType(std::string_view name) {
+  for (const MachineType& m : kMachineTypes) {
+    if (m.name == name) return &m;
+  }
+  return nullptr;
+}
+
+std::vector<std::string_view> MachineTypeNames() {
+  std::vector<std::string_view> names;
+  names.reserve(std::size(kMachineTypes));
+  for (const MachineType& m : kMachineTypes) names.push_back(m.name);
+  return names;
+}
+
+Status CheckAccelerator(const MachineType& machine, AcceleratorType type, int32_t count) {
+  if (IsCloudTpu(machine)) return CheckCloudTpu(machine, type, count);
+  if (machine.is_tpu) return CheckTpuHost(machine, type, count);
+  if (IsBuiltInGpu(machine)) return CheckBuiltInGpu(machine, type, count);
+  if (IsN1(machine)) return CheckN1(machine, type, count);
+  return CheckCpuOnly(machine, type, count);
+}
+
+std::vector<std::string_view> TpuTopologies(const MachineType& machine) {
+  std::vector<std::string_view> out;
+  for (const TopologyEntry& t : kTopologies) {
+    if (t.machine_type == machine.name) out.push_back(t.topology);
+  }
+  return out;
+}
+
+StatusOr<TpuSlice> ResolveTpuTopology(const MachineType& machine, std::string_view topology) {
+  if (!machine.is_tpu) {
+    return InvalidField("tpuTopology",
+                        "tpuTopology applies only to TPU machine types (ct5lp-hightpu-1t/4t/8t, "
+                        "ct5p-hightpu-4t, ct4p-hightpu-4t); " +
+                            N(machine.name) + " is not one");
+  }
+  if (IsCloudTpu(machine)) {
+    return InvalidField("tpuTopology",
+                        "cloud-tpu takes no tpuTopology: its size is acceleratorCount (8 for one "
+                        "host, a multiple of 32 for a pod)");
+  }
+  const int per_host = machine.tpu_chips_per_host;
+  for (const TopologyEntry& t : kTopologies) {
+    if (t.machine_type != machine.name) continue;
+    // Vertex requires tpuTopology only for multi-host slices. Unset, the one slice a
+    // replicaCount-1 pool can mean is a single full host (1x1, 2x2, 2x4, 2x2x1), so we resolve to
+    // it instead of rejecting: that is also what acceleratorCount = chips per host describes.
+    const bool match = topology.empty() ? t.chips == per_host : t.topology == topology;
+    if (match) return TpuSlice{t.chips, (t.chips + per_host - 1) / per_host};
+  }
+  std::vector<std::string> valid;
+  for (std::string_view t : TpuTopologies(machine)) valid.push_back(N(t));
+  return InvalidField("tpuTopology", N(machine.name) + " takes tpuTopology " + JoinOr(valid) +
+                                         " (got \"" + N(topology) + "\")");
+}
+
+}  // namespace trainyard

@@ -1,0 +1,61 @@
+#pragma once
+// The machine catalog: every machine type a worker pool may name, with the accelerators it carries
+// or accepts and, for TPUs, the slice shapes it can form. Pure data plus lookups, shared by
+// validation (what may be asked for) and the scheduler (how many chips and hosts a request really
+// takes).
+//
+// Figures are Compute Engine's published shapes (vCPU, memory, GPUs). Network bandwidth is the
+// per-VM maximum egress and is approximate for TPU hosts (derived from per-chip DCN figures).
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "services/model/custom_job.h"
+#include "services/status.h"
+
+namespace trainyard {
+
+struct MachineType {
+  std::string_view name;
+  int vcpus;
+  int memory_gb;
+  // Built-in GPUs (a2/a3/a4/g2): their type and count, both fixed by the machine type. TPU
+  // types: the optional TPU enum value Vertex also accepts (kUnspecified for v5p, which has
+  // none) and the chips per host. N1 (attachable GPUs), other CPU types and cloud-tpu (sized
+  // by the request): kUnspecified and 0.
+  AcceleratorType accelerator;
+  int accelerator_count;
+  bool is_tpu;
+  int tpu_chips_per_host;       // 0 for non-TPU types; 4 (chips per v2/v3 host) for cloud-tpu
+  std::string_view tpu_family;  // "v5e", "v5p", "v4"; "" for non-TPU and for cloud-tpu,
+                                // whose family (v2 or v3) comes from the request's acceleratorType
+  int network_gbps;
+};
+
+// nullptr when the name is not in the catalog. Names are exact (case-sensitive), as in Vertex.
+const MachineType* FindMachineType(std::string_view name);
+
+// Every catalog name, in catalog order (grouped by family).
+std::vector<std::string_view> MachineTypeNames();
+
+// Whether `type` with `count` may run on `machine`. On failure the INVALID_ARGUMENT carries one
+// violation whose field is relative to the MachineSpec ("acceleratorType" or "acceleratorCount"),
+// so callers prefix their own path; the description lists the combinations that do exist.
+Status CheckAccelerator(const MachineType& machine, AcceleratorType type, int32_t count);
+
+struct TpuSlice {
+  int chips;
+  int hosts;
+};
+
+// The slice a TPU machine type forms with `topology` ("2x2", "4x4x8", …). An empty topology means
+// the single-host slice of that machine type (see catalog.cpp for why). On failure the violation's
+// field is "tpuTopology" and the description lists the valid topologies for the machine type.
+// cloud-tpu (v2/v3) is sized by acceleratorCount, not by a topology, and always fails here.
+StatusOr<TpuSlice> ResolveTpuTopology(const MachineType& machine, std::string_view topology);
+
+// The topologies ResolveTpuTopology accepts for `machine`, smallest first; empty for non-TPU
+// types and for cloud-tpu.
+std::vector<std::string_view> TpuTopologies(const MachineType& machine);
+
+}  // namespace trainyard

@@ -1,0 +1,97 @@
+#pragma once
+// What the domain needs from storage for jobs. storage/ implements it on PostgreSQL; the service
+// rules are tested against that implementation, never against a mock.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "services/job_filter.h"
+#include "services/job_state_machine.h"
+#include "services/model/custom_job.h"
+#include "services/operation.h"
+#include "services/resource_names.h"
+#include "services/status.h"
+
+namespace trainyard {
+
+// A job row: the resource plus the bookkeeping that never goes on the wire.
+struct JobRecord {
+  int64_t id = 0;
+  int64_t project_number = 0;
+  std::string location;
+  CustomJob job;
+  int64_t version = 1;
+  std::optional<Timestamp> next_action_at;
+};
+
+// Keyset position for pagination: list order is (create_time DESC, id DESC).
+struct JobCursor {
+  Timestamp create_time{};
+  int64_t id = 0;
+};
+
+struct ListJobsQuery {
+  int64_t project_number = 0;
+  std::string location;
+  std::optional<FilterExpr> filter;
+  int limit = 100;
+  std::optional<JobCursor> after;
+};
+
+// A transition applied as compare-and-set on (id, version); fenced by the lease when owner is set.
+struct StateUpdate {
+  int64_t id = 0;
+  int64_t expected_version = 0;
+  JobTransition transition;
+  std::optional<Timestamp> next_action_at;  // nullopt: no further runtime action
+  std::optional<std::string> lease_owner;   // fence: only the lease holder may apply it
+};
+
+class ProjectRepository {
+ public:
+  virtual ~ProjectRepository() = default;
+  // By id or number. create_if_missing registers a new project id (never a bare number).
+  virtual StatusOr<Project> Resolve(const std::string& id_or_number, bool create_if_missing) = 0;
+};
+
+class JobRepository {
+ public:
+  virtual ~JobRepository() = default;
+  virtual Status Insert(const JobRecord& record, const std::string& request_id) = 0;
+  virtual StatusOr<JobRecord> Get(int64_t project_number, const std::string& location,
+                                  int64_t id) = 0;
+  // Up to query.limit + 1 rows, so the caller knows whether another page exists.
+  virtual StatusOr<std::vector<JobRecord>> List(const ListJobsQuery& query) = 0;
+  // false when the row moved on (version changed, lease lost): the caller re-reads and decides.
+  virtual StatusOr<bool> ApplyTransition(const StateUpdate& update) = 0;
+  // Deletes a terminal job and records the finished operation in one transaction.
+  virtual Status DeleteWithOperation(int64_t project_number, const std::string& location,
+                                     int64_t id, int64_t expected_version,
+                                     const Operation& operation) = 0;
+};
+
+// The runtime's view: leases over active jobs (FOR UPDATE SKIP LOCKED, heartbeat, expiry).
+class JobLeaseRepository {
+ public:
+  virtual ~JobLeaseRepository() = default;
+  // Extends every lease `owner` holds; returns how many it still holds.
+  virtual StatusOr<int64_t> Heartbeat(const std::string& owner, std::chrono::seconds lease) = 0;
+  // Takes up to `limit` active jobs that nobody holds (or whose lease expired).
+  virtual StatusOr<int64_t> Claim(const std::string& owner, int limit,
+                                  std::chrono::seconds lease) = 0;
+  // Jobs held by `owner` whose next action is due at virtual time `now`.
+  virtual StatusOr<std::vector<JobRecord>> Due(const std::string& owner, Timestamp now,
+                                               int limit) = 0;
+  // Gives back every lease `owner` holds (graceful shutdown).
+  virtual Status ReleaseAll(const std::string& owner) = 0;
+};
+
+class OperationRepository {
+ public:
+  virtual ~OperationRepository() = default;
+  virtual StatusOr<Operation> Get(int64_t project_number, const std::string& location,
+                                  int64_t id) = 0;
+};
+
+}  // namespace trainyard

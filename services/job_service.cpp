@@ -1,0 +1,183 @@
+#include "services/job_service.h"
+
+#include <charconv>
+
+#include "services/custom_job_validator.h"
+#include "services/job_state_machine.h"
+
+namespace trainyard {
+namespace {
+
+constexpr int kMaxIdRetries = 3;
+constexpr int kMaxCasRetries = 5;
+
+std::optional<int64_t> ParseId(const std::string& text) {
+  int64_t value = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || ptr != text.data() + text.size() || value <= 0) return std::nullopt;
+  return value;
+}
+
+Status JobNotFound(const JobRef& ref) {
+  return NotFound("CustomJob projects/" + ref.parent.project + "/locations/" + ref.parent.location +
+                  "/customJobs/" + ref.job_id + " not found.");
+}
+
+}  // namespace
+
+Status ValidateLocation(const std::string& location) {
+  bool ok = !location.empty() && location.size() <= 63;
+  for (char c : location) {
+    ok = ok && ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-');
+  }
+  if (!ok)
+    return InvalidArgument("invalid location \"" + location +
+                           "\": expected a region like us-central1");
+  return Status::Ok();
+}
+
+StatusOr<Project> JobService::ResolveExisting(const std::string& project) {
+  auto resolved = projects_.Resolve(project, /*create_if_missing=*/false);
+  if (!resolved.ok() && resolved.status().code() == Code::kNotFound) {
+    return NotFound("Project " + project + " not found.");
+  }
+  return resolved;
+}
+
+StatusOr<CustomJob> JobService::Create(const ParentRef& parent, CustomJob job,
+                                       const std::string& request_id) {
+  TY_RETURN_IF_ERROR(ValidateLocation(parent.location));
+  TY_RETURN_IF_ERROR(ValidateCustomJob(job));
+  TY_ASSIGN_OR_RETURN(Project project,
+                      projects_.Resolve(parent.project, /*create_if_missing=*/true));
+
+  Timestamp now = clock_.Now();
+  JobRecord record;
+  record.project_number = project.number;
+  record.location = parent.location;
+  record.job = std::move(job);
+  record.job.state = JobState::kQueued;
+  record.job.create_time = now;
+  record.job.update_time = now;
+  record.job.error.reset();
+  record.job.start_time.reset();
+  record.job.end_time.reset();
+  record.job.web_access_uris.clear();
+  record.next_action_at = now;  // the runtime looks at a new job at once
+
+  for (int attempt = 0;; ++attempt) {
+    record.id = NewResourceId();
+    record.job.name = JobName(project.number, parent.location, record.id);
+    Status inserted = jobs_.Insert(record, request_id);
+    if (inserted.ok()) return record.job;
+    if (inserted.code() != Code::kAlreadyExists || attempt + 1 >= kMaxIdRetries) return inserted;
+  }
+}
+
+StatusOr<JobRecord> JobService::Load(const JobRef& ref) {
+  std::optional<int64_t> id = ParseId(ref.job_id);
+  if (!id) return JobNotFound(ref);
+  auto project = projects_.Resolve(ref.parent.project, /*create_if_missing=*/false);
+  if (!project.ok()) {
+    if (project.status().code() == Code::kNotFound) return JobNotFound(ref);
+    return project.status();
+  }
+  auto record = jobs_.Get(project->number, ref.parent.location, *id);
+  if (!record.ok() && record.status().code() == Code::kNotFound) return JobNotFound(ref);
+  return record;
+}
+
+StatusOr<CustomJob> JobService::Get(const JobRef& ref) {
+  TY_ASSIGN_OR_RETURN(JobRecord record, Load(ref));
+  return std::move(record.job);
+}
+
+StatusOr<ListJobsResult> JobService::List(const ListJobsRequest& request) {
+  TY_RETURN_IF_ERROR(ValidateLocation(request.parent.location));
+  ListJobsResult result;
+  auto project = projects_.Resolve(request.parent.project, /*create_if_missing=*/false);
+  if (!project.ok()) {
+    // A project that never created anything simply has no jobs.
+    if (project.status().code() == Code::kNotFound) return result;
+    return project.status();
+  }
+  ListJobsQuery query;
+  query.project_number = project->number;
+  query.location = request.parent.location;
+  query.filter = request.filter;
+  query.limit = request.page_size;
+  query.after = request.after;
+  TY_ASSIGN_OR_RETURN(std::vector<JobRecord> rows, jobs_.List(query));
+  if (static_cast<int>(rows.size()) > request.page_size) {
+    rows.resize(request.page_size);
+    result.next = JobCursor{*rows.back().job.create_time, rows.back().id};
+  }
+  result.jobs.reserve(rows.size());
+  for (auto& row : rows) result.jobs.push_back(std::move(row.job));
+  return result;
+}
+
+Status JobService::Cancel(const JobRef& ref) {
+  // Compare-and-set against the runtime, which may move the job between our read and our write.
+  for (int attempt = 0; attempt < kMaxCasRetries; ++attempt) {
+    TY_ASSIGN_OR_RETURN(JobRecord record, Load(ref));
+    if (record.job.state == JobState::kCancelling) return Status::Ok();
+    if (IsTerminal(record.job.state)) {
+      return FailedPrecondition("Cannot cancel CustomJob " + record.job.name +
+                                " because it is already in a terminal state.");
+    }
+    Timestamp now = clock_.Now();
+    TY_ASSIGN_OR_RETURN(
+        JobTransition transition,
+        JobStateMachine::Transition(record.job, JobState::kCancelling, now, "cancel requested"));
+    StateUpdate update;
+    update.id = record.id;
+    update.expected_version = record.version;
+    update.transition = std::move(transition);
+    update.next_action_at = now;  // the runtime stops the job's replicas next
+    TY_ASSIGN_OR_RETURN(bool applied, jobs_.ApplyTransition(update));
+    if (applied) return Status::Ok();
+  }
+  return Aborted("the job changed concurrently; retry the cancel");
+}
+
+StatusOr<Operation> JobService::Delete(const JobRef& ref) {
+  TY_ASSIGN_OR_RETURN(JobRecord record, Load(ref));
+  if (!IsTerminal(record.job.state)) {
+    return FailedPrecondition("CustomJob " + record.job.name +
+                              " is not in a terminal state; cancel it before deleting it.");
+  }
+  Timestamp now = clock_.Now();
+  Operation op;
+  op.project_number = record.project_number;
+  op.location = record.location;
+  op.metadata_type = "google.cloud.aiplatform.v1.DeleteOperationMetadata";
+  op.done = true;  // the row goes in the same transaction, so the operation is born finished
+  op.response_json = kEmptyResponseJson;
+  op.create_time = now;
+  op.update_time = now;
+  for (int attempt = 0;; ++attempt) {
+    op.id = NewResourceId();
+    Status deleted = jobs_.DeleteWithOperation(record.project_number, record.location, record.id,
+                                               record.version, op);
+    if (deleted.ok()) return op;
+    if (deleted.code() == Code::kNotFound) return JobNotFound(ref);
+    if (deleted.code() != Code::kAlreadyExists || attempt + 1 >= kMaxIdRetries) return deleted;
+  }
+}
+
+StatusOr<Operation> JobService::GetOperation(const OperationRef& ref) {
+  auto not_found = [&] { return NotFound("Operation " + ref.operation_id + " not found."); };
+  std::optional<int64_t> id = ParseId(ref.operation_id);
+  if (!id) return not_found();
+  auto project = projects_.Resolve(ref.parent.project, /*create_if_missing=*/false);
+  if (!project.ok()) {
+    if (project.status().code() == Code::kNotFound) return not_found();
+    return project.status();
+  }
+  auto op = operations_.Get(project->number, ref.parent.location, *id);
+  if (!op.ok() && op.status().code() == Code::kNotFound) return not_found();
+  return op;
+}
+
+}  // namespace trainyard

@@ -1,0 +1,52 @@
+#pragma once
+// The customJobs use cases: create, get, list, cancel, delete. Validation and state rules live in
+// the domain; the service orders them and talks to the repositories.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "services/clock.h"
+#include "services/job_repository.h"
+#include "services/status.h"
+
+namespace trainyard {
+
+struct ListJobsRequest {
+  ParentRef parent;
+  std::optional<FilterExpr> filter;
+  int page_size = 100;
+  std::optional<JobCursor> after;
+};
+
+struct ListJobsResult {
+  std::vector<CustomJob> jobs;
+  std::optional<JobCursor> next;  // set when another page exists
+};
+
+class JobService {
+ public:
+  JobService(ProjectRepository& projects, JobRepository& jobs, OperationRepository& operations,
+             const Clock& clock)
+      : projects_(projects), jobs_(jobs), operations_(operations), clock_(clock) {}
+
+  StatusOr<CustomJob> Create(const ParentRef& parent, CustomJob job, const std::string& request_id);
+  StatusOr<CustomJob> Get(const JobRef& ref);
+  StatusOr<ListJobsResult> List(const ListJobsRequest& request);
+  Status Cancel(const JobRef& ref);
+  StatusOr<Operation> Delete(const JobRef& ref);
+  StatusOr<Operation> GetOperation(const OperationRef& ref);
+
+ private:
+  StatusOr<Project> ResolveExisting(const std::string& project);
+  StatusOr<JobRecord> Load(const JobRef& ref);
+
+  ProjectRepository& projects_;
+  JobRepository& jobs_;
+  OperationRepository& operations_;
+  const Clock& clock_;
+};
+
+// Location ids are region names ("us-central1"): lowercase letters, digits and '-'.
+Status ValidateLocation(const std::string& location);
+
+}  // namespace trainyard

@@ -1,0 +1,30 @@
+#pragma once
+// Structured logs: one JSON object per line. spdlog 1.10 does not escape %v, so the line is built
+// here with proper escaping and handed to spdlog whole (pattern "%v"). Never log secrets.
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <string_view>
+
+namespace trainyard {
+
+enum class LogLevel { kDebug, kInfo, kWarn, kError };
+
+struct LogField {
+  LogField(std::string_view k, std::string_view v) : key(k), value(v) {}
+  LogField(std::string_view k, const std::string& v) : key(k), value(v) {}
+  LogField(std::string_view k, const char* v) : key(k), value(v) {}
+  LogField(std::string_view k, int64_t v) : key(k), value(std::to_string(v)), raw(true) {}
+  LogField(std::string_view k, int v) : key(k), value(std::to_string(v)), raw(true) {}
+  LogField(std::string_view k, double v) : key(k), value(std::to_string(v)), raw(true) {}
+  std::string_view key;
+  std::string value;
+  bool raw = false;  // a number: written without quotes
+};
+
+void LogJson(LogLevel level, std::string_view event, std::initializer_list<LogField> fields);
+
+// Installs the JSON-lines pattern on spdlog's default logger (stderr).
+void InitJsonLogging(bool debug);
+
+}  // namespace trainyard

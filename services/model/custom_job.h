@@ -1,0 +1,181 @@
+#pragma once
+// The CustomJob resource as the domain sees it: plain values, no JSON, no SQL. Field names follow the
+// Vertex AI v1 protos (google.cloud.aiplatform.v1.CustomJob) in snake_case.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "services/model/time.h"
+
+namespace trainyard {
+
+enum class JobState : int {
+  kUnspecified = 0,
+  kQueued = 1,
+  kPending = 2,
+  kRunning = 3,
+  kSucceeded = 4,
+  kFailed = 5,
+  kCancelling = 6,
+  kCancelled = 7,
+  kPaused = 8,
+  kExpired = 9,
+  kUpdating = 10,
+  kPartiallySucceeded = 11,
+};
+
+// Proto numbers of google.cloud.aiplatform.v1.AcceleratorType (clients may send either form).
+enum class AcceleratorType : int {
+  kUnspecified = 0,
+  kNvidiaTeslaK80 = 1,
+  kNvidiaTeslaP100 = 2,
+  kNvidiaTeslaV100 = 3,
+  kNvidiaTeslaP4 = 4,
+  kNvidiaTeslaT4 = 5,
+  kTpuV2 = 6,
+  kTpuV3 = 7,
+  kNvidiaTeslaA100 = 8,
+  kNvidiaA100_80gb = 9,
+  kTpuV4Pod = 10,
+  kNvidiaL4 = 11,
+  kTpuV5Litepod = 12,
+  kNvidiaH100_80gb = 13,
+  kNvidiaH100Mega80gb = 14,
+  kNvidiaH200_141gb = 15,
+  kNvidiaB200 = 16,
+  kNvidiaGb200 = 17,
+  kNvidiaRtxPro6000 = 18,
+};
+
+enum class SchedulingStrategy : int {
+  kUnspecified = 0,
+  kOnDemand = 1,  // deprecated alias of STANDARD
+  kLowCost = 2,   // deprecated
+  kStandard = 3,
+  kSpot = 4,
+  kFlexStart = 6,
+};
+
+enum class ReservationAffinityType : int {
+  kUnspecified = 0,
+  kNoReservation = 1,
+  kAnyReservation = 2,
+  kSpecificReservation = 3,
+};
+
+struct EnvVar {
+  std::string name;
+  std::string value;
+};
+
+struct ContainerSpec {
+  std::string image_uri;
+  std::vector<std::string> command;
+  std::vector<std::string> args;
+  std::vector<EnvVar> env;
+};
+
+struct PythonPackageSpec {
+  std::string executor_image_uri;
+  std::vector<std::string> package_uris;
+  std::string python_module;
+  std::vector<std::string> args;
+  std::vector<EnvVar> env;
+};
+
+struct ReservationAffinity {
+  ReservationAffinityType type = ReservationAffinityType::kUnspecified;
+  std::string key;
+  std::vector<std::string> values;
+};
+
+struct MachineSpec {
+  std::string machine_type;
+  AcceleratorType accelerator_type = AcceleratorType::kUnspecified;
+  int32_t accelerator_count = 0;
+  std::string tpu_topology;
+  std::optional<ReservationAffinity> reservation_affinity;
+  std::string gpu_partition_size;
+};
+
+struct DiskSpec {
+  std::string boot_disk_type;
+  int32_t boot_disk_size_gb = 0;
+};
+
+struct NfsMount {
+  std::string server;
+  std::string path;
+  std::string mount_point;
+};
+
+struct WorkerPoolSpec {
+  std::optional<ContainerSpec> container_spec;
+  std::optional<PythonPackageSpec> python_package_spec;
+  std::optional<MachineSpec> machine_spec;
+  int64_t replica_count = 0;  // 0 = not sent
+  std::optional<DiskSpec> disk_spec;
+  std::vector<NfsMount> nfs_mounts;
+
+  // `{}` in workerPoolSpecs: a skipped pool that keeps the positions of the later ones.
+  bool IsPlaceholder() const {
+    return !container_spec && !python_package_spec && !machine_spec && replica_count == 0 &&
+           !disk_spec && nfs_mounts.empty();
+  }
+};
+
+struct Scheduling {
+  std::optional<Duration> timeout;
+  bool restart_job_on_worker_restart = false;
+  SchedulingStrategy strategy = SchedulingStrategy::kUnspecified;
+  bool disable_retries = false;
+  std::optional<Duration> max_wait_duration;
+};
+
+struct CustomJobSpec {
+  std::vector<WorkerPoolSpec> worker_pool_specs;
+  std::optional<Scheduling> scheduling;
+  std::string service_account;
+  std::string network;
+  std::vector<std::string> reserved_ip_ranges;
+  std::optional<std::string> base_output_directory;  // GcsDestination.outputUriPrefix
+  std::string protected_artifact_location_id;
+  std::string tensorboard;
+  bool enable_web_access = false;
+  bool enable_dashboard_access = false;
+  std::string experiment;
+  std::string experiment_run;
+  std::vector<std::string> models;
+  std::string persistent_resource_id;
+};
+
+// google.rpc.Status as embedded in a resource: the rpc code, no HTTP status.
+struct RpcStatus {
+  int code = 0;
+  std::string message;
+};
+
+struct EncryptionSpec {
+  std::string kms_key_name;
+};
+
+struct CustomJob {
+  std::string name;  // projects/{number}/locations/{location}/customJobs/{id}
+  std::string display_name;
+  CustomJobSpec job_spec;
+  JobState state = JobState::kUnspecified;
+  std::optional<RpcStatus> error;
+  std::optional<Timestamp> create_time;
+  std::optional<Timestamp> start_time;
+  std::optional<Timestamp> end_time;
+  std::optional<Timestamp> update_time;
+  std::map<std::string, std::string> labels;
+  std::optional<EncryptionSpec> encryption_spec;
+  std::map<std::string, std::string> web_access_uris;
+};
+
+bool IsTerminal(JobState state);
+
+}  // namespace trainyard

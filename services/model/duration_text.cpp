@@ -1,0 +1,30 @@
+#include "services/model/duration_text.h"
+
+#include <cstdint>
+
+namespace trainyard {
+
+std::optional<Duration> ParseDurationText(std::string_view text) {
+  if (text.size() < 2 || text.back() != 's') return std::nullopt;
+  text.remove_suffix(1);
+  int64_t seconds = 0;
+  int64_t nanos = 0;
+  size_t i = 0;
+  if (i == text.size() || text[i] < '0' || text[i] > '9') return std::nullopt;
+  for (; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i) {
+    if (seconds > 315'576'000'000LL) return std::nullopt;  // proto's range: ±10,000 years
+    seconds = seconds * 10 + (text[i] - '0');
+  }
+  if (i < text.size()) {
+    if (text[i] != '.' || i + 1 == text.size() || text.size() - i - 1 > 9) return std::nullopt;
+    int digits = 0;
+    for (++i; i < text.size(); ++i, ++digits) {
+      if (text[i] < '0' || text[i] > '9') return std::nullopt;
+      nanos = nanos * 10 + (text[i] - '0');
+    }
+    for (; digits < 9; ++digits) nanos *= 10;
+  }
+  return std::chrono::seconds(seconds) + std::chrono::nanoseconds(nanos);
+}
+
+}  // namespace trainyard

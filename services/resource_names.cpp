@@ -1,0 +1,28 @@
+#include "services/resource_names.h"
+
+#include <random>
+
+namespace trainyard {
+
+std::string JobName(int64_t project_number, const std::string& location, int64_t job_id) {
+  return "projects/" + std::to_string(project_number) + "/locations/" + location + "/customJobs/" +
+         std::to_string(job_id);
+}
+
+std::string OperationName(int64_t project_number, const std::string& location,
+                          const std::string& parent, int64_t operation_id) {
+  std::string name = "projects/" + std::to_string(project_number) + "/locations/" + location + "/";
+  if (!parent.empty()) name += parent + "/";
+  return name + "operations/" + std::to_string(operation_id);
+}
+
+int64_t NewResourceId() {
+  // Uniform over [1e18, INT64_MAX]: always 19 digits, never negative. Collisions surface as a
+  // unique violation and the caller retries.
+  thread_local std::mt19937_64 rng{std::random_device{}()};
+  std::uniform_int_distribution<int64_t> dist(1'000'000'000'000'000'000LL,
+                                              9'223'372'036'854'775'807LL);
+  return dist(rng);
+}
+
+}  // namespace trainyard

@@ -1,0 +1,281 @@
+#include "storage/pg_job_store.h"
+
+#include <nlohmann/json.hpp>
+
+#include "api/wire/custom_job_codec.h"
+#include "storage/job_filter_sql.h"
+#include "storage/row_codec.h"
+
+namespace trainyard::storage {
+namespace {
+
+// Named queries. Columns of kJobColumns are read by DecodeJobRow in this order.
+#define TY_JOB_COLUMNS \
+  "id, project_number, location, display_name, state, job_spec::text, labels::text, "        \
+  "encryption_spec::text, error_code, error_message, " TY_MICROS("create_time") ", "         \
+  TY_MICROS("start_time") ", " TY_MICROS("end_time") ", " TY_MICROS("update_time") ", "      \
+  TY_MICROS("next_action_at") ", version"
+
+constexpr const char* kInsertJob =
+    "WITH j AS (INSERT INTO custom_jobs (id, project_number, location, display_name, state, "
+    "job_spec, labels, encryption_spec, create_time, update_time, next_action_at, request_id) "
+    "VALUES ($1::bigint, $2::bigint, $3, $4, $5::smallint, $6::jsonb, $7::jsonb, $8::jsonb, "
+    TY_TS("$9") ", " TY_TS("$9") ", " TY_TS("$10") ", $11) RETURNING id) "
+    "INSERT INTO job_events (job_id, time, from_state, to_state, reason) "
+    "SELECT id, " TY_TS("$9") ", 0, $5::smallint, 'created' FROM j";
+
+constexpr const char* kGetJob =
+    "SELECT " TY_JOB_COLUMNS
+    " FROM custom_jobs "
+    "WHERE id = $1::bigint AND project_number = $2::bigint AND location = $3";
+
+constexpr const char* kApplyTransition =
+    "WITH u AS (UPDATE custom_jobs SET state = $4::smallint, version = version + 1, "
+    "update_time = " TY_TS("$5") ", "
+    "start_time = COALESCE(" TY_TS("$6") ", start_time), "
+    "end_time = COALESCE(" TY_TS("$7") ", end_time), "
+    "error_code = COALESCE($8::integer, error_code), "
+    "error_message = COALESCE($9, error_message), "
+    "next_action_at = " TY_TS("$10") ", "
+    "lease_owner = CASE WHEN $10::bigint IS NULL THEN NULL ELSE lease_owner END, "
+    "lease_expires_at = CASE WHEN $10::bigint IS NULL THEN NULL ELSE lease_expires_at END "
+    "WHERE id = $1::bigint AND version = $2::bigint AND state = $3::smallint "
+    "AND ($11::text IS NULL OR lease_owner = $11) RETURNING id) "
+    "INSERT INTO job_events (job_id, time, from_state, to_state, reason) "
+    "SELECT id, " TY_TS("$5") ", $3::smallint, $4::smallint, $12 FROM u";
+
+constexpr const char* kDeleteWithOperation =
+    "WITH d AS (DELETE FROM custom_jobs WHERE id = $1::bigint AND project_number = $2::bigint "
+    "AND location = $3 AND version = $4::bigint RETURNING id) "
+    "INSERT INTO operations (id, project_number, location, parent, metadata_type, done, response, "
+    "create_time, update_time) SELECT $5::bigint, $2::bigint, $3, $6, $7, true, $8::jsonb, " TY_TS(
+        "$9") ", " TY_TS("$9") " FROM d";
+
+constexpr const char* kHeartbeat =
+    "UPDATE custom_jobs SET lease_expires_at = now() + $2::bigint * interval '1 second' "
+    "WHERE lease_owner = $1";
+
+constexpr const char* kClaim =
+    "UPDATE custom_jobs SET lease_owner = $1, "
+    "lease_expires_at = now() + $3::bigint * interval '1 second' "
+    "WHERE id IN (SELECT id FROM custom_jobs WHERE next_action_at IS NOT NULL "
+    "AND (lease_owner IS NULL OR lease_expires_at < now()) "
+    "ORDER BY next_action_at LIMIT $2::int FOR UPDATE SKIP LOCKED)";
+
+constexpr const char* kDue =
+    "SELECT " TY_JOB_COLUMNS
+    " FROM custom_jobs WHERE lease_owner = $1 "
+    "AND next_action_at <= " TY_TS("$2") " ORDER BY next_action_at LIMIT $3::int";
+
+constexpr const char* kReleaseAll =
+    "UPDATE custom_jobs SET lease_owner = NULL, lease_expires_at = NULL WHERE lease_owner = $1";
+
+constexpr const char* kGetOperation =
+    "SELECT id, project_number, location, parent, metadata_type, done, response::text, "
+    "error_code, error_message, " TY_MICROS("create_time") ", " TY_MICROS("update_time")
+    " FROM operations WHERE id = $1::bigint AND project_number = $2::bigint AND location = $3";
+
+std::string LabelsJson(const std::map<std::string, std::string>& labels) {
+  return nlohmann::json(labels).dump();
+}
+
+StatusOr<JobRecord> DecodeJobRow(const pg::Result& r, int row) {
+  JobRecord rec;
+  rec.id = r.GetInt64(row, 0);
+  rec.project_number = r.GetInt64(row, 1);
+  rec.location = std::string(r.Get(row, 2));
+  CustomJob& job = rec.job;
+  job.name = JobName(rec.project_number, rec.location, rec.id);
+  job.display_name = std::string(r.Get(row, 3));
+  job.state = static_cast<JobState>(r.GetInt64(row, 4));
+  auto spec_json = nlohmann::json::parse(r.Get(row, 5), nullptr, false);
+  auto spec = DecodeCustomJobSpec(spec_json, "jobSpec");
+  if (!spec.ok()) {
+    return Internal("stored job " + job.name +
+                    " has an unreadable spec: " + spec.status().message());
+  }
+  job.job_spec = std::move(spec).value();
+  auto labels = nlohmann::json::parse(r.Get(row, 6), nullptr, false);
+  if (labels.is_object()) {
+    for (auto& [k, v] : labels.items()) {
+      if (v.is_string()) job.labels[k] = v.get<std::string>();
+    }
+  }
+  if (!r.IsNull(row, 7)) {
+    auto enc = nlohmann::json::parse(r.Get(row, 7), nullptr, false);
+    if (enc.is_object() && enc.contains("kmsKeyName") && enc["kmsKeyName"].is_string()) {
+      job.encryption_spec = EncryptionSpec{enc["kmsKeyName"].get<std::string>()};
+    }
+  }
+  if (!r.IsNull(row, 8)) {
+    job.error = RpcStatus{static_cast<int>(r.GetInt64(row, 8)), std::string(r.Get(row, 9))};
+  }
+  job.create_time = OptionalTime(r, row, 10);
+  job.start_time = OptionalTime(r, row, 11);
+  job.end_time = OptionalTime(r, row, 12);
+  job.update_time = OptionalTime(r, row, 13);
+  rec.next_action_at = OptionalTime(r, row, 14);
+  rec.version = r.GetInt64(row, 15);
+  return rec;
+}
+
+StatusOr<std::vector<JobRecord>> DecodeJobRows(const pg::Result& r) {
+  std::vector<JobRecord> out;
+  out.reserve(r.rows());
+  for (int i = 0; i < r.rows(); ++i) {
+    TY_ASSIGN_OR_RETURN(JobRecord rec, DecodeJobRow(r, i));
+    out.push_back(std::move(rec));
+  }
+  return out;
+}
+
+}  // namespace
+
+Status PgJobStore::Insert(const JobRecord& record, const std::string& request_id) {
+  const CustomJob& job = record.job;
+  pg::Params params = {
+      std::to_string(record.id),
+      std::to_string(record.project_number),
+      record.location,
+      job.display_name,
+      std::to_string(static_cast<int>(job.state)),
+      EncodeCustomJobSpec(job.job_spec).dump(),
+      LabelsJson(job.labels),
+      job.encryption_spec
+          ? std::optional<std::string>(
+                nlohmann::json{{"kmsKeyName", job.encryption_spec->kms_key_name}}.dump())
+          : std::nullopt,
+      MicrosParam(*job.create_time),
+      MicrosParam(record.next_action_at),
+      request_id.empty() ? std::nullopt : std::optional<std::string>(request_id),
+  };
+  TY_ASSIGN_OR_RETURN(auto conn, pool_.Acquire());
+  return conn->Exec(kInsertJob, params).status();
+}
+
+StatusOr<JobRecord> PgJobStore::Get(int64_t project_number, const std::string& location,
+                                    int64_t id) {
+  TY_ASSIGN_OR_RETURN(auto conn, pool_.Acquire());
+  TY_ASSIGN_OR_RETURN(
+      pg::Result r,
+      conn->Exec(kGetJob, {std::to_string(id), std::to_string(project_number), location}));
+  if (r.rows() == 0) return NotFound("custom job not found");
+  return DecodeJobRow(r, 0);
+}
+
+StatusOr<std::vector<JobRecord>> PgJobStore::List(const ListJobsQuery& query) {
+  SqlFragment where;
+  where.params = {std::to_string(query.project_number), query.location};
+  std::string sql = "SELECT " TY_JOB_COLUMNS
+                    " FROM custom_jobs WHERE project_number = $1::bigint AND location = $2";
+  if (query.after) {
+    where.params.push_back(MicrosParam(query.after->create_time));
+    where.params.push_back(std::to_string(query.after->id));
+    sql += " AND (create_time, id) < (" TY_TS("$3") ", $4::bigint)";
+  }
+  if (query.filter) {
+    SqlFragment filter;
+    AppendFilterSql(*query.filter, static_cast<int>(where.params.size()) + 1, filter);
+    sql += " AND " + filter.sql;
+    for (auto& p : filter.params) where.params.push_back(std::move(p));
+  }
+  where.params.push_back(std::to_string(query.limit + 1));
+  sql +=
+      " ORDER BY create_time DESC, id DESC LIMIT $" + std::to_string(where.params.size()) + "::int";
+  pg::Params params(where.params.begin(), where.params.end());
+  TY_ASSIGN_OR_RETURN(auto conn, pool_.Acquire());
+  TY_ASSIGN_OR_RETURN(pg::Result r, conn->Exec(sql, params));
+  return DecodeJobRows(r);
+}
+
+StatusOr<bool> PgJobStore::ApplyTransition(const StateUpdate& update) {
+  const JobTransition& t = update.transition;
+  pg::Params params = {
+      std::to_string(update.id),
+      std::to_string(update.expected_version),
+      std::to_string(static_cast<int>(t.from)),
+      std::to_string(static_cast<int>(t.to)),
+      MicrosParam(t.at),
+      MicrosParam(t.start_time),
+      MicrosParam(t.end_time),
+      t.error ? std::optional<std::string>(std::to_string(t.error->code)) : std::nullopt,
+      t.error ? std::optional<std::string>(t.error->message) : std::nullopt,
+      MicrosParam(update.next_action_at),
+      update.lease_owner,
+      t.reason,
+  };
+  TY_ASSIGN_OR_RETURN(auto conn, pool_.Acquire());
+  TY_ASSIGN_OR_RETURN(pg::Result r, conn->Exec(kApplyTransition, params));
+  return r.affected() == 1;
+}
+
+Status PgJobStore::DeleteWithOperation(int64_t project_number, const std::string& location,
+                                       int64_t id, int64_t expected_version, const Operation& op) {
+  pg::Params params = {
+      std::to_string(id),
+      std::to_string(project_number),
+      location,
+      std::to_string(expected_version),
+      std::to_string(op.id),
+      op.parent,
+      op.metadata_type,
+      op.response_json,
+      MicrosParam(op.create_time),
+  };
+  TY_ASSIGN_OR_RETURN(auto conn, pool_.Acquire());
+  TY_ASSIGN_OR_RETURN(pg::Result r, conn->Exec(kDeleteWithOperation, params));
+  if (r.affected() == 0) return NotFound("custom job not found");
+  return Status::Ok();
+}
+
+StatusOr<int64_t> PgJobStore::Heartbeat(const std::string& owner, std::chrono::seconds lease) {
+  TY_ASSIGN_OR_RETURN(auto conn, pool_.Acquire());
+  TY_ASSIGN_OR_RETURN(pg::Result r, conn->Exec(kHeartbeat, {owner, std::to_string(lease.count())}));
+  return r.affected();
+}
+
+StatusOr<int64_t> PgJobStore::Claim(const std::string& owner, int limit,
+                                    std::chrono::seconds lease) {
+  TY_ASSIGN_OR_RETURN(auto conn, pool_.Acquire());
+  TY_ASSIGN_OR_RETURN(pg::Result r, conn->Exec(kClaim, {owner, std::to_string(limit),
+                                                        std::to_string(lease.count())}));
+  return r.affected();
+}
+
+StatusOr<std::vector<JobRecord>> PgJobStore::Due(const std::string& owner, Timestamp now,
+                                                 int limit) {
+  TY_ASSIGN_OR_RETURN(auto conn, pool_.Acquire());
+  TY_ASSIGN_OR_RETURN(pg::Result r,
+                      conn->Exec(kDue, {owner, MicrosParam(now), std::to_string(limit)}));
+  return DecodeJobRows(r);
+}
+
+Status PgJobStore::ReleaseAll(const std::string& owner) {
+  TY_ASSIGN_OR_RETURN(auto conn, pool_.Acquire());
+  return conn->Exec(kReleaseAll, {owner}).status();
+}
+
+StatusOr<Operation> PgOperationRepository::Get(int64_t project_number, const std::string& location,
+                                               int64_t id) {
+  TY_ASSIGN_OR_RETURN(auto conn, pool_.Acquire());
+  TY_ASSIGN_OR_RETURN(
+      pg::Result r,
+      conn->Exec(kGetOperation, {std::to_string(id), std::to_string(project_number), location}));
+  if (r.rows() == 0) return NotFound("operation not found");
+  Operation op;
+  op.id = r.GetInt64(0, 0);
+  op.project_number = r.GetInt64(0, 1);
+  op.location = std::string(r.Get(0, 2));
+  op.parent = std::string(r.Get(0, 3));
+  op.metadata_type = std::string(r.Get(0, 4));
+  op.done = r.Get(0, 5) == "t";
+  if (!r.IsNull(0, 6)) op.response_json = std::string(r.Get(0, 6));
+  if (!r.IsNull(0, 7)) {
+    op.error = RpcStatus{static_cast<int>(r.GetInt64(0, 7)), std::string(r.Get(0, 8))};
+  }
+  op.create_time = FromUnixMicros(r.GetInt64(0, 9));
+  op.update_time = FromUnixMicros(r.GetInt64(0, 10));
+  return op;
+}
+
+}  // namespace trainyard::storage

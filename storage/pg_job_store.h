@@ -1,0 +1,39 @@
+#pragma once
+// customJobs on PostgreSQL: the API's repository and the runtime's leases over the same table.
+#include "services/job_repository.h"
+#include "storage/pg.h"
+
+namespace trainyard::storage {
+
+class PgJobStore final : public JobRepository, public JobLeaseRepository {
+ public:
+  explicit PgJobStore(pg::Pool& pool) : pool_(pool) {}
+
+  // JobRepository
+  Status Insert(const JobRecord& record, const std::string& request_id) override;
+  StatusOr<JobRecord> Get(int64_t project_number, const std::string& location, int64_t id) override;
+  StatusOr<std::vector<JobRecord>> List(const ListJobsQuery& query) override;
+  StatusOr<bool> ApplyTransition(const StateUpdate& update) override;
+  Status DeleteWithOperation(int64_t project_number, const std::string& location, int64_t id,
+                             int64_t expected_version, const Operation& operation) override;
+
+  // JobLeaseRepository
+  StatusOr<int64_t> Heartbeat(const std::string& owner, std::chrono::seconds lease) override;
+  StatusOr<int64_t> Claim(const std::string& owner, int limit, std::chrono::seconds lease) override;
+  StatusOr<std::vector<JobRecord>> Due(const std::string& owner, Timestamp now, int limit) override;
+  Status ReleaseAll(const std::string& owner) override;
+
+ private:
+  pg::Pool& pool_;
+};
+
+class PgOperationRepository final : public OperationRepository {
+ public:
+  explicit PgOperationRepository(pg::Pool& pool) : pool_(pool) {}
+  StatusOr<Operation> Get(int64_t project_number, const std::string& location, int64_t id) override;
+
+ private:
+  pg::Pool& pool_;
+};
+
+}  // namespace trainyard::storage

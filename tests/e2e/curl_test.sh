@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# customJobs over plain curl, exactly as a user would call it.
+source "$(dirname "$0")/lib.sh"
+
+start_server --sim-speed 200
+P="$BASE/v1/projects/demo-project/locations/us-central1"
+PAYLOAD="$(dirname "$0")/../../payloads/jobs/lora-single-node.json"
+
+# HTTP status and body of one call: "CODE BODY".
+call() {
+  local method=$1 url=$2
+  shift 2
+  curl -sS -o "$E2E_DIR/body" -w '%{http_code}' -X "$method" "$url" "$@"
+}
+
+code=$(curl -sS -o /dev/null -w '%{http_code}' "$BASE/healthz"); check "healthz is 200" "$code" 200
+
+# Create, then poll to SUCCEEDED.
+code=$(call POST "$P/customJobs?alt=json" -H 'content-type: application/json' --data-binary @"$PAYLOAD")
+check "create is 200" "$code" 200
+name=$(jq -r .name "$E2E_DIR/body")
+[[ "$name" =~ ^projects/[0-9]+/locations/us-central1/customJobs/[0-9]{19}$ ]] && pass "name has a project number and a 19-digit id" || fail "name: $name"
+check "created job is QUEUED" "$(jq -r .state "$E2E_DIR/body")" JOB_STATE_QUEUED
+check "replicaCount is an int64 string" "$(jq -r '.jobSpec.workerPoolSpecs[0].replicaCount|type' "$E2E_DIR/body")" string
+number=$(echo "$name" | cut -d/ -f2)
+id=${name##*/}
+
+job_state() { curl -fsS "$BASE/v1/$name" | jq -r .state; }
+wait_until 60 "job succeeds" bash -c "[ \"\$(curl -fsS '$BASE/v1/$name' | jq -r .state)\" = JOB_STATE_SUCCEEDED ]"
+check "job reaches SUCCEEDED" "$(job_state)" JOB_STATE_SUCCEEDED
+curl -fsS "$BASE/v1/$name" >"$E2E_DIR/job.json"
+check "startTime set" "$(jq -r 'has("startTime")' "$E2E_DIR/job.json")" true
+check "endTime set" "$(jq -r 'has("endTime")' "$E2E_DIR/job.json")" true
+
+# Project id and project number name the same job; v1beta1 is an alias; $alt is ignored.
+code=$(call GET "$BASE/v1beta1/projects/demo-project/locations/us-central1/customJobs/$id?\$alt=json%3Benum-encoding=int")
+check "get by project id under v1beta1" "$code" 200
+check "same job by id and number" "$(jq -r .name "$E2E_DIR/body")" "$name"
+
+# Missing job: 404 with the Vertex error body.
+code=$(call GET "$P/customJobs/1234567890123456789")
+check "missing job is 404" "$code" 404
+check "error status NOT_FOUND" "$(jq -r .error.status "$E2E_DIR/body")" NOT_FOUND
+check "error code is the HTTP status" "$(jq -r .error.code "$E2E_DIR/body")" 404
+check "every detail has @type" "$(jq -r '[.error.details[]|has("@type")]|all' "$E2E_DIR/body")" true
+
+# Unknown field: 400 naming the field; nothing created.
+before=$(curl -fsS "$P/customJobs" | jq '.customJobs|length')
+code=$(call POST "$P/customJobs" --data-binary '{"displayName":"x","jobSpec":{"workerPoolSpecs":[{"machineSpec":{"machineType":"n1-standard-4"},"replicaCount":"1","containerSpec":{"imageUri":"python:3.11"}}],"bogusField":1}}')
+check "unknown field is 400" "$code" 400
+check "unknown field status" "$(jq -r .error.status "$E2E_DIR/body")" INVALID_ARGUMENT
+jq -r .error.message "$E2E_DIR/body" | grep -q bogusField && pass "message names the field" || fail "message: $(cat "$E2E_DIR/body")"
+after=$(curl -fsS "$P/customJobs" | jq '.customJobs|length')
+check "nothing half-written" "$after" "$before"
+
+# Oversized and over-deep bodies are refused.
+head -c 1100000 /dev/zero | tr '\0' ' ' >"$E2E_DIR/big"
+code=$(curl -sS -o /dev/null -w '%{http_code}' -H 'Expect:' -X POST "$P/customJobs" --data-binary @"$E2E_DIR/big")
+check "body over 1 MiB is 413" "$code" 413
+deep=$(printf '%0.s[' $(seq 1 100))
+code=$(call POST "$P/customJobs" --data-binary "{\"displayName\":$deep")
+check "nesting deeper than 64 is 400" "$code" 400
+
+# Cancel: CANCELLING, then CANCELLED with error code 1; cancelling again is FAILED_PRECONDITION.
+long=$(jq '.jobSpec.workerPoolSpecs[0].containerSpec.env=[{"name":"TRAINYARD_SIM_DURATION","value":"36000s"}]' "$PAYLOAD")
+code=$(call POST "$P/customJobs" --data-binary "$long"); check "create long job" "$code" 200
+long_name=$(jq -r .name "$E2E_DIR/body")
+code=$(call POST "$BASE/v1/$long_name:cancel" --data-binary '{}'); check "cancel is 200" "$code" 200
+check "cancel returns {}" "$(cat "$E2E_DIR/body")" "{}"
+wait_until 30 "job cancelled" bash -c "[ \"\$(curl -fsS '$BASE/v1/$long_name' | jq -r .state)\" = JOB_STATE_CANCELLED ]"
+curl -fsS "$BASE/v1/$long_name" >"$E2E_DIR/cancelled.json"
+check "cancelled error code 1" "$(jq -r .error.code "$E2E_DIR/cancelled.json")" 1
+check "cancelled has endTime" "$(jq -r 'has("endTime")' "$E2E_DIR/cancelled.json")" true
+code=$(call POST "$BASE/v1/$long_name:cancel"); check "cancel of terminal job is 400" "$code" 400
+check "cancel of terminal job is FAILED_PRECONDITION" "$(jq -r .error.status "$E2E_DIR/body")" FAILED_PRECONDITION
+
+# Failure knob.
+failing=$(jq '.jobSpec.workerPoolSpecs[0].containerSpec.env=[{"name":"TRAINYARD_SIM_EXIT_CODE","value":"2"}]' "$PAYLOAD")
+code=$(call POST "$P/customJobs" --data-binary "$failing"); check "create failing job" "$code" 200
+fail_name=$(jq -r .name "$E2E_DIR/body")
+wait_until 60 "job fails" bash -c "[ \"\$(curl -fsS '$BASE/v1/$fail_name' | jq -r .state)\" = JOB_STATE_FAILED ]"
+curl -fsS "$BASE/v1/$fail_name" | jq -r .error.message | grep -q "non-zero status of 2" && pass "failure names the exit status" || fail "failure message"
+
+# List: filter, paging, readMask.
+code=$(call GET "$P/customJobs?filter=state%3DJOB_STATE_SUCCEEDED&pageSize=1")
+check "filtered list is 200" "$code" 200
+check "filtered list returns the succeeded job" "$(jq -r '.customJobs[0].name' "$E2E_DIR/body")" "$name"
+code=$(call GET "$P/customJobs?pageSize=1"); token=$(jq -r .nextPageToken "$E2E_DIR/body")
+[ -n "$token" ] && [ "$token" != null ] && pass "first page has a nextPageToken" || fail "no nextPageToken"
+code=$(call GET "$P/customJobs?pageSize=1&pageToken=$token"); check "second page is 200" "$code" 200
+code=$(call GET "$P/customJobs?readMask=name,state"); check "readMask list is 200" "$code" 200
+check "readMask keeps only the named fields" "$(jq -c '.customJobs[0]|keys' "$E2E_DIR/body")" '["name","state"]'
+code=$(call GET "$P/customJobs?filter=state%3D"); check "malformed filter is 400" "$code" 400
+code=$(call GET "$BASE/v1/projects/nobody-here/locations/us-central1/customJobs"); check "empty list is 200" "$code" 200
+check "empty list is {}" "$(cat "$E2E_DIR/body")" "{}"
+
+# Delete: terminal job → Operation with @type metadata and a numeric id; then 404.
+code=$(call DELETE "$BASE/v1/$name"); check "delete is 200" "$code" 200
+op=$(jq -r .name "$E2E_DIR/body")
+[[ "$op" =~ /operations/[0-9]+$ ]] && pass "operation has a numeric id" || fail "operation name: $op"
+check "operation metadata @type" "$(jq -r '.metadata["@type"]' "$E2E_DIR/body")" type.googleapis.com/google.cloud.aiplatform.v1.DeleteOperationMetadata
+check "operation done" "$(jq -r .done "$E2E_DIR/body")" true
+code=$(call GET "$BASE/v1/$op"); check "operation readable by its flat name" "$code" 200
+code=$(call GET "$BASE/ui/$op"); check "operation readable under /ui" "$code" 200
+code=$(call GET "$BASE/v1/$name"); check "deleted job is 404" "$code" 404
+
+# Durability: a restart keeps every acknowledged job.
+stop_server
+start_server --sim-speed 200
+code=$(call GET "$BASE/v1/$long_name"); check "job survives a restart" "$code" 200
+check "state survives a restart" "$(jq -r .state "$E2E_DIR/body")" JOB_STATE_CANCELLED
+
+finish

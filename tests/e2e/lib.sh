@@ -1,0 +1,65 @@
+# Shared by the end-to-end tests: start the real server on a free port with its own embedded
+# PostgreSQL, wait for readiness (polling with a deadline, never a fixed sleep), stop it at exit.
+set -euo pipefail
+
+TRAINYARD_BIN=${1:?usage: $0 path/to/trainyard}
+E2E_DIR=$(mktemp -d /tmp/trainyard-e2e.XXXXXX)
+chmod 755 "$E2E_DIR"  # the embedded PostgreSQL runs as the postgres user
+SERVER_PID=""
+FAILURES=0
+PASSES=0
+
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
+}
+
+stop_server() {
+  if [ -n "$SERVER_PID" ] && kill -0 "$SERVER_PID" 2>/dev/null; then
+    kill -TERM "$SERVER_PID"
+    wait "$SERVER_PID" || true
+  fi
+  SERVER_PID=""
+}
+
+cleanup() {
+  stop_server
+  rm -rf "$E2E_DIR"
+}
+trap cleanup EXIT
+
+# start_server [extra serve flags…]: sets PORT and BASE.
+start_server() {
+  PORT=$(free_port)
+  BASE="http://127.0.0.1:$PORT"
+  "$TRAINYARD_BIN" serve --listen "127.0.0.1:$PORT" --data-dir "$E2E_DIR/data" "$@" \
+    >>"$E2E_DIR/server.log" 2>&1 &
+  SERVER_PID=$!
+  wait_until 60 "server ready" curl -fsS "$BASE/readyz"
+}
+
+# wait_until SECONDS WHAT CMD…: retries CMD until it succeeds or the deadline passes.
+wait_until() {
+  local deadline=$((SECONDS + $1)) what=$2
+  shift 2
+  until "$@" >/dev/null 2>&1; do
+    if [ $SECONDS -ge $deadline ]; then
+      echo "timed out waiting for: $what" >&2
+      tail -n 30 "$E2E_DIR/server.log" >&2 || true
+      return 1
+    fi
+    sleep 0.05
+  done
+}
+
+pass() { PASSES=$((PASSES + 1)); echo "ok - $1"; }
+fail() { FAILURES=$((FAILURES + 1)); echo "not ok - $1" >&2; }
+
+# check NAME ACTUAL EXPECTED
+check() {
+  if [ "$2" = "$3" ]; then pass "$1"; else fail "$1: expected [$3], got [$2]"; fi
+}
+
+finish() {
+  echo "$PASSES passed, $FAILURES failed"
+  [ "$FAILURES" -eq 0 ]
+}

@@ -1,0 +1,86 @@
+#include "workers/job_executor.h"
+
+#include <unistd.h>
+
+#include <random>
+
+#include "services/job_state_machine.h"
+#include "services/log.h"
+
+namespace trainyard {
+
+std::string DefaultExecutorOwner() {
+  char host[256] = {0};
+  gethostname(host, sizeof(host) - 1);
+  std::random_device rd;
+  return std::string(host) + ":" + std::to_string(getpid()) + ":" + std::to_string(rd() % 100000);
+}
+
+StatusOr<int> JobExecutor::RunOnce() {
+  TY_RETURN_IF_ERROR(leases_.Heartbeat(options_.owner, options_.lease).status());
+  TY_RETURN_IF_ERROR(leases_.Claim(options_.owner, options_.batch, options_.lease).status());
+  Timestamp now = clock_.Now();
+  TY_ASSIGN_OR_RETURN(std::vector<JobRecord> due, leases_.Due(options_.owner, now, options_.batch));
+  int applied = 0;
+  for (const JobRecord& record : due) {
+    auto step = sim::NextStep(record.job, now, options_.timings);
+    if (!step) continue;
+    auto transition =
+        JobStateMachine::Transition(record.job, step->to, now, step->reason, step->error);
+    if (!transition.ok()) {
+      LogJson(LogLevel::kError, "job_transition_refused",
+              {{"job", record.job.name}, {"error", transition.status().message()}});
+      continue;
+    }
+    StateUpdate update;
+    update.id = record.id;
+    update.expected_version = record.version;
+    update.transition = std::move(transition).value();
+    update.next_action_at = step->next_action_at;
+    update.lease_owner = options_.owner;
+    auto ok = jobs_.ApplyTransition(update);
+    if (!ok.ok()) return ok.status();
+    if (*ok) {
+      ++applied;
+      LogJson(LogLevel::kDebug, "job_transition",
+              {{"job", record.job.name},
+               {"to", static_cast<int>(step->to)},
+               {"reason", step->reason}});
+    }
+  }
+  return applied;
+}
+
+void JobExecutor::Start() {
+  stop_ = false;
+  thread_ = std::thread([this] { Loop(); });
+}
+
+void JobExecutor::Stop() {
+  if (!thread_.joinable()) return;
+  {
+    std::lock_guard lock(mu_);
+    stop_ = true;
+  }
+  wake_.notify_all();
+  thread_.join();
+  Status released = leases_.ReleaseAll(options_.owner);
+  if (!released.ok()) {
+    LogJson(LogLevel::kWarn, "lease_release_failed", {{"error", released.message()}});
+  }
+}
+
+void JobExecutor::Loop() {
+  while (!stop_) {
+    auto applied = RunOnce();
+    if (!applied.ok()) {
+      LogJson(LogLevel::kWarn, "executor_pass_failed", {{"error", applied.status().message()}});
+    }
+    // Busy: go again at once. Idle: wait a tick (or until stopped).
+    if (applied.ok() && *applied > 0) continue;
+    std::unique_lock lock(mu_);
+    wake_.wait_for(lock, options_.idle_tick, [this] { return stop_.load(); });
+  }
+}
+
+}  // namespace trainyard

@@ -1,0 +1,57 @@
+#pragma once
+// The runtime loop: holds leases on active jobs and moves each through its lifecycle when its next
+// action falls due. Every step is a short transaction; nothing stays open while a job runs. A
+// process that dies stops heartbeating, its leases expire, and another executor claims the jobs —
+// the job row carries everything needed to continue (state, next_action_at, version).
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "services/clock.h"
+#include "services/job_repository.h"
+#include "workers/sim/stand_in_runtime.h"
+
+namespace trainyard {
+
+struct JobExecutorOptions {
+  std::string owner;  // unique per process: host:pid:random
+  std::chrono::seconds lease{30};
+  int batch = 500;
+  std::chrono::milliseconds idle_tick{100};
+  sim::StandInTimings timings;
+};
+
+class JobExecutor {
+ public:
+  JobExecutor(JobLeaseRepository& leases, JobRepository& jobs, const Clock& clock,
+              JobExecutorOptions options)
+      : leases_(leases), jobs_(jobs), clock_(clock), options_(std::move(options)) {}
+  ~JobExecutor() { Stop(); }
+
+  // One pass: heartbeat, claim, then one step for every due job. Returns the steps applied.
+  // Tests call this directly with a manual clock; Start() calls it in a loop.
+  StatusOr<int> RunOnce();
+
+  void Start();
+  // Stops the loop and gives the leases back so another process can continue at once.
+  void Stop();
+
+ private:
+  void Loop();
+
+  JobLeaseRepository& leases_;
+  JobRepository& jobs_;
+  const Clock& clock_;
+  JobExecutorOptions options_;
+  std::thread thread_;
+  std::atomic<bool> stop_{false};
+  std::mutex mu_;
+  std::condition_variable wake_;
+};
+
+std::string DefaultExecutorOwner();
+
+}  // namespace trainyard

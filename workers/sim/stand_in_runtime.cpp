@@ -1,0 +1,75 @@
+#include "workers/sim/stand_in_runtime.h"
+
+#include <charconv>
+
+#include "services/model/duration_text.h"
+
+namespace trainyard::sim {
+namespace {
+
+const std::vector<EnvVar>* PrimaryEnv(const CustomJob& job) {
+  const auto& pools = job.job_spec.worker_pool_specs;
+  if (pools.empty()) return nullptr;
+  if (pools[0].container_spec) return &pools[0].container_spec->env;
+  if (pools[0].python_package_spec) return &pools[0].python_package_spec->env;
+  return nullptr;
+}
+
+std::optional<std::string> Knob(const CustomJob& job, std::string_view name) {
+  if (const auto* env = PrimaryEnv(job)) {
+    for (const EnvVar& var : *env) {
+      if (var.name == name) return var.value;
+    }
+  }
+  return std::nullopt;
+}
+
+Duration RunTime(const CustomJob& job, const StandInTimings& timings) {
+  if (auto text = Knob(job, "TRAINYARD_SIM_DURATION")) {
+    if (auto d = ParseDurationText(*text)) return *d;
+  }
+  return timings.run;
+}
+
+int ExitCode(const CustomJob& job) {
+  int code = 0;
+  if (auto text = Knob(job, "TRAINYARD_SIM_EXIT_CODE")) {
+    std::from_chars(text->data(), text->data() + text->size(), code);
+  }
+  return code;
+}
+
+Timestamp After(Timestamp now, Duration d) {
+  return now + std::chrono::duration_cast<std::chrono::microseconds>(d);
+}
+
+}  // namespace
+
+std::optional<RuntimeStep> NextStep(const CustomJob& job, Timestamp now,
+                                    const StandInTimings& timings) {
+  switch (job.state) {
+    case JobState::kQueued:
+      return RuntimeStep{JobState::kPending, "admitted: capacity is unlimited in the stand-in runtime",
+                         After(now, timings.provision), std::nullopt};
+    case JobState::kPending:
+      return RuntimeStep{JobState::kRunning, "all replicas are running", After(now, RunTime(job, timings)),
+                         std::nullopt};
+    case JobState::kRunning: {
+      int code = ExitCode(job);
+      if (code == 0) {
+        return RuntimeStep{JobState::kSucceeded, "the primary replica exited with status 0",
+                           std::nullopt, std::nullopt};
+      }
+      std::string message = "The replica workerpool0-0 exited with a non-zero status of " +
+                            std::to_string(code) + ".";
+      return RuntimeStep{JobState::kFailed, message, std::nullopt, RpcStatus{3, message}};
+    }
+    case JobState::kCancelling:
+      return RuntimeStep{JobState::kCancelled, "every replica stopped after the cancel",
+                         std::nullopt, RpcStatus{1, "CANCELED"}};
+    default:
+      return std::nullopt;
+  }
+}
+
+}  // namespace trainyard::sim
