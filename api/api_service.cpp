@@ -35,7 +35,8 @@ ApiService::ApiService(ReadinessProbe readiness) : readiness_(std::move(readines
   });
   health_router_.Add("GET", "/readyz", [this](const HttpRequest& r, const RouteMatch&) {
     Status ready = readiness_();
-    if (!ready.ok()) return ErrorResponse(Unavailable("not ready: " + ready.message()), r.request_id);
+    if (!ready.ok())
+      return ErrorResponse(Unavailable("not ready: " + ready.message()), r.request_id);
     return JsonResponse({{"status", "ready"}});
   });
 }
@@ -80,8 +81,8 @@ HttpResponse ApiService::Handle(HttpRequest& request) {
     response = ErrorResponse(Internal("internal error"), request.request_id);
   }
   response.headers.emplace_back("X-Request-Id", request.request_id);
-  double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-                  .count();
+  double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   if (request.path != "/healthz" && request.path != "/readyz") {
     LogJson(LogLevel::kInfo, "http_request",
             {{"request_id", request.request_id},

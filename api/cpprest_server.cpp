@@ -91,10 +91,10 @@ class CpprestServer final : public HttpServer {
     const auto& headers = req.headers();
     auto te = headers.find("Transfer-Encoding");
     if (te != headers.end() && Lowercase(te->second).find("chunked") != std::string::npos) {
-      HttpResponse out = ErrorResponse(
-          Status(Code::kInvalidArgument,
-                 "chunked request bodies are not accepted; send a Content-Length"),
-          "");
+      HttpResponse out =
+          ErrorResponse(Status(Code::kInvalidArgument,
+                               "chunked request bodies are not accepted; send a Content-Length"),
+                        "");
       out.status = 411;
       out.close_connection = true;
       Finish(req, out);

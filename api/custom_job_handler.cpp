@@ -18,8 +18,8 @@ constexpr int kMaxPageSize = 100;  // as Vertex: larger values are coerced down
 
 const std::vector<std::string>& CustomJobFields() {
   static const std::vector<std::string> fields = {
-      "name",        "displayName", "jobSpec",    "state",          "error",
-      "createTime",  "startTime",   "endTime",    "updateTime",     "labels",
+      "name",           "displayName",   "jobSpec",      "state",       "error",
+      "createTime",     "startTime",     "endTime",      "updateTime",  "labels",
       "encryptionSpec", "webAccessUris", "satisfiesPzs", "satisfiesPzi"};
   return fields;
 }

@@ -6,23 +6,35 @@ namespace trainyard::api {
 
 int HttpStatusFor(Code code) {
   switch (code) {
-    case Code::kOk: return 200;
-    case Code::kCancelled: return 499;
+    case Code::kOk:
+      return 200;
+    case Code::kCancelled:
+      return 499;
     case Code::kInvalidArgument:
     case Code::kFailedPrecondition:
-    case Code::kOutOfRange: return 400;
-    case Code::kUnauthenticated: return 401;
-    case Code::kPermissionDenied: return 403;
-    case Code::kNotFound: return 404;
+    case Code::kOutOfRange:
+      return 400;
+    case Code::kUnauthenticated:
+      return 401;
+    case Code::kPermissionDenied:
+      return 403;
+    case Code::kNotFound:
+      return 404;
     case Code::kAlreadyExists:
-    case Code::kAborted: return 409;
-    case Code::kResourceExhausted: return 429;
-    case Code::kUnimplemented: return 501;
-    case Code::kUnavailable: return 503;
-    case Code::kDeadlineExceeded: return 504;
+    case Code::kAborted:
+      return 409;
+    case Code::kResourceExhausted:
+      return 429;
+    case Code::kUnimplemented:
+      return 501;
+    case Code::kUnavailable:
+      return 503;
+    case Code::kDeadlineExceeded:
+      return 504;
     case Code::kUnknown:
     case Code::kInternal:
-    case Code::kDataLoss: return 500;
+    case Code::kDataLoss:
+      return 500;
   }
   return 500;
 }

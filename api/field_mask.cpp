@@ -52,7 +52,8 @@ StatusOr<FieldMask> ParseFieldMask(const std::string& text,
       size_t e = path.find('.', s);
       if (e == std::string::npos) e = path.size();
       std::string segment = ToCamel(path.substr(s, e - s));
-      if (segment.empty()) return InvalidField("readMask", "empty segment in path \"" + path + "\"");
+      if (segment.empty())
+        return InvalidField("readMask", "empty segment in path \"" + path + "\"");
       segments.push_back(std::move(segment));
       s = e + 1;
     }

@@ -9,8 +9,8 @@
 namespace trainyard::api {
 
 struct HttpRequest {
-  std::string method;  // "GET", "POST", ...
-  std::string path;    // decoded path, without the query
+  std::string method;                          // "GET", "POST", ...
+  std::string path;                            // decoded path, without the query
   std::map<std::string, std::string> query;    // decoded; last value wins
   std::map<std::string, std::string> headers;  // names lowercased
   std::string body;

@@ -10,7 +10,8 @@ void OperationHandler::Register(Router& router) {
   const std::string base = "/{version}/projects/{project}/locations/{location}";
   auto get = [this](const HttpRequest& r, const RouteMatch& m) { return Get(r, m); };
   router.Add("GET", base + "/operations/{operation}", get);
-  router.Add("POST", base + "/operations/{operation}:wait", get);  // every operation we make is done
+  router.Add("POST", base + "/operations/{operation}:wait",
+             get);  // every operation we make is done
   router.Add("GET", base + "/{collection}/{resource}/operations/{operation}", get);
   router.Add("POST", base + "/{collection}/{resource}/operations/{operation}:wait", get);
 }

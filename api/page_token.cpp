@@ -50,15 +50,15 @@ uint64_t Fingerprint(const std::string& text) {
 }
 
 Status BadToken() {
-  return InvalidField("pageToken", "invalid page token; pass the nextPageToken of the previous page");
+  return InvalidField("pageToken",
+                      "invalid page token; pass the nextPageToken of the previous page");
 }
 
 }  // namespace
 
 std::string EncodePageToken(const JobCursor& cursor, const std::string& filter) {
-  nlohmann::json j = {{"t", ToUnixMicros(cursor.create_time)},
-                      {"i", cursor.id},
-                      {"f", Fingerprint(filter)}};
+  nlohmann::json j = {
+      {"t", ToUnixMicros(cursor.create_time)}, {"i", cursor.id}, {"f", Fingerprint(filter)}};
   return Base64UrlEncode(j.dump());
 }
 
@@ -67,8 +67,7 @@ StatusOr<JobCursor> DecodePageToken(const std::string& token, const std::string&
   if (token.size() > 512 || !Base64UrlDecode(token, raw)) return BadToken();
   nlohmann::json j = nlohmann::json::parse(raw, nullptr, /*allow_exceptions=*/false);
   if (!j.is_object() || !j.contains("t") || !j.contains("i") || !j.contains("f") ||
-      !j["t"].is_number_integer() || !j["i"].is_number_integer() ||
-      !j["f"].is_number_unsigned()) {
+      !j["t"].is_number_integer() || !j["i"].is_number_integer() || !j["f"].is_number_unsigned()) {
     return BadToken();
   }
   if (j["f"].get<uint64_t>() != Fingerprint(filter)) {

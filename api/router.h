@@ -23,7 +23,7 @@ class Router {
   void Add(std::string method, const std::string& pattern, RouteHandler handler);
   // nullptr when nothing matches; `path_matched` tells a wrong method from an unknown path.
   const RouteHandler* Match(const std::string& method, const std::string& path, RouteMatch& match,
-                           bool& path_matched) const;
+                            bool& path_matched) const;
 
  private:
   struct Route {

@@ -12,17 +12,20 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
 
   trainyard::cmd::ServeOptions serve;
-  CLI::App* serve_cmd = app.add_subcommand("serve", "Run the API, the runtime and (by default) an "
-                                                    "embedded PostgreSQL");
+  CLI::App* serve_cmd = app.add_subcommand("serve",
+                                           "Run the API, the runtime and (by default) an "
+                                           "embedded PostgreSQL");
   serve_cmd->add_option("--listen", serve.listen, "host:port to listen on")->capture_default_str();
-  serve_cmd->add_option("--data-dir", serve.data_dir,
-                        "directory for the embedded PostgreSQL (DIR/pg) and other state")
+  serve_cmd
+      ->add_option("--data-dir", serve.data_dir,
+                   "directory for the embedded PostgreSQL (DIR/pg) and other state")
       ->capture_default_str();
   serve_cmd->add_option("--database-url", serve.database_url,
                         "libpq connection string of an external PostgreSQL; no embedded one is "
                         "started");
-  serve_cmd->add_option("--sim-speed", serve.sim_speed,
-                        "virtual seconds per wall second for the simulated runtime")
+  serve_cmd
+      ->add_option("--sim-speed", serve.sim_speed,
+                   "virtual seconds per wall second for the simulated runtime")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   serve_cmd->add_option("--http-threads", serve.http_threads, "HTTP worker threads")

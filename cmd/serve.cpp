@@ -73,7 +73,8 @@ sigset_t BlockShutdownSignals() {
 }
 
 int Fail(const std::string& event, const Status& status) {
-  LogJson(LogLevel::kError, event, {{"code", CodeName(status.code())}, {"error", status.message()}});
+  LogJson(LogLevel::kError, event,
+          {{"code", CodeName(status.code())}, {"error", status.message()}});
   std::cerr << "trainyard: " << status.message() << "\n";
   return 1;
 }

@@ -1,6 +1,6 @@
 #pragma once
-// The parsed form of a customJobs list filter (AIP-160 subset). api/ parses the text into this tree,
-// storage/ compiles it to SQL; neither knows the other's syntax.
+// The parsed form of a customJobs list filter (AIP-160 subset). api/ parses the text into this
+// tree, storage/ compiles it to SQL; neither knows the other's syntax.
 #include <memory>
 #include <string>
 #include <vector>

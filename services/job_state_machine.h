@@ -14,7 +14,7 @@ struct JobTransition {
   JobState from = JobState::kUnspecified;
   JobState to = JobState::kUnspecified;
   Timestamp at{};
-  std::string reason;                  // kept as a job event
+  std::string reason;                   // kept as a job event
   std::optional<Timestamp> start_time;  // stamped on the first RUNNING
   std::optional<Timestamp> end_time;    // stamped on a terminal state
   std::optional<RpcStatus> error;       // FAILED and CANCELLED carry one

@@ -1,6 +1,6 @@
 #pragma once
-// Status and StatusOr: the error currency of every layer. Codes are google.rpc codes, so the edge can
-// render them as the Vertex error body without translation tables scattered around.
+// Status and StatusOr: the error currency of every layer. Codes are google.rpc codes, so the edge
+// can render them as the Vertex error body without translation tables scattered around.
 #include <cassert>
 #include <optional>
 #include <string>
@@ -81,7 +81,7 @@ inline Status InvalidField(const std::string& path, const std::string& descripti
 template <typename T>
 class StatusOr {
  public:
-  StatusOr(T value) : value_(std::move(value)) {}  // NOLINT: implicit by design
+  StatusOr(T value) : value_(std::move(value)) {}         // NOLINT: implicit by design
   StatusOr(Status status) : status_(std::move(status)) {  // NOLINT
     assert(!status_.ok());
   }
@@ -103,15 +103,16 @@ class StatusOr {
 
 }  // namespace trainyard
 
-#define TY_RETURN_IF_ERROR(expr)         \
-  do {                                   \
-    ::trainyard::Status _st = (expr);    \
-    if (!_st.ok()) return _st;           \
+#define TY_RETURN_IF_ERROR(expr)      \
+  do {                                \
+    ::trainyard::Status _st = (expr); \
+    if (!_st.ok()) return _st;        \
   } while (0)
 
 #define TY_CONCAT_INNER(a, b) a##b
 #define TY_CONCAT(a, b) TY_CONCAT_INNER(a, b)
-#define TY_ASSIGN_OR_RETURN(lhs, expr) TY_ASSIGN_OR_RETURN_IMPL(TY_CONCAT(_sor_, __LINE__), lhs, expr)
+#define TY_ASSIGN_OR_RETURN(lhs, expr) \
+  TY_ASSIGN_OR_RETURN_IMPL(TY_CONCAT(_sor_, __LINE__), lhs, expr)
 #define TY_ASSIGN_OR_RETURN_IMPL(tmp, lhs, expr) \
   auto tmp = (expr);                             \
   if (!tmp.ok()) return tmp.status();            \

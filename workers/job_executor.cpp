@@ -42,10 +42,9 @@ StatusOr<int> JobExecutor::RunOnce() {
     if (!ok.ok()) return ok.status();
     if (*ok) {
       ++applied;
-      LogJson(LogLevel::kDebug, "job_transition",
-              {{"job", record.job.name},
-               {"to", static_cast<int>(step->to)},
-               {"reason", step->reason}});
+      LogJson(
+          LogLevel::kDebug, "job_transition",
+          {{"job", record.job.name}, {"to", static_cast<int>(step->to)}, {"reason", step->reason}});
     }
   }
   return applied;

@@ -9,11 +9,10 @@ namespace trainyard {
 nlohmann::json EncodeOperation(const Operation& op) {
   nlohmann::json out;
   out["name"] = OperationName(op.project_number, op.location, op.parent, op.id);
-  out["metadata"] = {
-      {"@type", "type.googleapis.com/" + op.metadata_type},
-      {"genericMetadata",
-       {{"createTime", FormatTimestamp(op.create_time)},
-        {"updateTime", FormatTimestamp(op.update_time)}}}};
+  out["metadata"] = {{"@type", "type.googleapis.com/" + op.metadata_type},
+                     {"genericMetadata",
+                      {{"createTime", FormatTimestamp(op.create_time)},
+                       {"updateTime", FormatTimestamp(op.update_time)}}}};
   if (op.done) {
     out["done"] = true;
     if (op.error) {

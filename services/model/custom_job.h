@@ -1,6 +1,6 @@
 #pragma once
-// The CustomJob resource as the domain sees it: plain values, no JSON, no SQL. Field names follow the
-// Vertex AI v1 protos (google.cloud.aiplatform.v1.CustomJob) in snake_case.
+// The CustomJob resource as the domain sees it: plain values, no JSON, no SQL. Field names follow
+// the Vertex AI v1 protos (google.cloud.aiplatform.v1.CustomJob) in snake_case.
 #include <cstdint>
 #include <map>
 #include <optional>

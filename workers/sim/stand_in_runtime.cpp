@@ -49,11 +49,12 @@ std::optional<RuntimeStep> NextStep(const CustomJob& job, Timestamp now,
                                     const StandInTimings& timings) {
   switch (job.state) {
     case JobState::kQueued:
-      return RuntimeStep{JobState::kPending, "admitted: capacity is unlimited in the stand-in runtime",
+      return RuntimeStep{JobState::kPending,
+                         "admitted: capacity is unlimited in the stand-in runtime",
                          After(now, timings.provision), std::nullopt};
     case JobState::kPending:
-      return RuntimeStep{JobState::kRunning, "all replicas are running", After(now, RunTime(job, timings)),
-                         std::nullopt};
+      return RuntimeStep{JobState::kRunning, "all replicas are running",
+                         After(now, RunTime(job, timings)), std::nullopt};
     case JobState::kRunning: {
       int code = ExitCode(job);
       if (code == 0) {

@@ -1,0 +1,271 @@
+// JobService, PgJobStore and JobExecutor against a real PostgreSQL, with a manual clock: every
+// state the API shows is reached by advancing time by hand, never by sleeping.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "services/job_service.h"
+#include "storage/pg.h"
+#include "storage/pg_job_store.h"
+#include "storage/pg_project_repository.h"
+#include "tests/integration/test_database.h"
+#include "workers/job_executor.h"
+
+namespace trainyard {
+namespace {
+
+using std::chrono::seconds;
+
+CustomJob SmallJob(const std::string& display_name = "lora") {
+  CustomJob job;
+  job.display_name = display_name;
+  WorkerPoolSpec pool;
+  pool.machine_spec = MachineSpec{};
+  pool.machine_spec->machine_type = "n1-standard-4";
+  pool.replica_count = 1;
+  pool.container_spec = ContainerSpec{};
+  pool.container_spec->image_uri = "python:3.11";
+  job.job_spec.worker_pool_specs.push_back(pool);
+  return job;
+}
+
+class JobServiceTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    conninfo_ = testing::FreshDatabase();
+    auto pool = pg::Pool::Create(conninfo_, 4, std::chrono::milliseconds(2000));
+    ASSERT_TRUE(pool.ok()) << pool.status().message();
+    pool_ = std::move(pool).value();
+    projects_ = std::make_unique<storage::PgProjectRepository>(*pool_);
+    store_ = std::make_unique<storage::PgJobStore>(*pool_);
+    operations_ = std::make_unique<storage::PgOperationRepository>(*pool_);
+    service_ = std::make_unique<JobService>(*projects_, *store_, *operations_, clock_);
+  }
+
+  JobExecutor Executor(const std::string& owner, seconds lease = seconds(60)) {
+    JobExecutorOptions options;
+    options.owner = owner;
+    options.lease = lease;
+    options.timings.provision = seconds(3);
+    options.timings.run = seconds(10);
+    return JobExecutor(*store_, *store_, clock_, options);
+  }
+
+  CustomJob Create(CustomJob job = SmallJob()) {
+    auto created = service_->Create(parent_, std::move(job), "req-1");
+    EXPECT_TRUE(created.ok()) << created.status().message();
+    return created.ok() ? *created : CustomJob{};
+  }
+
+  JobRef Ref(const CustomJob& job) {
+    return JobRef{parent_, job.name.substr(job.name.rfind('/') + 1)};
+  }
+
+  JobState StateOf(const CustomJob& job) {
+    auto got = service_->Get(Ref(job));
+    EXPECT_TRUE(got.ok()) << got.status().message();
+    return got.ok() ? got->state : JobState::kUnspecified;
+  }
+
+  std::string conninfo_;
+  ManualClock clock_{FromUnixMicros(1'800'000'000'000'000)};
+  ParentRef parent_{"demo-project", "us-central1"};
+  std::unique_ptr<pg::Pool> pool_;
+  std::unique_ptr<storage::PgProjectRepository> projects_;
+  std::unique_ptr<storage::PgJobStore> store_;
+  std::unique_ptr<storage::PgOperationRepository> operations_;
+  std::unique_ptr<JobService> service_;
+};
+
+TEST_F(JobServiceTest, CreatedJobIsQueuedAndNamedByProjectNumber) {
+  CustomJob job = Create();
+  EXPECT_EQ(job.state, JobState::kQueued);
+  EXPECT_EQ(job.create_time, clock_.Now());
+  ASSERT_EQ(job.name.find("projects/"), 0u);
+  std::string number = job.name.substr(9, job.name.find('/', 9) - 9);
+  EXPECT_NE(number, "demo-project");
+  // The project number and the project id name the same job.
+  auto by_number = service_->Get(JobRef{{number, "us-central1"}, Ref(job).job_id});
+  ASSERT_TRUE(by_number.ok()) << by_number.status().message();
+  EXPECT_EQ(by_number->name, job.name);
+  EXPECT_EQ(Ref(job).job_id.size(), 19u);
+}
+
+TEST_F(JobServiceTest, InvalidJobIsRefusedAndNothingIsWritten) {
+  CustomJob bad = SmallJob();
+  bad.job_spec.worker_pool_specs[0].machine_spec->machine_type = "no-such-machine";
+  auto created = service_->Create(parent_, bad, "");
+  ASSERT_FALSE(created.ok());
+  EXPECT_EQ(created.status().code(), Code::kInvalidArgument);
+  auto listed = service_->List(ListJobsRequest{parent_, std::nullopt, 100, std::nullopt});
+  ASSERT_TRUE(listed.ok());
+  EXPECT_TRUE(listed->jobs.empty());
+}
+
+TEST_F(JobServiceTest, ExecutorDrivesAJobToSucceededOnTheClock) {
+  CustomJob job = Create();
+  JobExecutor executor = Executor("exec-a");
+  ASSERT_TRUE(executor.RunOnce().ok());
+  EXPECT_EQ(StateOf(job), JobState::kPending);
+  clock_.Advance(seconds(2));
+  ASSERT_TRUE(executor.RunOnce().ok());
+  EXPECT_EQ(StateOf(job), JobState::kPending) << "provisioning takes 3s";
+  clock_.Advance(seconds(1));
+  ASSERT_TRUE(executor.RunOnce().ok());
+  EXPECT_EQ(StateOf(job), JobState::kRunning);
+  Timestamp started = clock_.Now();
+  clock_.Advance(seconds(10));
+  ASSERT_TRUE(executor.RunOnce().ok());
+  auto done = service_->Get(Ref(job));
+  ASSERT_TRUE(done.ok());
+  EXPECT_EQ(done->state, JobState::kSucceeded);
+  EXPECT_EQ(done->start_time, started);
+  EXPECT_EQ(done->end_time, clock_.Now());
+  EXPECT_FALSE(done->error.has_value());
+}
+
+TEST_F(JobServiceTest, CancelGoesThroughCancellingToCancelledWithCodeOne) {
+  CustomJob job = Create();
+  JobExecutor executor = Executor("exec-a");
+  ASSERT_TRUE(executor.RunOnce().ok());  // PENDING
+  ASSERT_TRUE(service_->Cancel(Ref(job)).ok());
+  EXPECT_EQ(StateOf(job), JobState::kCancelling);
+  EXPECT_TRUE(service_->Cancel(Ref(job)).ok()) << "a second cancel while CANCELLING is a no-op";
+  ASSERT_TRUE(executor.RunOnce().ok());
+  auto done = service_->Get(Ref(job));
+  ASSERT_TRUE(done.ok());
+  EXPECT_EQ(done->state, JobState::kCancelled);
+  ASSERT_TRUE(done->error.has_value());
+  EXPECT_EQ(done->error->code, 1);
+  EXPECT_TRUE(done->end_time.has_value());
+  Status again = service_->Cancel(Ref(job));
+  EXPECT_EQ(again.code(), Code::kFailedPrecondition);
+}
+
+TEST_F(JobServiceTest, ALeaseHeldByALiveExecutorIsNotTaken) {
+  Create();
+  JobExecutor a = Executor("exec-a", seconds(60));
+  JobExecutor b = Executor("exec-b", seconds(60));
+  ASSERT_TRUE(a.RunOnce().ok());
+  auto claimed = store_->Claim("exec-b", 100, seconds(60));
+  ASSERT_TRUE(claimed.ok());
+  EXPECT_EQ(*claimed, 0);
+  auto steps = b.RunOnce();
+  ASSERT_TRUE(steps.ok());
+  EXPECT_EQ(*steps, 0);
+}
+
+TEST_F(JobServiceTest, AnExpiredLeaseIsTakenOverAndTheJobContinues) {
+  CustomJob job = Create();
+  // A lease of 0s has expired by the next statement: executor A "died" right after its pass.
+  JobExecutor a = Executor("exec-a", seconds(0));
+  ASSERT_TRUE(a.RunOnce().ok());
+  EXPECT_EQ(StateOf(job), JobState::kPending);
+  JobExecutor b = Executor("exec-b", seconds(60));
+  clock_.Advance(seconds(3));
+  ASSERT_TRUE(b.RunOnce().ok());
+  EXPECT_EQ(StateOf(job), JobState::kRunning);
+  // A is fenced out: its stale view cannot move the job any more.
+  auto a_steps = store_->Claim("exec-a", 100, seconds(60));
+  ASSERT_TRUE(a_steps.ok());
+  EXPECT_EQ(*a_steps, 0);
+}
+
+TEST_F(JobServiceTest, StaleVersionLosesTheCompareAndSet) {
+  CustomJob job = Create();
+  ASSERT_TRUE(service_->Cancel(Ref(job)).ok());  // version 1 → 2
+  auto transition = JobStateMachine::Transition(job, JobState::kPending, clock_.Now(), "stale");
+  ASSERT_TRUE(transition.ok());
+  StateUpdate update;
+  update.id = std::stoll(Ref(job).job_id);
+  update.expected_version = 1;
+  update.transition = *transition;
+  auto applied = store_->ApplyTransition(update);
+  ASSERT_TRUE(applied.ok());
+  EXPECT_FALSE(*applied);
+  EXPECT_EQ(StateOf(job), JobState::kCancelling);
+}
+
+TEST_F(JobServiceTest, DeleteNeedsATerminalJobAndReturnsAFinishedOperation) {
+  CustomJob job = Create();
+  auto early = service_->Delete(Ref(job));
+  ASSERT_FALSE(early.ok());
+  EXPECT_EQ(early.status().code(), Code::kFailedPrecondition);
+
+  ASSERT_TRUE(service_->Cancel(Ref(job)).ok());
+  JobExecutor executor = Executor("exec-a");
+  ASSERT_TRUE(executor.RunOnce().ok());
+  auto op = service_->Delete(Ref(job));
+  ASSERT_TRUE(op.ok()) << op.status().message();
+  EXPECT_TRUE(op->done);
+  EXPECT_EQ(op->metadata_type, "google.cloud.aiplatform.v1.DeleteOperationMetadata");
+  EXPECT_EQ(service_->Get(Ref(job)).status().code(), Code::kNotFound);
+
+  OperationRef ref{parent_, "", "", std::to_string(op->id)};
+  auto read = service_->GetOperation(ref);
+  ASSERT_TRUE(read.ok()) << read.status().message();
+  EXPECT_EQ(read->id, op->id);
+  EXPECT_TRUE(read->done);
+}
+
+TEST_F(JobServiceTest, ListPagesNewestFirstWithoutRepeatsOrGaps) {
+  std::vector<std::string> created;
+  for (int i = 0; i < 5; ++i) {
+    created.push_back(Create(SmallJob("job-" + std::to_string(i))).name);
+    clock_.Advance(seconds(1));
+  }
+  std::vector<std::string> seen;
+  ListJobsRequest request{parent_, std::nullopt, 2, std::nullopt};
+  int pages = 0;
+  do {
+    auto page = service_->List(request);
+    ASSERT_TRUE(page.ok()) << page.status().message();
+    for (const auto& job : page->jobs) seen.push_back(job.name);
+    request.after = page->next;
+    ++pages;
+  } while (request.after);
+  EXPECT_EQ(pages, 3);
+  std::vector<std::string> newest_first(created.rbegin(), created.rend());
+  EXPECT_EQ(seen, newest_first);
+}
+
+TEST_F(JobServiceTest, ListFiltersOnLabels) {
+  CustomJob tagged = SmallJob("tagged");
+  tagged.labels["team"] = "nlp";
+  Create(tagged);
+  Create(SmallJob("plain"));
+  FilterExpr filter;
+  filter.comparison.field = FilterField::kLabel;
+  filter.comparison.label_key = "team";
+  filter.comparison.op = FilterOp::kEq;
+  filter.comparison.text = "nlp";
+  auto page = service_->List(ListJobsRequest{parent_, filter, 100, std::nullopt});
+  ASSERT_TRUE(page.ok()) << page.status().message();
+  ASSERT_EQ(page->jobs.size(), 1u);
+  EXPECT_EQ(page->jobs[0].display_name, "tagged");
+}
+
+TEST_F(JobServiceTest, UnknownProjectNumberIsNotFound) {
+  auto got = service_->Get(JobRef{{"999999999999", "us-central1"}, "1234567890123456789"});
+  EXPECT_EQ(got.status().code(), Code::kNotFound);
+  auto created = service_->Create({"999999999999", "us-central1"}, SmallJob(), "");
+  EXPECT_EQ(created.status().code(), Code::kNotFound);
+}
+
+TEST_F(JobServiceTest, AcknowledgedJobsSurviveANewProcessView) {
+  CustomJob job = Create();
+  // A fresh pool and fresh repositories: nothing is served from the old process's memory.
+  auto pool = pg::Pool::Create(conninfo_, 1, std::chrono::milliseconds(2000));
+  ASSERT_TRUE(pool.ok());
+  storage::PgProjectRepository projects(**pool);
+  storage::PgJobStore store(**pool);
+  storage::PgOperationRepository operations(**pool);
+  JobService restarted(projects, store, operations, clock_);
+  auto got = restarted.Get(Ref(job));
+  ASSERT_TRUE(got.ok()) << got.status().message();
+  EXPECT_EQ(got->display_name, job.display_name);
+  EXPECT_EQ(got->create_time, job.create_time);
+}
+
+}  // namespace
+}  // namespace trainyard
