@@ -5,6 +5,9 @@ LISTEN ?= 127.0.0.1:8080
 DATA_DIR ?= .trainyard
 SIM_SPEED ?= 1
 export CCACHE_DIR ?= $(HOME)/.cache/trainyard-ccache
+# Hits across clones (CI builds a fresh one each time) and with precompiled headers.
+export CCACHE_BASEDIR ?= $(CURDIR)
+export CCACHE_SLOPPINESS ?= pch_defines,time_macros,include_file_mtime,include_file_ctime
 
 .PHONY: setup build run test asan bench format clean
 

@@ -34,6 +34,12 @@ int main(int argc, char** argv) {
   serve_cmd->add_option("--db-pool", serve.db_pool, "database connections")
       ->check(CLI::Range(1, 64))
       ->capture_default_str();
+  serve_cmd
+      ->add_option("--lease-seconds", serve.lease_seconds,
+                   "how long a job stays with this process after its last heartbeat; a "
+                   "crashed process's jobs move on after this")
+      ->check(CLI::Range(1, 3600))
+      ->capture_default_str();
   serve_cmd->add_flag("--debug", serve.debug, "debug logging");
 
   trainyard::cmd::MigrateOptions migrate;

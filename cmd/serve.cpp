@@ -122,6 +122,7 @@ int RunServe(const ServeOptions& options) {
 
   JobExecutorOptions executor_options;
   executor_options.owner = DefaultExecutorOwner();
+  executor_options.lease = std::chrono::seconds(options.lease_seconds);
   JobExecutor executor(jobs, jobs, **clock, executor_options);
   executor.Start();
   LogJson(LogLevel::kInfo, "ready",

@@ -10,6 +10,7 @@ struct ServeOptions {
   double sim_speed = 1.0;
   int http_threads = 16;
   int db_pool = 8;
+  int lease_seconds = 30;
   bool debug = false;
 };
 

@@ -2,7 +2,7 @@
 # customJobs over plain curl, exactly as a user would call it.
 source "$(dirname "$0")/lib.sh"
 
-start_server --sim-speed 200
+start_server --sim-speed 200 --lease-seconds 2
 P="$BASE/v1/projects/demo-project/locations/us-central1"
 PAYLOAD="$(dirname "$0")/../../payloads/jobs/lora-single-node.json"
 
@@ -104,10 +104,22 @@ code=$(call GET "$BASE/v1/$op"); check "operation readable by its flat name" "$c
 code=$(call GET "$BASE/ui/$op"); check "operation readable under /ui" "$code" 200
 code=$(call GET "$BASE/v1/$name"); check "deleted job is 404" "$code" 404
 
-# Durability: a restart keeps every acknowledged job.
+# Durability: kill -9 loses nothing acknowledged, and the job in flight finishes after a restart
+# (its lease expires and the new process claims it).
+slow=$(jq '.jobSpec.workerPoolSpecs[0].containerSpec.env=[{"name":"TRAINYARD_SIM_DURATION","value":"600s"}]' "$PAYLOAD")
+code=$(call POST "$P/customJobs" --data-binary "$slow"); check "create job before the crash" "$code" 200
+slow_name=$(jq -r .name "$E2E_DIR/body")
+wait_until 30 "job running" bash -c "[ \"\$(curl -fsS '$BASE/v1/$slow_name' | jq -r .state)\" = JOB_STATE_RUNNING ]"
+kill -9 "$SERVER_PID"; wait "$SERVER_PID" 2>/dev/null || true; SERVER_PID=""
+start_server --sim-speed 200 --lease-seconds 2
+code=$(call GET "$BASE/v1/$long_name"); check "job survives kill -9" "$code" 200
+check "state survives kill -9" "$(jq -r .state "$E2E_DIR/body")" JOB_STATE_CANCELLED
+wait_until 60 "job in flight finishes after the restart" bash -c "[ \"\$(curl -fsS '$BASE/v1/$slow_name' | jq -r .state)\" = JOB_STATE_SUCCEEDED ]"
+check "job in flight finishes after the restart" "$(curl -fsS "$BASE/v1/$slow_name" | jq -r .state)" JOB_STATE_SUCCEEDED
+
+# trainyard migrate on the same data directory: nothing left to apply, and it says so.
 stop_server
-start_server --sim-speed 200
-code=$(call GET "$BASE/v1/$long_name"); check "job survives a restart" "$code" 200
-check "state survives a restart" "$(jq -r .state "$E2E_DIR/body")" JOB_STATE_CANCELLED
+"$TRAINYARD_BIN" migrate --data-dir "$E2E_DIR/data" 2>>"$E2E_DIR/server.log" | grep -q "migrations applied" \
+  && pass "trainyard migrate" || fail "trainyard migrate"
 
 finish
