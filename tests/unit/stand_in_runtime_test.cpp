@@ -1,0 +1,76 @@
+#include "workers/sim/stand_in_runtime.h"
+
+#include <gtest/gtest.h>
+
+namespace trainyard::sim {
+namespace {
+
+using std::chrono::seconds;
+
+CustomJob JobWithEnv(std::vector<EnvVar> env) {
+  CustomJob job;
+  WorkerPoolSpec pool;
+  pool.container_spec = ContainerSpec{};
+  pool.container_spec->env = std::move(env);
+  job.job_spec.worker_pool_specs.push_back(pool);
+  return job;
+}
+
+TEST(StandInRuntimeTest, WalksTheLifecycleWithItsTimings) {
+  CustomJob job = JobWithEnv({});
+  StandInTimings timings;
+  Timestamp now = FromUnixMicros(0);
+  job.state = JobState::kQueued;
+  auto step = NextStep(job, now, timings);
+  ASSERT_TRUE(step);
+  EXPECT_EQ(step->to, JobState::kPending);
+  EXPECT_EQ(step->next_action_at, now + seconds(3));
+  job.state = JobState::kPending;
+  step = NextStep(job, now, timings);
+  EXPECT_EQ(step->to, JobState::kRunning);
+  EXPECT_EQ(step->next_action_at, now + seconds(10));
+  job.state = JobState::kRunning;
+  step = NextStep(job, now, timings);
+  EXPECT_EQ(step->to, JobState::kSucceeded);
+  EXPECT_FALSE(step->next_action_at);
+  job.state = JobState::kSucceeded;
+  EXPECT_FALSE(NextStep(job, now, timings));
+}
+
+TEST(StandInRuntimeTest, KnobsSetDurationAndExitCode) {
+  CustomJob job =
+      JobWithEnv({{"TRAINYARD_SIM_DURATION", "1.5s"}, {"TRAINYARD_SIM_EXIT_CODE", "3"}});
+  job.state = JobState::kPending;
+  auto step = NextStep(job, FromUnixMicros(0), {});
+  EXPECT_EQ(step->next_action_at, FromUnixMicros(1'500'000));
+  job.state = JobState::kRunning;
+  step = NextStep(job, FromUnixMicros(0), {});
+  EXPECT_EQ(step->to, JobState::kFailed);
+  ASSERT_TRUE(step->error);
+  EXPECT_NE(step->error->message.find("non-zero status of 3"), std::string::npos);
+}
+
+TEST(StandInRuntimeTest, ABadDurationFallsBackAndPythonPackagesHaveKnobsToo) {
+  CustomJob job = JobWithEnv({{"TRAINYARD_SIM_DURATION", "soon"}});
+  job.state = JobState::kPending;
+  EXPECT_EQ(NextStep(job, FromUnixMicros(0), {})->next_action_at, FromUnixMicros(0) + seconds(10));
+  CustomJob python;
+  WorkerPoolSpec pool;
+  pool.python_package_spec = PythonPackageSpec{};
+  pool.python_package_spec->env = {{"TRAINYARD_SIM_DURATION", "2s"}};
+  python.job_spec.worker_pool_specs.push_back(pool);
+  python.state = JobState::kPending;
+  EXPECT_EQ(NextStep(python, FromUnixMicros(0), {})->next_action_at,
+            FromUnixMicros(0) + seconds(2));
+}
+
+TEST(StandInRuntimeTest, CancellingEndsCancelledWithCodeOne) {
+  CustomJob job = JobWithEnv({});
+  job.state = JobState::kCancelling;
+  auto step = NextStep(job, FromUnixMicros(0), {});
+  EXPECT_EQ(step->to, JobState::kCancelled);
+  EXPECT_EQ(step->error->code, 1);
+}
+
+}  // namespace
+}  // namespace trainyard::sim
