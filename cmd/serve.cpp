@@ -7,6 +7,9 @@
 #include <iostream>
 #include <memory>
 
+#include <spdlog/sinks/stdout_sinks.h>
+#include <spdlog/spdlog.h>
+
 #include "api/api_service.h"
 #include "api/http_server.h"
 #include "services/job_service.h"
@@ -70,6 +73,13 @@ sigset_t BlockShutdownSignals() {
   sigaddset(&set, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
   return set;
+}
+
+// JSON lines on stderr (stdout stays free for command output); the line is built by LogJson.
+void InitJsonLogging(bool debug) {
+  spdlog::set_default_logger(spdlog::stderr_logger_mt("trainyard"));
+  spdlog::set_pattern("%v");
+  spdlog::set_level(debug ? spdlog::level::debug : spdlog::level::info);
 }
 
 int Fail(const std::string& event, const Status& status) {

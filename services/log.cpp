@@ -83,9 +83,4 @@ void LogJson(LogLevel level, std::string_view event, std::initializer_list<LogFi
   spdlog::log(spd_level, "{}", line);
 }
 
-void InitJsonLogging(bool debug) {
-  spdlog::set_pattern("%v");
-  spdlog::set_level(debug ? spdlog::level::debug : spdlog::level::info);
-}
-
 }  // namespace trainyard

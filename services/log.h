@@ -24,7 +24,4 @@ struct LogField {
 
 void LogJson(LogLevel level, std::string_view event, std::initializer_list<LogField> fields);
 
-// Installs the JSON-lines pattern on spdlog's default logger (stderr).
-void InitJsonLogging(bool debug);
-
 }  // namespace trainyard
