@@ -28,6 +28,7 @@ void CopyPath(const nlohmann::json& from, nlohmann::json& to, const std::vector<
     to[path[i]] = *it;
     return;
   }
+  if (!it->is_object()) return;  // a path cannot walk into a scalar or a list
   if (!to.contains(path[i])) to[path[i]] = nlohmann::json::object();
   CopyPath(*it, to[path[i]], path, i + 1);
 }

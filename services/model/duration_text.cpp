@@ -1,6 +1,7 @@
 #include "services/model/duration_text.h"
 
 #include <cstdint>
+#include <limits>
 
 namespace trainyard {
 
@@ -11,9 +12,12 @@ std::optional<Duration> ParseDurationText(std::string_view text) {
   int64_t nanos = 0;
   size_t i = 0;
   if (i == text.size() || text[i] < '0' || text[i] > '9') return std::nullopt;
+  // Duration is int64 nanoseconds (about ±292 years, inside the proto's ±10,000 years): refuse
+  // what it cannot hold rather than wrap around.
+  constexpr int64_t kMaxSeconds = std::numeric_limits<int64_t>::max() / 1'000'000'000 - 1;
   for (; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i) {
-    if (seconds > 315'576'000'000LL) return std::nullopt;  // proto's range: ±10,000 years
     seconds = seconds * 10 + (text[i] - '0');
+    if (seconds > kMaxSeconds) return std::nullopt;
   }
   if (i < text.size()) {
     if (text[i] != '.' || i + 1 == text.size() || text.size() - i - 1 > 9) return std::nullopt;

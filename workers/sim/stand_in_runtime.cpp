@@ -34,7 +34,8 @@ Duration RunTime(const CustomJob& job, const StandInTimings& timings) {
 int ExitCode(const CustomJob& job) {
   int code = 0;
   if (auto text = Knob(job, "TRAINYARD_SIM_EXIT_CODE")) {
-    std::from_chars(text->data(), text->data() + text->size(), code);
+    auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), code);
+    if (ec != std::errc{} || end != text->data() + text->size()) code = 0;
   }
   return code;
 }
