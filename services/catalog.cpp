@@ -131,8 +131,9 @@ constexpr Attachable kN1Attachable[] = {
 constexpr int kTpuV2MaxCores = 512;
 constexpr int kTpuV3MaxCores = 2048;
 
-// Enum names as the wire spells them, for error text. Kept private so the wire codec stays the one
-// public name mapping.
+}  // namespace
+
+// Enum names as the wire spells them, for error text and quota metric names.
 std::string AcceleratorName(AcceleratorType type) {
   switch (type) {
     case AT::kUnspecified:
@@ -176,6 +177,8 @@ std::string AcceleratorName(AcceleratorType type) {
   }
   return "AcceleratorType(" + std::to_string(static_cast<int>(type)) + ")";
 }
+
+namespace {
 
 // "a", "a or b", "a, b or c".
 std::string JoinOr(const std::vector<std::string>& items) {

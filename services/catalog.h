@@ -35,6 +35,9 @@ struct MachineType {
 // nullptr when the name is not in the catalog. Names are exact (case-sensitive), as in Vertex.
 const MachineType* FindMachineType(std::string_view name);
 
+// The proto enum name ("NVIDIA_H100_MEGA_80GB"), for error text and quota metric names.
+std::string AcceleratorName(AcceleratorType type);
+
 // Every catalog name, in catalog order (grouped by family).
 std::vector<std::string_view> MachineTypeNames();
 

@@ -1,0 +1,141 @@
+#include "services/fleet/fleet.h"
+
+#include <algorithm>
+
+#include "services/catalog.h"
+
+namespace trainyard {
+namespace {
+
+using AT = AcceleratorType;
+
+// On-demand list price of one accelerator-hour (capacity.md, us-central1, approx.).
+double GpuHourPrice(AcceleratorType type) {
+  switch (type) {
+    case AT::kNvidiaH100Mega80gb:
+      return 11.5;
+    case AT::kNvidiaH100_80gb:
+      return 11.06;
+    case AT::kNvidiaH200_141gb:
+      return 13.0;
+    case AT::kNvidiaB200:
+      return 15.0;
+    case AT::kNvidiaA100_80gb:
+      return 5.07;
+    case AT::kNvidiaTeslaA100:
+      return 3.67;
+    case AT::kNvidiaL4:
+      return 0.71;
+    default:
+      return 2.0;
+  }
+}
+
+double TpuChipHourPrice(std::string_view family) {
+  if (family == "v5e") return 1.20;
+  if (family == "v5p") return 4.20;
+  if (family == "v4") return 3.22;
+  return 2.0;
+}
+
+constexpr double kVcpuHourPrice = 0.0475;
+
+}  // namespace
+
+std::string_view ConsumptionModelName(ConsumptionModel model) {
+  switch (model) {
+    case ConsumptionModel::kReservation:
+      return "RESERVATION";
+    case ConsumptionModel::kOnDemand:
+      return "ON_DEMAND";
+    case ConsumptionModel::kSpot:
+      return "SPOT";
+    case ConsumptionModel::kFlexStart:
+      return "FLEX_START";
+  }
+  return "";
+}
+
+std::optional<ConsumptionModel> ParseConsumptionModel(std::string_view name) {
+  for (auto m : {ConsumptionModel::kReservation, ConsumptionModel::kOnDemand,
+                 ConsumptionModel::kSpot, ConsumptionModel::kFlexStart}) {
+    if (ConsumptionModelName(m) == name) return m;
+  }
+  return std::nullopt;
+}
+
+int CapacityPool::UnitsAvailableAt(Timestamp now, Timestamp epoch) const {
+  if (window_start && now < *window_start) return 0;
+  if (window_end && now >= *window_end) return 0;
+  if (model != ConsumptionModel::kFlexStart) return units;
+  int available = 0;
+  for (const FlexStartStep& step : flex_start) {
+    if (epoch + std::chrono::duration_cast<std::chrono::microseconds>(step.after) <= now) {
+      available = step.units;
+    }
+  }
+  return std::min(available, units);
+}
+
+bool CapacityPool::UsableBy(std::string_view project_id) const {
+  if (projects.empty()) return true;
+  return std::find(projects.begin(), projects.end(), project_id) != projects.end();
+}
+
+std::optional<int64_t> QuotaConfig::Limit(const std::string& project_id,
+                                          const std::string& metric) const {
+  if (auto p = per_project.find(project_id); p != per_project.end()) {
+    if (auto m = p->second.find(metric); m != p->second.end()) return m->second;
+  }
+  if (auto m = defaults.find(metric); m != defaults.end()) return m->second;
+  return std::nullopt;
+}
+
+Duration Fleet::BootTime(std::string_view machine_type) const {
+  if (auto it = boot_time.find(std::string(machine_type)); it != boot_time.end()) return it->second;
+  if (auto it = boot_time.find("default"); it != boot_time.end()) return it->second;
+  return std::chrono::minutes(5);
+}
+
+Duration Fleet::ImagePullTime(std::string_view image_uri) const {
+  double gb = 8;
+  if (auto it = image_size_gb.find(std::string(image_uri)); it != image_size_gb.end()) {
+    gb = it->second;
+  } else if (auto d = image_size_gb.find("default"); d != image_size_gb.end()) {
+    gb = d->second;
+  }
+  double seconds = image_pull_gbps > 0 ? gb * 8 / image_pull_gbps : 0;
+  return std::chrono::duration_cast<Duration>(std::chrono::duration<double>(seconds));
+}
+
+double ListPricePerNodeHour(std::string_view machine_type, ConsumptionModel model,
+                            std::string_view term, int chips_per_host) {
+  const MachineType* machine = FindMachineType(machine_type);
+  if (machine == nullptr) return 0;
+  double on_demand = 0;
+  if (machine->is_tpu) {
+    int chips = chips_per_host > 0 ? chips_per_host : machine->tpu_chips_per_host;
+    on_demand = TpuChipHourPrice(machine->tpu_family) * chips;
+  } else if (machine->accelerator != AT::kUnspecified) {
+    on_demand = GpuHourPrice(machine->accelerator) * machine->accelerator_count;
+  } else {
+    on_demand = kVcpuHourPrice * machine->vcpus;
+  }
+  // Discounts (capacity.md): CUD 37% (1y) / 55% (3y); DWS flex-start and calendar mode about
+  // half; spot 60% off GPUs and 65% off TPUs.
+  switch (model) {
+    case ConsumptionModel::kOnDemand:
+      return on_demand;
+    case ConsumptionModel::kReservation:
+      if (term == "3y") return on_demand * 0.45;
+      if (term == "1y") return on_demand * 0.63;
+      return on_demand * 0.5;  // calendar mode
+    case ConsumptionModel::kFlexStart:
+      return on_demand * 0.5;
+    case ConsumptionModel::kSpot:
+      return on_demand * (machine->is_tpu ? 0.35 : 0.4);
+  }
+  return on_demand;
+}
+
+}  // namespace trainyard

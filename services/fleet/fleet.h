@@ -1,0 +1,93 @@
+#pragma once
+// The capacity a fleet offers, as the scheduler and the simulator see it: pools of interchangeable
+// nodes, each a zone × machine type × consumption model (× reservation), with prices and the
+// behaviour of that kind of capacity. Loaded from payloads/fleets/*.json (workers/sim/fleet_file).
+//
+// A pool counts *units*: a node for GPU and CPU machine types, a whole slice (hosts_per_unit
+// hosts) for TPU pools, which are pre-carved into slices of one topology like GKE node pools.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "services/model/time.h"
+
+namespace trainyard {
+
+// Kueue's ResourceFlavor, as Google sells capacity.
+enum class ConsumptionModel : int {
+  kReservation = 0,  // CUD reservation (1y/3y) or a DWS calendar-mode future reservation
+  kOnDemand = 1,
+  kSpot = 2,
+  kFlexStart = 3,  // DWS flex-start: all nodes at once, when capacity appears
+};
+
+std::string_view ConsumptionModelName(ConsumptionModel model);  // "RESERVATION", "SPOT", …
+std::optional<ConsumptionModel> ParseConsumptionModel(std::string_view name);
+
+// DWS flex-start capacity that becomes available `after` the fleet's epoch.
+struct FlexStartStep {
+  Duration after{};
+  int units = 0;
+};
+
+struct CapacityPool {
+  std::string id;  // "us-central1-a/a3-megagpu-8g/SPOT" or ".../RESERVATION/r-name"
+  std::string region;
+  std::string zone;
+  std::string machine_type;
+  ConsumptionModel model = ConsumptionModel::kOnDemand;
+  // Reservations: the name reservationAffinity targets, the projects (ids) that may use it
+  // (empty: any project), the term ("1y", "3y", "calendar"), and for calendar mode the window
+  // outside which the nodes are not usable.
+  std::string reservation;
+  std::vector<std::string> projects;
+  std::string term;
+  std::optional<Timestamp> window_start;
+  std::optional<Timestamp> window_end;
+  std::string tpu_topology;  // TPU pools: the slice shape of every unit
+  int tpu_chips = 0;         // TPU pools: chips per slice (from the topology)
+  int hosts_per_unit = 1;
+  int units = 0;  // total capacity (for FLEX_START: the most it can ever offer)
+  double price_per_node_hour = 0;
+  double spot_preemptions_per_node_hour = 0;  // SPOT: hazard per node-hour
+  std::vector<FlexStartStep> flex_start;      // FLEX_START: capacity over time, ascending
+
+  int nodes() const { return units * hosts_per_unit; }
+  // Units usable at `now` by `project`, ignoring what is in use: calendar windows and DWS steps.
+  int UnitsAvailableAt(Timestamp now, Timestamp epoch) const;
+  bool UsableBy(std::string_view project_id) const;
+};
+
+struct QuotaConfig {
+  // metric ("NVIDIA_H100_MEGA_80GB", "PREEMPTIBLE_NVIDIA_H100_80GB", "TPU_V5P", "CPUS") → limit.
+  std::map<std::string, int64_t> defaults;
+  std::map<std::string, std::map<std::string, int64_t>> per_project;  // project id → overrides
+  // Missing metric: unlimited.
+  std::optional<int64_t> Limit(const std::string& project_id, const std::string& metric) const;
+};
+
+struct Fleet {
+  std::string name;
+  uint64_t seed = 1;
+  Timestamp epoch{};  // DWS steps count from here (the simulator's virtual epoch)
+  std::map<std::string, Duration> boot_time;  // machine type (or "default") → boot + driver
+  double image_pull_gbps = 10;
+  std::map<std::string, double> image_size_gb;  // image uri (or "default") → size
+  Duration spot_notice = std::chrono::seconds(30);
+  Duration repair_time = std::chrono::minutes(10);
+  QuotaConfig quotas;
+  std::vector<CapacityPool> pools;
+
+  Duration BootTime(std::string_view machine_type) const;
+  Duration ImagePullTime(std::string_view image_uri) const;
+};
+
+// List price of one node-hour of `machine_type` under `model` (capacity.md, us-central1, approx.):
+// the on-demand price times the model's discount. term matters for reservations only.
+double ListPricePerNodeHour(std::string_view machine_type, ConsumptionModel model,
+                            std::string_view term, int chips_per_unit_host);
+
+}  // namespace trainyard

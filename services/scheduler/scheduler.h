@@ -1,0 +1,156 @@
+#pragma once
+// The scheduler's pure core (scheduler-design.md): one long-lived state of pending and admitted
+// jobs over a fleet's pools, and a cycle that admits whole gangs, preempts lower priorities, holds
+// capacity for jobs that would otherwise starve, and explains every job that waits. No I/O: the
+// leader loop (workers/scheduler_loop) feeds it changes and commits what it decides.
+#include <ext/pb_ds/assoc_container.hpp>
+#include <ext/pb_ds/tree_policy.hpp>
+#include <functional>
+#include <set>
+#include <tuple>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "services/fleet/fleet.h"
+#include "services/scheduler/scheduler_job.h"
+#include "services/scheduler/verdict.h"
+
+namespace trainyard {
+
+struct SchedulerConfig {
+  double evaluation_budget = 5000;                       // per cycle; a reused verdict costs 1/20
+  int lookback = 1000;                                   // jobs looked at per queue per cycle
+  int max_victims = 64;                                  // per cycle
+  int reserve_min_priority = 1000;                       // backfill: who may hold capacity…
+  Duration reserve_min_wait = std::chrono::minutes(30);  // …or who has waited this long
+  Duration backfill_horizon = std::chrono::hours(24 * 8);
+  int max_reservations = 32;  // per cycle
+};
+
+struct AdmissionDecision {
+  int64_t job_id = 0;
+  int64_t version = 0;
+  Placement placement;
+  std::vector<int64_t> victims;  // admitted jobs to stop and requeue in the same commit
+  std::string message;           // for the job event
+};
+
+struct FailureDecision {
+  int64_t job_id = 0;
+  int64_t version = 0;
+  std::string message;
+};
+
+struct VerdictUpdate {
+  int64_t job_id = 0;
+  int64_t version = 0;
+  Verdict verdict;
+};
+
+struct CycleResult {
+  std::vector<AdmissionDecision> admissions;
+  std::vector<FailureDecision> failures;
+  std::vector<VerdictUpdate> verdicts;  // only the ones whose text or position changed
+  int evaluations = 0;
+  int reused = 0;
+};
+
+class Scheduler {
+ public:
+  Scheduler(const Fleet& fleet, SchedulerConfig config = {});
+
+  // Idempotent by (id, version): an older version never replaces a newer one.
+  void UpsertPending(SchedulerJob job);
+  void UpsertRunning(RunningJob job);
+  void Remove(int64_t id);  // a job that left the queue or ended
+  void Clear();
+  // Units of a pool that are out of service (failed, repairing, preempted nodes).
+  void SetUnitsDown(int pool, int64_t units);
+
+  // One cycle at `now`. The state moves as if the decisions commit (admitted jobs become running,
+  // victims and failures leave); when the commit fails, the caller Clear()s and reloads.
+  CycleResult RunCycle(Timestamp now);
+
+  size_t pending_count() const { return pending_.size(); }
+  size_t running_count() const { return running_.size(); }
+  int64_t FreeUnits(int pool, Timestamp now) const;
+  const Fleet& fleet() const { return fleet_; }
+
+ private:
+  using RankKey = std::tuple<int, int64_t, int64_t>;  // (-priority, queue time µs, id)
+  using OrderedKeys =
+      __gnu_pbds::tree<RankKey, __gnu_pbds::null_type, std::less<RankKey>, __gnu_pbds::rb_tree_tag,
+                       __gnu_pbds::tree_order_statistics_node_update>;
+
+  struct Queue {
+    std::string project_id;
+    std::string region;
+    OrderedKeys order;
+    std::unordered_set<int64_t> running;
+  };
+  struct PendingEntry {
+    SchedulerJob job;
+    int queue = 0;
+    Verdict verdict;  // the last one reported
+    bool reported = false;
+    bool admitted = false;  // this cycle
+  };
+  struct Hold {
+    int64_t job_id = 0;
+    int priority = 0;
+    Timestamp start{};
+    std::unordered_map<int, int64_t> slack;  // pool → units later long jobs may still take
+  };
+  // Extra units per pool beyond what is free (preemption and backfill planning).
+  using Extra = std::vector<std::pair<int, int64_t>>;
+  struct FitOutcome {
+    bool fits = false;
+    Placement placement;
+    ReasonCode code = ReasonCode::kNoCapacity;
+    std::string message;
+    const Hold* held_by = nullptr;
+  };
+  struct Cycle;
+
+  int QueueFor(const std::string& project_id, const std::string& region);
+  RankKey KeyOf(const SchedulerJob& job) const;
+  std::vector<ConsumptionModel> FlavorOrder(const SchedulerJob& job) const;
+  bool PoolMatches(const CapacityPool& pool, const SchedulerJob& job, const GangPool& gp,
+                   ConsumptionModel model) const;
+  int64_t Available(int pool, Timestamp now) const;
+  FitOutcome Fit(const SchedulerJob& job, Cycle& cycle, const Extra* extra, int only_zone,
+                 bool use_holds, const std::vector<ConsumptionModel>& models) const;
+  std::optional<Verdict> CheckQuota(const SchedulerJob& job, Cycle& cycle,
+                                    std::vector<ConsumptionModel>& models) const;
+  std::optional<std::vector<int64_t>> PlanPreemption(const SchedulerJob& job, Cycle& cycle,
+                                                     const std::vector<ConsumptionModel>& models,
+                                                     Placement& placement) const;
+  void ReserveCapacity(const SchedulerJob& job, Cycle& cycle,
+                       const std::vector<ConsumptionModel>& models, Verdict& verdict) const;
+  void Evaluate(PendingEntry& entry, Cycle& cycle, CycleResult& result);
+  void Admit(PendingEntry& entry, const Placement& placement, std::vector<int64_t> victims,
+             Cycle& cycle, CycleResult& result);
+  void ReportPositions(Cycle& cycle, CycleResult& result);
+  int64_t QuotaUsed(const std::string& project_id, const std::string& metric) const;
+  void AddUsage(const RunningJob& job, int sign);
+
+  const Fleet& fleet_;
+  SchedulerConfig config_;
+  std::vector<std::vector<int>> zones_of_region_;  // region index → zone indexes
+  std::unordered_map<std::string, int> region_index_;
+  std::vector<std::string> zone_names_;
+  std::vector<std::vector<int>> pools_of_zone_;  // zone index → pool indexes
+  std::vector<int> zone_of_pool_;
+  std::vector<int64_t> used_;                            // per pool: units held by admitted jobs
+  std::vector<int64_t> down_;                            // per pool: units out of service
+  std::unordered_map<std::string, int64_t> quota_used_;  // project|metric → amount
+
+  std::vector<Queue> queues_;
+  std::unordered_map<std::string, int> queue_index_;
+  std::unordered_map<int64_t, PendingEntry> pending_;
+  std::unordered_map<int64_t, RunningJob> running_;
+  std::set<std::pair<Timestamp, int64_t>> dws_deadlines_;
+};
+
+}  // namespace trainyard

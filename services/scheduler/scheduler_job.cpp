@@ -1,0 +1,138 @@
+#include "services/scheduler/scheduler_job.h"
+
+#include <algorithm>
+#include <charconv>
+
+#include "services/catalog.h"
+#include "services/model/duration_text.h"
+
+namespace trainyard {
+namespace {
+
+std::string Upper(std::string_view text) {
+  std::string out(text);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+  return out;
+}
+
+std::string LastSegment(const std::string& path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+void AddDemand(std::vector<QuotaDemand>& demands, const std::string& metric, int64_t amount) {
+  for (QuotaDemand& d : demands) {
+    if (d.metric == metric) {
+      d.amount += amount;
+      return;
+    }
+  }
+  demands.push_back({metric, amount});
+}
+
+}  // namespace
+
+StatusOr<int> ParsePriorityLabel(const std::map<std::string, std::string>& labels) {
+  auto it = labels.find(std::string(kPriorityLabel));
+  if (it == labels.end()) return kDefaultPriority;
+  const std::string& v = it->second;
+  if (v == "low") return 100;
+  if (v == "medium") return 500;
+  if (v == "high") return 1000;
+  int value = 0;
+  auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), value);
+  if (ec == std::errc() && end == v.data() + v.size() && value >= 0 && value <= 1000000) {
+    return value;
+  }
+  return InvalidField(
+      "labels." + std::string(kPriorityLabel),
+      "must be low, medium, high or a number from 0 to 1000000 (got \"" + v + "\")");
+}
+
+bool UsesPreemptibleQuota(ConsumptionModel model) {
+  return model == ConsumptionModel::kSpot || model == ConsumptionModel::kFlexStart;
+}
+
+std::string QuotaMetricFor(const std::string& metric, ConsumptionModel model) {
+  return UsesPreemptibleQuota(model) ? "PREEMPTIBLE_" + metric : metric;
+}
+
+StatusOr<SchedulerJob> MakeSchedulerJob(int64_t id, int64_t version, const std::string& project_id,
+                                        const std::string& region, const CustomJob& job) {
+  SchedulerJob out;
+  out.id = id;
+  out.version = version;
+  out.project_id = project_id;
+  out.region = region;
+  TY_ASSIGN_OR_RETURN(out.priority, ParsePriorityLabel(job.labels));
+  out.queue_time = job.create_time.value_or(Timestamp{});
+  const CustomJobSpec& spec = job.job_spec;
+  Duration timeout = kDefaultTimeout;
+  if (spec.scheduling) {
+    out.strategy = spec.scheduling->strategy;
+    if (spec.scheduling->timeout && spec.scheduling->timeout->count() > 0) {
+      timeout = *spec.scheduling->timeout;
+    }
+    if (out.strategy == SchedulingStrategy::kFlexStart) {
+      // Vertex: maxWaitDuration defaults to 24h; 0 means wait forever.
+      Duration wait = spec.scheduling->max_wait_duration.value_or(std::chrono::hours(24));
+      if (wait.count() > 0) {
+        out.dws_deadline =
+            out.queue_time + std::chrono::duration_cast<std::chrono::microseconds>(wait);
+      }
+    }
+  }
+  out.expected_runtime = timeout;
+  if (auto it = job.labels.find(std::string(kExpectedRuntimeLabel)); it != job.labels.end()) {
+    if (auto d = ParseDurationText(it->second); d && *d < timeout) out.expected_runtime = *d;
+  }
+
+  out.shape = project_id + "|" + region + "|" + std::to_string(static_cast<int>(out.strategy)) +
+              "|" + std::to_string(out.priority);
+  for (size_t i = 0; i < spec.worker_pool_specs.size(); ++i) {
+    const WorkerPoolSpec& wp = spec.worker_pool_specs[i];
+    if (wp.IsPlaceholder() || !wp.machine_spec) continue;
+    const MachineSpec& ms = *wp.machine_spec;
+    const MachineType* machine = FindMachineType(ms.machine_type);
+    if (machine == nullptr) {
+      return InvalidField("jobSpec.workerPoolSpecs[" + std::to_string(i) + "].machineSpec",
+                          "unknown machine type " + ms.machine_type);
+    }
+    int64_t replicas = std::max<int64_t>(wp.replica_count, 1);
+    GangPool gp;
+    gp.machine_type = ms.machine_type;
+    gp.units = replicas;
+    if (machine->is_tpu) {
+      TY_ASSIGN_OR_RETURN(TpuSlice slice, ResolveTpuTopology(*machine, ms.tpu_topology));
+      gp.tpu_chips = slice.chips;
+      gp.quota_metric = "TPU_" + Upper(machine->tpu_family);
+      gp.quota_amount = slice.chips * replicas;
+    } else if (machine->accelerator != AcceleratorType::kUnspecified) {
+      gp.quota_metric = AcceleratorName(machine->accelerator);
+      gp.quota_amount = int64_t{machine->accelerator_count} * replicas;
+    } else if (ms.accelerator_type != AcceleratorType::kUnspecified && ms.accelerator_count > 0) {
+      gp.quota_metric = AcceleratorName(ms.accelerator_type);
+      gp.quota_amount = int64_t{ms.accelerator_count} * replicas;
+    } else {
+      gp.quota_metric = "CPUS";
+      gp.quota_amount = int64_t{machine->vcpus} * replicas;
+    }
+    AddDemand(out.quota, gp.quota_metric, gp.quota_amount);
+    if (ms.reservation_affinity) {
+      out.affinity = ms.reservation_affinity->type;
+      for (const std::string& v : ms.reservation_affinity->values) {
+        out.reservations.push_back(LastSegment(v));
+      }
+    }
+    out.shape +=
+        "|" + gp.machine_type + ":" + std::to_string(gp.tpu_chips) + ":" + std::to_string(gp.units);
+    out.pools.push_back(std::move(gp));
+  }
+  out.shape += "|" + std::to_string(static_cast<int>(out.affinity)) + "|" +
+               std::to_string(out.expected_runtime.count());
+  for (const std::string& r : out.reservations) out.shape += "," + r;
+  return out;
+}
+
+}  // namespace trainyard

@@ -1,0 +1,89 @@
+#pragma once
+// A job as the scheduler sees it: its rank, its gang shape and its quota demand, derived once from
+// the CustomJob when it enters the queue. Planning uses counts only: a GPU/CPU pool counts nodes,
+// a TPU pool counts whole slices (scheduler-design.md §2).
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "services/fleet/fleet.h"
+#include "services/model/custom_job.h"
+#include "services/status.h"
+
+namespace trainyard {
+
+// Label that sets a job's priority (Kueue's WorkloadPriorityClass, through unchanged clients).
+inline constexpr std::string_view kPriorityLabel = "trainyard-priority";
+// Optional label with the job's expected run time ("3600s"), tighter than scheduling.timeout, so
+// backfill can plan around it.
+inline constexpr std::string_view kExpectedRuntimeLabel = "trainyard-expected-runtime";
+inline constexpr int kDefaultPriority = 500;
+inline constexpr auto kDefaultTimeout = std::chrono::hours(24 * 7);
+
+// low/medium/high or a number; nullopt when the label is absent, an error when it is malformed.
+StatusOr<int> ParsePriorityLabel(const std::map<std::string, std::string>& labels);
+
+struct GangPool {
+  std::string machine_type;
+  int tpu_chips = 0;         // TPU: chips per slice; matched against the pool's slice shape
+  int64_t units = 0;         // nodes, or slices for TPU
+  std::string quota_metric;  // without the PREEMPTIBLE_ prefix
+  int64_t quota_amount = 0;
+};
+
+struct QuotaDemand {
+  std::string
+      metric;  // "NVIDIA_H100_MEGA_80GB", "TPU_V5P", "CPUS"; "PREEMPTIBLE_" added per flavor
+  int64_t amount = 0;
+};
+
+struct SchedulerJob {
+  int64_t id = 0;
+  int64_t version = 0;
+  std::string project_id;
+  std::string region;
+  int priority = kDefaultPriority;
+  Timestamp queue_time{};
+  SchedulingStrategy strategy = SchedulingStrategy::kUnspecified;
+  ReservationAffinityType affinity = ReservationAffinityType::kUnspecified;
+  std::vector<std::string> reservations;  // SPECIFIC_RESERVATION: the names (last path segment)
+  std::vector<GangPool> pools;
+  std::vector<QuotaDemand> quota;         // summed over the pools, without the PREEMPTIBLE_ prefix
+  std::optional<Timestamp> dws_deadline;  // FLEX_START: FAILED after this; none = wait forever
+  Duration expected_runtime = kDefaultTimeout;
+  std::string shape;  // equal shapes get one verdict per cycle
+};
+
+struct PlacedPool {
+  int pool = 0;  // index into Fleet::pools
+  int64_t units = 0;
+};
+
+struct Placement {
+  std::string zone;
+  std::vector<PlacedPool> pools;  // in worker-pool order
+};
+
+// An admitted job (PENDING or RUNNING): it holds its placement until it ends.
+struct RunningJob {
+  int64_t id = 0;
+  std::string project_id;
+  std::string region;
+  int priority = kDefaultPriority;
+  Timestamp admitted_at{};
+  Timestamp expected_end{};
+  Placement placement;
+  std::vector<QuotaDemand> quota;  // with the PREEMPTIBLE_ prefix already applied
+};
+
+// Builds the scheduler's view of a validated job. queue_time is when it (re)entered the queue.
+StatusOr<SchedulerJob> MakeSchedulerJob(int64_t id, int64_t version, const std::string& project_id,
+                                        const std::string& region, const CustomJob& job);
+
+// Whether capacity of `model` is charged to preemptible quota (SPOT and DWS, as in Compute Engine).
+bool UsesPreemptibleQuota(ConsumptionModel model);
+std::string QuotaMetricFor(const std::string& metric, ConsumptionModel model);
+
+}  // namespace trainyard

@@ -1,0 +1,34 @@
+#include "services/scheduler/verdict.h"
+
+namespace trainyard {
+
+std::string_view ReasonCodeName(ReasonCode code) {
+  switch (code) {
+    case ReasonCode::kNone:
+      return "ADMITTED";
+    case ReasonCode::kQuotaExceeded:
+      return "QUOTA_EXCEEDED";
+    case ReasonCode::kNoCapacity:
+      return "NO_CAPACITY";
+    case ReasonCode::kNoZoneFitsGang:
+      return "NO_ZONE_FITS_GANG";
+    case ReasonCode::kWaitingForDws:
+      return "WAITING_FOR_DWS";
+    case ReasonCode::kHeldForReservation:
+      return "HELD_FOR_RESERVATION";
+    case ReasonCode::kNotEvaluated:
+      return "NOT_EVALUATED";
+    case ReasonCode::kNeverFits:
+      return "NEVER_FITS";
+  }
+  return "";
+}
+
+int64_t DisplayPosition(int64_t position) {
+  if (position <= 100) return position;
+  int64_t scale = 1;
+  while (position / scale >= 100) scale *= 10;
+  return position / scale * scale;
+}
+
+}  // namespace trainyard

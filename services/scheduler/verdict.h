@@ -1,0 +1,34 @@
+#pragma once
+// Why a job waits, in words a user can act on (scheduler-design.md §6), and where it stands.
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace trainyard {
+
+enum class ReasonCode : int {
+  kNone = 0,  // admitted
+  kQuotaExceeded,
+  kNoCapacity,
+  kNoZoneFitsGang,
+  kWaitingForDws,
+  kHeldForReservation,
+  kNotEvaluated,
+  kNeverFits,
+};
+
+std::string_view ReasonCodeName(ReasonCode code);  // "QUOTA_EXCEEDED", …
+
+struct Verdict {
+  ReasonCode code = ReasonCode::kNotEvaluated;
+  std::string message;
+  int64_t position = 0;  // 1-based within the job's queue, rounded by DisplayPosition
+
+  bool operator==(const Verdict&) const = default;
+};
+
+// Exact up to 100, then two significant digits (4,810 → 4,800): positions far down a deep queue
+// change every cycle and are not worth a write each time.
+int64_t DisplayPosition(int64_t position);
+
+}  // namespace trainyard

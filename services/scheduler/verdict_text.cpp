@@ -1,0 +1,135 @@
+#include "services/scheduler/verdict_text.h"
+
+#include <cstdio>
+#include <ctime>
+
+namespace trainyard {
+namespace {
+
+std::string Models(const std::vector<ConsumptionModel>& models) {
+  std::string out;
+  for (size_t i = 0; i < models.size(); ++i) {
+    if (i > 0) out += i + 1 == models.size() ? " or " : ", ";
+    out += ConsumptionModelName(models[i]);
+  }
+  return out;
+}
+
+std::string What(const GangText& gang) {
+  if (gang.tpu_chips > 0) {
+    return gang.machine_type + " slices of " + std::to_string(gang.tpu_chips) + " chips";
+  }
+  return gang.machine_type;
+}
+
+}  // namespace
+
+std::string ShortDuration(Duration d) {
+  auto s = std::chrono::duration_cast<std::chrono::seconds>(d).count();
+  if (s < 60) return std::to_string(s) + "s";
+  auto h = s / 3600;
+  auto m = (s % 3600) / 60;
+  if (h == 0) return std::to_string(m) + "m";
+  return std::to_string(h) + "h" + (m > 0 ? std::to_string(m) + "m" : "");
+}
+
+std::string ClockText(Timestamp t) {
+  std::time_t secs =
+      std::chrono::system_clock::to_time_t(std::chrono::time_point_cast<std::chrono::seconds>(t));
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M UTC", &tm);
+  return buf;
+}
+
+std::string NoRegionMessage(const std::string& region) {
+  return "the fleet has no capacity in " + region + " (parked until configuration changes)";
+}
+
+std::string NeverFitsCapacityMessage(const GangText& gang, int64_t largest_pool) {
+  if (largest_pool == 0) {
+    return "no " + Models(gang.models) + " capacity for " + What(gang) + " in " + gang.region +
+           " (parked until configuration changes)";
+  }
+  return "needs " + std::to_string(gang.units) + " " + What(gang) + " in one zone; the largest " +
+         Models(gang.models) + " pool in " + gang.region + " has " + std::to_string(largest_pool) +
+         " (parked until configuration changes)";
+}
+
+std::string NeverFitsQuotaMessage(const std::string& metric, int64_t need, int64_t limit) {
+  return "needs " + std::to_string(need) + " " + metric + ", quota is " + std::to_string(limit) +
+         " (parked until configuration changes)";
+}
+
+std::string QuotaMessage(const std::string& metric, int64_t used, int64_t limit, int64_t need) {
+  return "project quota for " + metric + " exceeded: " + std::to_string(used) + "/" +
+         std::to_string(limit) + " in use, job needs " + std::to_string(need);
+}
+
+std::string NoCapacityMessage(const GangText& gang, const std::string& zone, int64_t best_free) {
+  return "no free capacity for " + std::to_string(gang.units) + " " + What(gang) + " " +
+         Models(gang.models) + " in any zone of " + gang.region + " (closest: " + zone + ", " +
+         std::to_string(best_free) + " of " + std::to_string(gang.units) + ")";
+}
+
+std::string NoZoneFitsMessage(const GangText& gang, const std::string& zone, int64_t best_free) {
+  return "no zone of " + gang.region + " has " + std::to_string(gang.units) + " free " +
+         What(gang) + " " + Models(gang.models) + " (most: " + zone + ", " +
+         std::to_string(best_free) + ")";
+}
+
+std::string GangSplitMessage(const std::string& region, size_t pools) {
+  return "no zone of " + region + " fits all " + std::to_string(pools) +
+         " worker pools at once; each fits alone in some zone";
+}
+
+std::string WaitingForDwsMessage(const GangText& gang, const SchedulerJob& job, Timestamp now) {
+  std::string out = "waiting for DWS capacity for " + std::to_string(gang.units) + " " +
+                    What(gang) + " in " + gang.region + " (";
+  if (job.dws_deadline) {
+    out += "max wait " + ShortDuration(*job.dws_deadline - job.queue_time) + ", ";
+  } else {
+    out += "no max wait, ";
+  }
+  return out + ShortDuration(now - job.queue_time) + " elapsed)";
+}
+
+std::string DwsTimeoutMessage(const SchedulerJob& job) {
+  Duration wait = job.dws_deadline ? *job.dws_deadline - job.queue_time : Duration{};
+  return "FLEX_START capacity for the job did not become available within maxWaitDuration (" +
+         ShortDuration(wait) +
+         "); resubmit it, or set a longer maxWaitDuration (0 waits "
+         "forever)";
+}
+
+std::string HeldMessage(int64_t job_id, int priority, Timestamp start) {
+  return "capacity held for job " + std::to_string(job_id) + " (priority " +
+         std::to_string(priority) + "), expected start " + ClockText(start);
+}
+
+std::string ReservedSuffix(const std::string& zone, Timestamp start) {
+  return "; capacity reserved in " + zone + ", expected start " + ClockText(start);
+}
+
+std::string NotEvaluatedMessage(int64_t position, int lookback) {
+  return "not evaluated yet (position " + std::to_string(position) + ", lookback " +
+         std::to_string(lookback) + " per cycle)";
+}
+
+std::string AdmittedMessage(const Fleet& fleet, const Placement& placement, size_t victims) {
+  std::string out = "admitted to " + placement.zone + ":";
+  for (size_t i = 0; i < placement.pools.size(); ++i) {
+    const CapacityPool& pool = fleet.pools[placement.pools[i].pool];
+    out += (i > 0 ? ", " : " ") + std::to_string(placement.pools[i].units) + " " +
+           pool.machine_type + " " + std::string(ConsumptionModelName(pool.model));
+    if (!pool.reservation.empty()) out += " (" + pool.reservation + ")";
+  }
+  if (victims > 0) {
+    out += " after preempting " + std::to_string(victims) + " lower-priority job" +
+           (victims > 1 ? "s" : "");
+  }
+  return out;
+}
+
+}  // namespace trainyard

@@ -1,0 +1,39 @@
+#pragma once
+// The words of every scheduling verdict, in one place (scheduler-design.md §6): each names the
+// flavor, the zone or the quota that decides, and numbers a user can compare.
+#include <string>
+#include <vector>
+
+#include "services/fleet/fleet.h"
+#include "services/scheduler/scheduler_job.h"
+
+namespace trainyard {
+
+struct GangText {
+  std::string machine_type;
+  int tpu_chips = 0;
+  int64_t units = 0;
+  std::string region;
+  std::vector<ConsumptionModel> models;
+};
+
+std::string NoRegionMessage(const std::string& region);
+std::string NeverFitsCapacityMessage(const GangText& gang, int64_t largest_pool);
+std::string NeverFitsQuotaMessage(const std::string& metric, int64_t need, int64_t limit);
+std::string QuotaMessage(const std::string& metric, int64_t used, int64_t limit, int64_t need);
+std::string NoCapacityMessage(const GangText& gang, const std::string& zone, int64_t best_free);
+std::string NoZoneFitsMessage(const GangText& gang, const std::string& zone, int64_t best_free);
+std::string GangSplitMessage(const std::string& region, size_t pools);
+std::string WaitingForDwsMessage(const GangText& gang, const SchedulerJob& job, Timestamp now);
+std::string DwsTimeoutMessage(const SchedulerJob& job);
+std::string HeldMessage(int64_t job_id, int priority, Timestamp start);
+std::string ReservedSuffix(const std::string& zone, Timestamp start);
+std::string NotEvaluatedMessage(int64_t position, int lookback);
+std::string AdmittedMessage(const Fleet& fleet, const Placement& placement, size_t victims);
+
+// "24h", "3h20m", "45m", "30s".
+std::string ShortDuration(Duration d);
+// "2026-11-22 14:20 UTC".
+std::string ClockText(Timestamp t);
+
+}  // namespace trainyard

@@ -1,0 +1,352 @@
+// Scenario tests of the scheduler's pure core on a small hand-built fleet, with explicit times.
+#include "services/scheduler/scheduler.h"
+
+#include <gtest/gtest.h>
+
+// Scenarios name only the options they change.
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+
+namespace trainyard {
+namespace {
+
+using namespace std::chrono_literals;
+using CM = ConsumptionModel;
+
+const Timestamp kT0 = FromUnixMicros(1'800'000'000'000'000);
+
+CapacityPool Pool(std::string zone, std::string machine, CM model, int units,
+                  std::string reservation = "", std::vector<std::string> projects = {}) {
+  CapacityPool p;
+  p.zone = zone;
+  p.region = "us-central1";
+  p.machine_type = machine;
+  p.model = model;
+  p.units = units;
+  p.reservation = reservation;
+  p.projects = projects;
+  p.id = zone + "/" + machine + "/" + std::string(ConsumptionModelName(model)) + "/" + reservation;
+  return p;
+}
+
+Fleet TestFleet() {
+  Fleet f;
+  f.epoch = kT0;
+  f.pools.push_back(Pool("us-central1-a", "a3-megagpu-8g", CM::kReservation, 4, "r-a3m", {"demo"}));
+  f.pools.push_back(Pool("us-central1-a", "a3-megagpu-8g", CM::kOnDemand, 2));
+  f.pools.push_back(Pool("us-central1-a", "a3-megagpu-8g", CM::kSpot, 4));
+  CapacityPool flex = Pool("us-central1-a", "a3-megagpu-8g", CM::kFlexStart, 8);
+  flex.flex_start = {{1h, 2}, {2h, 8}};
+  f.pools.push_back(flex);
+  f.pools.push_back(Pool("us-central1-b", "a3-megagpu-8g", CM::kOnDemand, 8));
+  CapacityPool tpu = Pool("us-central1-b", "ct5p-hightpu-4t", CM::kOnDemand, 2);
+  tpu.tpu_topology = "4x4x4";
+  tpu.tpu_chips = 64;
+  tpu.hosts_per_unit = 16;
+  f.pools.push_back(tpu);
+  return f;
+}
+
+enum PoolIndex { kRes = 0, kOnDemandA = 1, kSpotA = 2, kFlexA = 3, kOnDemandB = 4, kTpuB = 5 };
+
+struct JobOptions {
+  std::string project = "demo";
+  std::string machine = "a3-megagpu-8g";
+  int64_t replicas = 1;
+  SchedulingStrategy strategy = SchedulingStrategy::kUnspecified;
+  std::string priority;
+  std::optional<Duration> max_wait;
+  std::string expected_runtime;
+  std::string tpu_topology;
+  Timestamp created = kT0;
+};
+
+SchedulerJob Job(int64_t id, JobOptions o = {}) {
+  CustomJob job;
+  job.create_time = o.created;
+  WorkerPoolSpec wp;
+  wp.machine_spec = MachineSpec{};
+  wp.machine_spec->machine_type = o.machine;
+  wp.machine_spec->tpu_topology = o.tpu_topology;
+  wp.replica_count = o.replicas;
+  job.job_spec.worker_pool_specs.push_back(wp);
+  job.job_spec.scheduling = Scheduling{};
+  job.job_spec.scheduling->strategy = o.strategy;
+  job.job_spec.scheduling->max_wait_duration = o.max_wait;
+  if (!o.priority.empty()) job.labels[std::string(kPriorityLabel)] = o.priority;
+  if (!o.expected_runtime.empty()) {
+    job.labels[std::string(kExpectedRuntimeLabel)] = o.expected_runtime;
+  }
+  auto out = MakeSchedulerJob(id, 1, o.project, "us-central1", job);
+  EXPECT_TRUE(out.ok()) << out.status().message();
+  return *out;
+}
+
+const AdmissionDecision* Admitted(const CycleResult& r, int64_t id) {
+  for (const auto& a : r.admissions) {
+    if (a.job_id == id) return &a;
+  }
+  return nullptr;
+}
+
+const Verdict* VerdictOf(const CycleResult& r, int64_t id) {
+  for (const auto& v : r.verdicts) {
+    if (v.job_id == id) return &v.verdict;
+  }
+  return nullptr;
+}
+
+TEST(SchedulerTest, StandardTakesTheReservationThenOnDemand) {
+  Fleet fleet = TestFleet();
+  Scheduler s(fleet);
+  s.UpsertPending(Job(1, {.replicas = 4}));
+  s.UpsertPending(Job(2, {.replicas = 2, .created = kT0 + 1s}));
+  CycleResult r = s.RunCycle(kT0);
+  ASSERT_NE(Admitted(r, 1), nullptr);
+  EXPECT_EQ(Admitted(r, 1)->placement.pools[0].pool, kRes);
+  ASSERT_NE(Admitted(r, 2), nullptr);
+  // The reservation is full; us-central1-b has the most free on-demand nodes.
+  EXPECT_EQ(Admitted(r, 2)->placement.pools[0].pool, kOnDemandB);
+  EXPECT_NE(Admitted(r, 1)->message.find("RESERVATION (r-a3m)"), std::string::npos);
+}
+
+TEST(SchedulerTest, ReservationsServeOnlyTheirOwners) {
+  Fleet fleet = TestFleet();
+  Scheduler s(fleet);
+  s.UpsertPending(Job(1, {.project = "other", .replicas = 2}));
+  CycleResult r = s.RunCycle(kT0);
+  ASSERT_NE(Admitted(r, 1), nullptr);
+  EXPECT_NE(Admitted(r, 1)->placement.pools[0].pool, kRes);
+}
+
+TEST(SchedulerTest, GangIsAllOrNothingInOneZone) {
+  Fleet fleet = TestFleet();
+  Scheduler s(fleet);
+  s.UpsertPending(Job(1, {.replicas = 8}));  // takes zone b's 8 on-demand nodes
+  s.UpsertPending(Job(2, {.replicas = 6, .created = kT0 + 1s}));  // 4+2 free in zone a, split
+  CycleResult r = s.RunCycle(kT0);
+  ASSERT_NE(Admitted(r, 1), nullptr);
+  EXPECT_EQ(Admitted(r, 1)->placement.zone, "us-central1-b");
+  EXPECT_EQ(Admitted(r, 2), nullptr);
+  const Verdict* v = VerdictOf(r, 2);
+  ASSERT_NE(v, nullptr);
+  EXPECT_EQ(v->code, ReasonCode::kNoCapacity) << v->message;
+  EXPECT_EQ(v->position, 1);
+  EXPECT_EQ(s.FreeUnits(kRes, kT0), 4);  // nothing half-admitted
+}
+
+TEST(SchedulerTest, ImpossibleGangNeverFitsAndSaysWhy) {
+  Fleet fleet = TestFleet();
+  Scheduler s(fleet);
+  s.UpsertPending(Job(1, {.replicas = 9}));
+  CycleResult r = s.RunCycle(kT0);
+  const Verdict* v = VerdictOf(r, 1);
+  ASSERT_NE(v, nullptr);
+  EXPECT_EQ(v->code, ReasonCode::kNeverFits);
+  EXPECT_NE(v->message.find("largest RESERVATION or ON_DEMAND pool in us-central1 has 8"),
+            std::string::npos)
+      << v->message;
+}
+
+TEST(SchedulerTest, SpotUsesSpotPoolsAndPreemptibleQuota) {
+  Fleet fleet = TestFleet();
+  fleet.quotas.defaults["PREEMPTIBLE_NVIDIA_H100_MEGA_80GB"] = 16;  // two nodes
+  Scheduler s(fleet);
+  s.UpsertPending(Job(1, {.replicas = 2, .strategy = SchedulingStrategy::kSpot}));
+  s.UpsertPending(
+      Job(2, {.replicas = 1, .strategy = SchedulingStrategy::kSpot, .created = kT0 + 1s}));
+  CycleResult r = s.RunCycle(kT0);
+  ASSERT_NE(Admitted(r, 1), nullptr);
+  EXPECT_EQ(Admitted(r, 1)->placement.pools[0].pool, kSpotA);
+  const Verdict* v = VerdictOf(r, 2);
+  ASSERT_NE(v, nullptr);
+  EXPECT_EQ(v->code, ReasonCode::kQuotaExceeded);
+  EXPECT_EQ(v->message,
+            "project quota for PREEMPTIBLE_NVIDIA_H100_MEGA_80GB exceeded: 16/16 in use, job "
+            "needs 8");
+  // The job ends; the quota comes back.
+  s.Remove(1);
+  EXPECT_NE(Admitted(s.RunCycle(kT0 + 1min), 2), nullptr);
+}
+
+TEST(SchedulerTest, QuotaBeyondTheLimitNeverFits) {
+  Fleet fleet = TestFleet();
+  fleet.quotas.defaults["NVIDIA_H100_MEGA_80GB"] = 16;
+  Scheduler s(fleet);
+  s.UpsertPending(Job(1, {.replicas = 4}));
+  CycleResult r = s.RunCycle(kT0);
+  const Verdict* v = VerdictOf(r, 1);
+  ASSERT_NE(v, nullptr);
+  EXPECT_EQ(v->code, ReasonCode::kNeverFits);
+  EXPECT_EQ(v->message,
+            "needs 32 NVIDIA_H100_MEGA_80GB, quota is 16 (parked until configuration changes)");
+}
+
+TEST(SchedulerTest, HigherPriorityPreemptsTheFewestLowerPriorityJobs) {
+  Fleet fleet = TestFleet();
+  Scheduler s(fleet);
+  // Zone b runs high-priority work; zone a's reservation and on-demand pool run low-priority work.
+  s.UpsertPending(Job(4, {.replicas = 8, .priority = "high"}));
+  s.UpsertPending(Job(1, {.replicas = 4, .priority = "low", .created = kT0 + 1s}));
+  s.UpsertPending(Job(2, {.replicas = 1, .priority = "low", .created = kT0 + 2s}));
+  s.UpsertPending(Job(3, {.replicas = 1, .priority = "low", .created = kT0 + 3s}));
+  CycleResult first = s.RunCycle(kT0);
+  ASSERT_EQ(first.admissions.size(), 4u);
+
+  s.UpsertPending(Job(10, {.replicas = 2, .priority = "high", .created = kT0 + 1min}));
+  CycleResult r = s.RunCycle(kT0 + 2min);
+  const AdmissionDecision* a = Admitted(r, 10);
+  ASSERT_NE(a, nullptr);
+  // The newest low-priority jobs go first, and only as many as the gang needs: the two one-node
+  // jobs free zone a's on-demand pool; the 4-node reservation job keeps running.
+  std::vector<int64_t> victims = a->victims;
+  std::sort(victims.begin(), victims.end());
+  EXPECT_EQ(victims, (std::vector<int64_t>{2, 3}));
+  EXPECT_NE(a->message.find("after preempting 2 lower-priority jobs"), std::string::npos);
+}
+
+TEST(SchedulerTest, EqualPriorityNeverPreempts) {
+  Fleet fleet = TestFleet();
+  Scheduler s(fleet);
+  s.UpsertPending(Job(1, {.replicas = 8}));
+  s.UpsertPending(Job(2, {.replicas = 4, .created = kT0 + 1s}));
+  s.UpsertPending(Job(3, {.replicas = 2, .created = kT0 + 2s}));
+  s.RunCycle(kT0);
+  s.UpsertPending(Job(4, {.replicas = 1, .created = kT0 + 3s}));
+  CycleResult r = s.RunCycle(kT0 + 1min);
+  EXPECT_EQ(Admitted(r, 4), nullptr);
+  EXPECT_EQ(VerdictOf(r, 4)->code, ReasonCode::kNoCapacity);
+}
+
+TEST(SchedulerTest, FlexStartWaitsForAllNodesAtOnce) {
+  Fleet fleet = TestFleet();
+  Scheduler s(fleet);
+  s.UpsertPending(Job(1, {.replicas = 4, .strategy = SchedulingStrategy::kFlexStart}));
+  CycleResult r = s.RunCycle(kT0 + 90min);  // 2 of the 4 nodes exist by now
+  EXPECT_EQ(Admitted(r, 1), nullptr);
+  const Verdict* v = VerdictOf(r, 1);
+  ASSERT_NE(v, nullptr);
+  EXPECT_EQ(v->code, ReasonCode::kWaitingForDws);
+  EXPECT_NE(v->message.find("max wait 24h, 1h30m elapsed"), std::string::npos) << v->message;
+  ASSERT_NE(Admitted(s.RunCycle(kT0 + 2h), 1), nullptr);
+}
+
+TEST(SchedulerTest, FlexStartFailsAfterMaxWaitDuration) {
+  Fleet fleet = TestFleet();
+  Scheduler s(fleet);
+  s.UpsertPending(
+      Job(1, {.replicas = 16, .strategy = SchedulingStrategy::kFlexStart, .max_wait = 30min}));
+  EXPECT_TRUE(s.RunCycle(kT0 + 29min).failures.empty());
+  CycleResult r = s.RunCycle(kT0 + 30min);
+  ASSERT_EQ(r.failures.size(), 1u);
+  EXPECT_NE(r.failures[0].message.find("maxWaitDuration (30m)"), std::string::npos);
+  EXPECT_EQ(s.pending_count(), 0u);
+}
+
+TEST(SchedulerTest, MaxWaitZeroWaitsForever) {
+  Fleet fleet = TestFleet();
+  Scheduler s(fleet);
+  s.UpsertPending(
+      Job(1, {.replicas = 16, .strategy = SchedulingStrategy::kFlexStart, .max_wait = 0s}));
+  EXPECT_TRUE(s.RunCycle(kT0 + 24h * 30).failures.empty());
+}
+
+TEST(SchedulerTest, TpuJobTakesAWholeSliceOfItsShape) {
+  Fleet fleet = TestFleet();
+  Scheduler s(fleet);
+  s.UpsertPending(Job(1, {.machine = "ct5p-hightpu-4t", .tpu_topology = "4x4x4"}));
+  s.UpsertPending(
+      Job(2, {.machine = "ct5p-hightpu-4t", .tpu_topology = "2x2x1", .created = kT0 + 1s}));
+  CycleResult r = s.RunCycle(kT0);
+  ASSERT_NE(Admitted(r, 1), nullptr);
+  EXPECT_EQ(Admitted(r, 1)->placement.pools[0].pool, kTpuB);
+  EXPECT_EQ(s.FreeUnits(kTpuB, kT0), 1);
+  EXPECT_EQ(VerdictOf(r, 2)->code, ReasonCode::kNeverFits);  // no 2x2x1 slices in the fleet
+}
+
+TEST(SchedulerTest, BigGangHoldsCapacitySoSmallLongJobsCannotStarveIt) {
+  Fleet fleet = TestFleet();
+  Scheduler s(fleet);
+  // Zone b: a running 6-node job ending in 1h leaves 2 nodes free.
+  s.UpsertPending(Job(1, {.replicas = 6, .expected_runtime = "3600s"}));
+  CycleResult first = s.RunCycle(kT0);
+  ASSERT_EQ(Admitted(first, 1)->placement.zone, "us-central1-b");
+  // A high-priority 8-node gang of another project cannot fit anywhere now (nor preempt another
+  // project's work): it reserves zone b at +1h.
+  s.UpsertPending(
+      Job(2, {.project = "big", .replicas = 8, .priority = "high", .created = kT0 + 1s}));
+  // A small long job may not take zone b's free nodes (it would push the gang back)…
+  s.UpsertPending(Job(3, {.project = "other", .replicas = 2, .created = kT0 + 2s}));
+  CycleResult r = s.RunCycle(kT0 + 1min);
+  EXPECT_EQ(Admitted(r, 2), nullptr);
+  EXPECT_NE(VerdictOf(r, 2)->message.find("capacity reserved in us-central1-b"), std::string::npos)
+      << VerdictOf(r, 2)->message;
+  // …but zone a still has room for it, so it runs there.
+  ASSERT_NE(Admitted(r, 3), nullptr);
+  EXPECT_EQ(Admitted(r, 3)->placement.zone, "us-central1-a");
+}
+
+TEST(SchedulerTest, HeldCapacityGoesOnlyToJobsThatEndBeforeTheGangStarts) {
+  Fleet fleet;
+  fleet.epoch = kT0;
+  fleet.pools.push_back(Pool("us-central1-b", "a3-megagpu-8g", CM::kOnDemand, 8));
+  Scheduler s(fleet);
+  s.UpsertPending(Job(1, {.replicas = 6, .expected_runtime = "3600s"}));
+  s.RunCycle(kT0);
+  s.UpsertPending(
+      Job(2, {.project = "big", .replicas = 8, .priority = "high", .created = kT0 + 1s}));
+  s.UpsertPending(Job(3, {.replicas = 2, .created = kT0 + 2s}));
+  s.UpsertPending(Job(4, {.replicas = 2, .expected_runtime = "1800s", .created = kT0 + 3s}));
+  CycleResult r = s.RunCycle(kT0 + 1min);
+  EXPECT_EQ(Admitted(r, 3), nullptr);
+  EXPECT_EQ(VerdictOf(r, 3)->code, ReasonCode::kHeldForReservation);
+  EXPECT_NE(VerdictOf(r, 3)->message.find("capacity held for job 2 (priority 1000)"),
+            std::string::npos);
+  ASSERT_NE(Admitted(r, 4), nullptr);  // backfilled: it ends before the gang's start
+}
+
+TEST(SchedulerTest, PositionsFollowPriorityThenAge) {
+  Fleet fleet = TestFleet();
+  fleet.quotas.defaults["NVIDIA_H100_MEGA_80GB"] = 0;
+  fleet.quotas.per_project["demo"]["NVIDIA_H100_MEGA_80GB"] = 8;
+  Scheduler s(fleet);
+  s.UpsertPending(Job(1, {.replicas = 1}));
+  s.UpsertPending(Job(2, {.replicas = 1, .created = kT0 + 1s}));
+  s.UpsertPending(Job(3, {.replicas = 1, .priority = "high", .created = kT0 + 2s}));
+  CycleResult r = s.RunCycle(kT0);
+  ASSERT_NE(Admitted(r, 3), nullptr);  // high first; then the quota (one node) is used up
+  EXPECT_EQ(VerdictOf(r, 1)->position, 1);
+  EXPECT_EQ(VerdictOf(r, 1)->code, ReasonCode::kQuotaExceeded);
+  EXPECT_EQ(VerdictOf(r, 2)->position, 2);
+  // Unchanged verdicts are not reported again.
+  EXPECT_TRUE(s.RunCycle(kT0 + 1s).verdicts.empty());
+}
+
+TEST(SchedulerTest, DisplayPositionKeepsTwoSignificantDigitsPastAHundred) {
+  EXPECT_EQ(DisplayPosition(7), 7);
+  EXPECT_EQ(DisplayPosition(100), 100);
+  EXPECT_EQ(DisplayPosition(4810), 4800);
+  EXPECT_EQ(DisplayPosition(123456), 120000);
+}
+
+TEST(SchedulerTest, OlderVersionsNeverReplaceNewerOnes) {
+  Fleet fleet = TestFleet();
+  Scheduler s(fleet);
+  SchedulerJob v2 = Job(1, {.replicas = 9});
+  v2.version = 2;
+  s.UpsertPending(v2);
+  SchedulerJob v1 = Job(1, {.replicas = 1});
+  s.UpsertPending(v1);
+  EXPECT_EQ(VerdictOf(s.RunCycle(kT0), 1)->code, ReasonCode::kNeverFits);
+}
+
+TEST(SchedulerTest, PriorityLabelIsValidated) {
+  EXPECT_EQ(*ParsePriorityLabel({{"trainyard-priority", "high"}}), 1000);
+  EXPECT_EQ(*ParsePriorityLabel({{"trainyard-priority", "250"}}), 250);
+  EXPECT_EQ(*ParsePriorityLabel({}), 500);
+  auto bad = ParsePriorityLabel({{"trainyard-priority", "urgent"}});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("labels.trainyard-priority"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace trainyard
