@@ -19,8 +19,11 @@
 #include "storage/pg.h"
 #include "storage/pg_job_store.h"
 #include "storage/pg_project_repository.h"
+#include "storage/pg_scheduler_store.h"
 #include "storage/sim_clock_store.h"
 #include "workers/job_executor.h"
+#include "workers/scheduler_loop.h"
+#include "workers/sim/fleet_file.h"
 
 namespace trainyard::cmd {
 namespace {
@@ -32,6 +35,7 @@ constexpr auto kCheckoutTimeout = std::chrono::milliseconds(500);
 struct Database {
   std::unique_ptr<EmbeddedPostgres> embedded;
   std::unique_ptr<pg::Pool> pool;
+  std::string conninfo;
 };
 
 StatusOr<Database> OpenDatabase(const std::string& database_url, const std::string& data_dir,
@@ -45,6 +49,7 @@ StatusOr<Database> OpenDatabase(const std::string& database_url, const std::stri
     conninfo = db.embedded->conninfo();
   }
   TY_ASSIGN_OR_RETURN(db.pool, pg::Pool::Create(conninfo, pool_size, kCheckoutTimeout));
+  db.conninfo = conninfo;
   return db;
 }
 
@@ -96,6 +101,10 @@ int RunServe(const ServeOptions& options) {
   sigset_t signals = BlockShutdownSignals();
   api::ConfigureHttpThreads(options.http_threads);
 
+  // A bad fleet file stops start-up before anything listens.
+  auto fleet = sim::LoadFleetFile(options.fleet.empty() ? TRAINYARD_DEFAULT_FLEET : options.fleet);
+  if (!fleet.ok()) return Fail("fleet_invalid", fleet.status());
+
   api::ServerOptions server_options;
   if (!SplitListen(options.listen, server_options.host, server_options.port)) {
     std::cerr << "trainyard: --listen must be host:port, got \"" << options.listen << "\"\n";
@@ -130,6 +139,13 @@ int RunServe(const ServeOptions& options) {
   api.Attach(job_service);
   ready_pool = db->pool.get();
 
+  storage::PgSchedulerStore scheduler_store(db->conninfo);
+  auto epoch = scheduler_store.SyncNodes(*fleet, (*clock)->Now());
+  if (!epoch.ok()) return Fail("fleet_sync_failed", epoch.status());
+  fleet->SetEpoch(*epoch);
+  SchedulerLoop scheduler(scheduler_store, *fleet, **clock);
+  scheduler.Start();
+
   JobExecutorOptions executor_options;
   executor_options.owner = DefaultExecutorOwner();
   executor_options.lease = std::chrono::seconds(options.lease_seconds);
@@ -138,12 +154,15 @@ int RunServe(const ServeOptions& options) {
   LogJson(LogLevel::kInfo, "ready",
           {{"listen", options.listen},
            {"sim_speed", options.sim_speed},
-           {"embedded_postgres", db->embedded ? "yes" : "no"}});
+           {"embedded_postgres", db->embedded ? "yes" : "no"},
+           {"fleet", fleet->name},
+           {"pools", static_cast<int64_t>(fleet->pools.size())}});
 
   int signal = 0;
   sigwait(&signals, &signal);
   LogJson(LogLevel::kInfo, "shutting_down", {{"signal", signal}});
   draining = true;
+  scheduler.Stop();
   executor.Stop();
   server->Stop(kDrain);
   db->pool.reset();

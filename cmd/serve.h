@@ -11,6 +11,7 @@ struct ServeOptions {
   int http_threads = 16;
   int db_pool = 8;
   int lease_seconds = 30;
+  std::string fleet;  // fleet file; empty: payloads/fleets/default.json of the source tree
   bool debug = false;
 };
 

@@ -23,6 +23,12 @@ struct JobRecord {
   CustomJob job;
   int64_t version = 1;
   std::optional<Timestamp> next_action_at;
+  std::string project_id;
+  int64_t change_seq = 0;
+  // Billing of the current admission: accrued cost of earlier ones plus hourly × time since
+  // admitted_at (job.trainyard carries both).
+  int64_t cost_micros = 0;
+  int64_t hourly_price_micros = 0;
 };
 
 // Keyset position for pagination: list order is (create_time DESC, id DESC).
@@ -46,6 +52,7 @@ struct StateUpdate {
   JobTransition transition;
   std::optional<Timestamp> next_action_at;  // nullopt: no further runtime action
   std::optional<std::string> lease_owner;   // fence: only the lease holder may apply it
+  std::optional<std::string> image_uri;     // RUNNING: cached on the job's nodes from now on
 };
 
 class ProjectRepository {

@@ -4,6 +4,7 @@
 
 #include "services/custom_job_validator.h"
 #include "services/job_state_machine.h"
+#include "services/scheduler/scheduler_job.h"
 
 namespace trainyard {
 namespace {
@@ -24,6 +25,14 @@ Status JobNotFound(const JobRef& ref) {
 }
 
 }  // namespace
+
+void AddRunningCost(JobRecord& record, Timestamp now) {
+  if (!record.job.trainyard) return;
+  SchedulingStatus& s = *record.job.trainyard;
+  if (!s.admitted_at || IsTerminal(record.job.state) || now <= *s.admitted_at) return;
+  double hours = std::chrono::duration<double>(now - *s.admitted_at).count() / 3600;
+  s.cost_usd += s.hourly_price_usd * hours;
+}
 
 Status ValidateLocation(const std::string& location) {
   bool ok = !location.empty() && location.size() <= 63;
@@ -48,6 +57,8 @@ StatusOr<CustomJob> JobService::Create(const ParentRef& parent, CustomJob job,
                                        const std::string& request_id) {
   TY_RETURN_IF_ERROR(ValidateLocation(parent.location));
   TY_RETURN_IF_ERROR(ValidateCustomJob(job));
+  TY_RETURN_IF_ERROR(ParsePriorityLabel(job.labels).status());
+  job.trainyard.reset();
   TY_ASSIGN_OR_RETURN(Project project,
                       projects_.Resolve(parent.project, /*create_if_missing=*/true));
 
@@ -63,7 +74,9 @@ StatusOr<CustomJob> JobService::Create(const ParentRef& parent, CustomJob job,
   record.job.start_time.reset();
   record.job.end_time.reset();
   record.job.web_access_uris.clear();
-  record.next_action_at = now;  // the runtime looks at a new job at once
+  // QUEUED belongs to the scheduler, which follows new rows by change_seq; the runtime looks at
+  // the job once it is admitted.
+  record.next_action_at.reset();
 
   for (int attempt = 0;; ++attempt) {
     record.id = NewResourceId();
@@ -89,6 +102,7 @@ StatusOr<JobRecord> JobService::Load(const JobRef& ref) {
 
 StatusOr<CustomJob> JobService::Get(const JobRef& ref) {
   TY_ASSIGN_OR_RETURN(JobRecord record, Load(ref));
+  AddRunningCost(record, clock_.Now());
   return std::move(record.job);
 }
 
@@ -113,7 +127,11 @@ StatusOr<ListJobsResult> JobService::List(const ListJobsRequest& request) {
     result.next = JobCursor{*rows.back().job.create_time, rows.back().id};
   }
   result.jobs.reserve(rows.size());
-  for (auto& row : rows) result.jobs.push_back(std::move(row.job));
+  Timestamp now = clock_.Now();
+  for (auto& row : rows) {
+    AddRunningCost(row, now);
+    result.jobs.push_back(std::move(row.job));
+  }
   return result;
 }
 

@@ -46,6 +46,10 @@ class JobService {
   const Clock& clock_;
 };
 
+// The cost a job shows: what earlier admissions accrued plus the current one's hourly price times
+// its time so far (terminal jobs have accrued everything already).
+void AddRunningCost(JobRecord& record, Timestamp now);
+
 // Location ids are region names ("us-central1"): lowercase letters, digits and '-'.
 Status ValidateLocation(const std::string& location);
 

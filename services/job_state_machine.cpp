@@ -14,7 +14,8 @@ bool JobStateMachine::IsAllowed(JobState from, JobState to) {
       return to == S::kRunning || to == S::kQueued || to == S::kFailed || to == S::kCancelling;
     case S::kRunning:
       // Back to PENDING when the job is restarted on new capacity (spot preemption, repair).
-      return to == S::kSucceeded || to == S::kFailed || to == S::kPending || to == S::kCancelling;
+      return to == S::kSucceeded || to == S::kFailed || to == S::kPending || to == S::kQueued ||
+             to == S::kCancelling;
     case S::kCancelling:
       // A job may finish on its own before the cancel lands; Vertex then reports that outcome.
       return to == S::kCancelled || to == S::kSucceeded || to == S::kFailed;

@@ -3,18 +3,13 @@
 #include <nlohmann/json.hpp>
 
 #include "api/wire/custom_job_codec.h"
+#include "services/scheduler/scheduler_job.h"
 #include "storage/job_filter_sql.h"
+#include "storage/job_row.h"
 #include "storage/row_codec.h"
 
 namespace trainyard::storage {
 namespace {
-
-// Named queries. Columns of kJobColumns are read by DecodeJobRow in this order.
-#define TY_JOB_COLUMNS \
-  "id, project_number, location, display_name, state, job_spec::text, labels::text, "        \
-  "encryption_spec::text, error_code, error_message, " TY_MICROS("create_time") ", "         \
-  TY_MICROS("start_time") ", " TY_MICROS("end_time") ", " TY_MICROS("update_time") ", "      \
-  TY_MICROS("next_action_at") ", version"
 
 constexpr const char* kInsertJob =
     "WITH j AS (INSERT INTO custom_jobs (id, project_number, location, display_name, state, "
@@ -37,12 +32,27 @@ constexpr const char* kApplyTransition =
     "error_code = COALESCE($8::integer, error_code), "
     "error_message = COALESCE($9, error_message), "
     "next_action_at = " TY_TS("$10") ", "
+    "cost_micros = cost_micros + CASE WHEN $13::boolean AND admitted_at IS NOT NULL THEN "
+    "(hourly_price_micros * extract(epoch from (" TY_TS("$5") " - admitted_at)) / 3600)::bigint "
+    "ELSE 0 END, "
     "lease_owner = CASE WHEN $10::bigint IS NULL THEN NULL ELSE lease_owner END, "
     "lease_expires_at = CASE WHEN $10::bigint IS NULL THEN NULL ELSE lease_expires_at END "
     "WHERE id = $1::bigint AND version = $2::bigint AND state = $3::smallint "
     "AND ($11::text IS NULL OR lease_owner = $11) RETURNING id) "
     "INSERT INTO job_events (job_id, time, from_state, to_state, reason) "
     "SELECT id, " TY_TS("$5") ", $3::smallint, $4::smallint, $12 FROM u";
+
+// Nodes follow their job: BUSY (with the image cached) once it runs; given back when it ends,
+// warm for reservations, deleted (cache gone) for everything else.
+constexpr const char* kNodesRunning =
+    "UPDATE nodes SET state = 3, state_since = " TY_TS("$2") ", "
+    "image_cache = CASE WHEN $3::text IS NULL OR $3 = ANY(image_cache) THEN image_cache "
+    "ELSE image_cache || $3::text END WHERE job_id = $1::bigint";
+
+constexpr const char* kReleaseNodes =
+    "UPDATE nodes SET job_id = NULL, state = CASE WHEN keep_warm THEN 2 ELSE 7 END, "
+    "image_cache = CASE WHEN keep_warm THEN image_cache ELSE '{}' END, "
+    "state_since = " TY_TS("$2") " WHERE job_id = $1::bigint";
 
 constexpr const char* kDeleteWithOperation =
     "WITH d AS (DELETE FROM custom_jobs WHERE id = $1::bigint AND project_number = $2::bigint "
@@ -78,6 +88,30 @@ constexpr const char* kGetOperation =
 std::string LabelsJson(const std::map<std::string, std::string>& labels) {
   return nlohmann::json(labels).dump();
 }
+
+// The placement the scheduler wrote (storage/pg_scheduler_store.cpp) into its typed form.
+void DecodePlacement(std::string_view text, SchedulingStatus& status) {
+  auto json = nlohmann::json::parse(text, nullptr, false);
+  if (!json.is_object()) return;
+  status.zone = json.value("zone", "");
+  if (!json.contains("pools") || !json["pools"].is_array()) return;
+  for (const auto& p : json["pools"]) {
+    PlacedPoolStatus pool;
+    pool.pool_id = p.value("pool", "");
+    pool.machine_type = p.value("machineType", "");
+    pool.consumption_model = p.value("consumptionModel", "");
+    pool.reservation = p.value("reservation", "");
+    pool.units = p.value("units", int64_t{0});
+    if (p.contains("nodes") && p["nodes"].is_array()) {
+      for (const auto& n : p["nodes"]) {
+        if (n.is_string()) pool.nodes.push_back(n.get<std::string>());
+      }
+    }
+    status.pools.push_back(std::move(pool));
+  }
+}
+
+}  // namespace
 
 StatusOr<JobRecord> DecodeJobRow(const pg::Result& r, int row) {
   JobRecord rec;
@@ -116,6 +150,20 @@ StatusOr<JobRecord> DecodeJobRow(const pg::Result& r, int row) {
   job.update_time = OptionalTime(r, row, 13);
   rec.next_action_at = OptionalTime(r, row, 14);
   rec.version = r.GetInt64(row, 15);
+  rec.project_id = std::string(r.Get(row, 16));
+  rec.change_seq = r.IsNull(row, 17) ? 0 : r.GetInt64(row, 17);
+  rec.hourly_price_micros = r.GetInt64(row, 20);
+  rec.cost_micros = r.GetInt64(row, 21);
+  SchedulingStatus status;
+  if (auto priority = ParsePriorityLabel(job.labels); priority.ok()) status.priority = *priority;
+  if (!r.IsNull(row, 18)) DecodePlacement(r.Get(row, 18), status);
+  status.admitted_at = OptionalTime(r, row, 19);
+  status.hourly_price_usd = static_cast<double>(rec.hourly_price_micros) / 1e6;
+  status.cost_usd = static_cast<double>(rec.cost_micros) / 1e6;
+  if (!r.IsNull(row, 22)) status.reason_code = std::string(r.Get(row, 22));
+  if (!r.IsNull(row, 23)) status.reason_message = std::string(r.Get(row, 23));
+  if (!r.IsNull(row, 24)) status.queue_position = r.GetInt64(row, 24);
+  job.trainyard = std::move(status);
   return rec;
 }
 
@@ -128,8 +176,6 @@ StatusOr<std::vector<JobRecord>> DecodeJobRows(const pg::Result& r) {
   }
   return out;
 }
-
-}  // namespace
 
 Status PgJobStore::Insert(const JobRecord& record, const std::string& request_id) {
   const CustomJob& job = record.job;
@@ -203,10 +249,22 @@ StatusOr<bool> PgJobStore::ApplyTransition(const StateUpdate& update) {
       MicrosParam(update.next_action_at),
       update.lease_owner,
       t.reason,
+      IsTerminal(t.to) ? "true" : "false",
   };
   TY_ASSIGN_OR_RETURN(auto conn, pool_.Acquire());
-  TY_ASSIGN_OR_RETURN(pg::Result r, conn->Exec(kApplyTransition, params));
-  return r.affected() == 1;
+  TY_ASSIGN_OR_RETURN(pg::Transaction tx, pg::Transaction::Begin(*conn));
+  TY_ASSIGN_OR_RETURN(pg::Result r, tx.Exec(kApplyTransition, params));
+  if (r.affected() != 1) return false;
+  if (t.to == JobState::kRunning) {
+    TY_RETURN_IF_ERROR(
+        tx.Exec(kNodesRunning, {std::to_string(update.id), MicrosParam(t.at), update.image_uri})
+            .status());
+  } else if (IsTerminal(t.to)) {
+    TY_RETURN_IF_ERROR(
+        tx.Exec(kReleaseNodes, {std::to_string(update.id), MicrosParam(t.at)}).status());
+  }
+  TY_RETURN_IF_ERROR(tx.Commit());
+  return true;
 }
 
 Status PgJobStore::DeleteWithOperation(int64_t project_number, const std::string& location,

@@ -38,6 +38,7 @@ StatusOr<int> JobExecutor::RunOnce() {
     update.transition = std::move(transition).value();
     update.next_action_at = step->next_action_at;
     update.lease_owner = options_.owner;
+    if (step->to == JobState::kRunning) update.image_uri = sim::PrimaryImage(record.job);
     auto ok = jobs_.ApplyTransition(update);
     if (!ok.ok()) return ok.status();
     if (*ok) {

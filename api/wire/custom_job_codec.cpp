@@ -179,6 +179,8 @@ void ReadCustomJob(ObjectReader& r, CustomJob* job) {
   bool reserved = false;
   r.GetBool("satisfiesPzs", &reserved);
   r.GetBool("satisfiesPzi", &reserved);
+  // Our output-only scheduling object, echoed back by clients that round-trip a job.
+  r.Skip("trainyard");
 }
 
 // Vertex ignores output-only fields on create rather than rejecting them.
@@ -400,6 +402,32 @@ nlohmann::json EncodeRpcStatus(const RpcStatus& status) {
   return out;
 }
 
+nlohmann::json EncodeSchedulingStatus(const SchedulingStatus& s) {
+  json out = json::object();
+  if (!s.reason_code.empty()) {
+    out["reason"] = {{"code", s.reason_code}, {"message", s.reason_message}};
+  }
+  if (s.queue_position) out["queuePosition"] = *s.queue_position;
+  out["priority"] = s.priority;
+  if (!s.zone.empty()) {
+    json placement = {{"zone", s.zone}, {"pools", json::array()}};
+    for (const PlacedPoolStatus& p : s.pools) {
+      json pool = {{"pool", p.pool_id},
+                   {"machineType", p.machine_type},
+                   {"consumptionModel", p.consumption_model},
+                   {"units", p.units},
+                   {"nodes", p.nodes}};
+      if (!p.reservation.empty()) pool["reservation"] = p.reservation;
+      placement["pools"].push_back(std::move(pool));
+    }
+    out["placement"] = std::move(placement);
+  }
+  PutTimestamp(out, "admitTime", s.admitted_at);
+  out["hourlyPriceUsd"] = s.hourly_price_usd;
+  out["costUsd"] = s.cost_usd;
+  return out;
+}
+
 nlohmann::json EncodeCustomJob(const CustomJob& job) {
   json out = json::object();
   PutString(out, "name", job.name);
@@ -415,6 +443,7 @@ nlohmann::json EncodeCustomJob(const CustomJob& job) {
   PutMap(out, "labels", job.labels);
   PutOptional(out, "encryptionSpec", job.encryption_spec, EncodeEncryptionSpec);
   PutMap(out, "webAccessUris", job.web_access_uris);
+  PutOptional(out, "trainyard", job.trainyard, EncodeSchedulingStatus);
   return out;
 }
 

@@ -91,6 +91,29 @@ std::optional<int64_t> QuotaConfig::Limit(const std::string& project_id,
   return std::nullopt;
 }
 
+void Fleet::SetEpoch(Timestamp value) {
+  epoch = value;
+  for (CapacityPool& pool : pools) {
+    if (!pool.window_after || !pool.window_length) continue;
+    pool.window_start =
+        epoch + std::chrono::duration_cast<std::chrono::microseconds>(*pool.window_after);
+    pool.window_end = *pool.window_start +
+                      std::chrono::duration_cast<std::chrono::microseconds>(*pool.window_length);
+  }
+}
+
+const CapacityPool* Fleet::FindPool(std::string_view id) const {
+  int index = PoolIndex(id);
+  return index < 0 ? nullptr : &pools[index];
+}
+
+int Fleet::PoolIndex(std::string_view id) const {
+  for (size_t i = 0; i < pools.size(); ++i) {
+    if (pools[i].id == id) return static_cast<int>(i);
+  }
+  return -1;
+}
+
 Duration Fleet::BootTime(std::string_view machine_type) const {
   if (auto it = boot_time.find(std::string(machine_type)); it != boot_time.end()) return it->second;
   if (auto it = boot_time.find("default"); it != boot_time.end()) return it->second;

@@ -47,6 +47,10 @@ struct CapacityPool {
   std::string term;
   std::optional<Timestamp> window_start;
   std::optional<Timestamp> window_end;
+  // A window given relative to the fleet's epoch (for fleets that outlive any fixed date);
+  // Fleet::SetEpoch turns it into window_start/window_end.
+  std::optional<Duration> window_after;
+  std::optional<Duration> window_length;
   std::string tpu_topology;  // TPU pools: the slice shape of every unit
   int tpu_chips = 0;         // TPU pools: chips per slice (from the topology)
   int hosts_per_unit = 1;
@@ -80,6 +84,11 @@ struct Fleet {
   Duration repair_time = std::chrono::minutes(10);
   QuotaConfig quotas;
   std::vector<CapacityPool> pools;
+
+  // Fixes the virtual time DWS steps and relative calendar windows count from.
+  void SetEpoch(Timestamp epoch);
+  const CapacityPool* FindPool(std::string_view id) const;
+  int PoolIndex(std::string_view id) const;  // -1 when unknown
 
   Duration BootTime(std::string_view machine_type) const;
   Duration ImagePullTime(std::string_view image_uri) const;

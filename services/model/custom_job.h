@@ -161,6 +161,29 @@ struct EncryptionSpec {
   std::string kms_key_name;
 };
 
+// Trainyard's output-only `trainyard` object: why the job waits, or where it runs and what it has
+// cost so far. Clients that do not know it ignore it (gcloud, the official SDKs).
+struct PlacedPoolStatus {
+  std::string pool_id;
+  std::string machine_type;
+  std::string consumption_model;  // RESERVATION, ON_DEMAND, SPOT, FLEX_START
+  std::string reservation;
+  int64_t units = 0;  // nodes, or TPU slices
+  std::vector<std::string> nodes;
+};
+
+struct SchedulingStatus {
+  std::string reason_code;  // ADMITTED, NO_CAPACITY, QUOTA_EXCEEDED, …
+  std::string reason_message;
+  std::optional<int64_t> queue_position;
+  int priority = 500;
+  std::string zone;
+  std::vector<PlacedPoolStatus> pools;
+  std::optional<Timestamp> admitted_at;
+  double hourly_price_usd = 0;
+  double cost_usd = 0;
+};
+
 struct CustomJob {
   std::string name;  // projects/{number}/locations/{location}/customJobs/{id}
   std::string display_name;
@@ -174,6 +197,7 @@ struct CustomJob {
   std::map<std::string, std::string> labels;
   std::optional<EncryptionSpec> encryption_spec;
   std::map<std::string, std::string> web_access_uris;
+  std::optional<SchedulingStatus> trainyard;  // output only
 };
 
 bool IsTerminal(JobState state);

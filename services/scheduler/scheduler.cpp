@@ -476,25 +476,7 @@ void Scheduler::Admit(PendingEntry& entry, const Placement& placement, std::vect
   }
   cycle.victims_left -= static_cast<int>(victims.size());
   const SchedulerJob& job = entry.job;
-  RunningJob r;
-  r.id = job.id;
-  r.project_id = job.project_id;
-  r.region = job.region;
-  r.priority = job.priority;
-  r.admitted_at = cycle.now;
-  r.expected_end = cycle.now + duration_cast<microseconds>(job.expected_runtime);
-  r.placement = placement;
-  for (size_t i = 0; i < job.pools.size() && i < placement.pools.size(); ++i) {
-    ConsumptionModel m = fleet_.pools[placement.pools[i].pool].model;
-    std::string metric = QuotaMetricFor(job.pools[i].quota_metric, m);
-    auto same = std::find_if(r.quota.begin(), r.quota.end(),
-                             [&](const QuotaDemand& d) { return d.metric == metric; });
-    if (same != r.quota.end()) {
-      same->amount += job.pools[i].quota_amount;
-    } else {
-      r.quota.push_back({metric, job.pools[i].quota_amount});
-    }
-  }
+  RunningJob r = MakeRunningJob(job, placement, fleet_, cycle.now);
   // Later long jobs eat into the slack of holds on the pools they take.
   for (Hold& h : cycle.holds) {
     if (r.expected_end <= h.start) continue;
@@ -506,6 +488,7 @@ void Scheduler::Admit(PendingEntry& entry, const Placement& placement, std::vect
   decision.job_id = job.id;
   decision.version = job.version;
   decision.placement = placement;
+  decision.image_uri = job.image_uri;
   decision.message = AdmittedMessage(fleet_, placement, victims.size());
   decision.victims = std::move(victims);
   result.admissions.push_back(std::move(decision));
@@ -577,9 +560,10 @@ void Scheduler::ReportPositions(Cycle& cycle, CycleResult& result) {
         v.message = NotEvaluatedMessage(v.position, config_.lookback);
       }
       if (!entry.reported || !(v == entry.verdict)) {
+        const bool code_changed = !entry.reported || v.code != entry.verdict.code;
         entry.verdict = v;
         entry.reported = true;
-        result.verdicts.push_back({entry.job.id, entry.job.version, v});
+        result.verdicts.push_back({entry.job.id, entry.job.version, v, code_changed});
       }
     }
   }

@@ -33,7 +33,8 @@ struct AdmissionDecision {
   int64_t version = 0;
   Placement placement;
   std::vector<int64_t> victims;  // admitted jobs to stop and requeue in the same commit
-  std::string message;           // for the job event
+  std::string image_uri;
+  std::string message;  // for the job event
 };
 
 struct FailureDecision {
@@ -46,6 +47,7 @@ struct VerdictUpdate {
   int64_t job_id = 0;
   int64_t version = 0;
   Verdict verdict;
+  bool code_changed = false;  // worth a job event, not just a new position
 };
 
 struct CycleResult {

@@ -88,6 +88,11 @@ StatusOr<SchedulerJob> MakeSchedulerJob(int64_t id, int64_t version, const std::
     if (auto d = ParseDurationText(it->second); d && *d < timeout) out.expected_runtime = *d;
   }
 
+  for (const WorkerPoolSpec& wp : spec.worker_pool_specs) {
+    if (!out.image_uri.empty()) break;
+    if (wp.container_spec) out.image_uri = wp.container_spec->image_uri;
+    if (wp.python_package_spec) out.image_uri = wp.python_package_spec->executor_image_uri;
+  }
   out.shape = project_id + "|" + region + "|" + std::to_string(static_cast<int>(out.strategy)) +
               "|" + std::to_string(out.priority);
   for (size_t i = 0; i < spec.worker_pool_specs.size(); ++i) {
@@ -133,6 +138,24 @@ StatusOr<SchedulerJob> MakeSchedulerJob(int64_t id, int64_t version, const std::
                std::to_string(out.expected_runtime.count());
   for (const std::string& r : out.reservations) out.shape += "," + r;
   return out;
+}
+
+RunningJob MakeRunningJob(const SchedulerJob& job, const Placement& placement, const Fleet& fleet,
+                          Timestamp admitted_at) {
+  RunningJob r;
+  r.id = job.id;
+  r.project_id = job.project_id;
+  r.region = job.region;
+  r.priority = job.priority;
+  r.admitted_at = admitted_at;
+  r.expected_end =
+      admitted_at + std::chrono::duration_cast<std::chrono::microseconds>(job.expected_runtime);
+  r.placement = placement;
+  for (size_t i = 0; i < job.pools.size() && i < placement.pools.size(); ++i) {
+    ConsumptionModel m = fleet.pools[placement.pools[i].pool].model;
+    AddDemand(r.quota, QuotaMetricFor(job.pools[i].quota_metric, m), job.pools[i].quota_amount);
+  }
+  return r;
 }
 
 }  // namespace trainyard

@@ -53,7 +53,8 @@ struct SchedulerJob {
   std::vector<QuotaDemand> quota;         // summed over the pools, without the PREEMPTIBLE_ prefix
   std::optional<Timestamp> dws_deadline;  // FLEX_START: FAILED after this; none = wait forever
   Duration expected_runtime = kDefaultTimeout;
-  std::string shape;  // equal shapes get one verdict per cycle
+  std::string image_uri;  // the first pool's image: nodes that have it cached skip the pull
+  std::string shape;      // equal shapes get one verdict per cycle
 };
 
 struct PlacedPool {
@@ -81,6 +82,10 @@ struct RunningJob {
 // Builds the scheduler's view of a validated job. queue_time is when it (re)entered the queue.
 StatusOr<SchedulerJob> MakeSchedulerJob(int64_t id, int64_t version, const std::string& project_id,
                                         const std::string& region, const CustomJob& job);
+
+// The admitted form of `job` on `placement`: quota charged per pool under the flavor it got.
+RunningJob MakeRunningJob(const SchedulerJob& job, const Placement& placement, const Fleet& fleet,
+                          Timestamp admitted_at);
 
 // Whether capacity of `model` is charged to preemptible quota (SPOT and DWS, as in Compute Engine).
 bool UsesPreemptibleQuota(ConsumptionModel model);

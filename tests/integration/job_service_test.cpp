@@ -8,8 +8,11 @@
 #include "storage/pg.h"
 #include "storage/pg_job_store.h"
 #include "storage/pg_project_repository.h"
+#include "storage/pg_scheduler_store.h"
 #include "tests/integration/test_database.h"
 #include "workers/job_executor.h"
+#include "workers/scheduler_loop.h"
+#include "workers/sim/fleet_file.h"
 
 namespace trainyard {
 namespace {
@@ -40,6 +43,25 @@ class JobServiceTest : public ::testing::Test {
     store_ = std::make_unique<storage::PgJobStore>(*pool_);
     operations_ = std::make_unique<storage::PgOperationRepository>(*pool_);
     service_ = std::make_unique<JobService>(*projects_, *store_, *operations_, clock_);
+    // Booting an n1-standard-4 takes 3s; no image pull.
+    auto fleet = sim::ParseFleet(R"({"bootTime": {"default": "3s"}, "imageSizeGb": {"default": 0},
+        "zones": [{"zone": "us-central1-a", "pools": [
+          {"machineType": "n1-standard-4", "model": "ON_DEMAND", "nodes": 4}]}]})",
+                                 "test");
+    ASSERT_TRUE(fleet.ok()) << fleet.status().message();
+    fleet_ = std::move(fleet).value();
+    scheduler_store_ = std::make_unique<storage::PgSchedulerStore>(conninfo_);
+    auto epoch = scheduler_store_->SyncNodes(fleet_, clock_.Now());
+    ASSERT_TRUE(epoch.ok()) << epoch.status().message();
+    fleet_.SetEpoch(*epoch);
+    scheduler_ = std::make_unique<SchedulerLoop>(*scheduler_store_, fleet_, clock_);
+  }
+
+  // One scheduling cycle: QUEUED jobs that fit become PENDING on their nodes.
+  void Schedule() {
+    auto pass = scheduler_->RunOnce();
+    ASSERT_TRUE(pass.ok()) << pass.status().message();
+    EXPECT_TRUE(pass->leading);
   }
 
   JobExecutor Executor(const std::string& owner, seconds lease = seconds(60)) {
@@ -75,6 +97,9 @@ class JobServiceTest : public ::testing::Test {
   std::unique_ptr<storage::PgJobStore> store_;
   std::unique_ptr<storage::PgOperationRepository> operations_;
   std::unique_ptr<JobService> service_;
+  Fleet fleet_;
+  std::unique_ptr<storage::PgSchedulerStore> scheduler_store_;
+  std::unique_ptr<SchedulerLoop> scheduler_;
 };
 
 TEST_F(JobServiceTest, CreatedJobIsQueuedAndNamedByProjectNumber) {
@@ -106,6 +131,8 @@ TEST_F(JobServiceTest, ExecutorDrivesAJobToSucceededOnTheClock) {
   CustomJob job = Create();
   JobExecutor executor = Executor("exec-a");
   ASSERT_TRUE(executor.RunOnce().ok());
+  EXPECT_EQ(StateOf(job), JobState::kQueued) << "only the scheduler admits";
+  Schedule();
   EXPECT_EQ(StateOf(job), JobState::kPending);
   clock_.Advance(seconds(2));
   ASSERT_TRUE(executor.RunOnce().ok());
@@ -127,7 +154,8 @@ TEST_F(JobServiceTest, ExecutorDrivesAJobToSucceededOnTheClock) {
 TEST_F(JobServiceTest, CancelGoesThroughCancellingToCancelledWithCodeOne) {
   CustomJob job = Create();
   JobExecutor executor = Executor("exec-a");
-  ASSERT_TRUE(executor.RunOnce().ok());  // PENDING
+  Schedule();  // PENDING
+  ASSERT_TRUE(executor.RunOnce().ok());
   ASSERT_TRUE(service_->Cancel(Ref(job)).ok());
   EXPECT_EQ(StateOf(job), JobState::kCancelling);
   EXPECT_TRUE(service_->Cancel(Ref(job)).ok()) << "a second cancel while CANCELLING is a no-op";
@@ -144,6 +172,7 @@ TEST_F(JobServiceTest, CancelGoesThroughCancellingToCancelledWithCodeOne) {
 
 TEST_F(JobServiceTest, ALeaseHeldByALiveExecutorIsNotTaken) {
   Create();
+  Schedule();
   JobExecutor a = Executor("exec-a", seconds(60));
   JobExecutor b = Executor("exec-b", seconds(60));
   ASSERT_TRUE(a.RunOnce().ok());
@@ -157,6 +186,7 @@ TEST_F(JobServiceTest, ALeaseHeldByALiveExecutorIsNotTaken) {
 
 TEST_F(JobServiceTest, AnExpiredLeaseIsTakenOverAndTheJobContinues) {
   CustomJob job = Create();
+  Schedule();
   // A lease of 0s has expired by the next statement: executor A "died" right after its pass.
   JobExecutor a = Executor("exec-a", seconds(0));
   ASSERT_TRUE(a.RunOnce().ok());

@@ -46,13 +46,19 @@ Timestamp After(Timestamp now, Duration d) {
 
 }  // namespace
 
+std::optional<std::string> PrimaryImage(const CustomJob& job) {
+  for (const WorkerPoolSpec& wp : job.job_spec.worker_pool_specs) {
+    if (wp.container_spec) return wp.container_spec->image_uri;
+    if (wp.python_package_spec) return wp.python_package_spec->executor_image_uri;
+  }
+  return std::nullopt;
+}
+
 std::optional<RuntimeStep> NextStep(const CustomJob& job, Timestamp now,
                                     const StandInTimings& timings) {
   switch (job.state) {
     case JobState::kQueued:
-      return RuntimeStep{JobState::kPending,
-                         "admitted: capacity is unlimited in the stand-in runtime",
-                         After(now, timings.provision), std::nullopt};
+      return std::nullopt;  // the scheduler admits jobs
     case JobState::kPending:
       return RuntimeStep{JobState::kRunning, "all replicas are running",
                          After(now, RunTime(job, timings)), std::nullopt};

@@ -26,6 +26,9 @@ struct RuntimeStep {
 };
 
 // What the runtime does next with `job` at virtual time `now`; nullopt when nothing is left.
+// The image the job's nodes pull (and then cache): the first worker pool's.
+std::optional<std::string> PrimaryImage(const CustomJob& job);
+
 std::optional<RuntimeStep> NextStep(const CustomJob& job, Timestamp now,
                                     const StandInTimings& timings);
 

@@ -1,0 +1,41 @@
+#pragma once
+// What the scheduler's leader loop needs from storage: the fleet's nodes, the jobs that changed,
+// one transaction per cycle, and leadership.
+#include <map>
+#include <string>
+#include <vector>
+
+#include "services/fleet/fleet.h"
+#include "services/job_repository.h"
+#include "services/scheduler/scheduler.h"
+
+namespace trainyard {
+
+struct CommitOutcome {
+  int admitted = 0;
+  int skipped = 0;  // decisions whose job moved on since the cycle read it
+  int preempted = 0;
+  int failed = 0;
+  int verdicts = 0;
+};
+
+class SchedulerStore {
+ public:
+  virtual ~SchedulerStore() = default;
+  // Whether this process leads (a session advisory lock on the store's own connection, which
+  // also carries every commit: losing the connection loses the lead and fences the commits).
+  virtual StatusOr<bool> TryLead() = 0;
+  // Creates the node slots of `fleet` that do not exist yet (reservations READY, the rest
+  // DELETED) and returns the fleet's epoch, fixed at the first start.
+  virtual StatusOr<Timestamp> SyncNodes(const Fleet& fleet, Timestamp now) = 0;
+  // Jobs whose change_seq is above `after`, in change order, at most `limit`.
+  virtual StatusOr<std::vector<JobRecord>> JobChanges(int64_t after, int limit) = 0;
+  // Per pool id: units out of service (a TPU slice with any unhealthy host counts whole).
+  virtual StatusOr<std::map<std::string, int64_t>> UnitsDown(const Fleet& fleet) = 0;
+  // Commits a cycle in one transaction: victims requeued and admissions placed on nodes,
+  // failures, verdicts. A decision whose job moved on is skipped, not an error.
+  virtual StatusOr<CommitOutcome> Commit(const Fleet& fleet, const CycleResult& cycle,
+                                         Timestamp now) = 0;
+};
+
+}  // namespace trainyard

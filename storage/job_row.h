@@ -1,0 +1,25 @@
+#pragma once
+// The custom_jobs columns every job query reads, and their decoding into a JobRecord; shared by
+// the API's store and the scheduler's.
+#include <vector>
+
+#include "services/job_repository.h"
+#include "storage/pg.h"
+#include "storage/row_codec.h"
+
+namespace trainyard::storage {
+
+// Columns read by DecodeJobRow, in this order.
+#define TY_JOB_COLUMNS \
+  "id, project_number, location, display_name, state, job_spec::text, labels::text, "        \
+  "encryption_spec::text, error_code, error_message, " TY_MICROS("create_time") ", "         \
+  TY_MICROS("start_time") ", " TY_MICROS("end_time") ", " TY_MICROS("update_time") ", "      \
+  TY_MICROS("next_action_at") ", version, "                                                \
+  "(SELECT p.project_id FROM projects p WHERE p.number = custom_jobs.project_number), "       \
+  "change_seq, placement::text, " TY_MICROS("admitted_at") ", hourly_price_micros, "         \
+  "cost_micros, sched_code, sched_message, queue_position"
+
+StatusOr<JobRecord> DecodeJobRow(const pg::Result& r, int row);
+StatusOr<std::vector<JobRecord>> DecodeJobRows(const pg::Result& r);
+
+}  // namespace trainyard::storage

@@ -1,0 +1,296 @@
+#include "storage/pg_scheduler_store.h"
+
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "storage/job_row.h"
+#include "storage/row_codec.h"
+
+namespace trainyard::storage {
+namespace {
+
+// Node states (migrations/0002_fleet.sql).
+constexpr int kNodeProvisioning = 1;
+
+constexpr const char* kTryLock = "SELECT pg_try_advisory_lock(hashtext('trainyard.scheduler'))";
+
+constexpr const char* kEpoch =
+    "WITH i AS (INSERT INTO fleet_epoch (singleton, epoch) VALUES (true, " TY_TS("$1") ") "
+    "ON CONFLICT (singleton) DO NOTHING RETURNING epoch) "
+    "SELECT " TY_MICROS("epoch") " FROM i UNION ALL SELECT " TY_MICROS("epoch") " FROM fleet_epoch";
+
+// One slot per node of each pool; existing slots keep their state and cache.
+constexpr const char* kSyncNodes =
+    "INSERT INTO nodes (pool_id, ordinal, zone, machine_type, keep_warm, state, state_since) "
+    "SELECT p.pool_id, g.ordinal, p.zone, p.machine_type, p.keep_warm, "
+    "CASE WHEN p.keep_warm THEN 2 ELSE 7 END, " TY_TS("$6") " "
+    "FROM unnest($1::text[], $2::text[], $3::text[], $4::boolean[], $5::int[]) "
+    "AS p(pool_id, zone, machine_type, keep_warm, nodes) "
+    "CROSS JOIN LATERAL generate_series(0, p.nodes - 1) AS g(ordinal) "
+    "ON CONFLICT (pool_id, ordinal) DO NOTHING";
+
+constexpr const char* kChanges =
+    "SELECT " TY_JOB_COLUMNS
+    " FROM custom_jobs WHERE change_seq > $1::bigint ORDER BY change_seq LIMIT $2::int";
+
+constexpr const char* kUnhealthy =
+    "SELECT pool_id, ordinal FROM nodes WHERE state IN (4, 5, 6) AND job_id IS NULL";
+
+// Victims go back to the queue with their place (queue time is create_time) and their cost so far.
+constexpr const char* kRequeue =
+    "WITH u AS (UPDATE custom_jobs SET state = 1, version = version + 1, "
+    "update_time = " TY_TS("$2") ", "
+    "cost_micros = cost_micros + COALESCE((hourly_price_micros * extract(epoch from (" TY_TS("$2")
+    " - admitted_at)) / 3600)::bigint, 0), "
+    "admitted_at = NULL, placement = NULL, hourly_price_micros = 0, next_action_at = NULL, "
+    "lease_owner = NULL, lease_expires_at = NULL, sched_code = 'PREEMPTED', sched_message = $3 "
+    "WHERE id = $1::bigint AND state IN (2, 3) RETURNING id, state) "
+    "INSERT INTO job_events (job_id, time, from_state, to_state, reason) "
+    "SELECT id, " TY_TS("$2") ", 3, 1, $3 FROM u";
+
+constexpr const char* kReleaseNodes =
+    "UPDATE nodes SET job_id = NULL, state = CASE WHEN keep_warm THEN 2 ELSE 7 END, "
+    "image_cache = CASE WHEN keep_warm THEN image_cache ELSE '{}' END, "
+    "state_since = " TY_TS("$2") " WHERE job_id = $1::bigint";
+
+// Whole units (slices of $5 hosts; 1 for GPU/CPU pools) whose every node is free; warm and cached
+// first. The leader is the only allocator, so no other writer races for free nodes.
+constexpr const char* kClaimNodes =
+    "WITH units AS (SELECT ordinal / $5::int AS unit FROM nodes "
+    "WHERE pool_id = $2 AND job_id IS NULL AND state IN (2, 7) GROUP BY 1 "
+    "HAVING count(*) = $5::int "
+    "ORDER BY bool_and(state = 2) DESC, bool_and($3::text = ANY(image_cache)) DESC, 1 "
+    "LIMIT $4::int) "
+    "UPDATE nodes n SET job_id = $1::bigint, "
+    "state = CASE WHEN n.state = 2 THEN 3 ELSE 1 END, state_since = " TY_TS("$6") " "
+    "FROM units WHERE n.pool_id = $2 AND n.ordinal / $5::int = units.unit "
+    "RETURNING n.ordinal, n.state, ($3::text = ANY(n.image_cache))";
+
+constexpr const char* kAdmitJob =
+    "WITH u AS (UPDATE custom_jobs SET state = 2, version = version + 1, "
+    "update_time = " TY_TS("$3") ", admitted_at = " TY_TS("$3") ", placement = $4::jsonb, "
+    "hourly_price_micros = $5::bigint, next_action_at = " TY_TS("$6") ", "
+    "sched_code = 'ADMITTED', sched_message = $7, queue_position = NULL "
+    "WHERE id = $1::bigint AND version = $2::bigint AND state = 1 RETURNING id) "
+    "INSERT INTO job_events (job_id, time, from_state, to_state, reason) "
+    "SELECT id, " TY_TS("$3") ", 1, 2, $7 FROM u";
+
+constexpr const char* kFailJob =
+    "WITH u AS (UPDATE custom_jobs SET state = 5, version = version + 1, "
+    "update_time = " TY_TS("$3") ", end_time = " TY_TS("$3") ", error_code = 8, "
+    "error_message = $4, next_action_at = NULL, sched_code = NULL, queue_position = NULL "
+    "WHERE id = $1::bigint AND version = $2::bigint AND state = 1 RETURNING id) "
+    "INSERT INTO job_events (job_id, time, from_state, to_state, reason) "
+    "SELECT id, " TY_TS("$3") ", 1, 5, $4 FROM u";
+
+constexpr const char* kVerdicts =
+    "UPDATE custom_jobs j SET sched_code = d.code, sched_message = d.msg, queue_position = d.pos "
+    "FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[]) AS d(id, code, msg, pos) "
+    "WHERE j.id = d.id AND j.state = 1";
+
+constexpr const char* kVerdictEvents =
+    "INSERT INTO job_events (job_id, time, from_state, to_state, reason) "
+    "SELECT d.id, " TY_TS("$3") ", 1, 1, d.reason FROM unnest($1::bigint[], $2::text[]) "
+    "AS d(id, reason) JOIN custom_jobs j ON j.id = d.id AND j.state = 1";
+
+// A PostgreSQL array literal of text values: {"a","b\"c"}.
+std::string TextArray(const std::vector<std::string>& values) {
+  std::string out = "{";
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (i > 0) out += ',';
+    out += '"';
+    for (char c : values[i]) {
+      if (c == '"' || c == '\\') out += '\\';
+      out += c;
+    }
+    out += '"';
+  }
+  return out + "}";
+}
+
+template <typename T>
+std::string NumberArray(const std::vector<T>& values) {
+  std::string out = "{";
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (i > 0) out += ',';
+    out += std::to_string(values[i]);
+  }
+  return out + "}";
+}
+
+std::string NodeName(const std::string& pool_id, int64_t ordinal) {
+  std::string name = pool_id;
+  for (char& c : name) {
+    if (c == '/') c = '-';
+  }
+  char suffix[16];
+  std::snprintf(suffix, sizeof(suffix), "-%04lld", static_cast<long long>(ordinal));
+  return name + suffix;
+}
+
+}  // namespace
+
+StatusOr<pg::Connection*> PgSchedulerStore::Connection() {
+  if (conn_ && conn_->broken()) {
+    conn_.reset();
+    leading_ = false;
+  }
+  if (!conn_) {
+    TY_ASSIGN_OR_RETURN(conn_, pg::Connection::Connect(conninfo_));
+  }
+  return conn_.get();
+}
+
+StatusOr<bool> PgSchedulerStore::TryLead() {
+  TY_ASSIGN_OR_RETURN(pg::Connection * conn, Connection());
+  if (leading_) return true;
+  TY_ASSIGN_OR_RETURN(pg::Result r, conn->Exec(kTryLock));
+  leading_ = r.GetBool(0, 0);
+  return leading_;
+}
+
+StatusOr<Timestamp> PgSchedulerStore::SyncNodes(const Fleet& fleet, Timestamp now) {
+  TY_ASSIGN_OR_RETURN(pg::Connection * conn, Connection());
+  std::vector<std::string> ids, zones, machines, warm;
+  std::vector<int> nodes;
+  for (const CapacityPool& pool : fleet.pools) {
+    ids.push_back(pool.id);
+    zones.push_back(pool.zone);
+    machines.push_back(pool.machine_type);
+    warm.push_back(pool.model == ConsumptionModel::kReservation ? "true" : "false");
+    nodes.push_back(pool.nodes());
+  }
+  std::string warm_array = "{";
+  for (size_t i = 0; i < warm.size(); ++i) warm_array += (i > 0 ? "," : "") + warm[i];
+  warm_array += "}";
+  TY_RETURN_IF_ERROR(conn->Exec(kSyncNodes, {TextArray(ids), TextArray(zones), TextArray(machines),
+                                             warm_array, NumberArray(nodes), MicrosParam(now)})
+                         .status());
+  TY_ASSIGN_OR_RETURN(pg::Result r, conn->Exec(kEpoch, {MicrosParam(now)}));
+  return FromUnixMicros(r.GetInt64(0, 0));
+}
+
+StatusOr<std::vector<JobRecord>> PgSchedulerStore::JobChanges(int64_t after, int limit) {
+  TY_ASSIGN_OR_RETURN(pg::Connection * conn, Connection());
+  TY_ASSIGN_OR_RETURN(pg::Result r,
+                      conn->Exec(kChanges, {std::to_string(after), std::to_string(limit)}));
+  return DecodeJobRows(r);
+}
+
+StatusOr<std::map<std::string, int64_t>> PgSchedulerStore::UnitsDown(const Fleet& fleet) {
+  TY_ASSIGN_OR_RETURN(pg::Connection * conn, Connection());
+  TY_ASSIGN_OR_RETURN(pg::Result r, conn->Exec(kUnhealthy));
+  std::map<std::string, std::set<int64_t>> units;
+  for (int i = 0; i < r.rows(); ++i) {
+    std::string pool_id(r.Get(i, 0));
+    const CapacityPool* pool = fleet.FindPool(pool_id);
+    if (pool == nullptr) continue;
+    units[pool_id].insert(r.GetInt64(i, 1) / pool->hosts_per_unit);
+  }
+  std::map<std::string, int64_t> out;
+  for (auto& [pool_id, set] : units) out[pool_id] = static_cast<int64_t>(set.size());
+  return out;
+}
+
+Status PgSchedulerStore::Admit(pg::Transaction& tx, const Fleet& fleet, const AdmissionDecision& a,
+                               Timestamp now, CommitOutcome& outcome) {
+  TY_RETURN_IF_ERROR(tx.Exec("SAVEPOINT admission").status());
+  auto skip = [&]() -> Status {
+    ++outcome.skipped;
+    return tx.Exec("ROLLBACK TO SAVEPOINT admission").status();
+  };
+  for (int64_t victim : a.victims) {
+    std::string why =
+        "preempted by higher-priority job " + std::to_string(a.job_id) + "; back in the queue";
+    TY_ASSIGN_OR_RETURN(pg::Result r,
+                        tx.Exec(kRequeue, {std::to_string(victim), MicrosParam(now), why}));
+    outcome.preempted += static_cast<int>(r.affected());
+    TY_RETURN_IF_ERROR(tx.Exec(kReleaseNodes, {std::to_string(victim), MicrosParam(now)}).status());
+  }
+  nlohmann::json placement = {{"zone", a.placement.zone}, {"pools", nlohmann::json::array()}};
+  Duration startup{};
+  int64_t hourly_micros = 0;
+  for (const PlacedPool& pp : a.placement.pools) {
+    const CapacityPool& pool = fleet.pools[pp.pool];
+    TY_ASSIGN_OR_RETURN(
+        pg::Result nodes,
+        tx.Exec(kClaimNodes,
+                {std::to_string(a.job_id), pool.id, a.image_uri, std::to_string(pp.units),
+                 std::to_string(pool.hosts_per_unit), MicrosParam(now)}));
+    if (nodes.rows() != pp.units * pool.hosts_per_unit) return skip();
+    nlohmann::json names = nlohmann::json::array();
+    bool cold = false, uncached = false;
+    for (int i = 0; i < nodes.rows(); ++i) {
+      names.push_back(NodeName(pool.id, nodes.GetInt64(i, 0)));
+      cold = cold || nodes.GetInt64(i, 1) == kNodeProvisioning;
+      uncached = uncached || !nodes.GetBool(i, 2);
+    }
+    Duration pool_startup = (cold ? fleet.BootTime(pool.machine_type) : Duration{}) +
+                            (uncached ? fleet.ImagePullTime(a.image_uri) : Duration{});
+    startup = std::max(startup, pool_startup);
+    hourly_micros +=
+        static_cast<int64_t>(pool.price_per_node_hour * 1e6) * pp.units * pool.hosts_per_unit;
+    nlohmann::json entry = {{"pool", pool.id},
+                            {"machineType", pool.machine_type},
+                            {"consumptionModel", ConsumptionModelName(pool.model)},
+                            {"units", pp.units},
+                            {"nodes", std::move(names)}};
+    if (!pool.reservation.empty()) entry["reservation"] = pool.reservation;
+    placement["pools"].push_back(std::move(entry));
+  }
+  Timestamp ready = now + std::chrono::duration_cast<std::chrono::microseconds>(startup);
+  TY_ASSIGN_OR_RETURN(
+      pg::Result job,
+      tx.Exec(kAdmitJob,
+              {std::to_string(a.job_id), std::to_string(a.version), MicrosParam(now),
+               placement.dump(), std::to_string(hourly_micros), MicrosParam(ready), a.message}));
+  if (job.affected() != 1) return skip();
+  ++outcome.admitted;
+  return tx.Exec("RELEASE SAVEPOINT admission").status();
+}
+
+StatusOr<CommitOutcome> PgSchedulerStore::Commit(const Fleet& fleet, const CycleResult& cycle,
+                                                 Timestamp now) {
+  TY_ASSIGN_OR_RETURN(pg::Connection * conn, Connection());
+  if (!leading_) return Aborted("not the scheduler leader");
+  CommitOutcome outcome;
+  TY_ASSIGN_OR_RETURN(pg::Transaction tx, pg::Transaction::Begin(*conn));
+  for (const AdmissionDecision& a : cycle.admissions) {
+    TY_RETURN_IF_ERROR(Admit(tx, fleet, a, now, outcome));
+  }
+  for (const FailureDecision& f : cycle.failures) {
+    TY_ASSIGN_OR_RETURN(pg::Result r,
+                        tx.Exec(kFailJob, {std::to_string(f.job_id), std::to_string(f.version),
+                                           MicrosParam(now), f.message}));
+    outcome.failed += static_cast<int>(r.affected());
+  }
+  if (!cycle.verdicts.empty()) {
+    std::vector<int64_t> ids, positions, event_ids;
+    std::vector<std::string> codes, messages, event_reasons;
+    for (const VerdictUpdate& v : cycle.verdicts) {
+      ids.push_back(v.job_id);
+      codes.emplace_back(ReasonCodeName(v.verdict.code));
+      messages.push_back(v.verdict.message);
+      positions.push_back(v.verdict.position);
+      if (v.code_changed && v.verdict.code != ReasonCode::kNotEvaluated) {
+        event_ids.push_back(v.job_id);
+        event_reasons.push_back(std::string(ReasonCodeName(v.verdict.code)) + ": " +
+                                v.verdict.message);
+      }
+    }
+    TY_ASSIGN_OR_RETURN(pg::Result r,
+                        tx.Exec(kVerdicts, {NumberArray(ids), TextArray(codes), TextArray(messages),
+                                            NumberArray(positions)}));
+    outcome.verdicts = static_cast<int>(r.affected());
+    if (!event_ids.empty()) {
+      TY_RETURN_IF_ERROR(tx.Exec(kVerdictEvents, {NumberArray(event_ids), TextArray(event_reasons),
+                                                  MicrosParam(now)})
+                             .status());
+    }
+  }
+  TY_RETURN_IF_ERROR(tx.Commit());
+  return outcome;
+}
+
+}  // namespace trainyard::storage

@@ -1,0 +1,139 @@
+#include "workers/scheduler_loop.h"
+
+#include "services/log.h"
+
+namespace trainyard {
+
+SchedulerLoop::SchedulerLoop(SchedulerStore& store, const Fleet& fleet, const Clock& clock,
+                             SchedulerLoopOptions options)
+    : store_(store),
+      fleet_(fleet),
+      clock_(clock),
+      options_(options),
+      core_(fleet, options.config) {}
+
+void SchedulerLoop::Apply(const JobRecord& record) {
+  const CustomJob& job = record.job;
+  const bool placed = job.trainyard && !job.trainyard->zone.empty();
+  if (job.state == JobState::kQueued) {
+    auto pending =
+        MakeSchedulerJob(record.id, record.version, record.project_id, record.location, job);
+    if (!pending.ok()) {
+      LogJson(LogLevel::kWarn, "scheduler_skipped_job",
+              {{"job", job.name}, {"error", pending.status().message()}});
+      return;
+    }
+    core_.UpsertPending(std::move(pending).value());
+    return;
+  }
+  const bool holds_nodes = job.state == JobState::kPending || job.state == JobState::kRunning ||
+                           job.state == JobState::kCancelling;
+  if (!holds_nodes || !placed) {
+    core_.Remove(record.id);
+    return;
+  }
+  auto shape = MakeSchedulerJob(record.id, record.version, record.project_id, record.location, job);
+  if (!shape.ok()) return;
+  Placement placement;
+  placement.zone = job.trainyard->zone;
+  for (const PlacedPoolStatus& p : job.trainyard->pools) {
+    int index = fleet_.PoolIndex(p.pool_id);
+    if (index < 0) continue;  // a pool the fleet file no longer has: its nodes count nowhere
+    placement.pools.push_back({index, p.units});
+  }
+  core_.UpsertRunning(
+      MakeRunningJob(*shape, placement, fleet_, job.trainyard->admitted_at.value_or(clock_.Now())));
+}
+
+Status SchedulerLoop::Ingest(LoopStats& stats) {
+  for (;;) {
+    int64_t from = std::max<int64_t>(0, last_seq_ - options_.change_overlap);
+    TY_ASSIGN_OR_RETURN(std::vector<JobRecord> changes,
+                        store_.JobChanges(from, options_.change_batch));
+    int fresh = 0;
+    for (const JobRecord& record : changes) {
+      Apply(record);
+      if (record.change_seq > last_seq_) {
+        last_seq_ = record.change_seq;
+        ++fresh;
+      }
+    }
+    stats.changes += fresh;
+    if (static_cast<int>(changes.size()) < options_.change_batch || fresh == 0) break;
+  }
+  TY_ASSIGN_OR_RETURN(auto down, store_.UnitsDown(fleet_));
+  for (size_t p = 0; p < fleet_.pools.size(); ++p) {
+    auto it = down.find(fleet_.pools[p].id);
+    core_.SetUnitsDown(static_cast<int>(p), it == down.end() ? 0 : it->second);
+  }
+  return Status::Ok();
+}
+
+StatusOr<LoopStats> SchedulerLoop::RunOnce() {
+  LoopStats stats;
+  auto leading = store_.TryLead();
+  if (!leading.ok() || !*leading) {
+    synced_ = false;  // whoever leads may change everything meanwhile
+    if (!leading.ok()) return leading.status();
+    return stats;
+  }
+  stats.leading = true;
+  if (!synced_) {
+    core_.Clear();
+    last_seq_ = 0;
+    synced_ = true;
+  }
+  if (Status s = Ingest(stats); !s.ok()) {
+    synced_ = false;
+    return s;
+  }
+  Timestamp now = clock_.Now();
+  CycleResult cycle = core_.RunCycle(now);
+  stats.evaluations = cycle.evaluations;
+  if (cycle.admissions.empty() && cycle.failures.empty() && cycle.verdicts.empty()) return stats;
+  auto committed = store_.Commit(fleet_, cycle, now);
+  if (!committed.ok()) {
+    synced_ = false;  // the core moved as if committed: reload it
+    return committed.status();
+  }
+  stats.committed = *committed;
+  if (committed->skipped > 0) synced_ = false;
+  if (committed->admitted > 0 || committed->failed > 0) {
+    LogJson(LogLevel::kInfo, "scheduler_cycle",
+            {{"admitted", committed->admitted},
+             {"preempted", committed->preempted},
+             {"failed", committed->failed},
+             {"skipped", committed->skipped},
+             {"evaluations", cycle.evaluations},
+             {"pending", static_cast<int64_t>(core_.pending_count())}});
+  }
+  return stats;
+}
+
+void SchedulerLoop::Start() {
+  stop_ = false;
+  thread_ = std::thread([this] { Loop(); });
+}
+
+void SchedulerLoop::Stop() {
+  if (!thread_.joinable()) return;
+  {
+    std::lock_guard lock(mu_);
+    stop_ = true;
+  }
+  wake_.notify_all();
+  thread_.join();
+}
+
+void SchedulerLoop::Loop() {
+  while (!stop_) {
+    auto stats = RunOnce();
+    if (!stats.ok()) {
+      LogJson(LogLevel::kWarn, "scheduler_pass_failed", {{"error", stats.status().message()}});
+    }
+    std::unique_lock lock(mu_);
+    wake_.wait_for(lock, options_.tick, [this] { return stop_.load(); });
+  }
+}
+
+}  // namespace trainyard

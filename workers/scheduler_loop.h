@@ -1,0 +1,65 @@
+#pragma once
+// The scheduler's leader loop: follows job changes into the core's long-lived state, runs a cycle,
+// commits its decisions in one transaction. One process leads (advisory lock); the others wait.
+// A failed commit drops the state and reloads it, so the core never runs on a state the database
+// does not have.
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+#include "services/clock.h"
+#include "services/scheduler/scheduler.h"
+#include "services/scheduler/scheduler_store.h"
+
+namespace trainyard {
+
+struct SchedulerLoopOptions {
+  std::chrono::milliseconds tick{200};
+  int change_batch = 10000;
+  // change_seq values are taken before commit, so a later-committed row can carry a smaller
+  // value than one already read: every read re-reads this many values back.
+  int64_t change_overlap = 256;
+  SchedulerConfig config;
+};
+
+struct LoopStats {
+  bool leading = false;
+  int changes = 0;
+  CommitOutcome committed;
+  int evaluations = 0;
+};
+
+class SchedulerLoop {
+ public:
+  SchedulerLoop(SchedulerStore& store, const Fleet& fleet, const Clock& clock,
+                SchedulerLoopOptions options = {});
+  ~SchedulerLoop() { Stop(); }
+
+  // One pass: lead, ingest, cycle, commit. Tests call this with a manual clock.
+  StatusOr<LoopStats> RunOnce();
+  void Start();
+  void Stop();
+
+  const Scheduler& core() const { return core_; }
+
+ private:
+  Status Ingest(LoopStats& stats);
+  void Apply(const JobRecord& record);
+  void Loop();
+
+  SchedulerStore& store_;
+  const Fleet& fleet_;
+  const Clock& clock_;
+  SchedulerLoopOptions options_;
+  Scheduler core_;
+  int64_t last_seq_ = 0;
+  bool synced_ = false;
+  std::thread thread_;
+  std::atomic<bool> stop_{false};
+  std::mutex mu_;
+  std::condition_variable wake_;
+};
+
+}  // namespace trainyard

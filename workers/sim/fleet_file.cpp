@@ -1,0 +1,261 @@
+#include "workers/sim/fleet_file.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "api/wire/json_reader.h"
+#include "services/catalog.h"
+
+namespace trainyard::sim {
+namespace {
+
+// Non-negative number at object[name], consumed from `reader`; false when absent.
+bool GetNumber(const nlohmann::json& object, ObjectReader& reader, std::string_view name,
+               double* out) {
+  if (!object.is_object()) return false;
+  auto it = object.find(std::string(name));
+  if (it == object.end() || it->is_null()) return false;
+  reader.Skip(name);
+  if (!it->is_number() || it->get<double>() < 0) {
+    reader.Fail(InvalidField(reader.path().Field(name).json(), "must be a non-negative number"));
+    return false;
+  }
+  *out = it->get<double>();
+  return true;
+}
+
+void ReadNumberMap(const nlohmann::json& object, ObjectReader& reader, std::string_view name,
+                   std::map<std::string, double>* out) {
+  if (!object.is_object() || !object.contains(std::string(name))) return;
+  const nlohmann::json& map = object.at(std::string(name));
+  reader.Skip(name);
+  if (!map.is_object()) {
+    reader.Fail(InvalidField(reader.path().Field(name).json(), "must be an object"));
+    return;
+  }
+  for (auto& [key, value] : map.items()) {
+    if (!value.is_number() || value.get<double>() < 0) {
+      reader.Fail(
+          InvalidField(reader.path().Field(name).Key(key).json(), "must be a non-negative number"));
+      return;
+    }
+    (*out)[key] = value.get<double>();
+  }
+}
+
+void ReadDurationMap(const nlohmann::json& object, ObjectReader& reader, std::string_view name,
+                     std::map<std::string, Duration>* out) {
+  if (!object.is_object() || !object.contains(std::string(name))) return;
+  const nlohmann::json& map = object.at(std::string(name));
+  reader.Skip(name);
+  if (!map.is_object()) {
+    reader.Fail(InvalidField(reader.path().Field(name).json(), "must be an object"));
+    return;
+  }
+  for (auto& [key, value] : map.items()) {
+    auto d = value.is_string() ? ParseDuration(value.get<std::string>())
+                               : StatusOr<Duration>(InvalidArgument("not a string"));
+    if (!d.ok() || d->count() < 0) {
+      reader.Fail(InvalidField(reader.path().Field(name).Key(key).json(),
+                               "must be a duration like \"300s\""));
+      return;
+    }
+    (*out)[key] = *d;
+  }
+}
+
+void ReadQuotaMap(const nlohmann::json& map, const FieldPath& path, ObjectReader& reader,
+                  std::map<std::string, int64_t>* out) {
+  if (!map.is_object()) {
+    reader.Fail(InvalidField(path.json(), "must be an object of metric → limit"));
+    return;
+  }
+  for (auto& [metric, value] : map.items()) {
+    if (!value.is_number_integer() || value.get<int64_t>() < 0) {
+      reader.Fail(InvalidField(path.Key(metric).json(), "must be a non-negative integer"));
+      return;
+    }
+    (*out)[metric] = value.get<int64_t>();
+  }
+}
+
+void ReadQuotas(const nlohmann::json& object, ObjectReader& reader, QuotaConfig* quotas) {
+  const nlohmann::json* defaults = object.contains("default") ? &object["default"] : nullptr;
+  if (defaults != nullptr) {
+    reader.Skip("default");
+    ReadQuotaMap(*defaults, reader.path().Field("default"), reader, &quotas->defaults);
+  }
+  if (object.contains("projects")) {
+    reader.Skip("projects");
+    const nlohmann::json& projects = object["projects"];
+    FieldPath path = reader.path().Field("projects");
+    if (!projects.is_object()) {
+      reader.Fail(InvalidField(path.json(), "must be an object of project id → quotas"));
+      return;
+    }
+    for (auto& [project, map] : projects.items()) {
+      ReadQuotaMap(map, path.Key(project), reader, &quotas->per_project[project]);
+    }
+  }
+}
+
+void ReadPool(const nlohmann::json& json, ObjectReader& r, const std::string& zone, Fleet& fleet) {
+  CapacityPool pool;
+  pool.zone = zone;
+  size_t dash = zone.rfind('-');
+  pool.region = dash == std::string::npos ? zone : zone.substr(0, dash);
+  const std::string at = r.path().json();
+  if (!r.GetString("machineType", &pool.machine_type)) {
+    r.Fail(InvalidField(at + ".machineType", "is required"));
+    return;
+  }
+  const MachineType* machine = FindMachineType(pool.machine_type);
+  if (machine == nullptr) {
+    r.Fail(InvalidField(at + ".machineType", "unknown machine type \"" + pool.machine_type + "\""));
+    return;
+  }
+  std::string model;
+  if (!r.GetString("model", &model) || !ParseConsumptionModel(model)) {
+    r.Fail(InvalidField(at + ".model", "must be RESERVATION, ON_DEMAND, SPOT or FLEX_START"));
+    return;
+  }
+  pool.model = *ParseConsumptionModel(model);
+  r.GetString("reservation", &pool.reservation);
+  r.GetString("term", &pool.term);
+  r.GetStringList("projects", &pool.projects);
+  r.GetString("tpuTopology", &pool.tpu_topology);
+  if (pool.model == ConsumptionModel::kReservation) {
+    if (pool.reservation.empty()) {
+      r.Fail(InvalidField(at + ".reservation", "a RESERVATION pool needs a reservation name"));
+      return;
+    }
+    if (pool.term != "1y" && pool.term != "3y" && pool.term != "calendar") {
+      r.Fail(InvalidField(at + ".term", "must be 1y, 3y or calendar"));
+      return;
+    }
+  }
+  r.GetObject("window", "trainyard.fleet.Window", [&](ObjectReader& w) {
+    // Absolute {"start", "end"}, or relative to the fleet's epoch {"after", "length"}.
+    Timestamp start{}, end{};
+    Duration after{}, length{};
+    if (w.GetTimestamp("start", &start) && w.GetTimestamp("end", &end) && end > start) {
+      length = end - start;
+      pool.window_start = start;
+      pool.window_end = end;
+    } else if (w.GetDuration("after", &after) && w.GetDuration("length", &length)) {
+      pool.window_after = after;
+      pool.window_length = length;
+    } else {
+      w.Fail(InvalidField(w.path().json(),
+                          "needs start and a later end (RFC 3339), or after and length"));
+      return;
+    }
+    // DWS calendar mode: a fixed window of 1 to 90 days.
+    if (length < std::chrono::hours(24) || length > std::chrono::hours(24 * 90)) {
+      w.Fail(InvalidField(w.path().json(), "a calendar-mode window lasts 1 to 90 days"));
+      return;
+    }
+  });
+  if (pool.term == "calendar" && !pool.window_start && !pool.window_after) {
+    r.Fail(InvalidField(at + ".window", "a calendar-mode reservation needs its window"));
+    return;
+  }
+  if (machine->is_tpu) {
+    auto slice = ResolveTpuTopology(*machine, pool.tpu_topology);
+    if (!slice.ok()) {
+      r.Fail(InvalidField(at + ".tpuTopology", slice.status().message()));
+      return;
+    }
+    pool.tpu_chips = slice->chips;
+    pool.hosts_per_unit = slice->hosts;
+  }
+  int64_t count = 0;
+  const char* count_field = machine->is_tpu ? "slices" : "nodes";
+  if (r.GetInt64(count_field, &count)) pool.units = static_cast<int>(count);
+  r.GetObjectList("flexStart", "trainyard.fleet.FlexStartStep", [&](ObjectReader& s, size_t) {
+    FlexStartStep step;
+    int64_t units = 0;
+    if (!s.GetDuration("after", &step.after) || !s.GetInt64(count_field, &units) || units < 0) {
+      s.Fail(InvalidField(s.path().json(),
+                          std::string("needs \"after\" and \"") + count_field + "\""));
+      return;
+    }
+    step.units = static_cast<int>(units);
+    pool.flex_start.push_back(step);
+    pool.units = std::max(pool.units, step.units);
+  });
+  if (pool.model == ConsumptionModel::kFlexStart && pool.flex_start.empty()) {
+    r.Fail(InvalidField(at + ".flexStart", "a FLEX_START pool needs its capacity steps"));
+    return;
+  }
+  if (pool.units <= 0) {
+    r.Fail(InvalidField(at + "." + count_field, "must be a positive integer"));
+    return;
+  }
+  GetNumber(json, r, "preemptionsPerNodeHour", &pool.spot_preemptions_per_node_hour);
+  pool.price_per_node_hour =
+      ListPricePerNodeHour(pool.machine_type, pool.model, pool.term, machine->tpu_chips_per_host);
+  GetNumber(json, r, "pricePerNodeHour", &pool.price_per_node_hour);
+  pool.id = zone + "/" + pool.machine_type + "/" + std::string(ConsumptionModelName(pool.model));
+  if (!pool.tpu_topology.empty()) pool.id += "/" + pool.tpu_topology;
+  if (!pool.reservation.empty()) pool.id += "/" + pool.reservation;
+  for (const CapacityPool& other : fleet.pools) {
+    if (other.id == pool.id) {
+      r.Fail(InvalidField(at, "duplicates pool " + pool.id));
+      return;
+    }
+  }
+  fleet.pools.push_back(std::move(pool));
+}
+
+}  // namespace
+
+StatusOr<Fleet> ParseFleet(const std::string& json_text, const std::string& source) {
+  auto json = nlohmann::json::parse(json_text, nullptr, false);
+  if (json.is_discarded()) return InvalidArgument("fleet file " + source + ": not valid JSON");
+  Fleet fleet;
+  ObjectReader r(json, FieldPath("fleet"));
+  r.GetString("name", &fleet.name);
+  int64_t seed = 1;
+  if (r.GetInt64("seed", &seed)) fleet.seed = static_cast<uint64_t>(seed);
+  ReadDurationMap(json, r, "bootTime", &fleet.boot_time);
+  GetNumber(json, r, "imagePullGbps", &fleet.image_pull_gbps);
+  ReadNumberMap(json, r, "imageSizeGb", &fleet.image_size_gb);
+  r.GetDuration("spotNotice", &fleet.spot_notice);
+  r.GetDuration("repairTime", &fleet.repair_time);
+  if (json.is_object() && json.contains("quotas")) {
+    r.GetObject("quotas", "trainyard.fleet.Quotas",
+                [&](ObjectReader& q) { ReadQuotas(json["quotas"], q, &fleet.quotas); });
+  }
+  r.GetObjectList("zones", "trainyard.fleet.Zone", [&](ObjectReader& z, size_t zi) {
+    std::string zone;
+    if (!z.GetString("zone", &zone) || zone.find('-') == std::string::npos) {
+      z.Fail(InvalidField(z.path().json() + ".zone", "must be a zone like us-central1-a"));
+      return;
+    }
+    const nlohmann::json& pools = json["zones"][zi]["pools"];
+    z.GetObjectList("pools", "trainyard.fleet.Pool",
+                    [&](ObjectReader& p, size_t pi) { ReadPool(pools[pi], p, zone, fleet); });
+  });
+  Status status = r.Finish();
+  if (status.ok() && fleet.pools.empty()) {
+    status = InvalidField("zones", "the fleet has no pools");
+  }
+  if (!status.ok()) {
+    std::string field;
+    for (const auto& v : status.violations()) field = v.field;
+    return InvalidArgument("fleet file " + source + (field.empty() ? "" : ": " + field) + ": " +
+                           status.message());
+  }
+  return fleet;
+}
+
+StatusOr<Fleet> LoadFleetFile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return InvalidArgument("fleet file " + path + ": cannot be read");
+  std::stringstream text;
+  text << in.rdbuf();
+  return ParseFleet(text.str(), path);
+}
+
+}  // namespace trainyard::sim

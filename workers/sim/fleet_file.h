@@ -1,0 +1,34 @@
+#pragma once
+// Reads a fleet description (payloads/fleets/*.json) into a Fleet. Every error names the file and
+// the JSON path of the bad field, and stops start-up: a fleet half-understood is worse than none.
+//
+// {
+//   "name": "default", "seed": 7,
+//   "bootTime": {"default": "300s", "a3-megagpu-8g": "360s"},   // boot + driver, per machine type
+//   "imagePullGbps": 10, "imageSizeGb": {"default": 8, "<imageUri>": 20},
+//   "spotNotice": "30s", "repairTime": "600s",
+//   "quotas": {"default": {"NVIDIA_H100_MEGA_80GB": 512}, "projects": {"demo": {"TPU_V5P": 256}}},
+//   "zones": [{"zone": "us-central1-a", "pools": [
+//     {"machineType": "a3-megagpu-8g", "model": "RESERVATION", "reservation": "r-a3m",
+//      "term": "1y" | "3y" | "calendar", "projects": ["demo"],
+//      "window": {"start": "2026-12-01T00:00:00Z", "end": "2026-12-15T00:00:00Z"}, "nodes": 16},
+//     {"machineType": "a3-megagpu-8g", "model": "ON_DEMAND", "nodes": 8},
+//     {"machineType": "a3-megagpu-8g", "model": "SPOT", "nodes": 16, "preemptionsPerNodeHour":
+//     0.05},
+//     {"machineType": "a3-megagpu-8g", "model": "FLEX_START",
+//      "flexStart": [{"after": "600s", "nodes": 8}, {"after": "3600s", "nodes": 32}]},
+//     {"machineType": "ct5p-hightpu-4t", "model": "ON_DEMAND", "tpuTopology": "4x4x4", "slices":
+//     2},
+//     ... "pricePerNodeHour": 42.0 overrides the list price ]}]
+// }
+#include <string>
+
+#include "services/fleet/fleet.h"
+#include "services/status.h"
+
+namespace trainyard::sim {
+
+StatusOr<Fleet> ParseFleet(const std::string& json_text, const std::string& source);
+StatusOr<Fleet> LoadFleetFile(const std::string& path);
+
+}  // namespace trainyard::sim
