@@ -170,10 +170,13 @@ TEST_F(SchedulerLoopTest, OnDemandNodesBootColdAndAreGivenBack) {
 }
 
 TEST_F(SchedulerLoopTest, SpotJobQueuesOverPreemptibleQuotaWithItsReasonAndPosition) {
-  CustomJob first = Create(0, SchedulingStrategy::kSpot);   // 1 node, 8 GPUs
+  CustomJob first = Create(0, SchedulingStrategy::kSpot);  // 1 node, 8 GPUs
+  clock_.Advance(1s);                                      // queue order is creation order
   CustomJob second = Create(1, SchedulingStrategy::kSpot);  // 2 nodes: 8 + 16 > 16
   Step();
-  EXPECT_EQ(Get(first).trainyard->pools[0].consumption_model, "SPOT");
+  CustomJob admitted = Get(first);
+  ASSERT_TRUE(admitted.trainyard && !admitted.trainyard->pools.empty());
+  EXPECT_EQ(admitted.trainyard->pools[0].consumption_model, "SPOT");
   CustomJob waiting = Get(second);
   EXPECT_EQ(waiting.state, JobState::kQueued);
   EXPECT_EQ(waiting.trainyard->reason_code, "QUOTA_EXCEEDED");
