@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# The default fleet through curl: a STANDARD, a SPOT and a FLEX_START job each reach SUCCEEDED and
+# say where they ran and what they cost; a job that cannot fit says why and where it stands.
+source "$(dirname "$0")/lib.sh"
+
+# 1000 virtual seconds per wall second: a 6-minute A3 Mega boot takes 0.36s.
+start_server --sim-speed 1000
+P="$BASE/v1/projects/demo/locations/us-central1"
+JOBS="$(dirname "$0")/../../payloads/jobs"
+
+create() {  # create JQ_FILTER PAYLOAD → prints the job name
+  jq "$1" "$JOBS/$2" | curl -fsS -X POST "$P/customJobs" -H 'content-type: application/json' \
+    --data-binary @- | jq -r .name
+}
+field() { curl -fsS "$BASE/v1/$1" | jq -r "$2"; }
+state_is() { [ "$(field "$1" .state)" = "$2" ]; }
+
+standard=$(create '.' lora-single-node.json)
+spot=$(create '.jobSpec.scheduling.strategy = "SPOT"' lora-single-node.json)
+flex=$(create '.jobSpec.scheduling.strategy = "FLEX_START"
+  | .jobSpec.workerPoolSpecs[0].containerSpec.env = [{"name": "TRAINYARD_SIM_DURATION", "value": "60s"}]' \
+  nemo-pretrain-multinode.json)
+# 64 A3 Mega nodes in one zone: more than any pool of us-central1 has.
+huge=$(create '.jobSpec.workerPoolSpecs[1].replicaCount = "63" | .labels = {}' nemo-pretrain-multinode.json)
+
+for job in "$standard" "$spot" "$flex"; do
+  wait_until 60 "$job succeeds" state_is "$job" JOB_STATE_SUCCEEDED
+done
+check "STANDARD job SUCCEEDED" "$(field "$standard" .state)" JOB_STATE_SUCCEEDED
+check "STANDARD job ran on the reservation" \
+  "$(field "$standard" '.trainyard.placement.pools[0].consumptionModel + " " + .trainyard.placement.pools[0].reservation')" \
+  "RESERVATION r-a3h-uc1b"
+check "STANDARD job names its node" \
+  "$(field "$standard" '.trainyard.placement.pools[0].nodes[0]')" \
+  "us-central1-b-a3-highgpu-8g-RESERVATION-r-a3h-uc1b-0000"
+check "SPOT job SUCCEEDED" "$(field "$spot" .state)" JOB_STATE_SUCCEEDED
+check "SPOT job ran on spot capacity" "$(field "$spot" '.trainyard.placement.pools[0].consumptionModel')" SPOT
+check "FLEX_START job SUCCEEDED" "$(field "$flex" .state)" JOB_STATE_SUCCEEDED
+check "FLEX_START job got all 4 nodes from DWS in one zone" \
+  "$(field "$flex" '"\([.trainyard.placement.pools[] | .consumptionModel + ":" + (.units|tostring)] | join(",")) \(.trainyard.placement.zone)"')" \
+  "FLEX_START:1,FLEX_START:3 us-central1-a"
+for job in "$standard" "$spot" "$flex"; do
+  cost=$(field "$job" .trainyard.costUsd)
+  awk -v c="$cost" 'BEGIN { exit !(c > 0) }' && pass "cost accrued: \$$cost" || fail "cost of $job: $cost"
+done
+check "reason of an admitted job" "$(field "$standard" .trainyard.reason.code)" ADMITTED
+
+wait_until 30 "the huge job gets a verdict" bash -c "[ \"\$(curl -fsS '$BASE/v1/$huge' | jq -r '.trainyard.reason.code // empty')\" != '' ]"
+check "huge job stays QUEUED" "$(field "$huge" .state)" JOB_STATE_QUEUED
+check "huge job says it never fits" "$(field "$huge" .trainyard.reason.code)" NEVER_FITS
+check "huge job names the largest pool" \
+  "$(field "$huge" .trainyard.reason.message)" \
+  "needs 63 a3-megagpu-8g in one zone; the largest RESERVATION or ON_DEMAND pool in us-central1 has 32 (parked until configuration changes)"
+check "huge job has a queue position" "$(field "$huge" .trainyard.queuePosition)" 1
+
+# gcloud and the SDKs ignore the trainyard object; a client that echoes it back is not refused.
+code=$(curl -sS -o /dev/null -w '%{http_code}' -X POST "$P/customJobs" -H 'content-type: application/json' \
+  --data-binary "$(curl -fsS "$BASE/v1/$standard" | jq 'del(.name)')")
+check "a job echoed back with its trainyard object is accepted" "$code" 200
+
+finish
