@@ -32,6 +32,11 @@ asan: setup
 	cmake --build build-asan -j$(JOBS)
 	cd build-asan && LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp ctest -j2 --output-on-failure
 
+# Benchmarks (bench/): the scheduler core at 1k-100k pending x 100-10k nodes. The HTTP/PostgreSQL
+# harness of issue #5 joins this target when it lands.
+bench: build
+	$(BUILD_DIR)/bench/trainyard_bench --benchmark_counters_tabular=true
+
 format:
 	clang-format -i $$(git ls-files '*.cpp' '*.h')
 
