@@ -242,10 +242,8 @@ StatusOr<Fleet> ParseFleet(const std::string& json_text, const std::string& sour
     status = InvalidField("zones", "the fleet has no pools");
   }
   if (!status.ok()) {
-    std::string field;
-    for (const auto& v : status.violations()) field = v.field;
-    return InvalidArgument("fleet file " + source + (field.empty() ? "" : ": " + field) + ": " +
-                           status.message());
+    // InvalidField messages already start with the field's path.
+    return InvalidArgument("fleet file " + source + ": " + status.message());
   }
   return fleet;
 }

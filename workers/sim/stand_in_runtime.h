@@ -1,7 +1,7 @@
 #pragma once
-// The foundation's stand-in for the simulator: every job is admitted at once onto unlimited
-// capacity, spends a fixed time PENDING (provisioning) and a fixed time RUNNING. The fleet and
-// scheduler issue replaces admission and timings; the knobs below stay.
+// The simulated runtime after admission: PENDING until the admitted job's nodes are booted and
+// the image pulled (the scheduler sets when), then RUNNING for the job's run time. The scheduler
+// owns QUEUED → PENDING; this owns the rest.
 //
 // Knobs, read from the env of workerPoolSpecs[0] (containerSpec or pythonPackageSpec):
 //   TRAINYARD_SIM_DURATION   how long the job RUNs, as a duration string ("3600s", "0.5s")
@@ -25,10 +25,10 @@ struct RuntimeStep {
   std::optional<RpcStatus> error;
 };
 
-// What the runtime does next with `job` at virtual time `now`; nullopt when nothing is left.
 // The image the job's nodes pull (and then cache): the first worker pool's.
 std::optional<std::string> PrimaryImage(const CustomJob& job);
 
+// What the runtime does next with `job` at virtual time `now`; nullopt when nothing is left.
 std::optional<RuntimeStep> NextStep(const CustomJob& job, Timestamp now,
                                     const StandInTimings& timings);
 
