@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <atomic>
 #include <iostream>
 #include <memory>
@@ -87,6 +88,12 @@ void InitJsonLogging(bool debug) {
   spdlog::set_level(debug ? spdlog::level::debug : spdlog::level::info);
 }
 
+std::string JoinRoles(const std::vector<std::string>& roles) {
+  std::string out;
+  for (const auto& r : roles) out += (out.empty() ? "" : ",") + r;
+  return out;
+}
+
 int Fail(const std::string& event, const Status& status) {
   LogJson(LogLevel::kError, event,
           {{"code", CodeName(status.code())}, {"error", status.message()}});
@@ -136,7 +143,10 @@ int RunServe(const ServeOptions& options) {
   storage::PgJobStore jobs(*db->pool);
   storage::PgOperationRepository operations(*db->pool);
   JobService job_service(projects, jobs, operations, **clock);
-  api.Attach(job_service);
+  auto runs = [&](const char* role) {
+    return std::find(options.roles.begin(), options.roles.end(), role) != options.roles.end();
+  };
+  if (runs("api")) api.Attach(job_service);
   ready_pool = db->pool.get();
 
   storage::PgSchedulerStore scheduler_store(db->conninfo);
@@ -144,18 +154,19 @@ int RunServe(const ServeOptions& options) {
   if (!epoch.ok()) return Fail("fleet_sync_failed", epoch.status());
   fleet->SetEpoch(*epoch);
   SchedulerLoop scheduler(scheduler_store, *fleet, **clock);
-  scheduler.Start();
+  if (runs("scheduler")) scheduler.Start();
 
   JobExecutorOptions executor_options;
   executor_options.owner = DefaultExecutorOwner();
   executor_options.lease = std::chrono::seconds(options.lease_seconds);
   JobExecutor executor(jobs, jobs, **clock, executor_options);
-  executor.Start();
+  if (runs("executor")) executor.Start();
   LogJson(LogLevel::kInfo, "ready",
           {{"listen", options.listen},
            {"sim_speed", options.sim_speed},
            {"embedded_postgres", db->embedded ? "yes" : "no"},
            {"fleet", fleet->name},
+           {"roles", JoinRoles(options.roles)},
            {"pools", static_cast<int64_t>(fleet->pools.size())}});
 
   int signal = 0;
