@@ -12,6 +12,8 @@ namespace {
 constexpr int kMaxIdRetries = 3;
 constexpr int kMaxCasRetries = 5;
 
+}  // namespace
+
 std::optional<int64_t> ParseId(const std::string& text) {
   int64_t value = 0;
   auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
@@ -23,8 +25,6 @@ Status JobNotFound(const JobRef& ref) {
   return NotFound("CustomJob projects/" + ref.parent.project + "/locations/" + ref.parent.location +
                   "/customJobs/" + ref.job_id + " not found.");
 }
-
-}  // namespace
 
 void AddRunningCost(JobRecord& record, Timestamp now) {
   if (!record.job.trainyard) return;

@@ -50,6 +50,11 @@ class JobService {
 // its time so far (terminal jobs have accrued everything already).
 void AddRunningCost(JobRecord& record, Timestamp now);
 
+// A resource id as a client wrote it ("123…"): a positive integer, else nullopt.
+std::optional<int64_t> ParseId(const std::string& text);
+// The NOT_FOUND a client sees for a job that does not exist (or is not theirs).
+Status JobNotFound(const JobRef& ref);
+
 // Location ids are region names ("us-central1"): lowercase letters, digits and '-'.
 Status ValidateLocation(const std::string& location);
 
