@@ -135,14 +135,8 @@ StatusOr<ProjectCostView> AdminService::ProjectCosts(const std::string& project)
 }
 
 StatusOr<std::vector<JobEvent>> AdminService::JobEvents(const JobRef& ref) {
-  std::optional<int64_t> id = ParseId(ref.job_id);
-  if (!id) return JobNotFound(ref);
-  auto project = projects_.Resolve(ref.parent.project, /*create_if_missing=*/false);
-  if (!project.ok()) {
-    if (project.status().code() == Code::kNotFound) return JobNotFound(ref);
-    return project.status();
-  }
-  auto events = admin_.JobEvents(project->number, ref.parent.location, *id);
+  TY_ASSIGN_OR_RETURN(JobKey key, ResolveJobRef(projects_, ref));
+  auto events = admin_.JobEvents(key.project_number, ref.parent.location, key.id);
   if (!events.ok() && events.status().code() == Code::kNotFound) return JobNotFound(ref);
   return events;
 }

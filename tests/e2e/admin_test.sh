@@ -7,12 +7,7 @@ source "$(dirname "$0")/lib.sh"
 start_server --sim-speed 1000
 A="$BASE/trainyard/v1"
 P="$BASE/v1/projects/demo/locations/us-central1"
-JOBS="$(dirname "$0")/../../payloads/jobs"
 
-create() {  # create JQ_FILTER PAYLOAD → prints the job name
-  jq "$1" "$JOBS/$2" | curl -fsS -X POST "$P/customJobs" -H 'content-type: application/json' \
-    --data-binary @- | jq -r .name
-}
 get() { curl -fsS "$1" | jq -r "$2"; }
 state_is() { [ "$(get "$BASE/v1/$1" .state)" = "$2" ]; }
 status_of() { curl -sS -o "$E2E_DIR/body" -w '%{http_code}' "$1"; }
@@ -96,7 +91,7 @@ ran=$(get "$BASE/trainyard/v1/$model/events" \
   '[.events[] | select(.toState == "JOB_STATE_RUNNING" or .toState == "JOB_STATE_SUCCEEDED") | .time | sub("\\.[0-9]+Z$"; "Z") | fromdateiso8601] | .[1] - .[0]')
 awk -v r="$ran" 'BEGIN { exit !(r >= 1516 && r < 15000) }' && pass "model run time: ${ran}s" || fail "model run time: $ran"
 code=$(curl -sS -o "$E2E_DIR/body" -w '%{http_code}' -X POST "$P/customJobs" -H 'content-type: application/json' \
-  --data-binary "$(jq '.jobSpec.workerPoolSpecs[0].containerSpec.env = [{"name": "TRAINYARD_MODEL_PARAMS", "value": "big"}]' "$JOBS/lora-single-node.json")")
+  --data-binary "$(jq '.jobSpec.workerPoolSpecs[0].containerSpec.env = [{"name": "TRAINYARD_MODEL_PARAMS", "value": "big"}]' "$PAYLOADS/lora-single-node.json")")
 check "a bad model knob is refused at create" \
   "$code $(violation)" \
   "400 jobSpec.workerPoolSpecs[0].containerSpec.env[0].value"

@@ -4,16 +4,8 @@
 #include <gtest/gtest.h>
 
 #include "services/admin/admin_service.h"
-#include "services/job_service.h"
-#include "storage/pg.h"
 #include "storage/pg_admin_store.h"
-#include "storage/pg_job_store.h"
-#include "storage/pg_project_repository.h"
-#include "storage/pg_scheduler_store.h"
-#include "tests/integration/test_database.h"
-#include "workers/job_executor.h"
-#include "workers/scheduler_loop.h"
-#include "workers/sim/fleet_file.h"
+#include "tests/integration/sim_fixture.h"
 
 namespace trainyard {
 namespace {
@@ -38,28 +30,10 @@ constexpr const char* kFleet = R"({
 constexpr const char* kReservationPool = "us-central1-a/a3-megagpu-8g/RESERVATION/r1";
 constexpr const char* kOnDemandPool = "us-central1-a/a3-megagpu-8g/ON_DEMAND";
 
-class AdminViewTest : public ::testing::Test {
+class AdminViewTest : public testing::SimFixture {
  protected:
   void SetUp() override {
-    std::string conninfo = testing::FreshDatabase();
-    auto pool = pg::Pool::Create(conninfo, 4, std::chrono::milliseconds(2000));
-    ASSERT_TRUE(pool.ok()) << pool.status().message();
-    pool_ = std::move(pool).value();
-    projects_ = std::make_unique<storage::PgProjectRepository>(*pool_);
-    jobs_ = std::make_unique<storage::PgJobStore>(*pool_);
-    operations_ = std::make_unique<storage::PgOperationRepository>(*pool_);
-    service_ = std::make_unique<JobService>(*projects_, *jobs_, *operations_, clock_);
-    auto fleet = sim::ParseFleet(kFleet, "test");
-    ASSERT_TRUE(fleet.ok()) << fleet.status().message();
-    fleet_ = std::move(fleet).value();
-    scheduler_store_ = std::make_unique<storage::PgSchedulerStore>(conninfo);
-    auto epoch = scheduler_store_->SyncNodes(fleet_, clock_.Now());
-    ASSERT_TRUE(epoch.ok()) << epoch.status().message();
-    fleet_.SetEpoch(*epoch);
-    scheduler_ = std::make_unique<SchedulerLoop>(*scheduler_store_, fleet_, clock_);
-    JobExecutorOptions options;
-    options.owner = "exec";
-    executor_ = std::make_unique<JobExecutor>(*jobs_, *jobs_, clock_, options);
+    ASSERT_NO_FATAL_FAILURE(StartFleet(kFleet));
     admin_store_ = std::make_unique<storage::PgAdminStore>(*pool_);
     admin_ = std::make_unique<AdminService>(*admin_store_, *projects_, fleet_, clock_);
   }
@@ -67,27 +41,7 @@ class AdminViewTest : public ::testing::Test {
   // A gang of `nodes` A3 Mega nodes that runs `run` once started.
   CustomJob Create(const std::string& project, SchedulingStrategy strategy, int64_t nodes,
                    const std::string& run = "600s") {
-    CustomJob job;
-    job.display_name = "train";
-    WorkerPoolSpec pool;
-    pool.machine_spec = MachineSpec{};
-    pool.machine_spec->machine_type = "a3-megagpu-8g";
-    pool.machine_spec->accelerator_type = AcceleratorType::kNvidiaH100Mega80gb;
-    pool.machine_spec->accelerator_count = 8;
-    pool.container_spec = ContainerSpec{};
-    pool.container_spec->image_uri = "nemo:24.07";
-    pool.container_spec->env.push_back({"TRAINYARD_SIM_DURATION", run});
-    // A chief, then the other nodes as workers (the primary pool runs exactly one replica).
-    for (int64_t replicas : {int64_t{1}, nodes - 1}) {
-      if (replicas == 0) continue;
-      pool.replica_count = replicas;
-      job.job_spec.worker_pool_specs.push_back(pool);
-    }
-    job.job_spec.scheduling = Scheduling{};
-    job.job_spec.scheduling->strategy = strategy;
-    auto created = service_->Create(ParentRef{project, "us-central1"}, job, "");
-    EXPECT_TRUE(created.ok()) << created.status().message();
-    return created.ok() ? *created : CustomJob{};
+    return CreateGang(project, strategy, nodes - 1, run);
   }
 
   static std::string IdOf(const CustomJob& job) { return job.name.substr(job.name.rfind('/') + 1); }
@@ -95,12 +49,6 @@ class AdminViewTest : public ::testing::Test {
   JobState StateOf(const CustomJob& job, const std::string& project) {
     auto got = service_->Get(JobRef{ParentRef{project, "us-central1"}, IdOf(job)});
     return got.ok() ? got->state : JobState::kUnspecified;
-  }
-
-  void Step() {
-    auto pass = scheduler_->RunOnce();
-    ASSERT_TRUE(pass.ok()) << pass.status().message();
-    ASSERT_TRUE(executor_->RunOnce().ok());
   }
 
   const ReservationView* Reservation(const std::vector<ReservationView>& list,
@@ -112,16 +60,6 @@ class AdminViewTest : public ::testing::Test {
     return nullptr;
   }
 
-  ManualClock clock_{FromUnixMicros(1'800'000'000'000'000)};
-  std::unique_ptr<pg::Pool> pool_;
-  std::unique_ptr<storage::PgProjectRepository> projects_;
-  std::unique_ptr<storage::PgJobStore> jobs_;
-  std::unique_ptr<storage::PgOperationRepository> operations_;
-  std::unique_ptr<JobService> service_;
-  Fleet fleet_;
-  std::unique_ptr<storage::PgSchedulerStore> scheduler_store_;
-  std::unique_ptr<SchedulerLoop> scheduler_;
-  std::unique_ptr<JobExecutor> executor_;
   std::unique_ptr<storage::PgAdminStore> admin_store_;
   std::unique_ptr<AdminService> admin_;
 };
