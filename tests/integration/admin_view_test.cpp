@@ -235,6 +235,30 @@ TEST_F(AdminViewTest, CostsSumAccruedAndRunningPerConsumptionModel) {
   EXPECT_EQ(unknown.status().code(), Code::kNotFound);
 }
 
+TEST_F(AdminViewTest, CostOfAJobRequeuedByAPreemptionIsNotPlaced) {
+  CustomJob low = CreateGang("other", SchedulingStrategy::kStandard, 1, "3600s",
+                             {{"trainyard-priority", "low"}});
+  Step();
+  clock_.Advance(100s);
+  CustomJob high = CreateGang("other", SchedulingStrategy::kStandard, 1, "3600s",
+                              {{"trainyard-priority", "high"}});
+  Step();
+  ASSERT_EQ(StateOf(low, "other"), JobState::kQueued) << "preempted";
+  ASSERT_EQ(StateOf(high, "other"), JobState::kPending);
+  clock_.Advance(36s);
+
+  auto costs = admin_->ProjectCosts("other");
+  ASSERT_TRUE(costs.ok()) << costs.status().message();
+  ASSERT_EQ(costs->by_model.size(), 2u);
+  const ModelCost& requeued = costs->by_model[0];
+  EXPECT_EQ(requeued.consumption_model, "");
+  EXPECT_NEAR(requeued.accrued_micros / 1e6, 2 * 90.0 * 100 / 3600, 1e-3);
+  EXPECT_EQ(requeued.running_micros, 0);
+  const ModelCost& on_demand = costs->by_model[1];
+  EXPECT_EQ(on_demand.consumption_model, "ON_DEMAND");
+  EXPECT_NEAR(on_demand.running_micros / 1e6, 2 * 90.0 * 36 / 3600, 1e-3);
+}
+
 TEST_F(AdminViewTest, JobEventsAreTheHistoryOldestFirstIncludingReasonChanges) {
   CustomJob blocker = Create("other", SchedulingStrategy::kStandard, 2, "60s");
   clock_.Advance(1s);
