@@ -13,11 +13,13 @@
 
 #include "api/api_service.h"
 #include "api/http_server.h"
+#include "services/admin/admin_service.h"
 #include "services/job_service.h"
 #include "services/log.h"
 #include "storage/embedded_postgres.h"
 #include "storage/migrator.h"
 #include "storage/pg.h"
+#include "storage/pg_admin_store.h"
 #include "storage/pg_job_store.h"
 #include "storage/pg_project_repository.h"
 #include "storage/pg_scheduler_store.h"
@@ -146,13 +148,17 @@ int RunServe(const ServeOptions& options) {
   auto runs = [&](const char* role) {
     return std::find(options.roles.begin(), options.roles.end(), role) != options.roles.end();
   };
-  if (runs("api")) api.Attach(job_service);
-  ready_pool = db->pool.get();
 
+  // The fleet's epoch is fixed before anything reads the fleet (the admin view, the scheduler).
   storage::PgSchedulerStore scheduler_store(db->conninfo);
   auto epoch = scheduler_store.SyncNodes(*fleet, (*clock)->Now());
   if (!epoch.ok()) return Fail("fleet_sync_failed", epoch.status());
   fleet->SetEpoch(*epoch);
+
+  storage::PgAdminStore admin_store(*db->pool);
+  AdminService admin_service(admin_store, projects, *fleet, **clock);
+  if (runs("api")) api.Attach(job_service, admin_service);
+  ready_pool = db->pool.get();
   SchedulerLoop scheduler(scheduler_store, *fleet, **clock);
   if (runs("scheduler")) scheduler.Start();
 
