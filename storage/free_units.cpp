@@ -48,7 +48,7 @@ void FreeUnits::Remove(int64_t unit) {
   images_of_.erase(it);
 }
 
-std::vector<int64_t> FreeUnits::Take(int count, const std::string& image) {
+FreeUnits::Taken FreeUnits::Take(int count, const std::string& image) {
   if (count <= 0 || units() < static_cast<size_t>(count)) return {};
   std::vector<int64_t> chosen;
   auto take_from = [&](const std::set<int64_t>& from) {
@@ -62,13 +62,18 @@ std::vector<int64_t> FreeUnits::Take(int count, const std::string& image) {
   }
   take_from(warm_);
   take_from(cold_);
-  std::vector<int64_t> ordinals;
-  ordinals.reserve(chosen.size() * static_cast<size_t>(hosts_));
+  Taken taken;
+  taken.ordinals.reserve(chosen.size() * static_cast<size_t>(hosts_));
+  const auto cached = warm_by_image_.find(image);
   for (int64_t unit : chosen) {
+    const bool warm = warm_.contains(unit);
+    taken.cold = taken.cold || !warm;
+    taken.uncached =
+        taken.uncached || !warm || cached == warm_by_image_.end() || !cached->second.contains(unit);
     Remove(unit);
-    for (int h = 0; h < hosts_; ++h) ordinals.push_back(unit * hosts_ + h);
+    for (int h = 0; h < hosts_; ++h) taken.ordinals.push_back(unit * hosts_ + h);
   }
-  return ordinals;
+  return taken;
 }
 
 }  // namespace trainyard::storage

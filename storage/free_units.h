@@ -25,10 +25,14 @@ class FreeUnits {
   // Units are ordinals [u*hosts, (u+1)*hosts); only units whose every node is free count.
   FreeUnits(int hosts_per_unit, const std::vector<FreeNode>& nodes);
 
+  struct Taken {
+    std::vector<int64_t> ordinals;  // node ordinals of the units, in order; empty: none taken
+    bool cold = false;              // some node must be provisioned first
+    bool uncached = false;          // some node must pull the image first
+  };
   // Takes `count` units, preferring warm units whose every node caches `image`, then warm ones,
-  // then cold ones, lowest unit first within each. Returns their node ordinals in order, or nothing
-  // (and takes nothing) when fewer than `count` units are free.
-  std::vector<int64_t> Take(int count, const std::string& image);
+  // then cold ones, lowest unit first within each. Takes nothing when fewer than `count` are free.
+  Taken Take(int count, const std::string& image);
 
   size_t units() const { return warm_.size() + cold_.size(); }
 

@@ -27,8 +27,15 @@ class PgSchedulerStore final : public SchedulerStore {
   using FreeByPool = std::map<int, FreeUnits>;
   Status LoadFree(pg::Transaction& tx, const Fleet& fleet, const std::set<int>& pools,
                   FreeByPool& free);
-  Status Admit(pg::Transaction& tx, const Fleet& fleet, const AdmissionDecision& a, Timestamp now,
-               FreeByPool& free, CommitOutcome& outcome);
+  // An admission that preempts: its victims requeued and their nodes freed, then its own claims,
+  // all under a savepoint so a short claim undoes only this admission.
+  Status AdmitPreempting(pg::Transaction& tx, const Fleet& fleet, const AdmissionDecision& a,
+                         Timestamp now, FreeByPool& free, CommitOutcome& outcome);
+  // Every other admission in two round trips: all node claims, then all job compare-and-sets;
+  // an admission whose claim came back short or whose job moved gives its nodes back.
+  Status AdmitAll(pg::Transaction& tx, const Fleet& fleet,
+                  const std::vector<const AdmissionDecision*>& admissions, Timestamp now,
+                  FreeByPool& free, CommitOutcome& outcome);
 
   std::string conninfo_;
   std::unique_ptr<pg::Connection> conn_;  // holds the leader lock

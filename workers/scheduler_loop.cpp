@@ -83,12 +83,16 @@ StatusOr<LoopStats> SchedulerLoop::RunOnce() {
     last_seq_ = 0;
     synced_ = true;
   }
+  using Clock = std::chrono::steady_clock;
+  const auto started = Clock::now();
   if (Status s = Ingest(stats); !s.ok()) {
     synced_ = false;
     return s;
   }
+  const auto ingested = Clock::now();
   Timestamp now = clock_.Now();
   CycleResult cycle = core_.RunCycle(now);
+  const auto decided = Clock::now();
   stats.evaluations = cycle.evaluations;
   if (cycle.admissions.empty() && cycle.failures.empty() && cycle.verdicts.empty()) return stats;
   auto committed = store_.Commit(fleet_, cycle, now);
@@ -99,8 +103,15 @@ StatusOr<LoopStats> SchedulerLoop::RunOnce() {
   stats.committed = *committed;
   if (committed->skipped > 0) synced_ = false;
   if (committed->admitted > 0 || committed->failed > 0) {
+    auto ms = [](Clock::duration d) {
+      return std::chrono::duration<double, std::milli>(d).count();
+    };
     LogJson(LogLevel::kInfo, "scheduler_cycle",
-            {{"admitted", committed->admitted},
+            {{"ingest_ms", ms(ingested - started)},
+             {"decide_ms", ms(decided - ingested)},
+             {"commit_ms", ms(Clock::now() - decided)},
+             {"changes", stats.changes},
+             {"admitted", committed->admitted},
              {"preempted", committed->preempted},
              {"failed", committed->failed},
              {"skipped", committed->skipped},

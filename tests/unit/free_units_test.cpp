@@ -13,17 +13,17 @@ FreeNode Node(int64_t ordinal, bool warm, std::vector<std::string> cache = {}) {
 TEST(FreeUnitsTest, PrefersWarmNodesThatCacheTheImageThenWarmThenCold) {
   FreeUnits free(1, {Node(0, false), Node(1, true), Node(2, true, {"img:a"}), Node(3, false),
                      Node(4, true, {"img:b", "img:a"})});
-  EXPECT_EQ(free.Take(2, "img:a"), (std::vector<int64_t>{2, 4}));
-  EXPECT_EQ(free.Take(2, "img:a"), (std::vector<int64_t>{1, 0}));  // warm, then cold
-  EXPECT_EQ(free.Take(1, "img:a"), (std::vector<int64_t>{3}));
+  EXPECT_EQ(free.Take(2, "img:a").ordinals, (std::vector<int64_t>{2, 4}));
+  EXPECT_EQ(free.Take(2, "img:a").ordinals, (std::vector<int64_t>{1, 0}));  // warm, then cold
+  EXPECT_EQ(free.Take(1, "img:a").ordinals, (std::vector<int64_t>{3}));
   EXPECT_EQ(free.units(), 0u);
 }
 
 TEST(FreeUnitsTest, TakesNothingWhenTooFewUnitsAreFree) {
   FreeUnits free(1, {Node(5, true), Node(9, true)});
-  EXPECT_TRUE(free.Take(3, "img").empty());
+  EXPECT_TRUE(free.Take(3, "img").ordinals.empty());
   EXPECT_EQ(free.units(), 2u);  // a refused take leaves everything in place
-  EXPECT_EQ(free.Take(2, "img"), (std::vector<int64_t>{5, 9}));
+  EXPECT_EQ(free.Take(2, "img").ordinals, (std::vector<int64_t>{5, 9}));
 }
 
 TEST(FreeUnitsTest, SlicesCountOnlyWhenEveryHostIsFree) {
@@ -31,19 +31,32 @@ TEST(FreeUnitsTest, SlicesCountOnlyWhenEveryHostIsFree) {
   FreeUnits free(4, {Node(0, true), Node(1, true), Node(2, true), Node(3, true), Node(4, true),
                      Node(5, true), Node(7, true)});
   EXPECT_EQ(free.units(), 1u);
-  EXPECT_EQ(free.Take(1, "img"), (std::vector<int64_t>{0, 1, 2, 3}));
+  EXPECT_EQ(free.Take(1, "img").ordinals, (std::vector<int64_t>{0, 1, 2, 3}));
 }
 
 TEST(FreeUnitsTest, ASliceIsCachedOnlyIfEveryHostCachesTheImage) {
   FreeUnits free(
       2, {Node(0, true, {"x"}), Node(1, true), Node(2, true, {"x"}), Node(3, true, {"x", "y"})});
-  EXPECT_EQ(free.Take(1, "x"), (std::vector<int64_t>{2, 3}));
-  EXPECT_EQ(free.Take(1, "x"), (std::vector<int64_t>{0, 1}));
+  EXPECT_EQ(free.Take(1, "x").ordinals, (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(free.Take(1, "x").ordinals, (std::vector<int64_t>{0, 1}));
+}
+
+TEST(FreeUnitsTest, SaysWhetherTheTakenUnitsNeedABootOrAPull) {
+  FreeUnits free(1, {Node(0, true, {"x"}), Node(1, true), Node(2, false)});
+  auto cached = free.Take(1, "x");
+  EXPECT_FALSE(cached.cold);
+  EXPECT_FALSE(cached.uncached);
+  auto warm = free.Take(1, "x");
+  EXPECT_FALSE(warm.cold);
+  EXPECT_TRUE(warm.uncached);
+  auto cold = free.Take(1, "x");
+  EXPECT_TRUE(cold.cold);
+  EXPECT_TRUE(cold.uncached);
 }
 
 TEST(FreeUnitsTest, ASliceWithAColdHostIsCold) {
   FreeUnits free(2, {Node(0, true, {"x"}), Node(1, false), Node(2, true), Node(3, true)});
-  EXPECT_EQ(free.Take(1, "x"), (std::vector<int64_t>{2, 3}));  // warm beats partly cold
+  EXPECT_EQ(free.Take(1, "x").ordinals, (std::vector<int64_t>{2, 3}));  // warm beats partly cold
 }
 
 }  // namespace
