@@ -1,0 +1,91 @@
+// The scheduler's batched commit against a real PostgreSQL: admissions whose job moved after the
+// decision are skipped and give their claimed nodes back, while the rest of the batch commits.
+#include <gtest/gtest.h>
+
+#include "tests/integration/sim_fixture.h"
+
+namespace trainyard {
+namespace {
+
+// Zone a: 4 warm reserved A3 Mega nodes for project demo, 2 on demand (cold).
+constexpr const char* kFleet = R"({
+  "bootTime": {"default": "60s"}, "imagePullGbps": 10, "imageSizeGb": {"default": 10},
+  "zones": [{"zone": "us-central1-a", "pools": [
+    {"machineType": "a3-megagpu-8g", "model": "RESERVATION", "reservation": "r1", "term": "1y",
+     "projects": ["demo"], "nodes": 4, "pricePerNodeHour": 36},
+    {"machineType": "a3-megagpu-8g", "model": "ON_DEMAND", "nodes": 2, "pricePerNodeHour": 90}]}]})";
+
+class SchedulerCommitTest : public testing::SimFixture {
+ protected:
+  void SetUp() override { ASSERT_NO_FATAL_FAILURE(StartFleet(kFleet)); }
+
+  static int64_t IdOf(const CustomJob& job) {
+    return std::stoll(job.name.substr(job.name.rfind('/') + 1));
+  }
+
+  AdmissionDecision Admit(const CustomJob& job, int64_t version, const std::string& pool,
+                          int units) {
+    AdmissionDecision a;
+    a.job_id = IdOf(job);
+    a.version = version;
+    a.placement.zone = "us-central1-a";
+    a.placement.pools.push_back({fleet_.PoolIndex(pool), units});
+    a.image_uri = "us-docker.pkg.dev/x/train:1";
+    a.message = "admitted by the test";
+    return a;
+  }
+
+  // (state, job_id) of every node of `pool`, by ordinal.
+  std::vector<std::pair<int, int64_t>> Nodes(const std::string& pool) {
+    auto conn = pool_->Acquire();
+    auto r = (*conn)->Exec(
+        "SELECT state, COALESCE(job_id, 0) FROM nodes WHERE pool_id = $1 ORDER BY ordinal", {pool});
+    std::vector<std::pair<int, int64_t>> out;
+    if (!r.ok()) return out;
+    for (int i = 0; i < r->rows(); ++i) {
+      out.emplace_back(static_cast<int>(r->GetInt64(i, 0)), r->GetInt64(i, 1));
+    }
+    return out;
+  }
+
+  const std::string reserved_ = "us-central1-a/a3-megagpu-8g/RESERVATION/r1";
+  const std::string on_demand_ = "us-central1-a/a3-megagpu-8g/ON_DEMAND";
+};
+
+TEST_F(SchedulerCommitTest, AStaleAdmissionGivesItsNodesBackAndTheRestCommits) {
+  CustomJob first = CreateGang("demo", SchedulingStrategy::kStandard, 1, "600s");
+  CustomJob moved = CreateGang("demo", SchedulingStrategy::kStandard, 1, "600s");
+  CustomJob cold = CreateGang("demo", SchedulingStrategy::kStandard, 1, "600s");
+  auto leading = scheduler_store_->TryLead();
+  ASSERT_TRUE(leading.ok() && *leading);
+
+  CycleResult cycle;
+  cycle.admissions.push_back(Admit(first, 1, reserved_, 2));
+  cycle.admissions.push_back(Admit(moved, 2, reserved_, 2));  // the job moved on since: version 2
+  cycle.admissions.push_back(Admit(cold, 1, on_demand_, 2));
+  auto outcome = scheduler_store_->Commit(fleet_, cycle, clock_.Now());
+  ASSERT_TRUE(outcome.ok()) << outcome.status().message();
+  EXPECT_EQ(outcome->admitted, 2);
+  EXPECT_EQ(outcome->skipped, 1);
+
+  // The first job holds two warm nodes (BUSY); the stale one's two are READY and free again.
+  const std::vector<std::pair<int, int64_t>> reserved = {
+      {3, IdOf(first)}, {3, IdOf(first)}, {2, 0}, {2, 0}};
+  EXPECT_EQ(Nodes(reserved_), reserved);
+  // Cold on-demand nodes are PROVISIONING for their job.
+  const std::vector<std::pair<int, int64_t>> on_demand = {{1, IdOf(cold)}, {1, IdOf(cold)}};
+  EXPECT_EQ(Nodes(on_demand_), on_demand);
+
+  auto got = service_->Get(JobRef{ParentRef{"demo", "us-central1"}, std::to_string(IdOf(moved))});
+  ASSERT_TRUE(got.ok());
+  EXPECT_EQ(got->state, JobState::kQueued);
+  auto admitted =
+      service_->Get(JobRef{ParentRef{"demo", "us-central1"}, std::to_string(IdOf(cold))});
+  ASSERT_TRUE(admitted.ok() && admitted->trainyard);
+  EXPECT_EQ(admitted->state, JobState::kPending);
+  ASSERT_EQ(admitted->trainyard->pools.size(), 1u);
+  EXPECT_EQ(admitted->trainyard->pools[0].nodes.size(), 2u);
+}
+
+}  // namespace
+}  // namespace trainyard
