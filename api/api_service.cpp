@@ -41,10 +41,14 @@ ApiService::ApiService(ReadinessProbe readiness) : readiness_(std::move(readines
   });
 }
 
-void ApiService::Attach(JobService& jobs) {
+void ApiService::Attach(JobService& jobs, FaultInjector* injector) {
   resources_owner_ = std::make_unique<Resources>(jobs);
   resources_owner_->custom_jobs.Register(resources_owner_->router);
   resources_owner_->operations.Register(resources_owner_->router);
+  if (injector != nullptr) {
+    resources_owner_->injections = std::make_unique<FleetInjectionHandler>(*injector);
+    resources_owner_->injections->Register(resources_owner_->router);
+  }
   resources_.store(resources_owner_.get(), std::memory_order_release);
 }
 

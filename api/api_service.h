@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "api/custom_job_handler.h"
+#include "api/fleet_injection_handler.h"
 #include "api/http_server.h"
 #include "api/operation_handler.h"
 #include "api/router.h"
@@ -21,7 +22,8 @@ using ReadinessProbe = std::function<Status()>;
 class ApiService {
  public:
   explicit ApiService(ReadinessProbe readiness);
-  void Attach(JobService& jobs);
+  // `injector` (optional) serves the fleet's fault injection endpoints.
+  void Attach(JobService& jobs, FaultInjector* injector = nullptr);
   HttpResponse Handle(HttpRequest& request);
   Handler AsHandler() {
     return [this](HttpRequest& r) { return Handle(r); };
@@ -33,6 +35,7 @@ class ApiService {
     Router router;
     CustomJobHandler custom_jobs;
     OperationHandler operations;
+    std::unique_ptr<FleetInjectionHandler> injections;
   };
 
   HttpResponse Route(const HttpRequest& request);

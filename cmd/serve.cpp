@@ -17,10 +17,13 @@
 #include "storage/embedded_postgres.h"
 #include "storage/migrator.h"
 #include "storage/pg.h"
+#include "storage/pg_failure_store.h"
+#include "storage/pg_fault_injection_store.h"
 #include "storage/pg_job_store.h"
 #include "storage/pg_project_repository.h"
 #include "storage/pg_scheduler_store.h"
 #include "storage/sim_clock_store.h"
+#include "workers/failure_simulator.h"
 #include "workers/job_executor.h"
 #include "workers/scheduler_loop.h"
 #include "workers/sim/fleet_file.h"
@@ -136,7 +139,9 @@ int RunServe(const ServeOptions& options) {
   storage::PgJobStore jobs(*db->pool);
   storage::PgOperationRepository operations(*db->pool);
   JobService job_service(projects, jobs, operations, **clock);
-  api.Attach(job_service);
+  storage::PgFaultInjectionStore injections(*db->pool);
+  FaultInjector injector(*fleet, injections, **clock);
+  api.Attach(job_service, &injector);
   ready_pool = db->pool.get();
 
   storage::PgSchedulerStore scheduler_store(db->conninfo);
@@ -144,6 +149,9 @@ int RunServe(const ServeOptions& options) {
   if (!epoch.ok()) return Fail("fleet_sync_failed", epoch.status());
   fleet->SetEpoch(*epoch);
   SchedulerLoop scheduler(scheduler_store, *fleet, **clock);
+  storage::PgFailureStore failure_store(scheduler_store);
+  FailureSimulator failures(failure_store, *fleet);
+  scheduler.SetFailureSimulator(&failures);
   scheduler.Start();
 
   JobExecutorOptions executor_options;

@@ -1,10 +1,10 @@
 #include "storage/pg_scheduler_store.h"
 
-#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <set>
 
 #include "storage/job_row.h"
+#include "storage/node_sql.h"
 #include "storage/row_codec.h"
 
 namespace trainyard::storage {
@@ -37,22 +37,19 @@ constexpr const char* kChanges =
 constexpr const char* kUnhealthy =
     "SELECT pool_id, ordinal FROM nodes WHERE state IN (4, 5, 6) AND job_id IS NULL";
 
-// Victims go back to the queue with their place (queue time is create_time) and their cost so far.
+// Victims go back to the queue with their place (queue time is create_time), their cost so far and
+// the run time they had left.
 constexpr const char* kRequeue =
     "WITH u AS (UPDATE custom_jobs SET state = 1, version = version + 1, "
     "update_time = " TY_TS("$2") ", "
     "cost_micros = cost_micros + COALESCE((hourly_price_micros * extract(epoch from (" TY_TS("$2")
     " - admitted_at)) / 3600)::bigint, 0), "
+    TY_RUN_REMAINING("$2") ", "
     "admitted_at = NULL, placement = NULL, hourly_price_micros = 0, next_action_at = NULL, "
     "lease_owner = NULL, lease_expires_at = NULL, sched_code = 'PREEMPTED', sched_message = $3 "
     "WHERE id = $1::bigint AND state IN (2, 3) RETURNING id, state) "
     "INSERT INTO job_events (job_id, time, from_state, to_state, reason) "
     "SELECT id, " TY_TS("$2") ", 3, 1, $3 FROM u";
-
-constexpr const char* kReleaseNodes =
-    "UPDATE nodes SET job_id = NULL, state = CASE WHEN keep_warm THEN 2 ELSE 7 END, "
-    "image_cache = CASE WHEN keep_warm THEN image_cache ELSE '{}' END, "
-    "state_since = " TY_TS("$2") " WHERE job_id = $1::bigint";
 
 // Whole units (slices of $5 hosts; 1 for GPU/CPU pools) whose every node is free; warm and cached
 // first. The leader is the only allocator, so no other writer races for free nodes.
@@ -119,16 +116,6 @@ std::string NumberArray(const std::vector<T>& values) {
   return out + "}";
 }
 
-std::string NodeName(const std::string& pool_id, int64_t ordinal) {
-  std::string name = pool_id;
-  for (char& c : name) {
-    if (c == '/') c = '-';
-  }
-  char suffix[16];
-  std::snprintf(suffix, sizeof(suffix), "-%04lld", static_cast<long long>(ordinal));
-  return name + suffix;
-}
-
 }  // namespace
 
 StatusOr<pg::Connection*> PgSchedulerStore::Connection() {
@@ -140,6 +127,12 @@ StatusOr<pg::Connection*> PgSchedulerStore::Connection() {
     TY_ASSIGN_OR_RETURN(conn_, pg::Connection::Connect(conninfo_));
   }
   return conn_.get();
+}
+
+StatusOr<pg::Connection*> PgSchedulerStore::LeaderConnection() {
+  TY_ASSIGN_OR_RETURN(pg::Connection * conn, Connection());
+  if (!leading_) return Aborted("not the scheduler leader");
+  return conn;
 }
 
 StatusOr<bool> PgSchedulerStore::TryLead() {
@@ -206,7 +199,8 @@ Status PgSchedulerStore::Admit(pg::Transaction& tx, const Fleet& fleet, const Ad
     TY_ASSIGN_OR_RETURN(pg::Result r,
                         tx.Exec(kRequeue, {std::to_string(victim), MicrosParam(now), why}));
     outcome.preempted += static_cast<int>(r.affected());
-    TY_RETURN_IF_ERROR(tx.Exec(kReleaseNodes, {std::to_string(victim), MicrosParam(now)}).status());
+    TY_RETURN_IF_ERROR(
+        tx.Exec(kReleaseJobNodes, {std::to_string(victim), MicrosParam(now)}).status());
   }
   nlohmann::json placement = {{"zone", a.placement.zone}, {"pools", nlohmann::json::array()}};
   Duration startup{};

@@ -23,7 +23,7 @@ StatusOr<int> JobExecutor::RunOnce() {
   TY_ASSIGN_OR_RETURN(std::vector<JobRecord> due, leases_.Due(options_.owner, now, options_.batch));
   int applied = 0;
   for (const JobRecord& record : due) {
-    auto step = sim::NextStep(record.job, now, options_.timings);
+    auto step = sim::NextStep(record.job, now, options_.timings, record.run_remaining);
     if (!step) continue;
     auto transition =
         JobStateMachine::Transition(record.job, step->to, now, step->reason, step->error);

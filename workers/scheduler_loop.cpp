@@ -83,11 +83,17 @@ StatusOr<LoopStats> SchedulerLoop::RunOnce() {
     last_seq_ = 0;
     synced_ = true;
   }
+  Timestamp now = clock_.Now();
+  if (failures_ != nullptr) {
+    auto step = failures_->Step(now);
+    if (!step.ok()) {
+      LogJson(LogLevel::kWarn, "fleet_failures_failed", {{"error", step.status().message()}});
+    }
+  }
   if (Status s = Ingest(stats); !s.ok()) {
     synced_ = false;
     return s;
   }
-  Timestamp now = clock_.Now();
   CycleResult cycle = core_.RunCycle(now);
   stats.evaluations = cycle.evaluations;
   if (cycle.admissions.empty() && cycle.failures.empty() && cycle.verdicts.empty()) return stats;

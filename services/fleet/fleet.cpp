@@ -1,6 +1,8 @@
 #include "services/fleet/fleet.h"
 
 #include <algorithm>
+#include <charconv>
+#include <cstdio>
 
 #include "services/catalog.h"
 
@@ -159,6 +161,31 @@ double ListPricePerNodeHour(std::string_view machine_type, ConsumptionModel mode
       return on_demand * (machine->is_tpu ? 0.35 : 0.4);
   }
   return on_demand;
+}
+
+std::string NodeName(std::string_view pool_id, int64_t ordinal) {
+  std::string name(pool_id);
+  for (char& c : name) {
+    if (c == '/') c = '-';
+  }
+  char suffix[24];
+  std::snprintf(suffix, sizeof(suffix), "-%04lld", static_cast<long long>(ordinal));
+  return name + suffix;
+}
+
+std::optional<NodeRef> FindNode(const Fleet& fleet, std::string_view name) {
+  size_t dash = name.rfind('-');
+  if (dash == std::string_view::npos || dash + 1 >= name.size()) return std::nullopt;
+  int64_t ordinal = -1;
+  std::string_view digits = name.substr(dash + 1);
+  auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), ordinal);
+  if (ec != std::errc{} || end != digits.data() + digits.size() || ordinal < 0) return std::nullopt;
+  for (const CapacityPool& pool : fleet.pools) {
+    if (ordinal < pool.nodes() && NodeName(pool.id, ordinal) == name) {
+      return NodeRef{pool.id, ordinal};
+    }
+  }
+  return std::nullopt;
 }
 
 }  // namespace trainyard

@@ -57,6 +57,7 @@ struct CapacityPool {
   int units = 0;  // total capacity (for FLEX_START: the most it can ever offer)
   double price_per_node_hour = 0;
   double spot_preemptions_per_node_hour = 0;  // SPOT: hazard per node-hour
+  double failures_per_node_hour = 0;          // any pool: node failure hazard (repaired)
   std::vector<FlexStartStep> flex_start;      // FLEX_START: capacity over time, ascending
 
   int nodes() const { return units * hosts_per_unit; }
@@ -93,6 +94,17 @@ struct Fleet {
   Duration BootTime(std::string_view machine_type) const;
   Duration ImagePullTime(std::string_view image_uri) const;
 };
+
+// A node's name as jobs show it in their placement: the pool id with '/' as '-', then the
+// ordinal in 4 digits ("us-central1-a-a3-megagpu-8g-SPOT-0003").
+std::string NodeName(std::string_view pool_id, int64_t ordinal);
+
+struct NodeRef {
+  std::string pool_id;
+  int64_t ordinal = 0;
+};
+// The node of `fleet` named `name`; nullopt when no pool has it.
+std::optional<NodeRef> FindNode(const Fleet& fleet, std::string_view name);
 
 // List price of one node-hour of `machine_type` under `model` (capacity.md, us-central1, approx.):
 // the on-demand price times the model's discount. term matters for reservations only.
