@@ -197,7 +197,7 @@ TEST_F(FailureSimulatorTest, SpotRestartsExhaustedFailsTheJobWithStockout) {
 
 TEST_F(FailureSimulatorTest, DisableRetriesFailsAtTheFirstPreemption) {
   CustomJob spec = Create(0, SchedulingStrategy::kSpot, "", "600s");
-  // Created through the service, so set the flag on a second job built the same way.
+  // A second job built the same way, with scheduling.disableRetries set.
   CustomJob request;
   request.display_name = "no-retries";
   request.job_spec = spec.job_spec;
@@ -264,6 +264,29 @@ TEST_F(FailureSimulatorTest, NodeFailureRepairsAndTheGangResumesWithItsRemaining
   EXPECT_NEAR(done.trainyard->cost_usd, 72.0 * 1216 / 3600, 1e-3);
 }
 
+TEST_F(FailureSimulatorTest, ACancelDuringTheRepairEndsTheJobAndTheNodeStillGetsRepaired) {
+  CustomJob job = Create(1, SchedulingStrategy::kStandard, "", "600s");
+  Step();
+  clock_.Advance(8s);
+  Step();
+  ASSERT_EQ(Get(job).state, JobState::kRunning);
+  FailNode(NodeOf(Get(job), 0));
+  Step();
+  Step();
+  ASSERT_EQ(NodesInState(6), 1);
+  ASSERT_TRUE(service_
+                  ->Cancel(JobRef{ParentRef{"demo", "us-central1"},
+                                  job.name.substr(job.name.rfind('/') + 1)})
+                  .ok());
+  Step();
+  EXPECT_EQ(Get(job).state, JobState::kCancelled);
+  EXPECT_EQ(NodesInState(6), 1) << "the job's end does not cut the repair short";
+  EXPECT_EQ(NodesInState(2), 1) << "the healthy node is warm again";
+  clock_.Advance(600s);
+  Step();
+  EXPECT_EQ(NodesInState(2), 2) << "the repaired reservation node is READY";
+}
+
 TEST_F(FailureSimulatorTest, AFreeNodeFailsAndComesBackWithoutAJob) {
   FaultInjection injection = FailNode("us-central1-a-a3-megagpu-8g-RESERVATION-r1-0000");
   Step();
@@ -302,10 +325,10 @@ TEST_F(FailureSimulatorTest, InjectionsNameTheBadField) {
             "pool: pool us-central1-a/a3-megagpu-8g/RESERVATION/r1 is not a SPOT pool");
 }
 
-// A long run of the same workload under a high spot hazard, twice on fresh databases with the same
-// seed and once with another: the notices (node and time) must repeat exactly, and differ.
-class SpotReplayTest : public FailureSimulatorTest {
+// Hazards drawn from the fleet's seed over hours of virtual time, each run on a fresh database.
+class FleetHazardTest : public FailureSimulatorTest {
  protected:
+  // Three long spot jobs for 3 hours under a high hazard; the preemption notices, in order.
   std::vector<std::string> Scenario(int seed) {
     fleet_json_ = R"({"seed": )" + std::to_string(seed) + R"(,
       "bootTime": {"default": "60s"}, "imagePullGbps": 10, "imageSizeGb": {"default": 10},
@@ -348,7 +371,27 @@ class SpotReplayTest : public FailureSimulatorTest {
   }
 };
 
-TEST_F(SpotReplayTest, SameSeedReplaysTheSamePreemptions) {
+TEST_F(FleetHazardTest, APoolsFailureHazardFailsAndRepairsNodesUnderAJob) {
+  fleet_json_ = R"({"seed": 3, "repairTime": "600s", "imageSizeGb": {"default": 10},
+    "zones": [{"zone": "us-central1-a", "pools": [
+      {"machineType": "a3-megagpu-8g", "model": "RESERVATION", "reservation": "r1", "term": "1y",
+       "nodes": 2, "failuresPerNodeHour": 1.0}]}]})";
+  TearDownStack();
+  SetUp();
+  CustomJob job = Create(1, SchedulingStrategy::kStandard, "", "7200s");
+  for (int minute = 0; minute < 240; ++minute) {
+    clock_.Advance(60s);
+    Step();
+  }
+  EXPECT_TRUE(HasEvent(job, "failed; the whole gang stops and restarts when it is repaired"));
+  CustomJob done = Get(job);
+  EXPECT_EQ(done.state, JobState::kSucceeded) << "2h of work fits in 4h despite the repairs";
+  EXPECT_EQ(RunningTime(job), 7200s);
+}
+
+// Twice with the same seed and once with another: the notices (node and time) repeat exactly,
+// and differ.
+TEST_F(FleetHazardTest, SameSeedReplaysTheSamePreemptions) {
   std::vector<std::string> first = Scenario(42);
   std::vector<std::string> again = Scenario(42);
   std::vector<std::string> other = Scenario(43);
