@@ -123,19 +123,6 @@ constexpr const char* kGiveBackPreempted =
     "UPDATE nodes SET state = 7, state_since = ready_at, ready_at = NULL "
     "WHERE state = 4 AND job_id IS NULL AND ready_at <= " TY_TS("$1");
 
-std::string IdArray(const std::vector<int64_t>& ids) {
-  std::string out = "{";
-  for (size_t i = 0; i < ids.size(); ++i) out += (i > 0 ? "," : "") + std::to_string(ids[i]);
-  return out + "}";
-}
-
-// Pool ids are ours (zone/machine/MODEL[/topology][/reservation]): no quotes or backslashes.
-std::string TextArray(const std::vector<std::string>& values) {
-  std::string out = "{";
-  for (size_t i = 0; i < values.size(); ++i) out += (i > 0 ? ",\"" : "\"") + values[i] + "\"";
-  return out + "}";
-}
-
 std::vector<NodeStatus> DecodeNodes(const pg::Result& r) {
   std::vector<NodeStatus> out;
   for (int i = 0; i < r.rows(); ++i) {
@@ -211,7 +198,7 @@ StatusOr<std::map<int64_t, JobRecord>> PgFailureStore::Jobs(const std::vector<in
   std::map<int64_t, JobRecord> out;
   if (ids.empty()) return out;
   TY_ASSIGN_OR_RETURN(pg::Connection * conn, leader_.LeaderConnection());
-  TY_ASSIGN_OR_RETURN(pg::Result r, conn->Exec(kJobs, {IdArray(ids)}));
+  TY_ASSIGN_OR_RETURN(pg::Result r, conn->Exec(kJobs, {NumberArray(ids)}));
   TY_ASSIGN_OR_RETURN(std::vector<JobRecord> records, DecodeJobRows(r));
   for (JobRecord& record : records) out.emplace(record.id, std::move(record));
   return out;

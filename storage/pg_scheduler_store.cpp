@@ -91,31 +91,6 @@ constexpr const char* kVerdictEvents =
     "SELECT d.id, " TY_TS("$3") ", 1, 1, d.reason FROM unnest($1::bigint[], $2::text[]) "
     "AS d(id, reason) JOIN custom_jobs j ON j.id = d.id AND j.state = 1";
 
-// A PostgreSQL array literal of text values: {"a","b\"c"}.
-std::string TextArray(const std::vector<std::string>& values) {
-  std::string out = "{";
-  for (size_t i = 0; i < values.size(); ++i) {
-    if (i > 0) out += ',';
-    out += '"';
-    for (char c : values[i]) {
-      if (c == '"' || c == '\\') out += '\\';
-      out += c;
-    }
-    out += '"';
-  }
-  return out + "}";
-}
-
-template <typename T>
-std::string NumberArray(const std::vector<T>& values) {
-  std::string out = "{";
-  for (size_t i = 0; i < values.size(); ++i) {
-    if (i > 0) out += ',';
-    out += std::to_string(values[i]);
-  }
-  return out + "}";
-}
-
 }  // namespace
 
 StatusOr<pg::Connection*> PgSchedulerStore::Connection() {

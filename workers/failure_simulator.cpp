@@ -21,6 +21,11 @@ Timestamp Later(Timestamp t, Duration d) {
   return t + std::chrono::duration_cast<std::chrono::microseconds>(d);
 }
 
+bool IsLive(NodeState state) {
+  return state == NodeState::kProvisioning || state == NodeState::kReady ||
+         state == NodeState::kBusy;
+}
+
 bool Holds(JobState state) { return state == JobState::kPending || state == JobState::kRunning; }
 
 // A RUNNING job whose run ended by `at` finished before the fault reached it: the runtime
@@ -67,13 +72,18 @@ StatusOr<FailureStepStats> FailureSimulator::Step(Timestamp now) {
   return stats;
 }
 
-Status FailureSimulator::FinishRepairs(Timestamp now, FailureStepStats& stats) {
-  TY_ASSIGN_OR_RETURN(std::vector<NodeStatus> due, store_.RepairsDue(now));
+StatusOr<std::map<int64_t, JobRecord>> FailureSimulator::JobsOn(
+    const std::vector<NodeStatus>& nodes) {
   std::vector<int64_t> ids;
-  for (const NodeStatus& n : due) {
+  for (const NodeStatus& n : nodes) {
     if (n.job_id) ids.push_back(*n.job_id);
   }
-  TY_ASSIGN_OR_RETURN(auto jobs, store_.Jobs(ids));
+  return store_.Jobs(ids);
+}
+
+Status FailureSimulator::FinishRepairs(Timestamp now, FailureStepStats& stats) {
+  TY_ASSIGN_OR_RETURN(std::vector<NodeStatus> due, store_.RepairsDue(now));
+  TY_ASSIGN_OR_RETURN(auto jobs, JobsOn(due));
   for (const NodeStatus& n : due) {
     Repair repair;
     repair.node = n.node;
@@ -101,11 +111,14 @@ Status FailureSimulator::ApplyInjections(Timestamp now, FailureStepStats& stats)
                       store_.PendingInjections(kInjectionBatch));
   for (const FaultInjection& injection : pending) {
     if (injection.kind == FaultKind::kNodeFailure) {
+      // The fleet file may have changed since the request: a node it no longer has is not live.
       auto ref = FindNode(fleet_, injection.node);
-      TY_ASSIGN_OR_RETURN(NodeStatus node,
-                          ref ? store_.Node(*ref) : StatusOr<NodeStatus>(NodeStatus{}));
-      bool live = ref && (node.state == NodeState::kProvisioning ||
-                          node.state == NodeState::kReady || node.state == NodeState::kBusy);
+      bool live = false;
+      if (ref) {
+        auto node = store_.Node(*ref);
+        if (!node.ok() && node.status().code() != Code::kNotFound) return node.status();
+        live = node.ok() && IsLive(node->state);
+      }
       if (!live) {
         TY_RETURN_IF_ERROR(store_.FinishInjection(
             {injection.id, "node " + injection.node + " has no running VM; nothing failed"}, now));
@@ -222,11 +235,7 @@ Status FailureSimulator::DrawHazards(Timestamp now, FailureStepStats& stats) {
 
 Status FailureSimulator::ReclaimDue(Timestamp now, FailureStepStats& stats) {
   TY_ASSIGN_OR_RETURN(std::vector<NodeStatus> due, store_.NoticesDue(now));
-  std::vector<int64_t> ids;
-  for (const NodeStatus& n : due) {
-    if (n.job_id) ids.push_back(*n.job_id);
-  }
-  TY_ASSIGN_OR_RETURN(auto jobs, store_.Jobs(ids));
+  TY_ASSIGN_OR_RETURN(auto jobs, JobsOn(due));
   std::set<int64_t> restarted;  // one restart per job, however many of its nodes go
   for (const NodeStatus& n : due) {
     Reclaim reclaim;

@@ -28,6 +28,7 @@ class FailureSimulator {
   StatusOr<FailureStepStats> Step(Timestamp now);
 
  private:
+  StatusOr<std::map<int64_t, JobRecord>> JobsOn(const std::vector<NodeStatus>& nodes);
   Status FinishRepairs(Timestamp now, FailureStepStats& stats);
   Status ApplyInjections(Timestamp now, FailureStepStats& stats);
   // Preemption notices for an injected spot preemption, nodes picked by the fleet's seed.

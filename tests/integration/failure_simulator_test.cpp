@@ -96,6 +96,16 @@ class FailureSimulatorTest : public testing::SimulatedFleetTest {
     return total;
   }
 
+  // The RUNNING job still runs just before `left` has passed, and has SUCCEEDED at `left`.
+  void RunsFor(const CustomJob& job, Duration left) {
+    clock_.Advance(std::chrono::duration_cast<std::chrono::microseconds>(left) - 1s);
+    Step();
+    EXPECT_EQ(Get(job).state, JobState::kRunning) << "1s before the end";
+    clock_.Advance(1s);
+    Step();
+    EXPECT_EQ(Get(job).state, JobState::kSucceeded);
+  }
+
   bool HasEvent(const CustomJob& job, const std::string& text) {
     for (const std::string& e : Events(job)) {
       if (e.find(text) != std::string::npos) return true;
@@ -150,13 +160,8 @@ TEST_F(FailureSimulatorTest, SpotPreemptionGivesNoticeRequeuesAndTheJobFinishesO
   clock_.Advance(8s);  // 68s of boot and pull in all
   Step();
   ASSERT_EQ(Get(job).state, JobState::kRunning);
-  clock_.Advance(469s);  // 130s ran before the preemption: 470s are left
-  Step();
-  EXPECT_EQ(Get(job).state, JobState::kRunning);
-  clock_.Advance(1s);
-  Step();
+  RunsFor(job, 470s);  // 130s ran before the preemption
   CustomJob done = Get(job);
-  EXPECT_EQ(done.state, JobState::kSucceeded);
   EXPECT_EQ(RunningTime(job), 600s);
   EXPECT_NEAR(done.trainyard->cost_usd, 18.0 * (198 + 68 + 470) / 3600, 1e-3);
 }
@@ -250,13 +255,8 @@ TEST_F(FailureSimulatorTest, NodeFailureRepairsAndTheGangResumesWithItsRemaining
   Step();
   ASSERT_EQ(Get(job).state, JobState::kRunning);
   EXPECT_EQ(NodeOf(Get(job), 1), node) << "the same placement: GKE recreates the node by name";
-  clock_.Advance(399s);
-  Step();
-  EXPECT_EQ(Get(job).state, JobState::kRunning);
-  clock_.Advance(1s);
-  Step();
+  RunsFor(job, 400s);  // 200s ran before the failure
   CustomJob done = Get(job);
-  EXPECT_EQ(done.state, JobState::kSucceeded);
   EXPECT_EQ(RunningTime(job), 600s) << "the run continued where it stopped";
   EXPECT_TRUE(HasEvent(job, "3>2 node " + node + " failed"));
   EXPECT_EQ(NodesInState(2), 2) << "both reservation nodes warm again";
