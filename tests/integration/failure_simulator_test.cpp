@@ -287,6 +287,26 @@ TEST_F(FailureSimulatorTest, ACancelDuringTheRepairEndsTheJobAndTheNodeStillGets
   EXPECT_EQ(NodesInState(2), 2) << "the repaired reservation node is READY";
 }
 
+TEST_F(FailureSimulatorTest, APriorityPreemptionVictimAlsoKeepsItsProgress) {
+  CustomJob low = Create(1, SchedulingStrategy::kStandard, "low", "600s");  // both warm nodes
+  Step();
+  clock_.Advance(8s);
+  Step();
+  ASSERT_EQ(Get(low).state, JobState::kRunning);
+  clock_.Advance(100s);
+  CustomJob high = Create(0, SchedulingStrategy::kStandard, "high", "60s");
+  Step();  // on a freed warm node with the image cached: RUNNING at once
+  ASSERT_EQ(Get(high).state, JobState::kRunning);
+  EXPECT_EQ(Get(low).state, JobState::kQueued);
+  clock_.Advance(60s);
+  Step();
+  ASSERT_EQ(Get(high).state, JobState::kSucceeded);
+  Step();  // re-admitted on both warm, cached nodes: RUNNING at once
+  ASSERT_EQ(Get(low).state, JobState::kRunning);
+  RunsFor(low, 500s);
+  EXPECT_EQ(RunningTime(low), 600s);
+}
+
 TEST_F(FailureSimulatorTest, AFreeNodeFailsAndComesBackWithoutAJob) {
   FaultInjection injection = FailNode("us-central1-a-a3-megagpu-8g-RESERVATION-r1-0000");
   Step();
