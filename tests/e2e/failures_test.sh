@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Fleet failures over curl on a real server: an injected spot preemption restarts a SPOT job on new
 # capacity (restart 1 of 6) and it still SUCCEEDS; an injected node failure sends a running gang
-# back to PENDING until the node is repaired, then it SUCCEEDS; bad injections are 400s naming
-# the field.
+# back to PENDING until the node is repaired — across a kill -9 — then it SUCCEEDS; bad injections
+# are 400s naming the field.
 source "$(dirname "$0")/lib.sh"
 
 # A fleet with no spot hazard of its own, so only the injected preemption happens.
@@ -16,9 +16,12 @@ cat >"$E2E_DIR/fleet.json" <<'JSON'
 JSON
 
 # 100 virtual seconds per wall second: boot 1.2s, repair 6s, a 1200s run 12s.
-start_server --sim-speed 100 --fleet "$E2E_DIR/fleet.json"
-P="$BASE/v1/projects/demo/locations/us-central1"
-F="$BASE/trainyard/v1/fleet"
+serve() {  # (re)starts the server; the port changes, so the URLs below are set again
+  start_server --sim-speed 100 --fleet "$E2E_DIR/fleet.json" --lease-seconds 2
+  P="$BASE/v1/projects/demo/locations/us-central1"
+  F="$BASE/trainyard/v1/fleet"
+}
+serve
 JOBS="$(dirname "$0")/../../payloads/jobs"
 
 create() {  # create STRATEGY → prints the job name
@@ -69,6 +72,10 @@ check "the reason names the failed node" \
   "$(field "$standard" .trainyard.reason.message | grep -o "node $std_node failed")" "node $std_node failed"
 check "the failure injection is applied" \
   "$(curl -fsS "$BASE/trainyard/v1/$fname" | jq -r '.outcome | startswith("node '"$std_node"' FAILED")')" true
+# kill -9 in the middle of the repair: the next leader finishes it and the job resumes.
+kill -9 "$SERVER_PID"; wait "$SERVER_PID" 2>/dev/null || true; SERVER_PID=""
+serve
+check "the job still waits for the repair after kill -9" "$(field "$standard" .trainyard.reason.code)" NODE_REPAIR
 wait_until 30 "the STANDARD job resumes after the repair" is "$standard" .state JOB_STATE_RUNNING
 
 wait_until 60 "the SPOT job succeeds" is "$spot" .state JOB_STATE_SUCCEEDED
