@@ -5,9 +5,15 @@
 #include <functional>
 #include <memory>
 
+#include "api/admin_cost_handler.h"
+#include "api/admin_fleet_handler.h"
+#include "api/admin_node_handler.h"
+#include "api/admin_queue_handler.h"
+#include "api/admin_reservation_handler.h"
 #include "api/custom_job_handler.h"
 #include "api/fleet_injection_handler.h"
 #include "api/http_server.h"
+#include "api/job_event_handler.h"
 #include "api/operation_handler.h"
 #include "api/router.h"
 #include "services/job_service.h"
@@ -23,7 +29,7 @@ class ApiService {
  public:
   explicit ApiService(ReadinessProbe readiness);
   // `injector` (optional) serves the fleet's fault injection endpoints.
-  void Attach(JobService& jobs, FaultInjector* injector = nullptr);
+  void Attach(JobService& jobs, AdminService& admin, FaultInjector* injector = nullptr);
   HttpResponse Handle(HttpRequest& request);
   Handler AsHandler() {
     return [this](HttpRequest& r) { return Handle(r); };
@@ -31,10 +37,25 @@ class ApiService {
 
  private:
   struct Resources {
-    explicit Resources(JobService& jobs) : custom_jobs(jobs), operations(jobs) {}
+    Resources(JobService& jobs, AdminService& admin)
+        : custom_jobs(jobs),
+          operations(jobs),
+          job_events(admin),
+          fleet(admin),
+          nodes(admin),
+          reservations(admin),
+          queues(admin),
+          costs(admin) {}
     Router router;
     CustomJobHandler custom_jobs;
     OperationHandler operations;
+    // The read-only admin view under /trainyard/v1/.
+    JobEventHandler job_events;
+    AdminFleetHandler fleet;
+    AdminNodeHandler nodes;
+    AdminReservationHandler reservations;
+    AdminQueueHandler queues;
+    AdminCostHandler costs;
     std::unique_ptr<FleetInjectionHandler> injections;
   };
 

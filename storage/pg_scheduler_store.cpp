@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "services/admin/node_state.h"
 #include "storage/job_row.h"
 #include "storage/node_sql.h"
 #include "storage/row_codec.h"

@@ -8,22 +8,12 @@
 #include <string>
 #include <vector>
 
+#include "services/admin/node_state.h"
 #include "services/fleet/fault_injection.h"
 #include "services/fleet/fleet.h"
 #include "services/job_repository.h"
 
 namespace trainyard {
-
-// migrations/0002_fleet.sql
-enum class NodeState : int {
-  kProvisioning = 1,
-  kReady = 2,
-  kBusy = 3,
-  kPreempted = 4,
-  kFailed = 5,
-  kRepairing = 6,
-  kDeleted = 7,
-};
 
 struct NodeStatus {
   NodeRef node;

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <charconv>
-#include <cstdio>
 
+#include "services/admin/node_state.h"
 #include "services/catalog.h"
 
 namespace trainyard {
@@ -161,16 +161,6 @@ double ListPricePerNodeHour(std::string_view machine_type, ConsumptionModel mode
       return on_demand * (machine->is_tpu ? 0.35 : 0.4);
   }
   return on_demand;
-}
-
-std::string NodeName(std::string_view pool_id, int64_t ordinal) {
-  std::string name(pool_id);
-  for (char& c : name) {
-    if (c == '/') c = '-';
-  }
-  char suffix[24];
-  std::snprintf(suffix, sizeof(suffix), "-%04lld", static_cast<long long>(ordinal));
-  return name + suffix;
 }
 
 std::optional<NodeRef> FindNode(const Fleet& fleet, std::string_view name) {

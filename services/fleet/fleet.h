@@ -95,15 +95,12 @@ struct Fleet {
   Duration ImagePullTime(std::string_view image_uri) const;
 };
 
-// A node's name as jobs show it in their placement: the pool id with '/' as '-', then the
-// ordinal in 4 digits ("us-central1-a-a3-megagpu-8g-SPOT-0003").
-std::string NodeName(std::string_view pool_id, int64_t ordinal);
-
 struct NodeRef {
   std::string pool_id;
   int64_t ordinal = 0;
 };
-// The node of `fleet` named `name`; nullopt when no pool has it.
+// The node of `fleet` named `name` (services/admin/node_state.h NodeName); nullopt when no pool
+// has it.
 std::optional<NodeRef> FindNode(const Fleet& fleet, std::string_view name);
 
 // List price of one node-hour of `machine_type` under `model` (capacity.md, us-central1, approx.):

@@ -81,6 +81,16 @@ wait_until 30 "the STANDARD job resumes after the repair" is "$standard" .state 
 wait_until 60 "the SPOT job succeeds" is "$spot" .state JOB_STATE_SUCCEEDED
 wait_until 60 "the STANDARD job succeeds" is "$standard" .state JOB_STATE_SUCCEEDED
 check "the SPOT job kept its restart count" "$(field "$spot" .trainyard.spotRestarts)" 1
+events() {  # events JOB → one "FROM>TO reason" line per job event
+  curl -fsS "$BASE/trainyard/v1/$1/events" |
+    jq -r '.events[] | (.fromState | sub("JOB_STATE_"; "")) + ">" + (.toState | sub("JOB_STATE_"; "")) + " " + .reason'
+}
+check "the SPOT job's events show the notice" \
+  "$(events "$spot" | grep -c "^RUNNING>RUNNING spot preemption notice: node $spot_node")" 1
+check "the SPOT job's events show the restart" \
+  "$(events "$spot" | grep -c "^RUNNING>QUEUED spot capacity reclaimed (node $spot_node); restart 1 of 6")" 1
+check "the STANDARD job's events show the failure and the repair" \
+  "$(events "$standard" | grep -E -c "^RUNNING>PENDING node $std_node failed|^PENDING>PENDING node $std_node repaired")" 2
 check "the STANDARD job was never restarted by spot" "$(field "$standard" '.trainyard.spotRestarts // 0')" 0
 
 # Bad injections: 400 INVALID_ARGUMENT naming the field.

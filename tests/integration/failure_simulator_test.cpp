@@ -3,7 +3,7 @@
 // the scheduler leader (which runs the failure simulator) and the executor; every assertion is
 // what a user sees through GET or in the job's events.
 #include "storage/pg_fault_injection_store.h"
-#include "tests/integration/simulated_fleet_fixture.h"
+#include "tests/integration/sim_fixture.h"
 
 namespace trainyard {
 namespace {
@@ -22,12 +22,10 @@ constexpr const char* kFleet = R"({
      "projects": ["demo"], "nodes": 2, "pricePerNodeHour": 36},
     {"machineType": "a3-megagpu-8g", "model": "SPOT", "nodes": 3, "pricePerNodeHour": 18}]}]})";
 
-class FailureSimulatorTest : public testing::SimulatedFleetTest {
+class FailureSimulatorTest : public testing::SimFixture {
  protected:
-  const char* FleetJson() const override { return fleet_json_.c_str(); }
-
   void SetUp() override {
-    testing::SimulatedFleetTest::SetUp();
+    ASSERT_NO_FATAL_FAILURE(StartFleet(fleet_json_.c_str()));
     injections_ = std::make_unique<storage::PgFaultInjectionStore>(*pool_);
     injector_ = std::make_unique<FaultInjector>(fleet_, *injections_, clock_);
   }

@@ -1,7 +1,9 @@
 // The scheduler loop, the executor and the API's job service against a real PostgreSQL, driven by
 // a manual clock: what a user sees through GET (state, reason, position, placement, cost) at every
 // step of each consumption model's story.
-#include "tests/integration/simulated_fleet_fixture.h"
+#include <gtest/gtest.h>
+
+#include "tests/integration/sim_fixture.h"
 
 namespace trainyard {
 namespace {
@@ -21,9 +23,9 @@ constexpr const char* kFleet = R"({
     {"machineType": "a3-megagpu-8g", "model": "FLEX_START", "pricePerNodeHour": 45,
      "flexStart": [{"after": "3600s", "nodes": 2}]}]}]})";
 
-class SchedulerLoopTest : public testing::SimulatedFleetTest {
+class SchedulerLoopTest : public testing::SimFixture {
  protected:
-  const char* FleetJson() const override { return kFleet; }
+  void SetUp() override { ASSERT_NO_FATAL_FAILURE(StartFleet(kFleet)); }
 };
 
 TEST_F(SchedulerLoopTest, StandardJobRunsOnTheWarmReservationAndPaysItsPrice) {
