@@ -104,8 +104,10 @@ constexpr const char* kFailNode =
 constexpr const char* kStartRepairs =
     "UPDATE nodes SET state = 6, state_since = " TY_TS("$1") " WHERE state = 5";
 
+// Back with its job, BUSY (a held node is never READY, as at admission); else warm or given back.
 constexpr const char* kNodeRepaired =
-    "UPDATE nodes SET state = CASE WHEN job_id IS NOT NULL OR keep_warm THEN 2 ELSE 7 END, "
+    "UPDATE nodes SET state = CASE WHEN job_id IS NOT NULL THEN 3 WHEN keep_warm THEN 2 ELSE 7 "
+    "END, "
     "ready_at = NULL, state_since = " TY_TS("$3") " "
     "WHERE pool_id = $1 AND ordinal = $2::int AND state = 6";
 

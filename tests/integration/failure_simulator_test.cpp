@@ -246,6 +246,7 @@ TEST_F(FailureSimulatorTest, NodeFailureRepairsAndTheGangResumesWithItsRemaining
   clock_.Advance(1s);
   Step();
   EXPECT_EQ(NodesInState(6), 0) << "repaired after 600s";
+  EXPECT_EQ(NodesInState(3), 2) << "both of the job's nodes are BUSY again";
   CustomJob repaired = Get(job);
   EXPECT_EQ(repaired.state, JobState::kPending) << "the new VM pulls the image first";
   EXPECT_NE(repaired.trainyard->reason_message.find(node + " repaired"), std::string::npos);
