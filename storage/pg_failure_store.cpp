@@ -51,6 +51,12 @@ constexpr const char* kSaveHazardTick =
     "ON CONFLICT (singleton) DO UPDATE SET tick = GREATEST(fleet_hazard_progress.tick, "
     "EXCLUDED.tick)";
 
+// Locks the job on a node before the node itself: the runtime locks a job, then its nodes, and
+// the same order here keeps the two from deadlocking.
+constexpr const char* kLockJobOfNode =
+    "SELECT 1 FROM custom_jobs WHERE id = (SELECT job_id FROM nodes WHERE pool_id = $1 "
+    "AND ordinal = $2::int) FOR UPDATE";
+
 // The node is marked; its job keeps running through the notice and says so.
 constexpr const char* kNotice =
     "WITH n AS (UPDATE nodes SET preempt_at = " TY_TS("$3") " WHERE pool_id = $1 "
@@ -220,6 +226,7 @@ Status PgFailureStore::GiveNotices(const std::vector<SpotNotice>& notices, Times
   TY_ASSIGN_OR_RETURN(pg::Connection * conn, leader_.LeaderConnection());
   TY_ASSIGN_OR_RETURN(pg::Transaction tx, pg::Transaction::Begin(*conn));
   for (const SpotNotice& notice : notices) {
+    TY_RETURN_IF_ERROR(tx.Exec(kLockJobOfNode, NodeParams(notice.node)).status());
     TY_RETURN_IF_ERROR(
         tx.Exec(kNotice, {notice.node.pool_id, std::to_string(notice.node.ordinal),
                           MicrosParam(notice.preempt_at), notice.reason, MicrosParam(now)})
@@ -235,7 +242,7 @@ Status PgFailureStore::GiveNotices(const std::vector<SpotNotice>& notices, Times
 StatusOr<bool> PgFailureStore::ReclaimNode(const Reclaim& reclaim) {
   TY_ASSIGN_OR_RETURN(pg::Connection * conn, leader_.LeaderConnection());
   TY_ASSIGN_OR_RETURN(pg::Transaction tx, pg::Transaction::Begin(*conn));
-  // The job first, then its nodes: the runtime locks in that order too.
+  // The job first, then its nodes (see kLockJobOfNode).
   if (reclaim.job) {
     const JobChange& job = *reclaim.job;
     TY_ASSIGN_OR_RETURN(pg::Result r,
@@ -300,6 +307,7 @@ Status PgFailureStore::StartRepairs(Timestamp now) {
 StatusOr<bool> PgFailureStore::FinishRepair(const Repair& repair) {
   TY_ASSIGN_OR_RETURN(pg::Connection * conn, leader_.LeaderConnection());
   TY_ASSIGN_OR_RETURN(pg::Transaction tx, pg::Transaction::Begin(*conn));
+  TY_RETURN_IF_ERROR(tx.Exec(kLockJobOfNode, NodeParams(repair.node)).status());
   pg::Params node = NodeParams(repair.node);
   node.push_back(MicrosParam(repair.at));
   TY_ASSIGN_OR_RETURN(pg::Result repaired, tx.Exec(kNodeRepaired, node));
