@@ -49,7 +49,7 @@ void GroupCommitter::Flush(const std::vector<Item*>& batch) {
   for (Item* item : batch) {
     all.insert(all.end(), item->statements.begin(), item->statements.end());
   }
-  Status status = (*conn)->ExecPipeline(all);
+  Status status = (*conn)->ExecBatch(all).status();
   // A lost session may or may not have committed: re-running could write twice, so every item
   // reports the loss (the edge answers 503 and the client decides).
   if (status.ok() || batch.size() == 1 || (*conn)->broken()) {
@@ -63,7 +63,7 @@ void GroupCommitter::Flush(const std::vector<Item*>& batch) {
   }
   for (Item* item : batch) {
     item->result = (*conn)->broken() ? Unavailable("database connection lost during a re-run")
-                                     : (*conn)->ExecPipeline(item->statements);
+                                     : (*conn)->ExecBatch(item->statements).status();
   }
 }
 

@@ -338,11 +338,11 @@ StatusOr<Result> Connection::Exec(std::string_view sql, const Params& params) {
   return r;
 }
 
-Status Connection::ExecPipeline(const std::vector<Statement>& statements) {
+StatusOr<std::vector<Result>> Connection::ExecBatch(const std::vector<Statement>& statements) {
   if (broken()) return Unavailable("database connection lost: " + ConnectionErrorMessage(conn_));
-  if (PQtransactionStatus(conn_) != PQTRANS_IDLE) {
-    return Internal("ExecPipeline needs a connection outside any transaction");
-  }
+  std::vector<Result> results;
+  results.reserve(statements.size());
+  if (statements.empty()) return results;
   // Prepare first: PQprepare cannot run inside pipeline mode here without a sync of its own.
   std::vector<std::string> names;
   names.reserve(statements.size());
@@ -353,31 +353,35 @@ Status Connection::ExecPipeline(const std::vector<Statement>& statements) {
   if (PQenterPipelineMode(conn_) != 1) {
     return Unavailable("cannot enter pipeline mode: " + ConnectionErrorMessage(conn_));
   }
-  // Blocking sends cannot deadlock here: each statement's reply is a few bytes, far below the
-  // socket buffers, for the batch sizes callers use (GroupCommitter caps them).
-  size_t sent = 0;
-  for (; sent < statements.size(); ++sent) {
-    const Params& params = statements[sent].params;
+  // Blocking sends cannot deadlock here: each statement's reply is small next to the socket
+  // buffers for the batch sizes callers use (GroupCommitter and the runtime cap them).
+  for (size_t i = 0; i < statements.size(); ++i) {
+    const Params& params = statements[i].params;
     std::vector<const char*> values;
     values.reserve(params.size());
     for (const auto& v : params) values.push_back(v ? v->c_str() : nullptr);
-    if (PQsendQueryPrepared(conn_, names[sent].c_str(), static_cast<int>(values.size()),
-                            values.data(), nullptr, nullptr, 0) != 1) {
-      break;
+    if (PQsendQueryPrepared(conn_, names[i].c_str(), static_cast<int>(values.size()), values.data(),
+                            nullptr, nullptr, 0) != 1) {
+      // Replies may still be owed without a sync to end them: this session is unusable now.
+      poisoned_ = true;
+      return Unavailable("sending a pipeline failed: " + ConnectionErrorMessage(conn_));
     }
   }
-  Status first_error = Status::Ok();
-  if (sent < statements.size() || PQpipelineSync(conn_) != 1) {
-    // Replies may still be owed without a sync to end them: this session is unusable now.
+  if (PQpipelineSync(conn_) != 1) {
     poisoned_ = true;
     return Unavailable("sending a pipeline failed: " + ConnectionErrorMessage(conn_));
   }
   // Drain every reply: per statement its result then NULL, and PGRES_PIPELINE_SYNC at the end.
-  // The first failure aborts the rest (PGRES_PIPELINE_ABORTED) and rolls the whole sync back.
+  // The first failure aborts the rest (PGRES_PIPELINE_ABORTED) and its transaction.
+  Status first_error = Status::Ok();
   for (size_t i = 0; i < statements.size(); ++i) {
     while (PGresult* res = PQgetResult(conn_)) {
       ExecStatusType st = PQresultStatus(res);
-      if (first_error.ok() && st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
+      if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK) {
+        results.emplace_back(res);
+        continue;
+      }
+      if (first_error.ok()) {
         first_error = StatusFromError(res, conn_);
         if (IsCachedPlanInvalidated(res)) prepared_.erase(std::string(statements[i].sql));
       }
@@ -400,7 +404,8 @@ Status Connection::ExecPipeline(const std::vector<Statement>& statements) {
   if (PQexitPipelineMode(conn_) != 1 && first_error.ok()) {
     first_error = Unavailable("cannot leave pipeline mode: " + ConnectionErrorMessage(conn_));
   }
-  return first_error;
+  if (!first_error.ok()) return first_error;
+  return results;
 }
 
 StatusOr<Result> Connection::ExecScript(std::string_view sql) {

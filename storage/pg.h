@@ -93,11 +93,12 @@ class Connection {
   // SQL text, so every later call skips parse and plan; build SQL from constants, never from
   // values.
   StatusOr<Result> Exec(std::string_view sql, const Params& params = {});
-  // Sends every statement at once and commits them as one transaction (libpq pipeline mode:
-  // everything up to the single sync is one implicit transaction), so N writes cost one round trip
-  // and one commit. All or nothing: on failure it returns the first failing statement's status and
-  // nothing was committed. Needs a connection outside any transaction.
-  Status ExecPipeline(const std::vector<Statement>& statements);
+  // Sends every statement at once, with one sync at the end (libpq pipeline mode), so N statements
+  // cost one round trip; returns their results in order. Outside a transaction they run and commit
+  // as one implicit transaction; inside one (a pg::Transaction) they join it. All or nothing: on
+  // failure it returns the first failing statement's status, and nothing of the batch (outside a
+  // transaction) or of the transaction (inside) will commit.
+  StatusOr<std::vector<Result>> ExecBatch(const std::vector<Statement>& statements);
   // Any number of statements without parameters, in one round trip (PQexec). For migrations and
   // test fixtures; not for anything carrying user input.
   StatusOr<Result> ExecScript(std::string_view sql);

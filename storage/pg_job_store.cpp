@@ -235,10 +235,9 @@ StatusOr<std::vector<JobRecord>> PgJobStore::List(const ListJobsQuery& query) {
 
 namespace {
 
-// One compare-and-set transition and what it does to the job's nodes, inside `tx`.
-StatusOr<bool> ApplyInTransaction(pg::Transaction& tx, const StateUpdate& update) {
+pg::Params TransitionParams(const StateUpdate& update) {
   const JobTransition& t = update.transition;
-  pg::Params params = {
+  return {
       std::to_string(update.id),
       std::to_string(update.expected_version),
       std::to_string(static_cast<int>(t.from)),
@@ -253,17 +252,19 @@ StatusOr<bool> ApplyInTransaction(pg::Transaction& tx, const StateUpdate& update
       t.reason,
       IsTerminal(t.to) ? "true" : "false",
   };
-  TY_ASSIGN_OR_RETURN(pg::Result r, tx.Exec(kApplyTransition, params));
-  if (r.affected() != 1) return false;
+}
+
+// What an applied transition does to the job's nodes, if anything.
+std::optional<pg::Statement> NodeStatement(const StateUpdate& update) {
+  const JobTransition& t = update.transition;
   if (t.to == JobState::kRunning) {
-    TY_RETURN_IF_ERROR(
-        tx.Exec(kNodesRunning, {std::to_string(update.id), MicrosParam(t.at), update.image_uri})
-            .status());
-  } else if (IsTerminal(t.to)) {
-    TY_RETURN_IF_ERROR(
-        tx.Exec(kReleaseJobNodes, {std::to_string(update.id), MicrosParam(t.at)}).status());
+    return pg::Statement{kNodesRunning,
+                         {std::to_string(update.id), MicrosParam(t.at), update.image_uri}};
   }
-  return true;
+  if (IsTerminal(t.to)) {
+    return pg::Statement{kReleaseJobNodes, {std::to_string(update.id), MicrosParam(t.at)}};
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -277,12 +278,23 @@ StatusOr<std::vector<bool>> PgJobStore::ApplyTransitions(const std::vector<State
   std::vector<bool> applied;
   applied.reserve(updates.size());
   if (updates.empty()) return applied;
+  // Two round trips for the whole pass: every compare-and-set at once, then the node changes of
+  // those that applied; one commit.
+  std::vector<pg::Statement> transitions;
+  transitions.reserve(updates.size());
+  for (const StateUpdate& update : updates) {
+    transitions.push_back(pg::Statement{kApplyTransition, TransitionParams(update)});
+  }
   TY_ASSIGN_OR_RETURN(auto conn, pool_.Acquire());
   TY_ASSIGN_OR_RETURN(pg::Transaction tx, pg::Transaction::Begin(*conn));
-  for (const StateUpdate& update : updates) {
-    TY_ASSIGN_OR_RETURN(bool ok, ApplyInTransaction(tx, update));
-    applied.push_back(ok);
+  TY_ASSIGN_OR_RETURN(std::vector<pg::Result> results, conn->ExecBatch(transitions));
+  std::vector<pg::Statement> nodes;
+  for (size_t i = 0; i < updates.size(); ++i) {
+    applied.push_back(results[i].affected() == 1);
+    if (!applied.back()) continue;
+    if (auto statement = NodeStatement(updates[i])) nodes.push_back(std::move(*statement));
   }
+  if (!nodes.empty()) TY_RETURN_IF_ERROR(conn->ExecBatch(nodes).status());
   TY_RETURN_IF_ERROR(tx.Commit());
   return applied;
 }

@@ -57,7 +57,7 @@ class GroupCommitTest : public ::testing::Test {
 };
 
 TEST_F(GroupCommitTest, PipelineCommitsEveryStatementTogether) {
-  ASSERT_TRUE(conn_->ExecPipeline({Insert(1), Insert(2), Insert(3)}).ok());
+  ASSERT_TRUE(conn_->ExecBatch({Insert(1), Insert(2), Insert(3)}).ok());
   auto other = Connect(conninfo_);
   ASSERT_NE(other, nullptr);
   EXPECT_EQ(Count(*other), 3);
@@ -65,15 +65,31 @@ TEST_F(GroupCommitTest, PipelineCommitsEveryStatementTogether) {
 }
 
 TEST_F(GroupCommitTest, PipelineWithAFailingStatementCommitsNothing) {
-  ASSERT_TRUE(conn_->ExecPipeline({Insert(1)}).ok());
-  Status failed = conn_->ExecPipeline({Insert(4), Insert(1), Insert(5)});
+  ASSERT_TRUE(conn_->ExecBatch({Insert(1)}).ok());
+  Status failed = conn_->ExecBatch({Insert(4), Insert(1), Insert(5)}).status();
   EXPECT_EQ(failed.code(), Code::kAlreadyExists) << failed.message();
   EXPECT_EQ(Count(*conn_), 1);  // 4 was rolled back with the duplicate; 5 never ran
   // The session is usable afterwards, outside any transaction, and so is the pipeline.
   EXPECT_FALSE(conn_->in_transaction());
   EXPECT_FALSE(conn_->broken());
-  EXPECT_TRUE(conn_->ExecPipeline({Insert(4)}).ok());
+  EXPECT_TRUE(conn_->ExecBatch({Insert(4)}).ok());
   EXPECT_EQ(Count(*conn_), 2);
+}
+
+TEST_F(GroupCommitTest, BatchInsideATransactionJoinsItAndReturnsEveryResult) {
+  auto tx = pg::Transaction::Begin(*conn_);
+  ASSERT_TRUE(tx.ok());
+  auto results = conn_->ExecBatch(
+      {Insert(1), Insert(2), pg::Statement{"SELECT count(*) FROM gc WHERE id > $1::bigint", {"0"}},
+       pg::Statement{"DELETE FROM gc WHERE id = $1::bigint", {"9"}}});
+  ASSERT_TRUE(results.ok()) << results.status().message();
+  ASSERT_EQ(results->size(), 4u);
+  EXPECT_EQ((*results)[0].affected(), 1);
+  EXPECT_EQ((*results)[2].GetInt64(0, 0), 2);  // sees the batch's own earlier statements
+  EXPECT_EQ((*results)[3].affected(), 0);
+  EXPECT_TRUE(conn_->in_transaction());  // the sync did not end the caller's transaction
+  ASSERT_TRUE(tx->Rollback().ok());
+  EXPECT_EQ(Count(*conn_), 0);  // and rolling it back undoes the batch
 }
 
 TEST_F(GroupCommitTest, CommitReturnsAfterTheRowIsVisibleToOthers) {
