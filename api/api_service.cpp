@@ -41,7 +41,7 @@ ApiService::ApiService(ReadinessProbe readiness) : readiness_(std::move(readines
   });
 }
 
-void ApiService::Attach(JobService& jobs, AdminService& admin) {
+void ApiService::Attach(JobService& jobs, AdminService& admin, FaultInjector* injector) {
   resources_owner_ = std::make_unique<Resources>(jobs, admin);
   Resources& r = *resources_owner_;
   r.custom_jobs.Register(r.router);
@@ -52,6 +52,10 @@ void ApiService::Attach(JobService& jobs, AdminService& admin) {
   r.reservations.Register(r.router);
   r.queues.Register(r.router);
   r.costs.Register(r.router);
+  if (injector != nullptr) {
+    r.injections = std::make_unique<FleetInjectionHandler>(*injector);
+    r.injections->Register(r.router);
+  }
   resources_.store(resources_owner_.get(), std::memory_order_release);
 }
 

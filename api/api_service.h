@@ -11,6 +11,7 @@
 #include "api/admin_queue_handler.h"
 #include "api/admin_reservation_handler.h"
 #include "api/custom_job_handler.h"
+#include "api/fleet_injection_handler.h"
 #include "api/http_server.h"
 #include "api/job_event_handler.h"
 #include "api/operation_handler.h"
@@ -27,7 +28,8 @@ using ReadinessProbe = std::function<Status()>;
 class ApiService {
  public:
   explicit ApiService(ReadinessProbe readiness);
-  void Attach(JobService& jobs, AdminService& admin);
+  // `injector` (optional) serves the fleet's fault injection endpoints.
+  void Attach(JobService& jobs, AdminService& admin, FaultInjector* injector = nullptr);
   HttpResponse Handle(HttpRequest& request);
   Handler AsHandler() {
     return [this](HttpRequest& r) { return Handle(r); };
@@ -54,6 +56,7 @@ class ApiService {
     AdminReservationHandler reservations;
     AdminQueueHandler queues;
     AdminCostHandler costs;
+    std::unique_ptr<FleetInjectionHandler> injections;
   };
 
   HttpResponse Route(const HttpRequest& request);

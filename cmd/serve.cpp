@@ -20,10 +20,13 @@
 #include "storage/migrator.h"
 #include "storage/pg.h"
 #include "storage/pg_admin_store.h"
+#include "storage/pg_failure_store.h"
+#include "storage/pg_fault_injection_store.h"
 #include "storage/pg_job_store.h"
 #include "storage/pg_project_repository.h"
 #include "storage/pg_scheduler_store.h"
 #include "storage/sim_clock_store.h"
+#include "workers/failure_simulator.h"
 #include "workers/job_executor.h"
 #include "workers/scheduler_loop.h"
 #include "workers/sim/fleet_file.h"
@@ -157,9 +160,14 @@ int RunServe(const ServeOptions& options) {
 
   storage::PgAdminStore admin_store(*db->pool);
   AdminService admin_service(admin_store, projects, *fleet, **clock);
-  if (runs("api")) api.Attach(job_service, admin_service);
+  storage::PgFaultInjectionStore injections(*db->pool);
+  FaultInjector injector(*fleet, injections, **clock);
+  if (runs("api")) api.Attach(job_service, admin_service, &injector);
   ready_pool = db->pool.get();
   SchedulerLoop scheduler(scheduler_store, *fleet, **clock);
+  storage::PgFailureStore failure_store(scheduler_store);
+  FailureSimulator failures(failure_store, *fleet);
+  scheduler.SetFailureSimulator(&failures);
   if (runs("scheduler")) scheduler.Start();
 
   JobExecutorOptions executor_options;

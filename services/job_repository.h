@@ -29,6 +29,9 @@ struct JobRecord {
   // admitted_at (job.trainyard carries both).
   int64_t cost_micros = 0;
   int64_t hourly_price_micros = 0;
+  // Run time left when a preemption or a node failure stopped the job (nullopt: all of it).
+  std::optional<Duration> run_remaining;
+  int spot_restarts = 0;  // restarts after spot preemptions so far (Vertex allows 6)
 };
 
 // Keyset position for pagination: list order is (create_time DESC, id DESC).

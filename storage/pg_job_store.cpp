@@ -6,6 +6,7 @@
 #include "services/scheduler/scheduler_job.h"
 #include "storage/job_filter_sql.h"
 #include "storage/job_row.h"
+#include "storage/node_sql.h"
 #include "storage/row_codec.h"
 
 namespace trainyard::storage {
@@ -35,6 +36,7 @@ constexpr const char* kApplyTransition =
     "cost_micros = cost_micros + CASE WHEN $13::boolean AND admitted_at IS NOT NULL THEN "
     "(hourly_price_micros * extract(epoch from (" TY_TS("$5") " - admitted_at)) / 3600)::bigint "
     "ELSE 0 END, "
+    "run_remaining_us = CASE WHEN $4::smallint = 3 THEN NULL ELSE run_remaining_us END, "
     "lease_owner = CASE WHEN $10::bigint IS NULL THEN NULL ELSE lease_owner END, "
     "lease_expires_at = CASE WHEN $10::bigint IS NULL THEN NULL ELSE lease_expires_at END "
     "WHERE id = $1::bigint AND version = $2::bigint AND state = $3::smallint "
@@ -42,17 +44,12 @@ constexpr const char* kApplyTransition =
     "INSERT INTO job_events (job_id, time, from_state, to_state, reason) "
     "SELECT id, " TY_TS("$5") ", $3::smallint, $4::smallint, $12 FROM u";
 
-// Nodes follow their job: BUSY (with the image cached) once it runs; given back when it ends,
-// warm for reservations, deleted (cache gone) for everything else.
+// Nodes follow their job: BUSY (with the image cached) once it runs, unless one is down meanwhile
+// (its repair or reclaim is the failure simulator's); given back when it ends (kReleaseJobNodes).
 constexpr const char* kNodesRunning =
     "UPDATE nodes SET state = 3, state_since = " TY_TS("$2") ", "
     "image_cache = CASE WHEN $3::text IS NULL OR $3 = ANY(image_cache) THEN image_cache "
-    "ELSE image_cache || $3::text END WHERE job_id = $1::bigint";
-
-constexpr const char* kReleaseNodes =
-    "UPDATE nodes SET job_id = NULL, state = CASE WHEN keep_warm THEN 2 ELSE 7 END, "
-    "image_cache = CASE WHEN keep_warm THEN image_cache ELSE '{}' END, "
-    "state_since = " TY_TS("$2") " WHERE job_id = $1::bigint";
+    "ELSE image_cache || $3::text END WHERE job_id = $1::bigint AND state IN (1, 2, 3)";
 
 constexpr const char* kDeleteWithOperation =
     "WITH d AS (DELETE FROM custom_jobs WHERE id = $1::bigint AND project_number = $2::bigint "
@@ -160,6 +157,9 @@ StatusOr<JobRecord> DecodeJobRow(const pg::Result& r, int row) {
   status.admitted_at = OptionalTime(r, row, 19);
   status.hourly_price_usd = static_cast<double>(rec.hourly_price_micros) / 1e6;
   status.cost_usd = static_cast<double>(rec.cost_micros) / 1e6;
+  if (!r.IsNull(row, 25)) rec.run_remaining = std::chrono::microseconds(r.GetInt64(row, 25));
+  rec.spot_restarts = static_cast<int>(r.GetInt64(row, 26));
+  status.spot_restarts = rec.spot_restarts;
   if (!r.IsNull(row, 22)) status.reason_code = std::string(r.Get(row, 22));
   if (!r.IsNull(row, 23)) status.reason_message = std::string(r.Get(row, 23));
   if (!r.IsNull(row, 24)) status.queue_position = r.GetInt64(row, 24);
@@ -262,7 +262,7 @@ std::optional<pg::Statement> NodeStatement(const StateUpdate& update) {
                          {std::to_string(update.id), MicrosParam(t.at), update.image_uri}};
   }
   if (IsTerminal(t.to)) {
-    return pg::Statement{kReleaseNodes, {std::to_string(update.id), MicrosParam(t.at)}};
+    return pg::Statement{kReleaseJobNodes, {std::to_string(update.id), MicrosParam(t.at)}};
   }
   return std::nullopt;
 }

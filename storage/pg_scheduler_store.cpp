@@ -5,6 +5,7 @@
 
 #include "services/admin/node_state.h"
 #include "storage/job_row.h"
+#include "storage/node_sql.h"
 #include "storage/row_codec.h"
 
 namespace trainyard::storage {
@@ -36,22 +37,19 @@ constexpr const char* kChanges =
 constexpr const char* kUnhealthy =
     "SELECT pool_id, ordinal FROM nodes WHERE state IN (4, 5, 6) AND job_id IS NULL";
 
-// Victims go back to the queue with their place (queue time is create_time) and their cost so far.
+// Victims go back to the queue with their place (queue time is create_time), their cost so far and
+// the run time they had left.
 constexpr const char* kRequeue =
     "WITH u AS (UPDATE custom_jobs SET state = 1, version = version + 1, "
     "update_time = " TY_TS("$2") ", "
     "cost_micros = cost_micros + COALESCE((hourly_price_micros * extract(epoch from (" TY_TS("$2")
     " - admitted_at)) / 3600)::bigint, 0), "
+    TY_RUN_REMAINING("$2") ", "
     "admitted_at = NULL, placement = NULL, hourly_price_micros = 0, next_action_at = NULL, "
     "lease_owner = NULL, lease_expires_at = NULL, sched_code = 'PREEMPTED', sched_message = $3 "
     "WHERE id = $1::bigint AND state IN (2, 3) RETURNING id, state) "
     "INSERT INTO job_events (job_id, time, from_state, to_state, reason) "
     "SELECT id, " TY_TS("$2") ", 3, 1, $3 FROM u";
-
-constexpr const char* kReleaseNodes =
-    "UPDATE nodes SET job_id = NULL, state = CASE WHEN keep_warm THEN 2 ELSE 7 END, "
-    "image_cache = CASE WHEN keep_warm THEN image_cache ELSE '{}' END, "
-    "state_since = " TY_TS("$2") " WHERE job_id = $1::bigint";
 
 constexpr const char* kFreeNodes =
     "SELECT pool_id, ordinal, state, array_to_json(image_cache)::text FROM nodes "
@@ -98,31 +96,6 @@ constexpr const char* kVerdictEvents =
     "SELECT d.id, " TY_TS("$3") ", 1, 1, d.reason FROM unnest($1::bigint[], $2::text[]) "
     "AS d(id, reason) JOIN custom_jobs j ON j.id = d.id AND j.state = 1";
 
-// A PostgreSQL array literal of text values: {"a","b\"c"}.
-std::string TextArray(const std::vector<std::string>& values) {
-  std::string out = "{";
-  for (size_t i = 0; i < values.size(); ++i) {
-    if (i > 0) out += ',';
-    out += '"';
-    for (char c : values[i]) {
-      if (c == '"' || c == '\\') out += '\\';
-      out += c;
-    }
-    out += '"';
-  }
-  return out + "}";
-}
-
-template <typename T>
-std::string NumberArray(const std::vector<T>& values) {
-  std::string out = "{";
-  for (size_t i = 0; i < values.size(); ++i) {
-    if (i > 0) out += ',';
-    out += std::to_string(values[i]);
-  }
-  return out + "}";
-}
-
 }  // namespace
 
 StatusOr<pg::Connection*> PgSchedulerStore::Connection() {
@@ -134,6 +107,12 @@ StatusOr<pg::Connection*> PgSchedulerStore::Connection() {
     TY_ASSIGN_OR_RETURN(conn_, pg::Connection::Connect(conninfo_));
   }
   return conn_.get();
+}
+
+StatusOr<pg::Connection*> PgSchedulerStore::LeaderConnection() {
+  TY_ASSIGN_OR_RETURN(pg::Connection * conn, Connection());
+  if (!leading_) return Aborted("not the scheduler leader");
+  return conn;
 }
 
 StatusOr<bool> PgSchedulerStore::TryLead() {
@@ -280,7 +259,8 @@ Status PgSchedulerStore::AdmitPreempting(pg::Transaction& tx, const Fleet& fleet
     TY_ASSIGN_OR_RETURN(pg::Result r,
                         tx.Exec(kRequeue, {std::to_string(victim), MicrosParam(now), why}));
     outcome.preempted += static_cast<int>(r.affected());
-    TY_RETURN_IF_ERROR(tx.Exec(kReleaseNodes, {std::to_string(victim), MicrosParam(now)}).status());
+    TY_RETURN_IF_ERROR(
+        tx.Exec(kReleaseJobNodes, {std::to_string(victim), MicrosParam(now)}).status());
   }
   // The victims' nodes are free now: see them.
   std::set<int> pools;

@@ -21,6 +21,10 @@ class PgSchedulerStore final : public SchedulerStore {
   StatusOr<CommitOutcome> Commit(const Fleet& fleet, const CycleResult& cycle,
                                  Timestamp now) override;
 
+  // The connection that holds the leader lock, for other leader-only work (the failure
+  // simulator): ABORTED unless this process leads.
+  StatusOr<pg::Connection*> LeaderConnection();
+
  private:
   StatusOr<pg::Connection*> Connection();
   // The free units of `pools` (fleet pool indexes), read once per commit: see storage/free_units.h.

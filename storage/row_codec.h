@@ -3,6 +3,7 @@
 // Timestamps travel as integer microseconds since the epoch, so nothing is lost to rounding.
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "services/model/custom_job.h"
 #include "storage/pg.h"
@@ -22,6 +23,31 @@ inline std::string MicrosParam(Timestamp t) { return std::to_string(ToUnixMicros
 inline std::optional<Timestamp> OptionalTime(const pg::Result& r, int row, int col) {
   if (r.IsNull(row, col)) return std::nullopt;
   return FromUnixMicros(r.GetInt64(row, col));
+}
+
+// A PostgreSQL array literal of text values: {"a","b\"c"}.
+inline std::string TextArray(const std::vector<std::string>& values) {
+  std::string out = "{";
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (i > 0) out += ',';
+    out += '"';
+    for (char c : values[i]) {
+      if (c == '"' || c == '\\') out += '\\';
+      out += c;
+    }
+    out += '"';
+  }
+  return out + "}";
+}
+
+template <typename T>
+std::string NumberArray(const std::vector<T>& values) {
+  std::string out = "{";
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (i > 0) out += ',';
+    out += std::to_string(values[i]);
+  }
+  return out + "}";
 }
 
 }  // namespace trainyard::storage

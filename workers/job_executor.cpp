@@ -30,7 +30,7 @@ StatusOr<int> JobExecutor::RunOnce() {
   std::vector<StateUpdate> updates;
   std::vector<const JobRecord*> stepped;
   for (const JobRecord& record : due) {
-    auto step = sim::NextStep(record.job, now, options_.timings);
+    auto step = sim::NextStep(record.job, now, options_.timings, record.run_remaining);
     if (!step) continue;
     auto transition =
         JobStateMachine::Transition(record.job, step->to, now, step->reason, step->error);

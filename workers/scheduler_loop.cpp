@@ -85,12 +85,18 @@ StatusOr<LoopStats> SchedulerLoop::RunOnce() {
   }
   using Clock = std::chrono::steady_clock;
   const auto started = Clock::now();
+  Timestamp now = clock_.Now();
+  if (failures_ != nullptr) {
+    auto step = failures_->Step(now);
+    if (!step.ok()) {
+      LogJson(LogLevel::kWarn, "fleet_failures_failed", {{"error", step.status().message()}});
+    }
+  }
   if (Status s = Ingest(stats); !s.ok()) {
     synced_ = false;
     return s;
   }
   const auto ingested = Clock::now();
-  Timestamp now = clock_.Now();
   CycleResult cycle = core_.RunCycle(now);
   const auto decided = Clock::now();
   stats.evaluations = cycle.evaluations;

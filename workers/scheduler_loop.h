@@ -12,6 +12,7 @@
 #include "services/clock.h"
 #include "services/scheduler/scheduler.h"
 #include "services/scheduler/scheduler_store.h"
+#include "workers/failure_simulator.h"
 
 namespace trainyard {
 
@@ -43,6 +44,8 @@ class SchedulerLoop {
   void Stop();
 
   const Scheduler& core() const { return core_; }
+  // The fleet's failures run in the leader's pass, before the cycle sees the jobs they requeue.
+  void SetFailureSimulator(FailureSimulator* failures) { failures_ = failures; }
 
  private:
   Status Ingest(LoopStats& stats);
@@ -54,6 +57,7 @@ class SchedulerLoop {
   const Clock& clock_;
   SchedulerLoopOptions options_;
   Scheduler core_;
+  FailureSimulator* failures_ = nullptr;
   int64_t last_seq_ = 0;
   bool synced_ = false;
   std::thread thread_;

@@ -425,6 +425,7 @@ nlohmann::json EncodeSchedulingStatus(const SchedulingStatus& s) {
   PutTimestamp(out, "admitTime", s.admitted_at);
   out["hourlyPriceUsd"] = s.hourly_price_usd;
   out["costUsd"] = s.cost_usd;
+  if (s.spot_restarts > 0) out["spotRestarts"] = s.spot_restarts;
   return out;
 }
 

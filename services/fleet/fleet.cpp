@@ -1,7 +1,9 @@
 #include "services/fleet/fleet.h"
 
 #include <algorithm>
+#include <charconv>
 
+#include "services/admin/node_state.h"
 #include "services/catalog.h"
 
 namespace trainyard {
@@ -159,6 +161,21 @@ double ListPricePerNodeHour(std::string_view machine_type, ConsumptionModel mode
       return on_demand * (machine->is_tpu ? 0.35 : 0.4);
   }
   return on_demand;
+}
+
+std::optional<NodeRef> FindNode(const Fleet& fleet, std::string_view name) {
+  size_t dash = name.rfind('-');
+  if (dash == std::string_view::npos || dash + 1 >= name.size()) return std::nullopt;
+  int64_t ordinal = -1;
+  std::string_view digits = name.substr(dash + 1);
+  auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), ordinal);
+  if (ec != std::errc{} || end != digits.data() + digits.size() || ordinal < 0) return std::nullopt;
+  for (const CapacityPool& pool : fleet.pools) {
+    if (ordinal < pool.nodes() && NodeName(pool.id, ordinal) == name) {
+      return NodeRef{pool.id, ordinal};
+    }
+  }
+  return std::nullopt;
 }
 
 }  // namespace trainyard

@@ -57,6 +57,7 @@ struct CapacityPool {
   int units = 0;  // total capacity (for FLEX_START: the most it can ever offer)
   double price_per_node_hour = 0;
   double spot_preemptions_per_node_hour = 0;  // SPOT: hazard per node-hour
+  double failures_per_node_hour = 0;          // any pool: node failure hazard (repaired)
   std::vector<FlexStartStep> flex_start;      // FLEX_START: capacity over time, ascending
 
   int nodes() const { return units * hosts_per_unit; }
@@ -93,6 +94,14 @@ struct Fleet {
   Duration BootTime(std::string_view machine_type) const;
   Duration ImagePullTime(std::string_view image_uri) const;
 };
+
+struct NodeRef {
+  std::string pool_id;
+  int64_t ordinal = 0;
+};
+// The node of `fleet` named `name` (services/admin/node_state.h NodeName); nullopt when no pool
+// has it.
+std::optional<NodeRef> FindNode(const Fleet& fleet, std::string_view name);
 
 // List price of one node-hour of `machine_type` under `model` (capacity.md, us-central1, approx.):
 // the on-demand price times the model's discount. term matters for reservations only.

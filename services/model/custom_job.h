@@ -182,6 +182,7 @@ struct SchedulingStatus {
   std::optional<Timestamp> admitted_at;
   double hourly_price_usd = 0;
   double cost_usd = 0;
+  int spot_restarts = 0;  // restarts after spot preemptions (STOCKOUT), at most 6
 };
 
 struct CustomJob {

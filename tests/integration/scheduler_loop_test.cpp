@@ -26,27 +26,6 @@ constexpr const char* kFleet = R"({
 class SchedulerLoopTest : public testing::SimFixture {
  protected:
   void SetUp() override { ASSERT_NO_FATAL_FAILURE(StartFleet(kFleet)); }
-
-  CustomJob Create(int64_t workers, SchedulingStrategy strategy, const std::string& priority = "",
-                   const std::string& run = "600s", const std::string& project = "demo") {
-    std::map<std::string, std::string> labels;
-    if (!priority.empty()) labels["trainyard-priority"] = priority;
-    return CreateGang(project, strategy, workers, run, std::move(labels));
-  }
-
-  CustomJob Get(const CustomJob& job, const std::string& project = "demo") {
-    auto got = service_->Get(
-        JobRef{ParentRef{project, "us-central1"}, job.name.substr(job.name.rfind('/') + 1)});
-    EXPECT_TRUE(got.ok()) << got.status().message();
-    return got.ok() ? *got : CustomJob{};
-  }
-
-  int64_t NodesInState(int state) {
-    auto conn = pool_->Acquire();
-    auto r = (*conn)->Exec("SELECT count(*) FROM nodes WHERE state = $1::smallint",
-                           {std::to_string(state)});
-    return r.ok() ? r->GetInt64(0, 0) : -1;
-  }
 };
 
 TEST_F(SchedulerLoopTest, StandardJobRunsOnTheWarmReservationAndPaysItsPrice) {

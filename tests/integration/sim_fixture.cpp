@@ -22,6 +22,9 @@ void SimFixture::StartFleet(const char* fleet_json) {
   ASSERT_TRUE(epoch.ok()) << epoch.status().message();
   fleet_.SetEpoch(*epoch);
   scheduler_ = std::make_unique<SchedulerLoop>(*scheduler_store_, fleet_, clock_);
+  failure_store_ = std::make_unique<storage::PgFailureStore>(*scheduler_store_);
+  failures_ = std::make_unique<FailureSimulator>(*failure_store_, fleet_);
+  scheduler_->SetFailureSimulator(failures_.get());
   JobExecutorOptions options;
   options.owner = "exec";
   executor_ = std::make_unique<JobExecutor>(*store_, *store_, clock_, options);
@@ -51,6 +54,28 @@ CustomJob SimFixture::CreateGang(const std::string& project, SchedulingStrategy 
   auto created = service_->Create(ParentRef{project, "us-central1"}, job, "");
   EXPECT_TRUE(created.ok()) << created.status().message();
   return created.ok() ? *created : CustomJob{};
+}
+
+CustomJob SimFixture::Create(int64_t workers, SchedulingStrategy strategy,
+                             const std::string& priority, const std::string& run,
+                             const std::string& project) {
+  std::map<std::string, std::string> labels;
+  if (!priority.empty()) labels["trainyard-priority"] = priority;
+  return CreateGang(project, strategy, workers, run, std::move(labels));
+}
+
+CustomJob SimFixture::Get(const CustomJob& job, const std::string& project) {
+  auto got = service_->Get(
+      JobRef{ParentRef{project, "us-central1"}, job.name.substr(job.name.rfind('/') + 1)});
+  EXPECT_TRUE(got.ok()) << got.status().message();
+  return got.ok() ? *got : CustomJob{};
+}
+
+int64_t SimFixture::NodesInState(int state) {
+  auto conn = pool_->Acquire();
+  auto r = (*conn)->Exec("SELECT count(*) FROM nodes WHERE state = $1::smallint",
+                         {std::to_string(state)});
+  return r.ok() ? r->GetInt64(0, 0) : -1;
 }
 
 void SimFixture::Step() {

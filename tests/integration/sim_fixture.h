@@ -10,9 +10,11 @@
 
 #include "services/job_service.h"
 #include "storage/pg.h"
+#include "storage/pg_failure_store.h"
 #include "storage/pg_job_store.h"
 #include "storage/pg_project_repository.h"
 #include "storage/pg_scheduler_store.h"
+#include "workers/failure_simulator.h"
 #include "workers/job_executor.h"
 #include "workers/scheduler_loop.h"
 
@@ -26,8 +28,14 @@ class SimFixture : public ::testing::Test {
   // An A3 Mega gang in us-central1: a chief plus `workers` nodes, RUNNING for `run` once started.
   CustomJob CreateGang(const std::string& project, SchedulingStrategy strategy, int64_t workers,
                        const std::string& run, std::map<std::string, std::string> labels = {});
-  // One scheduling cycle and one executor pass at the current virtual time.
+  // A gang in project `project` with the `trainyard-priority` label when `priority` is set.
+  CustomJob Create(int64_t workers, SchedulingStrategy strategy, const std::string& priority = "",
+                   const std::string& run = "600s", const std::string& project = "demo");
+  CustomJob Get(const CustomJob& job, const std::string& project = "demo");
+  // One scheduling cycle (with the fleet's failures) and one executor pass at the current
+  // virtual time.
   void Step();
+  int64_t NodesInState(int state);
 
   std::string conninfo_;
   ManualClock clock_{FromUnixMicros(1'800'000'000'000'000)};
@@ -39,6 +47,8 @@ class SimFixture : public ::testing::Test {
   Fleet fleet_;
   std::unique_ptr<storage::PgSchedulerStore> scheduler_store_;
   std::unique_ptr<SchedulerLoop> scheduler_;
+  std::unique_ptr<storage::PgFailureStore> failure_store_;
+  std::unique_ptr<FailureSimulator> failures_;
   std::unique_ptr<JobExecutor> executor_;
 };
 

@@ -48,6 +48,16 @@ TEST(StandInRuntimeTest, KnobsSetDurationAndExitCode) {
   EXPECT_NE(step->error->message.find("non-zero status of 3"), std::string::npos);
 }
 
+TEST(StandInRuntimeTest, ARestartedJobRunsOnlyWhatItHadLeft) {
+  CustomJob job = JobWithEnv({{"TRAINYARD_SIM_DURATION", "600s"}});
+  job.state = JobState::kPending;
+  auto step = NextStep(job, FromUnixMicros(0), {}, seconds(470));
+  ASSERT_TRUE(step);
+  EXPECT_EQ(step->to, JobState::kRunning);
+  EXPECT_EQ(step->next_action_at, FromUnixMicros(0) + seconds(470));
+  EXPECT_EQ(step->reason, "all replicas are running again, resuming from the last checkpoint");
+}
+
 TEST(StandInRuntimeTest, ABadDurationFallsBackAndPythonPackagesHaveKnobsToo) {
   CustomJob job = JobWithEnv({{"TRAINYARD_SIM_DURATION", "soon"}});
   job.state = JobState::kPending;

@@ -193,6 +193,7 @@ void ReadPool(const nlohmann::json& json, ObjectReader& r, const std::string& zo
     return;
   }
   GetNumber(json, r, "preemptionsPerNodeHour", &pool.spot_preemptions_per_node_hour);
+  GetNumber(json, r, "failuresPerNodeHour", &pool.failures_per_node_hour);
   pool.price_per_node_hour =
       ListPricePerNodeHour(pool.machine_type, pool.model, pool.term, machine->tpu_chips_per_host);
   GetNumber(json, r, "pricePerNodeHour", &pool.price_per_node_hour);

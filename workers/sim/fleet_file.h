@@ -19,7 +19,8 @@
 //      "flexStart": [{"after": "600s", "nodes": 8}, {"after": "3600s", "nodes": 32}]},
 //     {"machineType": "ct5p-hightpu-4t", "model": "ON_DEMAND", "tpuTopology": "4x4x4", "slices":
 //     2},
-//     ... "pricePerNodeHour": 42.0 overrides the list price ]}]
+//     ... "pricePerNodeHour": 42.0 overrides the list price,
+//     "failuresPerNodeHour": 0.001 (any pool: node failures, repaired in repairTime) ]}]
 // }
 #include <string>
 

@@ -56,11 +56,17 @@ std::optional<std::string> PrimaryImage(const CustomJob& job) {
 }
 
 std::optional<RuntimeStep> NextStep(const CustomJob& job, Timestamp now,
-                                    const StandInTimings& timings) {
+                                    const StandInTimings& timings,
+                                    std::optional<Duration> remaining) {
   switch (job.state) {
     case JobState::kQueued:
       return std::nullopt;  // the scheduler admits jobs
     case JobState::kPending:
+      if (remaining) {
+        return RuntimeStep{JobState::kRunning,
+                           "all replicas are running again, resuming from the last checkpoint",
+                           After(now, *remaining), std::nullopt};
+      }
       return RuntimeStep{JobState::kRunning, "all replicas are running",
                          After(now, RunTime(job, timings)), std::nullopt};
     case JobState::kRunning: {

@@ -30,7 +30,10 @@ struct RuntimeStep {
 std::optional<std::string> PrimaryImage(const CustomJob& job);
 
 // What the runtime does next with `job` at virtual time `now`; nullopt when nothing is left.
+// `remaining`: the run time a job stopped by a preemption or a node failure still had; the
+// stand-in checkpoints continuously, so a restarted job resumes with it.
 std::optional<RuntimeStep> NextStep(const CustomJob& job, Timestamp now,
-                                    const StandInTimings& timings);
+                                    const StandInTimings& timings,
+                                    std::optional<Duration> remaining = std::nullopt);
 
 }  // namespace trainyard::sim

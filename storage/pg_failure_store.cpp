@@ -1,0 +1,335 @@
+#include "storage/pg_failure_store.h"
+
+#include "services/fleet/failure_model.h"
+#include "storage/job_row.h"
+#include "storage/node_sql.h"
+#include "storage/pg_fault_injection_store.h"
+#include "storage/row_codec.h"
+
+namespace trainyard::storage {
+namespace {
+
+#define TY_NODE_COLUMNS                                                        \
+  "pool_id, ordinal, state, job_id, " TY_MICROS("state_since") ", " TY_MICROS( \
+      "preempt_at") ", " TY_MICROS("ready_at")
+#define TY_LIVE "state IN (1, 2, 3)"
+#define TY_ACCRUE(at)                                                                   \
+  "cost_micros = cost_micros + COALESCE((hourly_price_micros * extract(epoch from (" at \
+  " - admitted_at)) / 3600)::bigint, 0)"
+
+constexpr const char* kLiveNodes =
+    "SELECT " TY_NODE_COLUMNS " FROM nodes WHERE pool_id = ANY($1::text[]) AND " TY_LIVE
+    " AND preempt_at IS NULL ORDER BY pool_id, ordinal";
+
+constexpr const char* kNode =
+    "SELECT " TY_NODE_COLUMNS " FROM nodes WHERE pool_id = $1 AND ordinal = $2::int";
+
+constexpr const char* kNoticesDue =
+    "SELECT " TY_NODE_COLUMNS
+    " FROM nodes WHERE preempt_at <= " TY_TS("$1") " AND " TY_LIVE
+                                                   " ORDER BY preempt_at, pool_id, ordinal";
+
+constexpr const char* kRepairsDue =
+    "SELECT " TY_NODE_COLUMNS " FROM nodes WHERE state = 6 AND ready_at <= " TY_TS(
+        "$1") " ORDER BY ready_at, pool_id, ordinal";
+
+constexpr const char* kJobs =
+    "SELECT " TY_JOB_COLUMNS " FROM custom_jobs WHERE id = ANY($1::bigint[])";
+
+constexpr const char* kPendingInjections =
+    "SELECT " TY_INJECTION_COLUMNS
+    " FROM fault_injections WHERE apply_time IS NULL ORDER BY id LIMIT $1::int";
+
+constexpr const char* kFinishInjection =
+    "UPDATE fault_injections SET apply_time = " TY_TS("$2") ", outcome = $3 "
+    "WHERE id = $1::bigint AND apply_time IS NULL";
+
+constexpr const char* kHazardTick = "SELECT tick FROM fleet_hazard_progress";
+
+constexpr const char* kSaveHazardTick =
+    "INSERT INTO fleet_hazard_progress (singleton, tick) VALUES (true, $1::bigint) "
+    "ON CONFLICT (singleton) DO UPDATE SET tick = GREATEST(fleet_hazard_progress.tick, "
+    "EXCLUDED.tick)";
+
+// Locks the job on a node before the node itself: the runtime locks a job, then its nodes, and
+// the same order here keeps the two from deadlocking.
+constexpr const char* kLockJobOfNode =
+    "SELECT 1 FROM custom_jobs WHERE id = (SELECT job_id FROM nodes WHERE pool_id = $1 "
+    "AND ordinal = $2::int) FOR UPDATE";
+
+// The node is marked; its job keeps running through the notice and says so.
+constexpr const char* kNotice =
+    "WITH n AS (UPDATE nodes SET preempt_at = " TY_TS("$3") " WHERE pool_id = $1 "
+    "AND ordinal = $2::int AND " TY_LIVE " AND preempt_at IS NULL RETURNING job_id), "
+    "j AS (UPDATE custom_jobs SET sched_code = 'SPOT_NOTICE', sched_message = $4 "
+    "WHERE id = (SELECT job_id FROM n) AND state IN (2, 3) RETURNING id, state) "
+    "INSERT INTO job_events (job_id, time, from_state, to_state, reason) "
+    "SELECT id, " TY_TS("$5") ", state, state, $4 FROM j";
+
+// Spot capacity reclaimed: the job goes back to the queue keeping its cost and progress…
+constexpr const char* kRequeueJob =
+    "WITH u AS (UPDATE custom_jobs SET state = 1, version = version + 1, "
+    "update_time = " TY_TS("$3") ", " TY_ACCRUE(TY_TS("$3")) ", " TY_RUN_REMAINING("$3") ", "
+    "admitted_at = NULL, placement = NULL, hourly_price_micros = 0, next_action_at = NULL, "
+    "lease_owner = NULL, lease_expires_at = NULL, spot_restarts = spot_restarts + 1, "
+    "sched_code = 'PREEMPTED', sched_message = $4, queue_position = NULL "
+    "WHERE id = $1::bigint AND version = $2::bigint AND state IN (2, 3) RETURNING id) "
+    "INSERT INTO job_events (job_id, time, from_state, to_state, reason) "
+    "SELECT id, " TY_TS("$3") ", $5::smallint, 1, $4 FROM u";
+
+// …or FAILS once its restarts are spent (RESOURCE_EXHAUSTED, the message names the STOCKOUT).
+constexpr const char* kStockoutJob =
+    "WITH u AS (UPDATE custom_jobs SET state = 5, version = version + 1, "
+    "update_time = " TY_TS("$3") ", end_time = " TY_TS("$3") ", " TY_ACCRUE(TY_TS("$3")) ", "
+    "error_code = 8, error_message = $4, next_action_at = NULL, lease_owner = NULL, "
+    "lease_expires_at = NULL, sched_code = NULL, queue_position = NULL "
+    "WHERE id = $1::bigint AND version = $2::bigint AND state IN (2, 3) RETURNING id) "
+    "INSERT INTO job_events (job_id, time, from_state, to_state, reason) "
+    "SELECT id, " TY_TS("$3") ", $5::smallint, 5, $4 FROM u";
+
+constexpr const char* kPreemptNode =
+    "UPDATE nodes SET state = 4, job_id = NULL, preempt_at = NULL, image_cache = '{}', "
+    "state_since = " TY_TS("$3") ", ready_at = " TY_TS("$4") " "
+    "WHERE pool_id = $1 AND ordinal = $2::int AND " TY_LIVE;
+
+// A node failed under the job: the whole gang stops and waits, PENDING, holding its nodes (and
+// paying for them), until the node is repaired; its progress is kept.
+constexpr const char* kJobWaitsForRepair =
+    "WITH u AS (UPDATE custom_jobs SET state = 2, version = version + 1, "
+    "update_time = " TY_TS("$3") ", " TY_RUN_REMAINING("$3") ", next_action_at = NULL, "
+    "lease_owner = NULL, lease_expires_at = NULL, sched_code = 'NODE_REPAIR', sched_message = $4 "
+    "WHERE id = $1::bigint AND version = $2::bigint AND state IN (2, 3) RETURNING id) "
+    "INSERT INTO job_events (job_id, time, from_state, to_state, reason) "
+    "SELECT id, " TY_TS("$3") ", $5::smallint, 2, $4 FROM u";
+
+// The repaired node is recreated: its image cache is gone.
+constexpr const char* kFailNode =
+    "UPDATE nodes SET state = 5, state_since = " TY_TS("$3") ", ready_at = " TY_TS("$4") ", "
+    "preempt_at = NULL, image_cache = '{}' WHERE pool_id = $1 AND ordinal = $2::int AND " TY_LIVE;
+
+constexpr const char* kStartRepairs =
+    "UPDATE nodes SET state = 6, state_since = " TY_TS("$1") " WHERE state = 5";
+
+// Back with its job, BUSY (a held node is never READY, as at admission); else warm or given back.
+constexpr const char* kNodeRepaired =
+    "UPDATE nodes SET state = CASE WHEN job_id IS NOT NULL THEN 3 WHEN keep_warm THEN 2 ELSE 7 "
+    "END, "
+    "ready_at = NULL, state_since = " TY_TS("$3") " "
+    "WHERE pool_id = $1 AND ordinal = $2::int AND state = 6";
+
+// The waiting job resumes once none of its nodes is down any more.
+constexpr const char* kResumeJob =
+    "WITH u AS (UPDATE custom_jobs SET next_action_at = " TY_TS("$3") ", "
+    "sched_code = 'ADMITTED', sched_message = $4 "
+    "WHERE id = $1::bigint AND version = $2::bigint AND state = 2 AND next_action_at IS NULL "
+    "AND NOT EXISTS (SELECT 1 FROM nodes WHERE job_id = $1::bigint AND state IN (4, 5, 6)) "
+    "RETURNING id) "
+    "INSERT INTO job_events (job_id, time, from_state, to_state, reason) "
+    "SELECT id, " TY_TS("$5") ", 2, 2, $4 FROM u";
+
+constexpr const char* kGiveBackPreempted =
+    "UPDATE nodes SET state = 7, state_since = ready_at, ready_at = NULL "
+    "WHERE state = 4 AND job_id IS NULL AND ready_at <= " TY_TS("$1");
+
+std::vector<NodeStatus> DecodeNodes(const pg::Result& r) {
+  std::vector<NodeStatus> out;
+  for (int i = 0; i < r.rows(); ++i) {
+    NodeStatus n;
+    n.node = NodeRef{std::string(r.Get(i, 0)), r.GetInt64(i, 1)};
+    n.state = static_cast<NodeState>(r.GetInt64(i, 2));
+    if (!r.IsNull(i, 3)) n.job_id = r.GetInt64(i, 3);
+    n.since = FromUnixMicros(r.GetInt64(i, 4));
+    n.preempt_at = OptionalTime(r, i, 5);
+    n.ready_at = OptionalTime(r, i, 6);
+    out.push_back(std::move(n));
+  }
+  return out;
+}
+
+pg::Params NodeParams(const NodeRef& node) { return {node.pool_id, std::to_string(node.ordinal)}; }
+
+Status Finish(pg::Transaction& tx, const InjectionDone& done, Timestamp now) {
+  return tx.Exec(kFinishInjection, {std::to_string(done.id), MicrosParam(now), done.outcome})
+      .status();
+}
+
+std::string StateNumber(JobState state) { return std::to_string(static_cast<int>(state)); }
+
+}  // namespace
+
+StatusOr<std::vector<FaultInjection>> PgFailureStore::PendingInjections(int limit) {
+  TY_ASSIGN_OR_RETURN(pg::Connection * conn, leader_.LeaderConnection());
+  TY_ASSIGN_OR_RETURN(pg::Result r, conn->Exec(kPendingInjections, {std::to_string(limit)}));
+  std::vector<FaultInjection> out;
+  for (int i = 0; i < r.rows(); ++i) out.push_back(DecodeFaultInjection(r, i));
+  return out;
+}
+
+Status PgFailureStore::FinishInjection(const InjectionDone& done, Timestamp now) {
+  TY_ASSIGN_OR_RETURN(pg::Connection * conn, leader_.LeaderConnection());
+  TY_ASSIGN_OR_RETURN(pg::Transaction tx, pg::Transaction::Begin(*conn));
+  TY_RETURN_IF_ERROR(Finish(tx, done, now));
+  return tx.Commit();
+}
+
+StatusOr<std::vector<NodeStatus>> PgFailureStore::LiveNodes(
+    const std::vector<std::string>& pool_ids) {
+  if (pool_ids.empty()) return std::vector<NodeStatus>{};
+  TY_ASSIGN_OR_RETURN(pg::Connection * conn, leader_.LeaderConnection());
+  TY_ASSIGN_OR_RETURN(pg::Result r, conn->Exec(kLiveNodes, {TextArray(pool_ids)}));
+  return DecodeNodes(r);
+}
+
+StatusOr<NodeStatus> PgFailureStore::Node(const NodeRef& node) {
+  TY_ASSIGN_OR_RETURN(pg::Connection * conn, leader_.LeaderConnection());
+  TY_ASSIGN_OR_RETURN(pg::Result r, conn->Exec(kNode, NodeParams(node)));
+  std::vector<NodeStatus> nodes = DecodeNodes(r);
+  if (nodes.empty()) {
+    return NotFound("node " + NodeName(node.pool_id, node.ordinal) + " has no slot");
+  }
+  return nodes.front();
+}
+
+StatusOr<std::vector<NodeStatus>> PgFailureStore::NoticesDue(Timestamp now) {
+  TY_ASSIGN_OR_RETURN(pg::Connection * conn, leader_.LeaderConnection());
+  TY_ASSIGN_OR_RETURN(pg::Result r, conn->Exec(kNoticesDue, {MicrosParam(now)}));
+  return DecodeNodes(r);
+}
+
+StatusOr<std::vector<NodeStatus>> PgFailureStore::RepairsDue(Timestamp now) {
+  TY_ASSIGN_OR_RETURN(pg::Connection * conn, leader_.LeaderConnection());
+  TY_ASSIGN_OR_RETURN(pg::Result r, conn->Exec(kRepairsDue, {MicrosParam(now)}));
+  return DecodeNodes(r);
+}
+
+StatusOr<std::map<int64_t, JobRecord>> PgFailureStore::Jobs(const std::vector<int64_t>& ids) {
+  std::map<int64_t, JobRecord> out;
+  if (ids.empty()) return out;
+  TY_ASSIGN_OR_RETURN(pg::Connection * conn, leader_.LeaderConnection());
+  TY_ASSIGN_OR_RETURN(pg::Result r, conn->Exec(kJobs, {NumberArray(ids)}));
+  TY_ASSIGN_OR_RETURN(std::vector<JobRecord> records, DecodeJobRows(r));
+  for (JobRecord& record : records) out.emplace(record.id, std::move(record));
+  return out;
+}
+
+StatusOr<std::optional<int64_t>> PgFailureStore::HazardTick() {
+  TY_ASSIGN_OR_RETURN(pg::Connection * conn, leader_.LeaderConnection());
+  TY_ASSIGN_OR_RETURN(pg::Result r, conn->Exec(kHazardTick));
+  if (r.rows() == 0) return std::optional<int64_t>();
+  return std::optional<int64_t>(r.GetInt64(0, 0));
+}
+
+Status PgFailureStore::GiveNotices(const std::vector<SpotNotice>& notices, Timestamp now,
+                                   std::optional<int64_t> hazard_tick,
+                                   const std::optional<InjectionDone>& injection) {
+  if (notices.empty() && !hazard_tick && !injection) return Status::Ok();
+  TY_ASSIGN_OR_RETURN(pg::Connection * conn, leader_.LeaderConnection());
+  TY_ASSIGN_OR_RETURN(pg::Transaction tx, pg::Transaction::Begin(*conn));
+  for (const SpotNotice& notice : notices) {
+    TY_RETURN_IF_ERROR(tx.Exec(kLockJobOfNode, NodeParams(notice.node)).status());
+    TY_RETURN_IF_ERROR(
+        tx.Exec(kNotice, {notice.node.pool_id, std::to_string(notice.node.ordinal),
+                          MicrosParam(notice.preempt_at), notice.reason, MicrosParam(now)})
+            .status());
+  }
+  if (hazard_tick) {
+    TY_RETURN_IF_ERROR(tx.Exec(kSaveHazardTick, {std::to_string(*hazard_tick)}).status());
+  }
+  if (injection) TY_RETURN_IF_ERROR(Finish(tx, *injection, now));
+  return tx.Commit();
+}
+
+StatusOr<bool> PgFailureStore::ReclaimNode(const Reclaim& reclaim) {
+  TY_ASSIGN_OR_RETURN(pg::Connection * conn, leader_.LeaderConnection());
+  TY_ASSIGN_OR_RETURN(pg::Transaction tx, pg::Transaction::Begin(*conn));
+  // The job first, then its nodes (see kLockJobOfNode).
+  if (reclaim.job) {
+    const JobChange& job = *reclaim.job;
+    TY_ASSIGN_OR_RETURN(pg::Result r,
+                        tx.Exec(reclaim.restart ? kRequeueJob : kStockoutJob,
+                                {std::to_string(job.id), std::to_string(job.version),
+                                 MicrosParam(reclaim.at), job.message, StateNumber(job.from)}));
+    if (r.affected() != 1) {
+      TY_RETURN_IF_ERROR(tx.Rollback());
+      return false;
+    }
+  }
+  pg::Params node = NodeParams(reclaim.node);
+  node.push_back(MicrosParam(reclaim.at));
+  node.push_back(MicrosParam(
+      reclaim.at + std::chrono::duration_cast<std::chrono::microseconds>(kPreemptedLinger)));
+  TY_ASSIGN_OR_RETURN(pg::Result preempted, tx.Exec(kPreemptNode, node));
+  if (preempted.affected() != 1) {
+    TY_RETURN_IF_ERROR(tx.Rollback());
+    return false;
+  }
+  if (reclaim.job) {
+    TY_RETURN_IF_ERROR(
+        tx.Exec(kReleaseJobNodes, {std::to_string(reclaim.job->id), MicrosParam(reclaim.at)})
+            .status());
+  }
+  TY_RETURN_IF_ERROR(tx.Commit());
+  return true;
+}
+
+StatusOr<bool> PgFailureStore::FailNode(const NodeFailure& failure) {
+  TY_ASSIGN_OR_RETURN(pg::Connection * conn, leader_.LeaderConnection());
+  TY_ASSIGN_OR_RETURN(pg::Transaction tx, pg::Transaction::Begin(*conn));
+  if (failure.job) {
+    const JobChange& job = *failure.job;
+    TY_ASSIGN_OR_RETURN(
+        pg::Result r,
+        tx.Exec(kJobWaitsForRepair, {std::to_string(job.id), std::to_string(job.version),
+                                     MicrosParam(failure.at), job.message, StateNumber(job.from)}));
+    if (r.affected() != 1) {
+      TY_RETURN_IF_ERROR(tx.Rollback());
+      return false;
+    }
+  }
+  pg::Params node = NodeParams(failure.node);
+  node.push_back(MicrosParam(failure.at));
+  node.push_back(MicrosParam(failure.repaired_at));
+  TY_ASSIGN_OR_RETURN(pg::Result failed, tx.Exec(kFailNode, node));
+  if (failed.affected() != 1) {
+    TY_RETURN_IF_ERROR(tx.Rollback());
+    return false;
+  }
+  if (failure.injection) TY_RETURN_IF_ERROR(Finish(tx, *failure.injection, failure.at));
+  TY_RETURN_IF_ERROR(tx.Commit());
+  return true;
+}
+
+Status PgFailureStore::StartRepairs(Timestamp now) {
+  TY_ASSIGN_OR_RETURN(pg::Connection * conn, leader_.LeaderConnection());
+  return conn->Exec(kStartRepairs, {MicrosParam(now)}).status();
+}
+
+StatusOr<bool> PgFailureStore::FinishRepair(const Repair& repair) {
+  TY_ASSIGN_OR_RETURN(pg::Connection * conn, leader_.LeaderConnection());
+  TY_ASSIGN_OR_RETURN(pg::Transaction tx, pg::Transaction::Begin(*conn));
+  TY_RETURN_IF_ERROR(tx.Exec(kLockJobOfNode, NodeParams(repair.node)).status());
+  pg::Params node = NodeParams(repair.node);
+  node.push_back(MicrosParam(repair.at));
+  TY_ASSIGN_OR_RETURN(pg::Result repaired, tx.Exec(kNodeRepaired, node));
+  if (repaired.affected() != 1) {
+    TY_RETURN_IF_ERROR(tx.Rollback());
+    return false;
+  }
+  if (repair.job) {
+    // A job that moved on (cancelled, requeued) or still waits for another node stays as it is.
+    TY_RETURN_IF_ERROR(
+        tx.Exec(kResumeJob,
+                {std::to_string(repair.job->id), std::to_string(repair.job->version),
+                 MicrosParam(repair.resume_at), repair.job->message, MicrosParam(repair.at)})
+            .status());
+  }
+  TY_RETURN_IF_ERROR(tx.Commit());
+  return true;
+}
+
+Status PgFailureStore::GiveBackPreempted(Timestamp now) {
+  TY_ASSIGN_OR_RETURN(pg::Connection * conn, leader_.LeaderConnection());
+  return conn->Exec(kGiveBackPreempted, {MicrosParam(now)}).status();
+}
+
+}  // namespace trainyard::storage

@@ -1,0 +1,423 @@
+// The fleet's failures end to end below HTTP: spot preemption with notice, restarts up to the
+// Vertex limit, node failure and repair, and replay from the fleet's seed. A manual clock drives
+// the scheduler leader (which runs the failure simulator) and the executor; every assertion is
+// what a user sees through GET or in the job's events.
+#include "storage/pg_fault_injection_store.h"
+#include "tests/integration/sim_fixture.h"
+
+namespace trainyard {
+namespace {
+
+using namespace std::chrono_literals;
+
+constexpr const char* kSpotPool = "us-central1-a/a3-megagpu-8g/SPOT";
+
+// Zone a: 2 warm reserved A3 Mega nodes for demo, 3 spot nodes with no hazard of their own (only
+// injected preemptions). Cold boot 60s, image pull 8s, repair 600s, spot notice 30s.
+constexpr const char* kFleet = R"({
+  "seed": 7, "bootTime": {"default": "60s"}, "imagePullGbps": 10, "imageSizeGb": {"default": 10},
+  "spotNotice": "30s", "repairTime": "600s",
+  "zones": [{"zone": "us-central1-a", "pools": [
+    {"machineType": "a3-megagpu-8g", "model": "RESERVATION", "reservation": "r1", "term": "1y",
+     "projects": ["demo"], "nodes": 2, "pricePerNodeHour": 36},
+    {"machineType": "a3-megagpu-8g", "model": "SPOT", "nodes": 3, "pricePerNodeHour": 18}]}]})";
+
+class FailureSimulatorTest : public testing::SimFixture {
+ protected:
+  void SetUp() override {
+    ASSERT_NO_FATAL_FAILURE(StartFleet(fleet_json_.c_str()));
+    injections_ = std::make_unique<storage::PgFaultInjectionStore>(*pool_);
+    injector_ = std::make_unique<FaultInjector>(fleet_, *injections_, clock_);
+  }
+
+  FaultInjection Inject(FaultInjection request) {
+    auto stored = injector_->Inject(std::move(request));
+    EXPECT_TRUE(stored.ok()) << stored.status().message();
+    return stored.ok() ? *stored : FaultInjection{};
+  }
+  FaultInjection PreemptNode(const std::string& node) {
+    FaultInjection request;
+    request.kind = FaultKind::kSpotPreemption;
+    request.node = node;
+    return Inject(request);
+  }
+  FaultInjection FailNode(const std::string& node) {
+    FaultInjection request;
+    request.kind = FaultKind::kNodeFailure;
+    request.node = node;
+    return Inject(request);
+  }
+
+  static int64_t IdOf(const CustomJob& job) {
+    return std::stoll(job.name.substr(job.name.rfind('/') + 1));
+  }
+  static std::string NodeOf(const CustomJob& job, size_t i = 0) {
+    if (!job.trainyard || job.trainyard->pools.empty()) return "";
+    std::vector<std::string> nodes;
+    for (const PlacedPoolStatus& pool : job.trainyard->pools) {
+      nodes.insert(nodes.end(), pool.nodes.begin(), pool.nodes.end());
+    }
+    return i < nodes.size() ? nodes[i] : "";
+  }
+
+  // The job's events as "FROM>TO reason", in order.
+  std::vector<std::string> Events(const CustomJob& job) {
+    auto conn = pool_->Acquire();
+    auto r = (*conn)->Exec(
+        "SELECT from_state, to_state, reason FROM job_events WHERE job_id = $1::bigint ORDER BY "
+        "seq",
+        {std::to_string(IdOf(job))});
+    std::vector<std::string> out;
+    if (!r.ok()) return out;
+    for (int i = 0; i < r->rows(); ++i) {
+      out.push_back(std::string(r->Get(i, 0)) + ">" + std::string(r->Get(i, 1)) + " " +
+                    std::string(r->Get(i, 2)));
+    }
+    return out;
+  }
+
+  // Virtual time the job spent RUNNING, from its events.
+  Duration RunningTime(const CustomJob& job) {
+    auto conn = pool_->Acquire();
+    auto r = (*conn)->Exec(
+        "SELECT to_state, (extract(epoch from time) * 1000000)::bigint FROM job_events "
+        "WHERE job_id = $1::bigint AND from_state <> to_state ORDER BY seq",
+        {std::to_string(IdOf(job))});
+    Duration total{};
+    std::optional<int64_t> since;
+    for (int i = 0; r.ok() && i < r->rows(); ++i) {
+      int64_t at = r->GetInt64(i, 1);
+      if (since) total += std::chrono::microseconds(at - *since);
+      since = r->GetInt64(i, 0) == static_cast<int>(JobState::kRunning) ? std::optional(at)
+                                                                        : std::nullopt;
+    }
+    return total;
+  }
+
+  // The RUNNING job still runs just before `left` has passed, and has SUCCEEDED at `left`.
+  void RunsFor(const CustomJob& job, Duration left) {
+    clock_.Advance(std::chrono::duration_cast<std::chrono::microseconds>(left) - 1s);
+    Step();
+    EXPECT_EQ(Get(job).state, JobState::kRunning) << "1s before the end";
+    clock_.Advance(1s);
+    Step();
+    EXPECT_EQ(Get(job).state, JobState::kSucceeded);
+  }
+
+  bool HasEvent(const CustomJob& job, const std::string& text) {
+    for (const std::string& e : Events(job)) {
+      if (e.find(text) != std::string::npos) return true;
+    }
+    return false;
+  }
+
+  std::string fleet_json_ = kFleet;
+  std::unique_ptr<storage::PgFaultInjectionStore> injections_;
+  std::unique_ptr<FaultInjector> injector_;
+};
+
+TEST_F(FailureSimulatorTest, SpotPreemptionGivesNoticeRequeuesAndTheJobFinishesOnNewCapacity) {
+  CustomJob job = Create(0, SchedulingStrategy::kSpot, "", "600s");
+  Step();
+  clock_.Advance(68s);  // cold boot 60s + pull 8s
+  Step();
+  CustomJob running = Get(job);
+  ASSERT_EQ(running.state, JobState::kRunning);
+  const std::string first_node = NodeOf(running);
+  clock_.Advance(100s);
+
+  FaultInjection injection = PreemptNode(first_node);
+  Step();
+  CustomJob noticed = Get(job);
+  EXPECT_EQ(noticed.state, JobState::kRunning) << "the replicas run through the 30s notice";
+  EXPECT_EQ(noticed.trainyard->reason_code, "SPOT_NOTICE");
+  EXPECT_NE(noticed.trainyard->reason_message.find(first_node), std::string::npos);
+  auto applied = injector_->Get(injection.id);
+  ASSERT_TRUE(applied.ok());
+  EXPECT_TRUE(applied->apply_time);
+  EXPECT_EQ(applied->outcome, "preemption notice given to " + first_node);
+
+  clock_.Advance(29s);
+  Step();
+  EXPECT_EQ(Get(job).state, JobState::kRunning);
+  clock_.Advance(1s);
+  Step();  // reclaimed, requeued, and re-admitted in the same leader pass
+  CustomJob restarted = Get(job);
+  EXPECT_EQ(restarted.state, JobState::kPending);
+  EXPECT_EQ(restarted.trainyard->spot_restarts, 1);
+  EXPECT_NE(NodeOf(restarted), first_node) << "new capacity, not the reclaimed VM";
+  EXPECT_TRUE(HasEvent(job, "3>1 spot capacity reclaimed (node " + first_node +
+                                "); restart 1 of 6, back in the queue"));
+  EXPECT_EQ(NodesInState(4), 1) << "the reclaimed node is PREEMPTED";
+  // The first admission's cost is kept: 198s (boot, pull, 130s of running) at $18/h.
+  EXPECT_NEAR(restarted.trainyard->cost_usd, 18.0 * 198 / 3600, 1e-3);
+
+  clock_.Advance(60s);
+  Step();
+  EXPECT_EQ(NodesInState(4), 0) << "given back after the preemption";
+  clock_.Advance(8s);  // 68s of boot and pull in all
+  Step();
+  ASSERT_EQ(Get(job).state, JobState::kRunning);
+  RunsFor(job, 470s);  // 130s ran before the preemption
+  CustomJob done = Get(job);
+  EXPECT_EQ(RunningTime(job), 600s);
+  EXPECT_NEAR(done.trainyard->cost_usd, 18.0 * (198 + 68 + 470) / 3600, 1e-3);
+}
+
+TEST_F(FailureSimulatorTest, SpotRestartsExhaustedFailsTheJobWithStockout) {
+  CustomJob job = Create(0, SchedulingStrategy::kSpot, "", "36000s");
+  Step();
+  for (int restart = 1; restart <= 6; ++restart) {
+    CustomJob placed = Get(job);
+    ASSERT_EQ(placed.state, JobState::kPending) << "restart " << restart;
+    PreemptNode(NodeOf(placed));
+    Step();
+    clock_.Advance(30s);
+    Step();
+    EXPECT_EQ(Get(job).trainyard->spot_restarts, restart);
+    clock_.Advance(60s);  // the reclaimed node is given back
+    Step();
+  }
+  EXPECT_TRUE(HasEvent(job, "restart 6 of 6"));
+  CustomJob last = Get(job);
+  ASSERT_EQ(last.state, JobState::kPending);
+  PreemptNode(NodeOf(last));
+  Step();
+  clock_.Advance(30s);
+  Step();
+  CustomJob failed = Get(job);
+  EXPECT_EQ(failed.state, JobState::kFailed);
+  ASSERT_TRUE(failed.error);
+  EXPECT_EQ(failed.error->code, 8);
+  EXPECT_EQ(failed.error->message,
+            "STOCKOUT: spot capacity reclaimed (node " + NodeOf(last) +
+                "); the job was already restarted 6 times after spot preemptions (the most Vertex "
+                "allows), so it fails.");
+  EXPECT_GT(failed.trainyard->cost_usd, 0) << "seven admissions were paid for";
+  EXPECT_EQ(NodesInState(1) + NodesInState(2) + NodesInState(3), 2)
+      << "only the two warm reservation nodes stay up";
+}
+
+TEST_F(FailureSimulatorTest, DisableRetriesFailsAtTheFirstPreemption) {
+  CustomJob spec = Create(0, SchedulingStrategy::kSpot, "", "600s");
+  // A second job built the same way, with scheduling.disableRetries set.
+  CustomJob request;
+  request.display_name = "no-retries";
+  request.job_spec = spec.job_spec;
+  request.job_spec.scheduling->disable_retries = true;
+  auto created = service_->Create(ParentRef{"demo", "us-central1"}, request, "");
+  ASSERT_TRUE(created.ok()) << created.status().message();
+  Step();
+  CustomJob placed = Get(*created);
+  ASSERT_EQ(placed.state, JobState::kPending);
+  PreemptNode(NodeOf(placed));
+  Step();
+  clock_.Advance(30s);
+  Step();
+  CustomJob failed = Get(*created);
+  EXPECT_EQ(failed.state, JobState::kFailed);
+  ASSERT_TRUE(failed.error);
+  EXPECT_NE(failed.error->message.find("disableRetries"), std::string::npos);
+  EXPECT_EQ(Get(spec).state, JobState::kPending) << "the other job was not touched";
+}
+
+TEST_F(FailureSimulatorTest, NodeFailureRepairsAndTheGangResumesWithItsRemainingRunTime) {
+  CustomJob job = Create(1, SchedulingStrategy::kStandard, "", "600s");  // 2 warm nodes
+  Step();
+  clock_.Advance(8s);  // image pull
+  Step();
+  CustomJob running = Get(job);
+  ASSERT_EQ(running.state, JobState::kRunning);
+  const std::string node = NodeOf(running, 1);
+  clock_.Advance(200s);
+
+  FailNode(node);
+  Step();
+  CustomJob waiting = Get(job);
+  EXPECT_EQ(waiting.state, JobState::kPending);
+  EXPECT_EQ(waiting.trainyard->reason_code, "NODE_REPAIR");
+  EXPECT_NE(waiting.trainyard->reason_message.find(node + " failed"), std::string::npos);
+  EXPECT_EQ(NodesInState(5), 1) << "FAILED";
+  Step();
+  EXPECT_EQ(NodesInState(6), 1) << "REPAIRING";
+  clock_.Advance(599s);
+  Step();
+  EXPECT_EQ(Get(job).state, JobState::kPending) << "still repairing";
+  clock_.Advance(1s);
+  Step();
+  EXPECT_EQ(NodesInState(6), 0) << "repaired after 600s";
+  EXPECT_EQ(NodesInState(3), 2) << "both of the job's nodes are BUSY again";
+  CustomJob repaired = Get(job);
+  EXPECT_EQ(repaired.state, JobState::kPending) << "the new VM pulls the image first";
+  EXPECT_NE(repaired.trainyard->reason_message.find(node + " repaired"), std::string::npos);
+  clock_.Advance(8s);
+  Step();
+  ASSERT_EQ(Get(job).state, JobState::kRunning);
+  EXPECT_EQ(NodeOf(Get(job), 1), node) << "the same placement: GKE recreates the node by name";
+  RunsFor(job, 400s);  // 200s ran before the failure
+  CustomJob done = Get(job);
+  EXPECT_EQ(RunningTime(job), 600s) << "the run continued where it stopped";
+  EXPECT_TRUE(HasEvent(job, "3>2 node " + node + " failed"));
+  EXPECT_EQ(NodesInState(2), 2) << "both reservation nodes warm again";
+  // The nodes were held (and paid for) through the repair: 8 + 200 + 600 + 8 + 400 s.
+  EXPECT_NEAR(done.trainyard->cost_usd, 72.0 * 1216 / 3600, 1e-3);
+}
+
+TEST_F(FailureSimulatorTest, ACancelDuringTheRepairEndsTheJobAndTheNodeStillGetsRepaired) {
+  CustomJob job = Create(1, SchedulingStrategy::kStandard, "", "600s");
+  Step();
+  clock_.Advance(8s);
+  Step();
+  ASSERT_EQ(Get(job).state, JobState::kRunning);
+  FailNode(NodeOf(Get(job), 0));
+  Step();
+  Step();
+  ASSERT_EQ(NodesInState(6), 1);
+  ASSERT_TRUE(service_
+                  ->Cancel(JobRef{ParentRef{"demo", "us-central1"},
+                                  job.name.substr(job.name.rfind('/') + 1)})
+                  .ok());
+  Step();
+  EXPECT_EQ(Get(job).state, JobState::kCancelled);
+  EXPECT_EQ(NodesInState(6), 1) << "the job's end does not cut the repair short";
+  EXPECT_EQ(NodesInState(2), 1) << "the healthy node is warm again";
+  clock_.Advance(600s);
+  Step();
+  EXPECT_EQ(NodesInState(2), 2) << "the repaired reservation node is READY";
+}
+
+TEST_F(FailureSimulatorTest, APriorityPreemptionVictimAlsoKeepsItsProgress) {
+  CustomJob low = Create(1, SchedulingStrategy::kStandard, "low", "600s");  // both warm nodes
+  Step();
+  clock_.Advance(8s);
+  Step();
+  ASSERT_EQ(Get(low).state, JobState::kRunning);
+  clock_.Advance(100s);
+  CustomJob high = Create(0, SchedulingStrategy::kStandard, "high", "60s");
+  Step();  // on a freed warm node with the image cached: RUNNING at once
+  ASSERT_EQ(Get(high).state, JobState::kRunning);
+  EXPECT_EQ(Get(low).state, JobState::kQueued);
+  clock_.Advance(60s);
+  Step();
+  ASSERT_EQ(Get(high).state, JobState::kSucceeded);
+  Step();  // re-admitted on both warm, cached nodes: RUNNING at once
+  ASSERT_EQ(Get(low).state, JobState::kRunning);
+  RunsFor(low, 500s);
+  EXPECT_EQ(RunningTime(low), 600s);
+}
+
+TEST_F(FailureSimulatorTest, AFreeNodeFailsAndComesBackWithoutAJob) {
+  FaultInjection injection = FailNode("us-central1-a-a3-megagpu-8g-RESERVATION-r1-0000");
+  Step();
+  EXPECT_EQ(NodesInState(5), 1);
+  auto applied = injector_->Get(injection.id);
+  ASSERT_TRUE(applied.ok());
+  EXPECT_NE(applied->outcome.find("FAILED; repaired at"), std::string::npos);
+  // A 2-node gang cannot start while one of the two reserved nodes is down.
+  CustomJob job = Create(1, SchedulingStrategy::kStandard, "", "60s");
+  Step();
+  EXPECT_EQ(Get(job).state, JobState::kQueued);
+  clock_.Advance(600s);
+  Step();
+  EXPECT_EQ(NodesInState(6), 0);
+  EXPECT_EQ(Get(job).state, JobState::kPending) << "admitted once the node is back";
+}
+
+TEST_F(FailureSimulatorTest, FailingANodeWithNoVmChangesNothing) {
+  FaultInjection injection = FailNode("us-central1-a-a3-megagpu-8g-SPOT-0002");  // never booted
+  Step();
+  auto applied = injector_->Get(injection.id);
+  ASSERT_TRUE(applied.ok());
+  EXPECT_EQ(applied->outcome,
+            "node us-central1-a-a3-megagpu-8g-SPOT-0002 has no running VM; nothing failed");
+  EXPECT_EQ(NodesInState(5), 0);
+}
+
+TEST_F(FailureSimulatorTest, InjectionsNameTheBadField) {
+  FaultInjection bad;
+  bad.kind = FaultKind::kSpotPreemption;
+  bad.pool_id = "us-central1-a/a3-megagpu-8g/RESERVATION/r1";
+  auto refused = injector_->Inject(bad);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(refused.status().message(),
+            "pool: pool us-central1-a/a3-megagpu-8g/RESERVATION/r1 is not a SPOT pool");
+}
+
+// Hazards drawn from the fleet's seed over hours of virtual time, each run on a fresh database.
+class FleetHazardTest : public FailureSimulatorTest {
+ protected:
+  // Three long spot jobs for 3 hours under a high hazard; the preemption notices, in order.
+  std::vector<std::string> Scenario(int seed) {
+    fleet_json_ = R"({"seed": )" + std::to_string(seed) + R"(,
+      "bootTime": {"default": "60s"}, "imagePullGbps": 10, "imageSizeGb": {"default": 10},
+      "zones": [{"zone": "us-central1-a", "pools": [
+        {"machineType": "a3-megagpu-8g", "model": "SPOT", "nodes": 4, "pricePerNodeHour": 18,
+         "preemptionsPerNodeHour": 1.5}]}]})";
+    TearDownStack();
+    clock_.Set(FromUnixMicros(1'800'000'000'000'000));
+    SetUp();
+    for (int i = 0; i < 3; ++i) {
+      Create(0, SchedulingStrategy::kSpot, "", "5400s");
+      clock_.Advance(1s);
+    }
+    for (int minute = 0; minute < 180; ++minute) {
+      clock_.Advance(60s);
+      Step();
+    }
+    auto conn = pool_->Acquire();
+    auto r = (*conn)->Exec(
+        "SELECT reason FROM job_events WHERE reason LIKE 'spot preemption notice%' ORDER BY time, "
+        "reason");
+    std::vector<std::string> notices;
+    for (int i = 0; r.ok() && i < r->rows(); ++i) notices.emplace_back(r->Get(i, 0));
+    return notices;
+  }
+
+  void TearDownStack() {
+    executor_.reset();
+    failures_.reset();
+    scheduler_.reset();
+    failure_store_.reset();
+    scheduler_store_.reset();
+    injector_.reset();
+    injections_.reset();
+    service_.reset();
+    operations_.reset();
+    store_.reset();
+    projects_.reset();
+    pool_.reset();
+  }
+};
+
+TEST_F(FleetHazardTest, APoolsFailureHazardFailsAndRepairsNodesUnderAJob) {
+  fleet_json_ = R"({"seed": 3, "repairTime": "600s", "imageSizeGb": {"default": 10},
+    "zones": [{"zone": "us-central1-a", "pools": [
+      {"machineType": "a3-megagpu-8g", "model": "RESERVATION", "reservation": "r1", "term": "1y",
+       "nodes": 2, "failuresPerNodeHour": 1.0}]}]})";
+  TearDownStack();
+  SetUp();
+  CustomJob job = Create(1, SchedulingStrategy::kStandard, "", "7200s");
+  for (int minute = 0; minute < 240; ++minute) {
+    clock_.Advance(60s);
+    Step();
+  }
+  EXPECT_TRUE(HasEvent(job, "failed; the whole gang stops and restarts when it is repaired"));
+  CustomJob done = Get(job);
+  EXPECT_EQ(done.state, JobState::kSucceeded) << "2h of work fits in 4h despite the repairs";
+  EXPECT_EQ(RunningTime(job), 7200s);
+}
+
+// Twice with the same seed and once with another: the notices (node and time) repeat exactly,
+// and differ.
+TEST_F(FleetHazardTest, SameSeedReplaysTheSamePreemptions) {
+  std::vector<std::string> first = Scenario(42);
+  std::vector<std::string> again = Scenario(42);
+  std::vector<std::string> other = Scenario(43);
+  ASSERT_GE(first.size(), 3u) << "1.5 preemptions per node-hour over 3 hours should hit";
+  EXPECT_EQ(first, again);
+  EXPECT_NE(first, other);
+}
+
+}  // namespace
+}  // namespace trainyard

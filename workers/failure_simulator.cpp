@@ -1,0 +1,284 @@
+#include "workers/failure_simulator.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "services/fleet/failure_model.h"
+#include "services/log.h"
+#include "services/scheduler/verdict_text.h"
+#include "workers/sim/stand_in_runtime.h"
+
+namespace trainyard {
+namespace {
+
+// Hazards missed while no leader ran are drawn for at most this many ticks (a week), so a
+// database left alone for months does not stall the first pass.
+constexpr int64_t kMaxCatchUpTicks = 7 * 24 * 60;
+constexpr int kInjectionBatch = 100;
+
+Timestamp Later(Timestamp t, Duration d) {
+  return t + std::chrono::duration_cast<std::chrono::microseconds>(d);
+}
+
+bool IsLive(NodeState state) {
+  return state == NodeState::kProvisioning || state == NodeState::kReady ||
+         state == NodeState::kBusy;
+}
+
+bool Holds(JobState state) { return state == JobState::kPending || state == JobState::kRunning; }
+
+// A RUNNING job whose run ended by `at` finished before the fault reached it: the runtime
+// completes it, and the fault only hits the node.
+bool FinishedBy(const JobRecord& record, Timestamp at) {
+  return record.job.state == JobState::kRunning && record.next_action_at &&
+         *record.next_action_at <= at;
+}
+
+std::vector<std::string> PoolIds(const Fleet& fleet, bool (*wanted)(const CapacityPool&)) {
+  std::vector<std::string> ids;
+  for (const CapacityPool& pool : fleet.pools) {
+    if (wanted(pool)) ids.push_back(pool.id);
+  }
+  return ids;
+}
+
+std::string NodesText(const std::vector<SpotNotice>& notices) {
+  std::string out;
+  for (size_t i = 0; i < notices.size(); ++i) {
+    out += (i > 0 ? ", " : "") + NodeName(notices[i].node.pool_id, notices[i].node.ordinal);
+  }
+  return out;
+}
+
+}  // namespace
+
+StatusOr<FailureStepStats> FailureSimulator::Step(Timestamp now) {
+  FailureStepStats stats;
+  TY_RETURN_IF_ERROR(store_.StartRepairs(now));
+  TY_RETURN_IF_ERROR(FinishRepairs(now, stats));
+  TY_RETURN_IF_ERROR(store_.GiveBackPreempted(now));
+  TY_RETURN_IF_ERROR(ApplyInjections(now, stats));
+  TY_RETURN_IF_ERROR(DrawHazards(now, stats));
+  TY_RETURN_IF_ERROR(ReclaimDue(now, stats));
+  if (stats.notices + stats.reclaimed + stats.failed + stats.repaired + stats.injections > 0) {
+    LogJson(LogLevel::kInfo, "fleet_failures",
+            {{"notices", stats.notices},
+             {"reclaimed", stats.reclaimed},
+             {"failed", stats.failed},
+             {"repaired", stats.repaired},
+             {"injections", stats.injections}});
+  }
+  return stats;
+}
+
+StatusOr<std::map<int64_t, JobRecord>> FailureSimulator::JobsOn(
+    const std::vector<NodeStatus>& nodes) {
+  std::vector<int64_t> ids;
+  for (const NodeStatus& n : nodes) {
+    if (n.job_id) ids.push_back(*n.job_id);
+  }
+  return store_.Jobs(ids);
+}
+
+Status FailureSimulator::FinishRepairs(Timestamp now, FailureStepStats& stats) {
+  TY_ASSIGN_OR_RETURN(std::vector<NodeStatus> due, store_.RepairsDue(now));
+  TY_ASSIGN_OR_RETURN(auto jobs, JobsOn(due));
+  for (const NodeStatus& n : due) {
+    Repair repair;
+    repair.node = n.node;
+    repair.at = n.ready_at.value_or(now);
+    auto job = n.job_id ? jobs.find(*n.job_id) : jobs.end();
+    if (job != jobs.end() && job->second.job.state == JobState::kPending &&
+        !job->second.next_action_at) {
+      // The repaired node is a new VM: it pulls the image again before the replicas restart.
+      auto image = sim::PrimaryImage(job->second.job);
+      Duration pull = fleet_.ImagePullTime(image.value_or(""));
+      repair.resume_at = Later(repair.at, pull);
+      repair.job = JobChange{job->second.id, job->second.version, JobState::kPending,
+                             "node " + NodeName(n.node.pool_id, n.node.ordinal) +
+                                 " repaired; all replicas restart after the image pull (" +
+                                 ShortDuration(pull) + ")"};
+    }
+    TY_ASSIGN_OR_RETURN(bool done, store_.FinishRepair(repair));
+    stats.repaired += done;
+  }
+  return Status::Ok();
+}
+
+Status FailureSimulator::ApplyInjections(Timestamp now, FailureStepStats& stats) {
+  TY_ASSIGN_OR_RETURN(std::vector<FaultInjection> pending,
+                      store_.PendingInjections(kInjectionBatch));
+  for (const FaultInjection& injection : pending) {
+    if (injection.kind == FaultKind::kNodeFailure) {
+      // The fleet file may have changed since the request: a node it no longer has is not live.
+      auto ref = FindNode(fleet_, injection.node);
+      bool live = false;
+      if (ref) {
+        auto node = store_.Node(*ref);
+        if (!node.ok() && node.status().code() != Code::kNotFound) return node.status();
+        live = node.ok() && IsLive(node->state);
+      }
+      if (!live) {
+        TY_RETURN_IF_ERROR(store_.FinishInjection(
+            {injection.id, "node " + injection.node + " has no running VM; nothing failed"}, now));
+      } else {
+        TY_ASSIGN_OR_RETURN(
+            bool applied,
+            Fail(*ref, now,
+                 InjectionDone{injection.id, "node " + injection.node + " FAILED; repaired at " +
+                                                 ClockText(Later(now, fleet_.repair_time))}));
+        if (!applied) continue;  // its job moved on meanwhile: next pass
+        ++stats.failed;
+      }
+      ++stats.injections;
+      continue;
+    }
+    TY_ASSIGN_OR_RETURN(std::vector<SpotNotice> notices, PickNotices(injection, now));
+    std::string outcome = notices.empty() ? "no live spot node to preempt"
+                                          : "preemption notice given to " + NodesText(notices);
+    TY_RETURN_IF_ERROR(
+        store_.GiveNotices(notices, now, std::nullopt, InjectionDone{injection.id, outcome}));
+    stats.notices += static_cast<int>(notices.size());
+    ++stats.injections;
+  }
+  return Status::Ok();
+}
+
+StatusOr<std::vector<SpotNotice>> FailureSimulator::PickNotices(const FaultInjection& injection,
+                                                                Timestamp now) {
+  std::vector<std::string> pools;
+  std::optional<NodeRef> only;
+  if (!injection.node.empty()) {
+    only = FindNode(fleet_, injection.node);
+    if (only) pools.push_back(only->pool_id);
+  } else {
+    for (const CapacityPool& pool : fleet_.pools) {
+      bool in =
+          injection.pool_id.empty() ? pool.zone == injection.zone : pool.id == injection.pool_id;
+      if (in && pool.model == ConsumptionModel::kSpot) pools.push_back(pool.id);
+    }
+  }
+  TY_ASSIGN_OR_RETURN(std::vector<NodeStatus> live, store_.LiveNodes(pools));
+  if (only) {
+    std::erase_if(live, [&](const NodeStatus& n) { return n.node.ordinal != only->ordinal; });
+  }
+  // Which nodes: an order drawn from the fleet's seed and the injection's id, so a replayed
+  // scenario hits the same ones.
+  auto rank = [&](const NodeStatus& n) {
+    return HazardDraw(fleet_.seed, HazardStream::kInjectionPick, n.node.pool_id, n.node.ordinal,
+                      injection.id);
+  };
+  std::sort(live.begin(), live.end(),
+            [&](const NodeStatus& a, const NodeStatus& b) { return rank(a) < rank(b); });
+  size_t n = live.size();
+  if (injection.count) n = std::min<size_t>(n, static_cast<size_t>(*injection.count));
+  if (injection.fraction) {
+    n = std::min(n, static_cast<size_t>(std::ceil(*injection.fraction * live.size())));
+  }
+  std::vector<SpotNotice> notices;
+  Timestamp preempt_at = Later(now, fleet_.spot_notice);
+  for (size_t i = 0; i < n; ++i) {
+    notices.push_back({live[i].node, preempt_at,
+                       "spot preemption notice: node " +
+                           NodeName(live[i].node.pool_id, live[i].node.ordinal) +
+                           " is reclaimed at " + ClockText(preempt_at)});
+  }
+  return notices;
+}
+
+Status FailureSimulator::DrawHazards(Timestamp now, FailureStepStats& stats) {
+  TY_ASSIGN_OR_RETURN(std::optional<int64_t> drawn, store_.HazardTick());
+  const int64_t last = CompletedTicks(fleet_.epoch, now) - 1;  // the last completed tick
+  int64_t first = drawn ? *drawn + 1 : 0;
+  if (last < first) return Status::Ok();
+  first = std::max(first, last - kMaxCatchUpTicks + 1);
+  // A node is at risk from the first tick that ends after it came up.
+  auto from = [&](const NodeStatus& n) {
+    return std::max(first, CompletedTicks(fleet_.epoch, n.since));
+  };
+
+  bool all_applied = true;
+  auto failing = [](const CapacityPool& p) { return p.failures_per_node_hour > 0; };
+  TY_ASSIGN_OR_RETURN(std::vector<NodeStatus> fragile, store_.LiveNodes(PoolIds(fleet_, failing)));
+  for (const NodeStatus& n : fragile) {
+    const CapacityPool* pool = fleet_.FindPool(n.node.pool_id);
+    auto hit = FirstHit(fleet_.seed, HazardStream::kNodeFailure, n.node.pool_id, n.node.ordinal,
+                        pool->failures_per_node_hour, from(n), last);
+    if (!hit) continue;
+    TY_ASSIGN_OR_RETURN(bool applied, Fail(n.node, TickEnd(fleet_.epoch, *hit), std::nullopt));
+    all_applied = all_applied && applied;
+    stats.failed += applied;
+  }
+
+  auto spot = [](const CapacityPool& p) {
+    return p.model == ConsumptionModel::kSpot && p.spot_preemptions_per_node_hour > 0;
+  };
+  TY_ASSIGN_OR_RETURN(std::vector<NodeStatus> at_risk, store_.LiveNodes(PoolIds(fleet_, spot)));
+  std::vector<SpotNotice> notices;
+  for (const NodeStatus& n : at_risk) {
+    const CapacityPool* pool = fleet_.FindPool(n.node.pool_id);
+    auto hit = FirstHit(fleet_.seed, HazardStream::kSpotPreemption, n.node.pool_id, n.node.ordinal,
+                        pool->spot_preemptions_per_node_hour, from(n), last);
+    if (!hit) continue;
+    Timestamp preempt_at = Later(TickEnd(fleet_.epoch, *hit), fleet_.spot_notice);
+    notices.push_back({n.node, preempt_at,
+                       "spot preemption notice: node " + NodeName(n.node.pool_id, n.node.ordinal) +
+                           " is reclaimed at " + ClockText(preempt_at)});
+  }
+  // A failure that lost a race is drawn again next pass: keep the tick where it was.
+  TY_RETURN_IF_ERROR(store_.GiveNotices(
+      notices, now, all_applied ? std::optional<int64_t>(last) : std::nullopt, std::nullopt));
+  stats.notices += static_cast<int>(notices.size());
+  return Status::Ok();
+}
+
+Status FailureSimulator::ReclaimDue(Timestamp now, FailureStepStats& stats) {
+  TY_ASSIGN_OR_RETURN(std::vector<NodeStatus> due, store_.NoticesDue(now));
+  TY_ASSIGN_OR_RETURN(auto jobs, JobsOn(due));
+  std::set<int64_t> restarted;  // one restart per job, however many of its nodes go
+  for (const NodeStatus& n : due) {
+    Reclaim reclaim;
+    reclaim.node = n.node;
+    reclaim.at = n.preempt_at.value_or(now);
+    auto job = n.job_id ? jobs.find(*n.job_id) : jobs.end();
+    if (job != jobs.end() && FinishedBy(job->second, reclaim.at)) continue;
+    if (job != jobs.end() && Holds(job->second.job.state)) {
+      if (!restarted.insert(job->first).second) continue;  // released with the first one
+      const JobRecord& record = job->second;
+      bool disable =
+          record.job.job_spec.scheduling && record.job.job_spec.scheduling->disable_retries;
+      SpotPreemptionOutcome outcome = AfterSpotPreemption(record.spot_restarts, disable,
+                                                          NodeName(n.node.pool_id, n.node.ordinal));
+      reclaim.restart = outcome.restart;
+      reclaim.job = JobChange{record.id, record.version, record.job.state, outcome.message};
+    }
+    TY_ASSIGN_OR_RETURN(bool done, store_.ReclaimNode(reclaim));
+    stats.reclaimed += done;
+  }
+  return Status::Ok();
+}
+
+StatusOr<bool> FailureSimulator::Fail(const NodeRef& ref, Timestamp at,
+                                      std::optional<InjectionDone> injection) {
+  TY_ASSIGN_OR_RETURN(NodeStatus node, store_.Node(ref));
+  NodeFailure failure;
+  failure.node = ref;
+  failure.at = at;
+  failure.repaired_at = Later(at, fleet_.repair_time);
+  failure.injection = std::move(injection);
+  if (node.job_id) {
+    TY_ASSIGN_OR_RETURN(auto jobs, store_.Jobs({*node.job_id}));
+    auto job = jobs.find(*node.job_id);
+    if (job != jobs.end() && Holds(job->second.job.state) && !FinishedBy(job->second, at)) {
+      failure.job = JobChange{job->second.id, job->second.version, job->second.job.state,
+                              "node " + NodeName(ref.pool_id, ref.ordinal) +
+                                  " failed; the whole gang stops and restarts when it is repaired "
+                                  "(repair takes " +
+                                  ShortDuration(fleet_.repair_time) + "), keeping its progress"};
+    }
+  }
+  return store_.FailNode(failure);
+}
+
+}  // namespace trainyard

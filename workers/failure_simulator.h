@@ -1,0 +1,45 @@
+#pragma once
+// The simulated fleet's failures, in virtual time: spot preemptions (the pool's hazard per
+// node-hour, drawn from the fleet's seed; 30 s notice; the job restarts from the queue up to 6
+// times, then FAILS with STOCKOUT), node failures (injected, or a pool's failure hazard; FAILED →
+// REPAIRING for the fleet's repairTime → READY, the job waiting PENDING meanwhile and resuming
+// with the run time it had left), and the faults injected over HTTP.
+//
+// Exactly one actor per database: the scheduler leader runs Step() in its pass, on its own
+// connection (which holds the leader lock). Each change is its own short transaction.
+#include "services/fleet/failure_store.h"
+#include "services/fleet/fleet.h"
+
+namespace trainyard {
+
+struct FailureStepStats {
+  int notices = 0;
+  int reclaimed = 0;
+  int failed = 0;
+  int repaired = 0;
+  int injections = 0;
+};
+
+class FailureSimulator {
+ public:
+  FailureSimulator(FailureStore& store, const Fleet& fleet) : store_(store), fleet_(fleet) {}
+
+  // Everything due at virtual time `now`: repairs, injected faults, hazard draws, reclaims.
+  StatusOr<FailureStepStats> Step(Timestamp now);
+
+ private:
+  StatusOr<std::map<int64_t, JobRecord>> JobsOn(const std::vector<NodeStatus>& nodes);
+  Status FinishRepairs(Timestamp now, FailureStepStats& stats);
+  Status ApplyInjections(Timestamp now, FailureStepStats& stats);
+  // Preemption notices for an injected spot preemption, nodes picked by the fleet's seed.
+  StatusOr<std::vector<SpotNotice>> PickNotices(const FaultInjection& injection, Timestamp now);
+  Status DrawHazards(Timestamp now, FailureStepStats& stats);
+  Status ReclaimDue(Timestamp now, FailureStepStats& stats);
+  // false: the node's job moved on meanwhile; try again next pass.
+  StatusOr<bool> Fail(const NodeRef& node, Timestamp at, std::optional<InjectionDone> injection);
+
+  FailureStore& store_;
+  const Fleet& fleet_;
+};
+
+}  // namespace trainyard
