@@ -55,6 +55,29 @@ StatusOr<std::unique_ptr<sdk::Client>> MakeClient(const ClientFlags& flags) {
   return sdk::Client::Create(std::move(options));
 }
 
+CLI::App* AddClientVerb(CLI::App& group, CommandRun* run, std::shared_ptr<const ClientFlags> flags,
+                        const std::string& name, const std::string& help, ClientVerbBody body) {
+  CLI::App* verb = group.add_subcommand(name, help);
+  verb->callback([run, flags, verb, body] {
+    *run = [flags, verb, body]() -> int {
+      auto client = MakeClient(*flags);
+      if (!client.ok()) return PrintUsageError(*verb, client.status().message());
+      return body(**client, *verb);
+    };
+  });
+  return verb;
+}
+
+std::optional<std::chrono::milliseconds> WaitTimeout(double seconds) {
+  if (seconds <= 0) return std::nullopt;
+  return std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
+}
+
+int PrintWaitError(const Status& status) {
+  PrintError(status);
+  return status.code() == Code::kDeadlineExceeded ? kExitTimeout : kExitError;
+}
+
 int PrintError(const Status& status) {
   std::cerr << "trainyard: " << CodeName(status.code()) << ": " << status.message() << "\n";
   for (const FieldViolation& v : status.violations()) {

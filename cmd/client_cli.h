@@ -3,8 +3,10 @@
 // fallbacks, exit codes, and how errors are printed (one line, plus usage for a bad invocation).
 #include <CLI/CLI.hpp>
 
+#include <chrono>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "sdk/client.h"
@@ -46,6 +48,17 @@ struct ClientFlags {
 void AddClientFlags(CLI::App& group, ClientFlags& flags);
 
 StatusOr<std::unique_ptr<sdk::Client>> MakeClient(const ClientFlags& flags);
+
+// Adds a verb to `group`. When it is chosen, *run connects with *flags (read after parsing) and
+// calls `body`; a missing project or a bad endpoint is a usage error of that verb.
+using ClientVerbBody = std::function<int(sdk::Client& client, const CLI::App& verb)>;
+CLI::App* AddClientVerb(CLI::App& group, CommandRun* run, std::shared_ptr<const ClientFlags> flags,
+                        const std::string& name, const std::string& help, ClientVerbBody body);
+
+// --timeout SECONDS as a wait deadline; 0 (the default) is none.
+std::optional<std::chrono::milliseconds> WaitTimeout(double seconds);
+// A wait that ended in an error: printed; kExitTimeout for DEADLINE_EXCEEDED, else kExitError.
+int PrintWaitError(const Status& status);
 
 // "trainyard: NOT_FOUND: …" on stderr, one line per field violation below it; returns kExitError.
 int PrintError(const Status& status);

@@ -65,10 +65,7 @@ int WaitAndReport(sdk::Client& client, const JobsFlags& flags, const std::string
     options.on_change = [&](const sdk::Job& job) { PrintWaitLine(std::cout, elapsed(), job); };
   }
   auto job = client.WaitJob(name, options);
-  if (!job.ok()) {
-    PrintError(job.status());
-    return job.status().code() == Code::kDeadlineExceeded ? kExitTimeout : kExitError;
-  }
+  if (!job.ok()) return PrintWaitError(job.status());
   if (flags.client.json) {
     PrintRaw(job->raw);
   } else {
@@ -151,19 +148,15 @@ int Delete(sdk::Client& client, const JobsFlags& flags) {
   return kExitOk;
 }
 
-// Registers one verb; on selection, *run builds the client and calls `body`.
-template <typename Body>
+using JobsVerbBody = std::function<int(sdk::Client&, const JobsFlags&, const CLI::App&)>;
+
 CLI::App* AddVerb(CLI::App& jobs, CommandRun* run, std::shared_ptr<JobsFlags> flags,
-                  const std::string& name, const std::string& help, Body body) {
-  CLI::App* verb = jobs.add_subcommand(name, help);
-  verb->callback([run, flags, verb, body] {
-    *run = [flags, verb, body]() -> int {
-      auto client = MakeClient(flags->client);
-      if (!client.ok()) return PrintUsageError(*verb, client.status().message());
-      return body(**client, *flags, *verb);
-    };
-  });
-  return verb;
+                  const std::string& name, const std::string& help, JobsVerbBody body) {
+  std::shared_ptr<const ClientFlags> client_flags(flags, &flags->client);
+  return AddClientVerb(jobs, run, client_flags, name, help,
+                       [flags, body](sdk::Client& client, const CLI::App& verb) {
+                         return body(client, *flags, verb);
+                       });
 }
 
 }  // namespace

@@ -28,30 +28,20 @@ int Report(const OpsFlags& flags, const sdk::Operation& op) {
 
 CLI::App* AddVerb(CLI::App& ops, CommandRun* run, std::shared_ptr<OpsFlags> flags,
                   const std::string& name, const std::string& help, bool wait) {
-  CLI::App* verb = ops.add_subcommand(name, help);
+  std::shared_ptr<const ClientFlags> client_flags(flags, &flags->client);
+  CLI::App* verb = AddClientVerb(
+      ops, run, client_flags, name, help, [flags, wait](sdk::Client& client, const CLI::App&) {
+        if (!wait) {
+          auto op = client.GetOperation(flags->name);
+          return op.ok() ? Report(*flags, *op) : PrintError(op.status());
+        }
+        sdk::OperationWaitOptions options;
+        options.timeout = WaitTimeout(flags->timeout_seconds);
+        auto op = client.WaitOperation(flags->name, options);
+        return op.ok() ? Report(*flags, *op) : PrintWaitError(op.status());
+      });
   verb->add_option("NAME", flags->name, "operation name (projects/…/operations/ID) or ID")
       ->required();
-  verb->callback([run, flags, verb, wait] {
-    *run = [flags, verb, wait]() -> int {
-      auto client = MakeClient(flags->client);
-      if (!client.ok()) return PrintUsageError(*verb, client.status().message());
-      if (!wait) {
-        auto op = (*client)->GetOperation(flags->name);
-        return op.ok() ? Report(*flags, *op) : PrintError(op.status());
-      }
-      sdk::OperationWaitOptions options;
-      if (flags->timeout_seconds > 0) {
-        options.timeout =
-            std::chrono::milliseconds(static_cast<int64_t>(flags->timeout_seconds * 1000));
-      }
-      auto op = (*client)->WaitOperation(flags->name, options);
-      if (!op.ok()) {
-        PrintError(op.status());
-        return op.status().code() == Code::kDeadlineExceeded ? kExitTimeout : kExitError;
-      }
-      return Report(*flags, *op);
-    };
-  });
   return verb;
 }
 

@@ -78,8 +78,11 @@ Status StatusFromHttpError(int http_status, std::string_view body) {
   Status status(code, std::move(message));
   if (auto details = error.find("details"); details != error.end() && details->is_array()) {
     for (const auto& detail : *details) {
-      if (detail.is_object() && detail.value("@type", "") == kBadRequestType) {
+      if (!detail.is_object()) continue;
+      if (detail.value("@type", "") == kBadRequestType) {
         AddViolations(detail, status);
+      } else {
+        status.WithDetail(detail.dump());
       }
     }
   }

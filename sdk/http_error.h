@@ -1,6 +1,7 @@
 #pragma once
 // A non-2xx reply becomes a Status, the one error currency of the SDK: the canonical code the body
-// names (else the one the HTTP status implies), its message, and its BadRequest field violations.
+// names (else the one the HTTP status implies), its message, its BadRequest field violations as
+// violations(), and every other detail (ErrorInfo with the request id, …) as details().
 #include <string_view>
 
 #include "services/status.h"

@@ -1,6 +1,8 @@
 // Every non-2xx reply becomes a Status with the canonical code, message and field violations.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "api/error_body.h"
 #include "sdk/http_error.h"
 
@@ -19,6 +21,12 @@ TEST(SdkHttpErrorTest, TheServersErrorBodyDecodesBackToTheSameStatus) {
   EXPECT_EQ(got.violations()[0].field, "jobSpec.workerPoolSpecs[0].replicaCount");
   EXPECT_EQ(got.violations()[0].description, "must be at least 1");
   EXPECT_EQ(got.violations()[1].field, "displayName");
+  // The ErrorInfo detail is kept whole, request id included.
+  ASSERT_EQ(got.details().size(), 1u);
+  auto info = nlohmann::json::parse(got.details()[0]);
+  EXPECT_EQ(info["@type"], "type.googleapis.com/google.rpc.ErrorInfo");
+  EXPECT_EQ(info["reason"], "INVALID_ARGUMENT");
+  EXPECT_EQ(info["metadata"]["requestId"], "req-1");
 }
 
 TEST(SdkHttpErrorTest, TheNamedStatusWinsOverTheHttpStatus) {
