@@ -9,7 +9,7 @@ export CCACHE_DIR ?= $(HOME)/.cache/trainyard-ccache
 export CCACHE_BASEDIR ?= $(CURDIR)
 export CCACHE_SLOPPINESS ?= pch_defines,time_macros,include_file_mtime,include_file_ctime
 
-.PHONY: setup build run test asan bench format clean
+.PHONY: setup build run test asan bench bench-scheduler format clean
 
 setup:
 	@bash scripts/setup
@@ -32,9 +32,13 @@ asan: setup
 	cmake --build build-asan -j$(JOBS)
 	cd build-asan && LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp ctest -j2 --output-on-failure
 
-# Benchmarks (bench/): the scheduler core at 1k-100k pending x 100-10k nodes. The HTTP/PostgreSQL
-# harness of issue #5 joins this target when it lands.
+# Benchmarks (bench/): the server under wrk beside its references (the no-work endpoint, pgbench),
+# end to end, and the scheduler core. Writes bench/results/latest.{json,md}. bench-scheduler runs
+# the scheduler core's whole Google Benchmark grid (1k-100k pending x 100-10k nodes).
 bench: build
+	bash bench/run $(BUILD_DIR)
+
+bench-scheduler: build
 	$(BUILD_DIR)/bench/trainyard_bench --benchmark_counters_tabular=true
 
 format:

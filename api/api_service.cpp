@@ -41,10 +41,17 @@ ApiService::ApiService(ReadinessProbe readiness) : readiness_(std::move(readines
   });
 }
 
-void ApiService::Attach(JobService& jobs) {
-  resources_owner_ = std::make_unique<Resources>(jobs);
-  resources_owner_->custom_jobs.Register(resources_owner_->router);
-  resources_owner_->operations.Register(resources_owner_->router);
+void ApiService::Attach(JobService& jobs, AdminService& admin) {
+  resources_owner_ = std::make_unique<Resources>(jobs, admin);
+  Resources& r = *resources_owner_;
+  r.custom_jobs.Register(r.router);
+  r.operations.Register(r.router);
+  r.job_events.Register(r.router);
+  r.fleet.Register(r.router);
+  r.nodes.Register(r.router);
+  r.reservations.Register(r.router);
+  r.queues.Register(r.router);
+  r.costs.Register(r.router);
   resources_.store(resources_owner_.get(), std::memory_order_release);
 }
 

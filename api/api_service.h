@@ -5,8 +5,14 @@
 #include <functional>
 #include <memory>
 
+#include "api/admin_cost_handler.h"
+#include "api/admin_fleet_handler.h"
+#include "api/admin_node_handler.h"
+#include "api/admin_queue_handler.h"
+#include "api/admin_reservation_handler.h"
 #include "api/custom_job_handler.h"
 #include "api/http_server.h"
+#include "api/job_event_handler.h"
 #include "api/operation_handler.h"
 #include "api/router.h"
 #include "services/job_service.h"
@@ -21,7 +27,7 @@ using ReadinessProbe = std::function<Status()>;
 class ApiService {
  public:
   explicit ApiService(ReadinessProbe readiness);
-  void Attach(JobService& jobs);
+  void Attach(JobService& jobs, AdminService& admin);
   HttpResponse Handle(HttpRequest& request);
   Handler AsHandler() {
     return [this](HttpRequest& r) { return Handle(r); };
@@ -29,10 +35,25 @@ class ApiService {
 
  private:
   struct Resources {
-    explicit Resources(JobService& jobs) : custom_jobs(jobs), operations(jobs) {}
+    Resources(JobService& jobs, AdminService& admin)
+        : custom_jobs(jobs),
+          operations(jobs),
+          job_events(admin),
+          fleet(admin),
+          nodes(admin),
+          reservations(admin),
+          queues(admin),
+          costs(admin) {}
     Router router;
     CustomJobHandler custom_jobs;
     OperationHandler operations;
+    // The read-only admin view under /trainyard/v1/.
+    JobEventHandler job_events;
+    AdminFleetHandler fleet;
+    AdminNodeHandler nodes;
+    AdminReservationHandler reservations;
+    AdminQueueHandler queues;
+    AdminCostHandler costs;
   };
 
   HttpResponse Route(const HttpRequest& request);

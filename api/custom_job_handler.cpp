@@ -1,12 +1,11 @@
 #include "api/custom_job_handler.h"
 
-#include <charconv>
-
 #include "api/error_body.h"
 #include "api/field_mask.h"
 #include "api/filter_parser.h"
 #include "api/json_body.h"
 #include "api/page_token.h"
+#include "api/query_params.h"
 #include "api/wire/custom_job_codec.h"
 #include "api/wire/operation_codec.h"
 
@@ -29,23 +28,6 @@ ParentRef Parent(const RouteMatch& m) {
 }
 
 JobRef Job(const RouteMatch& m) { return JobRef{Parent(m), m.params.at("job")}; }
-
-std::string QueryOr(const HttpRequest& r, const char* camel, const char* snake) {
-  if (const std::string* v = r.Query(camel)) return *v;
-  if (const std::string* v = r.Query(snake)) return *v;
-  return "";
-}
-
-StatusOr<int> ParsePageSize(const std::string& text) {
-  if (text.empty()) return kDefaultPageSize;
-  int value = 0;
-  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || ptr != text.data() + text.size() || value < 0) {
-    return InvalidField("pageSize", "must be a non-negative integer, got \"" + text + "\"");
-  }
-  if (value == 0) return kDefaultPageSize;
-  return std::min(value, kMaxPageSize);
-}
 
 }  // namespace
 
@@ -82,7 +64,8 @@ HttpResponse CustomJobHandler::List(const HttpRequest& request, const RouteMatch
   auto fail = [&](const Status& s) { return ErrorResponse(s, request.request_id); };
   ListJobsRequest list;
   list.parent = Parent(match);
-  auto page_size = ParsePageSize(QueryOr(request, "pageSize", "page_size"));
+  auto page_size =
+      ParsePageSize(QueryOr(request, "pageSize", "page_size"), kDefaultPageSize, kMaxPageSize);
   if (!page_size.ok()) return fail(page_size.status());
   list.page_size = *page_size;
 

@@ -76,4 +76,23 @@ StatusOr<JobCursor> DecodePageToken(const std::string& token, const std::string&
   return JobCursor{FromUnixMicros(j["t"].get<int64_t>()), j["i"].get<int64_t>()};
 }
 
+std::string EncodeNodePageToken(const NodeCursor& cursor, const std::string& filter) {
+  nlohmann::json j = {{"p", cursor.pool_id}, {"o", cursor.ordinal}, {"f", Fingerprint(filter)}};
+  return Base64UrlEncode(j.dump());
+}
+
+StatusOr<NodeCursor> DecodeNodePageToken(const std::string& token, const std::string& filter) {
+  std::string raw;
+  if (token.size() > 1024 || !Base64UrlDecode(token, raw)) return BadToken();
+  nlohmann::json j = nlohmann::json::parse(raw, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object() || !j.contains("p") || !j.contains("o") || !j.contains("f") ||
+      !j["p"].is_string() || !j["o"].is_number_integer() || !j["f"].is_number_unsigned()) {
+    return BadToken();
+  }
+  if (j["f"].get<uint64_t>() != Fingerprint(filter)) {
+    return InvalidField("pageToken", "the page token was issued for different filters");
+  }
+  return NodeCursor{j["p"].get<std::string>(), j["o"].get<int64_t>()};
+}
+
 }  // namespace trainyard::api

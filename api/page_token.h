@@ -4,6 +4,7 @@
 // than silently skipping or repeating jobs.
 #include <string>
 
+#include "services/admin/admin_repository.h"
 #include "services/job_repository.h"
 #include "services/status.h"
 
@@ -11,5 +12,9 @@ namespace trainyard::api {
 
 std::string EncodePageToken(const JobCursor& cursor, const std::string& filter);
 StatusOr<JobCursor> DecodePageToken(const std::string& token, const std::string& filter);
+
+// The same for the admin node list, keyed by (pool id, ordinal).
+std::string EncodeNodePageToken(const NodeCursor& cursor, const std::string& filter);
+StatusOr<NodeCursor> DecodeNodePageToken(const std::string& token, const std::string& filter);
 
 }  // namespace trainyard::api

@@ -46,6 +46,13 @@ int main(int argc, char** argv) {
   serve_cmd->add_option("--fleet", serve.fleet,
                         "fleet file: zones, pools, consumption models, quotas (default: "
                         "payloads/fleets/default.json)");
+  serve_cmd
+      ->add_option("--roles", serve.roles,
+                   "parts to run, comma-separated: api (the HTTP API), scheduler (admission; one "
+                   "leader per database), executor (the runtime's job leases)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"api", "scheduler", "executor"}))
+      ->capture_default_str();
   serve_cmd->add_flag("--debug", serve.debug, "debug logging");
 
   trainyard::cmd::MigrateOptions migrate;

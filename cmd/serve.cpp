@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <atomic>
 #include <iostream>
 #include <memory>
@@ -12,11 +13,13 @@
 
 #include "api/api_service.h"
 #include "api/http_server.h"
+#include "services/admin/admin_service.h"
 #include "services/job_service.h"
 #include "services/log.h"
 #include "storage/embedded_postgres.h"
 #include "storage/migrator.h"
 #include "storage/pg.h"
+#include "storage/pg_admin_store.h"
 #include "storage/pg_job_store.h"
 #include "storage/pg_project_repository.h"
 #include "storage/pg_scheduler_store.h"
@@ -87,6 +90,12 @@ void InitJsonLogging(bool debug) {
   spdlog::set_level(debug ? spdlog::level::debug : spdlog::level::info);
 }
 
+std::string JoinRoles(const std::vector<std::string>& roles) {
+  std::string out;
+  for (const auto& r : roles) out += (out.empty() ? "" : ",") + r;
+  return out;
+}
+
 int Fail(const std::string& event, const Status& status) {
   LogJson(LogLevel::kError, event,
           {{"code", CodeName(status.code())}, {"error", status.message()}});
@@ -136,26 +145,34 @@ int RunServe(const ServeOptions& options) {
   storage::PgJobStore jobs(*db->pool);
   storage::PgOperationRepository operations(*db->pool);
   JobService job_service(projects, jobs, operations, **clock);
-  api.Attach(job_service);
-  ready_pool = db->pool.get();
+  auto runs = [&](const char* role) {
+    return std::find(options.roles.begin(), options.roles.end(), role) != options.roles.end();
+  };
 
+  // The fleet's epoch is fixed before anything reads the fleet (the admin view, the scheduler).
   storage::PgSchedulerStore scheduler_store(db->conninfo);
   auto epoch = scheduler_store.SyncNodes(*fleet, (*clock)->Now());
   if (!epoch.ok()) return Fail("fleet_sync_failed", epoch.status());
   fleet->SetEpoch(*epoch);
+
+  storage::PgAdminStore admin_store(*db->pool);
+  AdminService admin_service(admin_store, projects, *fleet, **clock);
+  if (runs("api")) api.Attach(job_service, admin_service);
+  ready_pool = db->pool.get();
   SchedulerLoop scheduler(scheduler_store, *fleet, **clock);
-  scheduler.Start();
+  if (runs("scheduler")) scheduler.Start();
 
   JobExecutorOptions executor_options;
   executor_options.owner = DefaultExecutorOwner();
   executor_options.lease = std::chrono::seconds(options.lease_seconds);
   JobExecutor executor(jobs, jobs, **clock, executor_options);
-  executor.Start();
+  if (runs("executor")) executor.Start();
   LogJson(LogLevel::kInfo, "ready",
           {{"listen", options.listen},
            {"sim_speed", options.sim_speed},
            {"embedded_postgres", db->embedded ? "yes" : "no"},
            {"fleet", fleet->name},
+           {"roles", JoinRoles(options.roles)},
            {"pools", static_cast<int64_t>(fleet->pools.size())}});
 
   int signal = 0;

@@ -1,5 +1,6 @@
 #pragma once
 #include <string>
+#include <vector>
 
 namespace trainyard::cmd {
 
@@ -12,6 +13,9 @@ struct ServeOptions {
   int db_pool = 8;
   int lease_seconds = 30;
   std::string fleet;  // fleet file; empty: payloads/fleets/default.json of the source tree
+  // Which parts run in this process: api, scheduler, executor. Scale-out runs many api processes
+  // and scheduler/executor ones on one PostgreSQL; the scheduler leads by advisory lock.
+  std::vector<std::string> roles = {"api", "scheduler", "executor"};
   bool debug = false;
 };
 

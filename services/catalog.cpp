@@ -342,4 +342,54 @@ StatusOr<TpuSlice> ResolveTpuTopology(const MachineType& machine, std::string_vi
                                          " (got \"" + N(topology) + "\")");
 }
 
+std::optional<Precision> ParsePrecision(std::string_view name) {
+  if (name == "bf16") return Precision::kBf16;
+  if (name == "fp8") return Precision::kFp8;
+  return std::nullopt;
+}
+
+std::optional<double> GpuPeakFlops(AcceleratorType type, Precision precision) {
+  struct Peak {
+    double bf16;
+    double fp8;  // 0: no fp8 tensor cores
+  };
+  auto peak = [&]() -> std::optional<Peak> {
+    switch (type) {
+      case AT::kNvidiaH100_80gb:
+      case AT::kNvidiaH100Mega80gb:
+      case AT::kNvidiaH200_141gb:  // same SXM5 compute as H100, more memory
+        return Peak{989e12, 1979e12};
+      case AT::kNvidiaB200:
+        return Peak{2250e12, 4500e12};
+      case AT::kNvidiaTeslaA100:
+      case AT::kNvidiaA100_80gb:
+        return Peak{312e12, 0};
+      case AT::kNvidiaL4:
+        return Peak{121e12, 242e12};
+      case AT::kNvidiaTeslaV100:
+        return Peak{125e12, 0};  // fp16 tensor cores: V100 has no bf16
+      case AT::kNvidiaTeslaT4:
+        return Peak{65e12, 0};  // fp16
+      default:
+        return std::nullopt;
+    }
+  }();
+  if (!peak) return std::nullopt;
+  double value = precision == Precision::kBf16 ? peak->bf16 : peak->fp8;
+  if (value <= 0) return std::nullopt;
+  return value;
+}
+
+std::optional<double> TpuPeakFlops(std::string_view family, Precision precision) {
+  // capacity.md: v5e 197, v5p 459, v4 275 TFLOP/s bf16 per chip; v3 123 and v2 45 (per chip of
+  // two TensorCores). Their 8-bit modes are integer, not fp8.
+  if (precision != Precision::kBf16) return std::nullopt;
+  if (family == "v5e") return 197e12;
+  if (family == "v5p") return 459e12;
+  if (family == "v4") return 275e12;
+  if (family == "v3") return 123e12;
+  if (family == "v2") return 45e12;
+  return std::nullopt;
+}
+
 }  // namespace trainyard

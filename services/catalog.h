@@ -7,6 +7,7 @@
 // Figures are Compute Engine's published shapes (vCPU, memory, GPUs). Network bandwidth is the
 // per-VM maximum egress and is approximate for TPU hosts (derived from per-chip DCN figures).
 #include <cstdint>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -60,5 +61,16 @@ StatusOr<TpuSlice> ResolveTpuTopology(const MachineType& machine, std::string_vi
 // The topologies ResolveTpuTopology accepts for `machine`, smallest first; empty for non-TPU
 // types and for cloud-tpu.
 std::vector<std::string_view> TpuTopologies(const MachineType& machine);
+
+// Number format a training step runs in, for the peak rates below.
+enum class Precision { kBf16, kFp8 };
+// "bf16" or "fp8"; nullopt otherwise.
+std::optional<Precision> ParsePrecision(std::string_view name);
+
+// Dense peak FLOP/s of one chip (vendor data sheets, no sparsity): a GPU by its accelerator type,
+// a TPU by its family ("v5e", "v5p", "v4", "v3", "v2"). nullopt when the chip has no such mode
+// (fp8 on A100, V100, T4 or any TPU listed) or its figure is not in the catalog.
+std::optional<double> GpuPeakFlops(AcceleratorType type, Precision precision);
+std::optional<double> TpuPeakFlops(std::string_view family, Precision precision);
 
 }  // namespace trainyard

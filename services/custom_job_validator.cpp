@@ -6,6 +6,7 @@
 #include <unordered_set>
 
 #include "services/catalog.h"
+#include "services/workload_model.h"
 
 namespace trainyard {
 namespace {
@@ -536,7 +537,9 @@ Status ValidateCustomJob(const CustomJob& job) {
   TY_RETURN_IF_ERROR(ValidateWorkerPools(spec.worker_pool_specs));
   if (spec.scheduling) TY_RETURN_IF_ERROR(ValidateScheduling(*spec.scheduling));
   TY_RETURN_IF_ERROR(ValidateAcrossPools(spec));
-  return ValidateJobSpecFields(spec);
+  TY_RETURN_IF_ERROR(ValidateJobSpecFields(spec));
+  // The simulator's run-time knobs: a bad one is refused now, not ignored at run time.
+  return EstimateWorkload(spec).status();
 }
 
 }  // namespace trainyard

@@ -10,7 +10,8 @@ namespace trainyard {
 // field is the camelCase JSON path (e.g. jobSpec.workerPoolSpecs[1].machineSpec.acceleratorCount)
 // and whose description says what is allowed. Checks run in this order: displayName, labels, each
 // worker pool in index order, jobSpec.scheduling, rules spanning pools (TPU, FLEX_START, SPOT),
-// then the remaining jobSpec fields. Output-only fields are ignored.
+// the remaining jobSpec fields, then the simulator's run-time knobs in workerPoolSpecs[0].env
+// (services/workload_model.h). Output-only fields are ignored.
 Status ValidateCustomJob(const CustomJob& job);
 
 }  // namespace trainyard

@@ -19,12 +19,23 @@ std::optional<int64_t> ParseId(const std::string& text) {
   return value;
 }
 
+}  // namespace
+
 Status JobNotFound(const JobRef& ref) {
   return NotFound("CustomJob projects/" + ref.parent.project + "/locations/" + ref.parent.location +
                   "/customJobs/" + ref.job_id + " not found.");
 }
 
-}  // namespace
+StatusOr<JobKey> ResolveJobRef(ProjectRepository& projects, const JobRef& ref) {
+  std::optional<int64_t> id = ParseId(ref.job_id);
+  if (!id) return JobNotFound(ref);
+  auto project = projects.Resolve(ref.parent.project, /*create_if_missing=*/false);
+  if (!project.ok()) {
+    if (project.status().code() == Code::kNotFound) return JobNotFound(ref);
+    return project.status();
+  }
+  return JobKey{project->number, *id};
+}
 
 void AddRunningCost(JobRecord& record, Timestamp now) {
   if (!record.job.trainyard) return;
@@ -88,14 +99,8 @@ StatusOr<CustomJob> JobService::Create(const ParentRef& parent, CustomJob job,
 }
 
 StatusOr<JobRecord> JobService::Load(const JobRef& ref) {
-  std::optional<int64_t> id = ParseId(ref.job_id);
-  if (!id) return JobNotFound(ref);
-  auto project = projects_.Resolve(ref.parent.project, /*create_if_missing=*/false);
-  if (!project.ok()) {
-    if (project.status().code() == Code::kNotFound) return JobNotFound(ref);
-    return project.status();
-  }
-  auto record = jobs_.Get(project->number, ref.parent.location, *id);
+  TY_ASSIGN_OR_RETURN(JobKey key, ResolveJobRef(projects_, ref));
+  auto record = jobs_.Get(key.project_number, ref.parent.location, key.id);
   if (!record.ok() && record.status().code() == Code::kNotFound) return JobNotFound(ref);
   return record;
 }

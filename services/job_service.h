@@ -50,6 +50,17 @@ class JobService {
 // its time so far (terminal jobs have accrued everything already).
 void AddRunningCost(JobRecord& record, Timestamp now);
 
+// The NOT_FOUND a client sees for a job that does not exist (or is not theirs).
+Status JobNotFound(const JobRef& ref);
+
+// The project number and job id `ref` names; the job's NOT_FOUND when the id is not a number or
+// the project is unknown (whether the job exists is the caller's query).
+struct JobKey {
+  int64_t project_number = 0;
+  int64_t id = 0;
+};
+StatusOr<JobKey> ResolveJobRef(ProjectRepository& projects, const JobRef& ref);
+
 // Location ids are region names ("us-central1"): lowercase letters, digits and '-'.
 Status ValidateLocation(const std::string& location);
 

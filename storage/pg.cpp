@@ -253,7 +253,9 @@ Connection::~Connection() {
   if (conn_) PQfinish(conn_);
 }
 
-bool Connection::broken() const { return conn_ == nullptr || PQstatus(conn_) != CONNECTION_OK; }
+bool Connection::broken() const {
+  return poisoned_ || conn_ == nullptr || PQstatus(conn_) != CONNECTION_OK;
+}
 
 bool Connection::in_transaction() const {
   if (conn_ == nullptr) return false;
@@ -277,34 +279,36 @@ void Connection::PollForClose() {
   }
 }
 
+StatusOr<std::string> Connection::Prepare(const std::string& sql) {
+  auto it = prepared_.find(sql);
+  if (it != prepared_.end()) return it->second;
+  if (prepared_.size() >= kMaxPreparedStatements && PQtransactionStatus(conn_) != PQTRANS_INERROR) {
+    // DEALLOCATE is not transactional, so this is safe inside an open transaction too.
+    PGresult* d = PQexec(conn_, "DEALLOCATE ALL");
+    bool ok = ResultOk(d);
+    PQclear(d);
+    if (ok) prepared_.clear();
+  }
+  std::string name = "s" + std::to_string(next_statement_++);
+  PGresult* p = PQprepare(conn_, name.c_str(), sql.c_str(), 0, nullptr);
+  if (!ResultOk(p)) {
+    Status st = StatusFromError(p, conn_);
+    PQclear(p);
+    return st;
+  }
+  PQclear(p);
+  prepared_.emplace(sql, name);
+  return name;
+}
+
 StatusOr<Result> Connection::ExecPrepared(const std::string& sql, const Params& params,
                                           bool* retry) {
   *retry = false;
-  auto it = prepared_.find(sql);
-  if (it == prepared_.end()) {
-    if (prepared_.size() >= kMaxPreparedStatements &&
-        PQtransactionStatus(conn_) != PQTRANS_INERROR) {
-      // DEALLOCATE is not transactional, so this is safe inside an open transaction too.
-      PGresult* d = PQexec(conn_, "DEALLOCATE ALL");
-      bool ok = ResultOk(d);
-      PQclear(d);
-      if (ok) prepared_.clear();
-    }
-    std::string name = "s" + std::to_string(next_statement_++);
-    PGresult* p = PQprepare(conn_, name.c_str(), sql.c_str(), 0, nullptr);
-    if (!ResultOk(p)) {
-      Status st = StatusFromError(p, conn_);
-      PQclear(p);
-      return st;
-    }
-    PQclear(p);
-    it = prepared_.emplace(sql, std::move(name)).first;
-  }
-
+  TY_ASSIGN_OR_RETURN(std::string name, Prepare(sql));
   std::vector<const char*> values;
   values.reserve(params.size());
   for (const auto& v : params) values.push_back(v ? v->c_str() : nullptr);
-  PGresult* res = PQexecPrepared(conn_, it->second.c_str(), static_cast<int>(values.size()),
+  PGresult* res = PQexecPrepared(conn_, name.c_str(), static_cast<int>(values.size()),
                                  values.data(), nullptr, nullptr, 0);
   if (ResultOk(res)) return Result(res);
 
@@ -314,7 +318,7 @@ StatusOr<Result> Connection::ExecPrepared(const std::string& sql, const Params& 
     // use re-prepares (the old name stays allocated on the server until the session ends, which is
     // harmless). Outside a transaction we can retry at once; inside, the transaction is already
     // aborted, so report a retryable kAborted.
-    prepared_.erase(it);
+    prepared_.erase(sql);
     if (PQtransactionStatus(conn_) == PQTRANS_IDLE) {
       *retry = true;
     } else {
@@ -332,6 +336,71 @@ StatusOr<Result> Connection::Exec(std::string_view sql, const Params& params) {
   StatusOr<Result> r = ExecPrepared(key, params, &retry);
   if (retry) r = ExecPrepared(key, params, &retry);
   return r;
+}
+
+Status Connection::ExecPipeline(const std::vector<Statement>& statements) {
+  if (broken()) return Unavailable("database connection lost: " + ConnectionErrorMessage(conn_));
+  if (PQtransactionStatus(conn_) != PQTRANS_IDLE) {
+    return Internal("ExecPipeline needs a connection outside any transaction");
+  }
+  // Prepare first: PQprepare cannot run inside pipeline mode here without a sync of its own.
+  std::vector<std::string> names;
+  names.reserve(statements.size());
+  for (const Statement& s : statements) {
+    TY_ASSIGN_OR_RETURN(std::string name, Prepare(std::string(s.sql)));
+    names.push_back(std::move(name));
+  }
+  if (PQenterPipelineMode(conn_) != 1) {
+    return Unavailable("cannot enter pipeline mode: " + ConnectionErrorMessage(conn_));
+  }
+  // Blocking sends cannot deadlock here: each statement's reply is a few bytes, far below the
+  // socket buffers, for the batch sizes callers use (GroupCommitter caps them).
+  size_t sent = 0;
+  for (; sent < statements.size(); ++sent) {
+    const Params& params = statements[sent].params;
+    std::vector<const char*> values;
+    values.reserve(params.size());
+    for (const auto& v : params) values.push_back(v ? v->c_str() : nullptr);
+    if (PQsendQueryPrepared(conn_, names[sent].c_str(), static_cast<int>(values.size()),
+                            values.data(), nullptr, nullptr, 0) != 1) {
+      break;
+    }
+  }
+  Status first_error = Status::Ok();
+  if (sent < statements.size() || PQpipelineSync(conn_) != 1) {
+    // Replies may still be owed without a sync to end them: this session is unusable now.
+    poisoned_ = true;
+    return Unavailable("sending a pipeline failed: " + ConnectionErrorMessage(conn_));
+  }
+  // Drain every reply: per statement its result then NULL, and PGRES_PIPELINE_SYNC at the end.
+  // The first failure aborts the rest (PGRES_PIPELINE_ABORTED) and rolls the whole sync back.
+  for (size_t i = 0; i < statements.size(); ++i) {
+    while (PGresult* res = PQgetResult(conn_)) {
+      ExecStatusType st = PQresultStatus(res);
+      if (first_error.ok() && st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
+        first_error = StatusFromError(res, conn_);
+        if (IsCachedPlanInvalidated(res)) prepared_.erase(std::string(statements[i].sql));
+      }
+      PQclear(res);
+    }
+  }
+  for (;;) {
+    PGresult* res = PQgetResult(conn_);
+    if (res == nullptr) {
+      if (PQstatus(conn_) != CONNECTION_OK) break;
+      continue;
+    }
+    ExecStatusType st = PQresultStatus(res);
+    PQclear(res);
+    if (st == PGRES_PIPELINE_SYNC) break;
+    if (st == PGRES_FATAL_ERROR && first_error.ok()) {
+      first_error = Unavailable("the pipeline's commit failed: " + ConnectionErrorMessage(conn_));
+    }
+  }
+  if (PQexitPipelineMode(conn_) != 1 && first_error.ok()) {
+    first_error = Unavailable("cannot leave pipeline mode: " + ConnectionErrorMessage(conn_));
+  }
+  return first_error;
 }
 
 StatusOr<Result> Connection::ExecScript(std::string_view sql) {

@@ -58,6 +58,12 @@ class Result {
 // the server never has to guess a type.
 using Params = std::vector<std::optional<std::string>>;
 
+// One statement of a pipeline: SQL built from constants, values as parameters.
+struct Statement {
+  std::string_view sql;
+  Params params;
+};
+
 // Per-session settings sent in the startup packet, so they hold from the first statement on and
 // RESET returns to them.
 struct SessionOptions {
@@ -87,6 +93,11 @@ class Connection {
   // SQL text, so every later call skips parse and plan; build SQL from constants, never from
   // values.
   StatusOr<Result> Exec(std::string_view sql, const Params& params = {});
+  // Sends every statement at once and commits them as one transaction (libpq pipeline mode:
+  // everything up to the single sync is one implicit transaction), so N writes cost one round trip
+  // and one commit. All or nothing: on failure it returns the first failing statement's status and
+  // nothing was committed. Needs a connection outside any transaction.
+  Status ExecPipeline(const std::vector<Statement>& statements);
   // Any number of statements without parameters, in one round trip (PQexec). For migrations and
   // test fixtures; not for anything carrying user input.
   StatusOr<Result> ExecScript(std::string_view sql);
@@ -107,11 +118,14 @@ class Connection {
 
  private:
   explicit Connection(PGconn* conn) : conn_(conn) {}
+  // The server-side name of `sql`, preparing it on first use.
+  StatusOr<std::string> Prepare(const std::string& sql);
   StatusOr<Result> ExecPrepared(const std::string& sql, const Params& params, bool* retry);
 
   PGconn* conn_ = nullptr;
   std::unordered_map<std::string, std::string> prepared_;  // SQL text -> statement name
   uint64_t next_statement_ = 1;
+  bool poisoned_ = false;  // a pipeline broke half-sent: never reuse this session
 };
 
 class Pool;

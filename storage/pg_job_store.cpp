@@ -195,8 +195,7 @@ Status PgJobStore::Insert(const JobRecord& record, const std::string& request_id
       MicrosParam(record.next_action_at),
       request_id.empty() ? std::nullopt : std::optional<std::string>(request_id),
   };
-  TY_ASSIGN_OR_RETURN(auto conn, pool_.Acquire());
-  return conn->Exec(kInsertJob, params).status();
+  return creates_.Commit({pg::Statement{kInsertJob, std::move(params)}});
 }
 
 StatusOr<JobRecord> PgJobStore::Get(int64_t project_number, const std::string& location,

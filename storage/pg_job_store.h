@@ -1,15 +1,17 @@
 #pragma once
 // customJobs on PostgreSQL: the API's repository and the runtime's leases over the same table.
 #include "services/job_repository.h"
+#include "storage/group_commit.h"
 #include "storage/pg.h"
 
 namespace trainyard::storage {
 
 class PgJobStore final : public JobRepository, public JobLeaseRepository {
  public:
-  explicit PgJobStore(pg::Pool& pool) : pool_(pool) {}
+  explicit PgJobStore(pg::Pool& pool, GroupCommitOptions group_commit = {})
+      : pool_(pool), creates_(pool, group_commit) {}
 
-  // JobRepository
+  // JobRepository. Inserts from concurrent callers are group-committed (storage/group_commit.h).
   Status Insert(const JobRecord& record, const std::string& request_id) override;
   StatusOr<JobRecord> Get(int64_t project_number, const std::string& location, int64_t id) override;
   StatusOr<std::vector<JobRecord>> List(const ListJobsQuery& query) override;
@@ -23,8 +25,11 @@ class PgJobStore final : public JobRepository, public JobLeaseRepository {
   StatusOr<std::vector<JobRecord>> Due(const std::string& owner, Timestamp now, int limit) override;
   Status ReleaseAll(const std::string& owner) override;
 
+  GroupCommitter::Stats create_stats() const { return creates_.stats(); }
+
  private:
   pg::Pool& pool_;
+  GroupCommitter creates_;
 };
 
 class PgOperationRepository final : public OperationRepository {

@@ -1,9 +1,9 @@
 #include "storage/pg_scheduler_store.h"
 
-#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "services/admin/node_state.h"
 #include "storage/job_row.h"
 #include "storage/row_codec.h"
 
@@ -117,16 +117,6 @@ std::string NumberArray(const std::vector<T>& values) {
     out += std::to_string(values[i]);
   }
   return out + "}";
-}
-
-std::string NodeName(const std::string& pool_id, int64_t ordinal) {
-  std::string name = pool_id;
-  for (char& c : name) {
-    if (c == '/') c = '-';
-  }
-  char suffix[16];
-  std::snprintf(suffix, sizeof(suffix), "-%04lld", static_cast<long long>(ordinal));
-  return name + suffix;
 }
 
 }  // namespace

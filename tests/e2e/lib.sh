@@ -51,6 +51,16 @@ wait_until() {
   done
 }
 
+PAYLOADS="$(dirname "${BASH_SOURCE[0]}")/../../payloads/jobs"
+
+# create JQ_FILTER PAYLOAD: posts payloads/jobs/PAYLOAD, edited by JQ_FILTER, as a job of project
+# demo in us-central1 (after start_server); prints the job's name.
+create() {
+  jq "$1" "$PAYLOADS/$2" |
+    curl -fsS -X POST "$BASE/v1/projects/demo/locations/us-central1/customJobs" \
+      -H 'content-type: application/json' --data-binary @- | jq -r .name
+}
+
 pass() { PASSES=$((PASSES + 1)); echo "ok - $1"; }
 fail() { FAILURES=$((FAILURES + 1)); echo "not ok - $1" >&2; }
 

@@ -6,12 +6,7 @@ source "$(dirname "$0")/lib.sh"
 # 1000 virtual seconds per wall second: a 6-minute A3 Mega boot takes 0.36s.
 start_server --sim-speed 1000
 P="$BASE/v1/projects/demo/locations/us-central1"
-JOBS="$(dirname "$0")/../../payloads/jobs"
 
-create() {  # create JQ_FILTER PAYLOAD → prints the job name
-  jq "$1" "$JOBS/$2" | curl -fsS -X POST "$P/customJobs" -H 'content-type: application/json' \
-    --data-binary @- | jq -r .name
-}
 field() { curl -fsS "$BASE/v1/$1" | jq -r "$2"; }
 state_is() { [ "$(field "$1" .state)" = "$2" ]; }
 

@@ -3,15 +3,7 @@
 // step of each consumption model's story.
 #include <gtest/gtest.h>
 
-#include "services/job_service.h"
-#include "storage/pg.h"
-#include "storage/pg_job_store.h"
-#include "storage/pg_project_repository.h"
-#include "storage/pg_scheduler_store.h"
-#include "tests/integration/test_database.h"
-#include "workers/job_executor.h"
-#include "workers/scheduler_loop.h"
-#include "workers/sim/fleet_file.h"
+#include "tests/integration/sim_fixture.h"
 
 namespace trainyard {
 namespace {
@@ -31,53 +23,15 @@ constexpr const char* kFleet = R"({
     {"machineType": "a3-megagpu-8g", "model": "FLEX_START", "pricePerNodeHour": 45,
      "flexStart": [{"after": "3600s", "nodes": 2}]}]}]})";
 
-class SchedulerLoopTest : public ::testing::Test {
+class SchedulerLoopTest : public testing::SimFixture {
  protected:
-  void SetUp() override {
-    conninfo_ = testing::FreshDatabase();
-    auto pool = pg::Pool::Create(conninfo_, 4, std::chrono::milliseconds(2000));
-    ASSERT_TRUE(pool.ok()) << pool.status().message();
-    pool_ = std::move(pool).value();
-    projects_ = std::make_unique<storage::PgProjectRepository>(*pool_);
-    store_ = std::make_unique<storage::PgJobStore>(*pool_);
-    operations_ = std::make_unique<storage::PgOperationRepository>(*pool_);
-    service_ = std::make_unique<JobService>(*projects_, *store_, *operations_, clock_);
-    auto fleet = sim::ParseFleet(kFleet, "test");
-    ASSERT_TRUE(fleet.ok()) << fleet.status().message();
-    fleet_ = std::move(fleet).value();
-    scheduler_store_ = std::make_unique<storage::PgSchedulerStore>(conninfo_);
-    auto epoch = scheduler_store_->SyncNodes(fleet_, clock_.Now());
-    ASSERT_TRUE(epoch.ok()) << epoch.status().message();
-    fleet_.SetEpoch(*epoch);
-    scheduler_ = std::make_unique<SchedulerLoop>(*scheduler_store_, fleet_, clock_);
-    JobExecutorOptions options;
-    options.owner = "exec";
-    executor_ = std::make_unique<JobExecutor>(*store_, *store_, clock_, options);
-  }
+  void SetUp() override { ASSERT_NO_FATAL_FAILURE(StartFleet(kFleet)); }
 
   CustomJob Create(int64_t workers, SchedulingStrategy strategy, const std::string& priority = "",
                    const std::string& run = "600s", const std::string& project = "demo") {
-    CustomJob job;
-    job.display_name = "train";
-    for (int64_t replicas : {int64_t{1}, workers}) {
-      if (replicas == 0) continue;
-      WorkerPoolSpec pool;
-      pool.machine_spec = MachineSpec{};
-      pool.machine_spec->machine_type = "a3-megagpu-8g";
-      pool.machine_spec->accelerator_type = AcceleratorType::kNvidiaH100Mega80gb;
-      pool.machine_spec->accelerator_count = 8;
-      pool.replica_count = replicas;
-      pool.container_spec = ContainerSpec{};
-      pool.container_spec->image_uri = "nemo:24.07";
-      pool.container_spec->env.push_back({"TRAINYARD_SIM_DURATION", run});
-      job.job_spec.worker_pool_specs.push_back(pool);
-    }
-    job.job_spec.scheduling = Scheduling{};
-    job.job_spec.scheduling->strategy = strategy;
-    if (!priority.empty()) job.labels["trainyard-priority"] = priority;
-    auto created = service_->Create(ParentRef{project, "us-central1"}, job, "");
-    EXPECT_TRUE(created.ok()) << created.status().message();
-    return created.ok() ? *created : CustomJob{};
+    std::map<std::string, std::string> labels;
+    if (!priority.empty()) labels["trainyard-priority"] = priority;
+    return CreateGang(project, strategy, workers, run, std::move(labels));
   }
 
   CustomJob Get(const CustomJob& job, const std::string& project = "demo") {
@@ -87,31 +41,12 @@ class SchedulerLoopTest : public ::testing::Test {
     return got.ok() ? *got : CustomJob{};
   }
 
-  // One scheduling cycle and one executor pass at the current virtual time.
-  void Step() {
-    auto pass = scheduler_->RunOnce();
-    ASSERT_TRUE(pass.ok()) << pass.status().message();
-    ASSERT_TRUE(executor_->RunOnce().ok());
-  }
-
   int64_t NodesInState(int state) {
     auto conn = pool_->Acquire();
     auto r = (*conn)->Exec("SELECT count(*) FROM nodes WHERE state = $1::smallint",
                            {std::to_string(state)});
     return r.ok() ? r->GetInt64(0, 0) : -1;
   }
-
-  std::string conninfo_;
-  ManualClock clock_{FromUnixMicros(1'800'000'000'000'000)};
-  std::unique_ptr<pg::Pool> pool_;
-  std::unique_ptr<storage::PgProjectRepository> projects_;
-  std::unique_ptr<storage::PgJobStore> store_;
-  std::unique_ptr<storage::PgOperationRepository> operations_;
-  std::unique_ptr<JobService> service_;
-  Fleet fleet_;
-  std::unique_ptr<storage::PgSchedulerStore> scheduler_store_;
-  std::unique_ptr<SchedulerLoop> scheduler_;
-  std::unique_ptr<JobExecutor> executor_;
 };
 
 TEST_F(SchedulerLoopTest, StandardJobRunsOnTheWarmReservationAndPaysItsPrice) {
@@ -170,8 +105,8 @@ TEST_F(SchedulerLoopTest, OnDemandNodesBootColdAndAreGivenBack) {
 }
 
 TEST_F(SchedulerLoopTest, SpotJobQueuesOverPreemptibleQuotaWithItsReasonAndPosition) {
-  CustomJob first = Create(0, SchedulingStrategy::kSpot);  // 1 node, 8 GPUs
-  clock_.Advance(1s);                                      // queue order is creation order
+  CustomJob first = Create(0, SchedulingStrategy::kSpot);   // 1 node, 8 GPUs
+  clock_.Advance(1s);                                       // queue order is creation order
   CustomJob second = Create(1, SchedulingStrategy::kSpot);  // 2 nodes: 8 + 16 > 16
   Step();
   CustomJob admitted = Get(first);

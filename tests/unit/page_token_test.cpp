@@ -38,5 +38,20 @@ TEST(PageTokenTest, GarbageIsInvalidArgumentNeverACrash) {
   }
 }
 
+TEST(PageTokenTest, NodeTokensRoundTripAndStayWithTheirFilters) {
+  NodeCursor cursor{"us-central1-b/a3-highgpu-8g/RESERVATION/r-a3h-uc1b", 7};
+  std::string token = EncodeNodePageToken(cursor, "|us-central1-b|READY");
+  auto decoded = DecodeNodePageToken(token, "|us-central1-b|READY");
+  ASSERT_TRUE(decoded.ok()) << decoded.status().message();
+  EXPECT_EQ(decoded->pool_id, cursor.pool_id);
+  EXPECT_EQ(decoded->ordinal, 7);
+  auto other = DecodeNodePageToken(token, "||READY");
+  ASSERT_FALSE(other.ok());
+  EXPECT_EQ(other.status().violations().at(0).field, "pageToken");
+  EXPECT_FALSE(DecodeNodePageToken(EncodePageToken({FromUnixMicros(1), 7}, ""), "").ok())
+      << "a customJobs token is not a node token";
+  EXPECT_FALSE(DecodeNodePageToken("e30", "").ok());
+}
+
 }  // namespace
 }  // namespace trainyard::api

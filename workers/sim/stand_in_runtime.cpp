@@ -2,7 +2,7 @@
 
 #include <charconv>
 
-#include "services/model/duration_text.h"
+#include "services/workload_model.h"
 
 namespace trainyard::sim {
 namespace {
@@ -24,10 +24,11 @@ std::optional<std::string> Knob(const CustomJob& job, std::string_view name) {
   return std::nullopt;
 }
 
+// The knobs, else the compute model (services/workload_model.h), else the default. Jobs stored
+// before a knob was validated fall back to the default rather than fail.
 Duration RunTime(const CustomJob& job, const StandInTimings& timings) {
-  if (auto text = Knob(job, "TRAINYARD_SIM_DURATION")) {
-    if (auto d = ParseDurationText(*text)) return *d;
-  }
+  auto estimate = EstimateWorkload(job.job_spec);
+  if (estimate.ok() && *estimate) return (*estimate)->run;
   return timings.run;
 }
 

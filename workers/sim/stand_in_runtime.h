@@ -4,7 +4,8 @@
 // owns QUEUED → PENDING; this owns the rest.
 //
 // Knobs, read from the env of workerPoolSpecs[0] (containerSpec or pythonPackageSpec):
-//   TRAINYARD_SIM_DURATION   how long the job RUNs, as a duration string ("3600s", "0.5s")
+//   TRAINYARD_SIM_DURATION   how long the job RUNs, as a duration string ("3600s", "0.5s"); or
+//                            steps, step time and a compute model (services/workload_model.h)
 //   TRAINYARD_SIM_EXIT_CODE  exit code of the primary replica; non-zero → JOB_STATE_FAILED
 #include <optional>
 #include <string>

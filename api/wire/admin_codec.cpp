@@ -1,0 +1,171 @@
+#include "api/wire/admin_codec.h"
+
+#include "api/wire/enums.h"
+#include "api/wire/json_reader.h"
+
+namespace trainyard {
+namespace {
+
+using json = nlohmann::json;
+
+double Usd(int64_t micros) { return static_cast<double>(micros) / 1e6; }
+
+json NodesByState(const PoolNodeCounts& counts) {
+  json out = json::object();
+  for (NodeState s : kAllNodeStates) {
+    auto it = counts.by_state.find(s);
+    out[std::string(NodeStateName(s))] = it == counts.by_state.end() ? 0 : it->second;
+  }
+  return out;
+}
+
+// A reservation's terms, shared by the fleet's pools and the reservations list.
+void PutReservationTerms(json& out, const CapacityPool& pool) {
+  out["term"] = pool.term;
+  out["projects"] = pool.projects;  // empty: any project may use it
+  if (pool.window_start) out["windowStart"] = FormatTimestamp(*pool.window_start);
+  if (pool.window_end) out["windowEnd"] = FormatTimestamp(*pool.window_end);
+}
+
+json EncodePool(const PoolView& view) {
+  const CapacityPool& pool = *view.pool;
+  json out = {{"id", pool.id},
+              {"machineType", pool.machine_type},
+              {"consumptionModel", ConsumptionModelName(pool.model)},
+              {"units", pool.units},
+              {"nodes", pool.nodes()},
+              {"unitsUsableNow", view.units_usable_now},
+              {"nodesByState", NodesByState(view.nodes)},
+              {"nodesHeld", view.nodes.with_job},
+              {"pricePerNodeHourUsd", pool.price_per_node_hour}};
+  if (!pool.tpu_topology.empty()) {
+    out["tpuTopology"] = pool.tpu_topology;
+    out["hostsPerUnit"] = pool.hosts_per_unit;
+  }
+  if (pool.model == ConsumptionModel::kReservation) {
+    json reservation = {{"name", pool.reservation}};
+    PutReservationTerms(reservation, pool);
+    out["reservation"] = std::move(reservation);
+  }
+  if (pool.model == ConsumptionModel::kSpot) {
+    out["preemptionsPerNodeHour"] = pool.spot_preemptions_per_node_hour;
+  }
+  if (pool.model == ConsumptionModel::kFlexStart) {
+    json steps = json::array();
+    for (const FlexStartStep& step : pool.flex_start) {
+      steps.push_back({{"after", FormatDuration(step.after)}, {"units", step.units}});
+    }
+    out["flexStart"] = std::move(steps);
+  }
+  return out;
+}
+
+}  // namespace
+
+json EncodeFleetView(const FleetView& view) {
+  // Regions → zones → pools, each in fleet file order.
+  json regions = json::array();
+  for (const PoolView& p : view.pools) {
+    const CapacityPool& pool = *p.pool;
+    if (regions.empty() || regions.back()["region"] != pool.region) {
+      regions.push_back({{"region", pool.region}, {"zones", json::array()}});
+    }
+    json& zones = regions.back()["zones"];
+    if (zones.empty() || zones.back()["zone"] != pool.zone) {
+      zones.push_back({{"zone", pool.zone}, {"pools", json::array()}});
+    }
+    zones.back()["pools"].push_back(EncodePool(p));
+  }
+  return {{"name", view.name}, {"epoch", FormatTimestamp(view.epoch)}, {"regions", regions}};
+}
+
+json EncodeNodeRecord(const NodeRecord& node) {
+  json out = {{"name", NodeName(node.pool_id, node.ordinal)},
+              {"pool", node.pool_id},
+              {"ordinal", node.ordinal},
+              {"zone", node.zone},
+              {"machineType", node.machine_type},
+              {"state", NodeStateName(node.state)},
+              {"since", FormatTimestamp(node.since)},
+              {"imageCache", node.image_cache}};
+  if (node.job_id) out["jobId"] = std::to_string(*node.job_id);
+  return out;
+}
+
+json EncodeReservations(const std::vector<ReservationView>& reservations) {
+  json list = json::array();
+  for (const ReservationView& r : reservations) {
+    const CapacityPool& pool = *r.pool;
+    json out = {{"name", pool.reservation},
+                {"kind", pool.term == "calendar" ? "DWS_CALENDAR" : "CUD"},
+                {"pool", pool.id},
+                {"zone", pool.zone},
+                {"machineType", pool.machine_type},
+                {"usableNow", r.usable_now},
+                {"nodesTotal", r.nodes_total},
+                {"nodesBusy", r.nodes_busy},
+                {"nodesFree", r.nodes_free},
+                {"nodesDown", r.nodes_down}};
+    PutReservationTerms(out, pool);
+    list.push_back(std::move(out));
+  }
+  return {{"reservations", list}};
+}
+
+json EncodeQueues(const std::vector<QueueView>& queues) {
+  json list = json::array();
+  for (const QueueView& q : queues) {
+    json jobs = json::array();
+    for (const QueuedJobView& j : q.jobs) {
+      json job = {{"name", j.name},
+                  {"displayName", j.record.display_name},
+                  {"priority", j.priority},
+                  {"createTime", FormatTimestamp(j.record.create_time)}};
+      if (j.record.queue_position) job["queuePosition"] = *j.record.queue_position;
+      if (!j.record.reason_code.empty()) {
+        job["reason"] = {{"code", j.record.reason_code}, {"message", j.record.reason_message}};
+      }
+      jobs.push_back(std::move(job));
+    }
+    list.push_back({{"project", q.project_id},
+                    {"region", q.location},
+                    {"queued", q.queued},
+                    {"admitted", q.pending + q.running},
+                    {"pending", q.pending},
+                    {"running", q.running},
+                    {"cancelling", q.cancelling},
+                    {"jobs", std::move(jobs)}});
+  }
+  return {{"queues", list}};
+}
+
+json EncodeProjectCosts(const ProjectCostView& costs) {
+  json models = json::array();
+  for (const ModelCost& m : costs.by_model) {
+    models.push_back(
+        {{"consumptionModel", m.consumption_model.empty() ? "NOT_PLACED" : m.consumption_model},
+         {"jobs", m.jobs},
+         {"accruedUsd", Usd(m.accrued_micros)},
+         {"runningUsd", Usd(m.running_micros)},
+         {"totalUsd", Usd(m.accrued_micros + m.running_micros)}});
+  }
+  return {{"project", costs.project.id},
+          {"projectNumber", std::to_string(costs.project.number)},
+          {"accruedUsd", Usd(costs.accrued_micros)},
+          {"runningUsd", Usd(costs.running_micros)},
+          {"totalUsd", Usd(costs.accrued_micros + costs.running_micros)},
+          {"byConsumptionModel", std::move(models)}};
+}
+
+json EncodeJobEvents(const std::vector<JobEvent>& events) {
+  json list = json::array();
+  for (const JobEvent& e : events) {
+    list.push_back({{"time", FormatTimestamp(e.time)},
+                    {"fromState", JobStateName(e.from)},
+                    {"toState", JobStateName(e.to)},
+                    {"reason", e.reason}});
+  }
+  return {{"events", list}};
+}
+
+}  // namespace trainyard

@@ -1,0 +1,17 @@
+#pragma once
+// JSON of the read-only admin view (/trainyard/v1/…). Our own resources, not Vertex's: camelCase,
+// counts as numbers, ids and project numbers as strings (as int64 in proto3 JSON), money in USD.
+#include <nlohmann/json.hpp>
+
+#include "services/admin/admin_service.h"
+
+namespace trainyard {
+
+nlohmann::json EncodeFleetView(const FleetView& view);
+nlohmann::json EncodeNodeRecord(const NodeRecord& node);
+nlohmann::json EncodeReservations(const std::vector<ReservationView>& reservations);
+nlohmann::json EncodeQueues(const std::vector<QueueView>& queues);
+nlohmann::json EncodeProjectCosts(const ProjectCostView& costs);
+nlohmann::json EncodeJobEvents(const std::vector<JobEvent>& events);
+
+}  // namespace trainyard

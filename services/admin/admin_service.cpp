@@ -1,0 +1,144 @@
+#include "services/admin/admin_service.h"
+
+#include <algorithm>
+#include <tuple>
+
+#include "services/job_service.h"
+#include "services/scheduler/scheduler_job.h"
+
+namespace trainyard {
+namespace {
+
+int64_t Count(const PoolNodeCounts& counts, NodeState state) {
+  auto it = counts.by_state.find(state);
+  return it == counts.by_state.end() ? 0 : it->second;
+}
+
+}  // namespace
+
+StatusOr<FleetView> AdminService::FleetStatus() {
+  TY_ASSIGN_OR_RETURN(auto counts, admin_.NodeCounts());
+  Timestamp now = clock_.Now();
+  FleetView view;
+  view.name = fleet_.name;
+  view.epoch = fleet_.epoch;
+  for (const CapacityPool& pool : fleet_.pools) {
+    PoolView p;
+    p.pool = &pool;
+    if (auto it = counts.find(pool.id); it != counts.end()) p.nodes = it->second;
+    p.units_usable_now = pool.UnitsAvailableAt(now, fleet_.epoch);
+    view.pools.push_back(std::move(p));
+  }
+  return view;
+}
+
+StatusOr<NodePage> AdminService::Nodes(const NodeQuery& query) {
+  if (!query.pool.empty() && fleet_.FindPool(query.pool) == nullptr) {
+    return InvalidField("pool", "no pool \"" + query.pool + "\" in fleet " + fleet_.name +
+                                    "; GET /v1/fleet lists the pool ids");
+  }
+  if (!query.zone.empty() &&
+      std::none_of(fleet_.pools.begin(), fleet_.pools.end(),
+                   [&](const CapacityPool& p) { return p.zone == query.zone; })) {
+    return InvalidField("zone", "no zone \"" + query.zone + "\" in fleet " + fleet_.name);
+  }
+  TY_ASSIGN_OR_RETURN(std::vector<NodeRecord> rows, admin_.ListNodes(query));
+  NodePage page;
+  if (static_cast<int>(rows.size()) > query.limit) {
+    rows.resize(query.limit);
+    page.next = NodeCursor{rows.back().pool_id, rows.back().ordinal};
+  }
+  page.nodes = std::move(rows);
+  return page;
+}
+
+StatusOr<std::vector<ReservationView>> AdminService::Reservations() {
+  TY_ASSIGN_OR_RETURN(auto counts, admin_.NodeCounts());
+  Timestamp now = clock_.Now();
+  std::vector<ReservationView> out;
+  for (const CapacityPool& pool : fleet_.pools) {
+    if (pool.model != ConsumptionModel::kReservation) continue;
+    ReservationView r;
+    r.pool = &pool;
+    r.usable_now = pool.UnitsAvailableAt(now, fleet_.epoch) > 0;
+    r.nodes_total = pool.nodes();
+    if (auto it = counts.find(pool.id); it != counts.end()) {
+      const PoolNodeCounts& c = it->second;
+      r.nodes_busy = c.with_job;
+      r.nodes_free = Count(c, NodeState::kReady);  // a READY node is never held
+    }
+    // Unheld and not READY: preempted, failed, repairing, or booting again after a repair.
+    r.nodes_down = std::max<int64_t>(0, r.nodes_total - r.nodes_busy - r.nodes_free);
+    out.push_back(r);
+  }
+  return out;
+}
+
+StatusOr<std::vector<QueueView>> AdminService::Queues(int jobs_per_queue) {
+  TY_ASSIGN_OR_RETURN(std::vector<QueueCount> counts, admin_.QueueCounts());
+  TY_ASSIGN_OR_RETURN(std::vector<QueuedJobRecord> queued, admin_.QueuedJobs(jobs_per_queue));
+  std::map<std::pair<std::string, std::string>, QueueView> queues;
+  auto queue = [&](const std::string& project, const std::string& location) -> QueueView& {
+    QueueView& q = queues[{project, location}];
+    q.project_id = project;
+    q.location = location;
+    return q;
+  };
+  for (const QueueCount& c : counts) {
+    QueueView& q = queue(c.project_id, c.location);
+    switch (c.state) {
+      case JobState::kQueued:
+        q.queued += c.jobs;
+        break;
+      case JobState::kPending:
+        q.pending += c.jobs;
+        break;
+      case JobState::kRunning:
+        q.running += c.jobs;
+        break;
+      case JobState::kCancelling:
+        q.cancelling += c.jobs;
+        break;
+      default:
+        break;
+    }
+  }
+  for (QueuedJobRecord& record : queued) {
+    QueuedJobView v;
+    v.name = JobName(record.project_number, record.location, record.id);
+    auto priority = ParsePriorityLabel(record.labels);  // validated at create
+    v.priority = priority.ok() ? *priority : kDefaultPriority;
+    QueueView& q = queue(record.project_id, record.location);
+    v.record = std::move(record);
+    q.jobs.push_back(std::move(v));
+  }
+  std::vector<QueueView> out;
+  out.reserve(queues.size());
+  for (auto& [key, q] : queues) out.push_back(std::move(q));
+  return out;
+}
+
+StatusOr<ProjectCostView> AdminService::ProjectCosts(const std::string& project) {
+  auto resolved = projects_.Resolve(project, /*create_if_missing=*/false);
+  if (!resolved.ok() && resolved.status().code() == Code::kNotFound) {
+    return NotFound("Project " + project + " not found.");
+  }
+  TY_RETURN_IF_ERROR(resolved.status());
+  ProjectCostView view;
+  view.project = *resolved;
+  TY_ASSIGN_OR_RETURN(view.by_model, admin_.ProjectCosts(resolved->number, clock_.Now()));
+  for (const ModelCost& m : view.by_model) {
+    view.accrued_micros += m.accrued_micros;
+    view.running_micros += m.running_micros;
+  }
+  return view;
+}
+
+StatusOr<std::vector<JobEvent>> AdminService::JobEvents(const JobRef& ref) {
+  TY_ASSIGN_OR_RETURN(JobKey key, ResolveJobRef(projects_, ref));
+  auto events = admin_.JobEvents(key.project_number, ref.parent.location, key.id);
+  if (!events.ok() && events.status().code() == Code::kNotFound) return JobNotFound(ref);
+  return events;
+}
+
+}  // namespace trainyard

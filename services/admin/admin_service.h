@@ -1,0 +1,85 @@
+#pragma once
+// The read-only admin view: the fleet as configured joined with its nodes' live states, the
+// reservations, the queues with the scheduler's verdicts, costs per project and a job's events.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "services/admin/admin_repository.h"
+#include "services/clock.h"
+#include "services/fleet/fleet.h"
+#include "services/job_repository.h"
+
+namespace trainyard {
+
+struct PoolView {
+  const CapacityPool* pool = nullptr;  // into the service's Fleet
+  PoolNodeCounts nodes;
+  int units_usable_now = 0;  // calendar windows and DWS steps applied; in use or not
+};
+
+struct FleetView {
+  std::string name;
+  Timestamp epoch{};
+  std::vector<PoolView> pools;  // fleet file order (zones in order, pools within)
+};
+
+struct NodePage {
+  std::vector<NodeRecord> nodes;
+  std::optional<NodeCursor> next;
+};
+
+struct ReservationView {
+  const CapacityPool* pool = nullptr;
+  bool usable_now = false;  // inside its window (CUD reservations always are)
+  int64_t nodes_total = 0;
+  int64_t nodes_busy = 0;  // held by a job
+  int64_t nodes_free = 0;  // READY and unheld
+  int64_t nodes_down = 0;  // neither: preempted, failed, repairing, rebooting
+};
+
+struct QueuedJobView {
+  QueuedJobRecord record;
+  std::string name;  // projects/{number}/locations/{l}/customJobs/{id}
+  int priority = 0;
+};
+
+struct QueueView {
+  std::string project_id;
+  std::string location;
+  int64_t queued = 0;
+  int64_t pending = 0;  // admitted, nodes booting or image pulling
+  int64_t running = 0;
+  int64_t cancelling = 0;
+  std::vector<QueuedJobView> jobs;  // QUEUED, by queue position
+};
+
+struct ProjectCostView {
+  Project project;
+  int64_t accrued_micros = 0;
+  int64_t running_micros = 0;
+  std::vector<ModelCost> by_model;
+};
+
+class AdminService {
+ public:
+  AdminService(AdminRepository& admin, ProjectRepository& projects, const Fleet& fleet,
+               const Clock& clock)
+      : admin_(admin), projects_(projects), fleet_(fleet), clock_(clock) {}
+
+  StatusOr<FleetView> FleetStatus();
+  // INVALID_ARGUMENT naming `pool` or `zone` when the fleet has no such pool or zone.
+  StatusOr<NodePage> Nodes(const NodeQuery& query);
+  StatusOr<std::vector<ReservationView>> Reservations();
+  StatusOr<std::vector<QueueView>> Queues(int jobs_per_queue);
+  StatusOr<ProjectCostView> ProjectCosts(const std::string& project);
+  StatusOr<std::vector<JobEvent>> JobEvents(const JobRef& ref);
+
+ private:
+  AdminRepository& admin_;
+  ProjectRepository& projects_;
+  const Fleet& fleet_;
+  const Clock& clock_;
+};
+
+}  // namespace trainyard

@@ -1,0 +1,39 @@
+#pragma once
+// How long a simulated job RUNs. Explicit knobs in the env of workerPoolSpecs[0] win; otherwise a
+// compute model: a dense transformer's training costs 6 × params × tokens FLOPs, delivered at
+// Σ chips × peak FLOP/s (catalog) × MFU over every worker pool, so the run time falls near-linearly
+// with replicas and halves with fp8 where the chips have it.
+//
+// Knobs, in the order they decide (README has the table):
+//   TRAINYARD_SIM_DURATION       the run time itself ("3600s")
+//   TRAINYARD_SIM_STEPS          optimizer steps; × TRAINYARD_SIM_STEP_TIME ("1.5s") when set
+//   TRAINYARD_MODEL_PARAMS       parameters ("7e9"); turns the model on
+//   TRAINYARD_TRAIN_TOKENS       tokens trained on ("1e9"); else steps × global batch × seq len
+//   TRAINYARD_GLOBAL_BATCH_SIZE  sequences per step
+//   TRAINYARD_SEQ_LEN            tokens per sequence
+//   TRAINYARD_PRECISION          bf16 (default) or fp8
+//   TRAINYARD_MFU                model FLOPs utilisation in (0, 1]; default 0.4 GPUs, 0.5 TPUs
+#include <optional>
+#include <string>
+
+#include "services/model/custom_job.h"
+#include "services/status.h"
+
+namespace trainyard {
+
+struct WorkloadEstimate {
+  Duration run{};
+  std::optional<Duration> step_time;  // when steps are known
+  double flops = 0;                   // the model's total training FLOPs; 0 for explicit knobs
+  std::string basis;                  // what decided: "TRAINYARD_SIM_DURATION", "steps", "model"
+};
+
+// nullopt when the job sets none of the knobs (the runtime's default run time applies). A bad
+// value, or a set of knobs that does not determine a run time, is INVALID_ARGUMENT naming
+// jobSpec.workerPoolSpecs[0].containerSpec.env[i].value (or pythonPackageSpec.env).
+StatusOr<std::optional<WorkloadEstimate>> EstimateWorkload(const CustomJobSpec& spec);
+
+// 6 × params × tokens / (flops_per_second): the compute-bound training time.
+Duration ModelTrainingTime(double params, double tokens, double flops_per_second);
+
+}  // namespace trainyard

@@ -1,0 +1,171 @@
+#include "storage/pg_admin_store.h"
+
+#include <nlohmann/json.hpp>
+
+#include "services/scheduler/scheduler_job.h"
+#include "storage/row_codec.h"
+
+namespace trainyard::storage {
+namespace {
+
+constexpr const char* kNodeCounts =
+    "SELECT pool_id, state, count(*), count(job_id) FROM nodes GROUP BY 1, 2";
+
+constexpr const char* kListNodes =
+    "SELECT pool_id, ordinal, zone, machine_type, state, job_id, " TY_MICROS("state_since")
+    ", array_to_json(image_cache)::text FROM nodes "
+    "WHERE ($1 = '' OR pool_id = $1) AND ($2 = '' OR zone = $2) "
+    "AND ($3::smallint IS NULL OR state = $3::smallint) "
+    "AND ($4::text IS NULL OR (pool_id, ordinal) > ($4::text, $5::int)) "
+    "ORDER BY pool_id, ordinal LIMIT $6::int";
+
+// Non-terminal jobs per queue: QUEUED, PENDING, RUNNING, CANCELLING.
+constexpr const char* kQueueCounts =
+    "SELECT p.project_id, j.location, j.state, count(*) FROM custom_jobs j "
+    "JOIN projects p ON p.number = j.project_number WHERE j.state IN (1, 2, 3, 6) "
+    "GROUP BY 1, 2, 3 ORDER BY 1, 2, 3";
+
+// Jobs without a position yet (the scheduler has not seen them) come last, oldest first.
+constexpr const char* kQueuedJobs =
+    "SELECT id, project_id, project_number, location, display_name, "
+    "COALESCE(labels->>$2, ''), " TY_MICROS("create_time") ", queue_position, "
+    "COALESCE(sched_code, ''), COALESCE(sched_message, '') FROM ("
+    "SELECT j.*, p.project_id, row_number() OVER (PARTITION BY j.project_number, j.location "
+    "ORDER BY j.queue_position NULLS LAST, j.create_time, j.id) AS rank "
+    "FROM custom_jobs j JOIN projects p ON p.number = j.project_number WHERE j.state = 1) q "
+    "WHERE rank <= $1::int ORDER BY project_id, location, rank";
+
+// A job's cost goes to the consumption model of its (last) placement; a job queued again after a
+// preemption has none, and its accrued cost goes to "". Running cost as AddRunningCost computes
+// it: current admission, non-terminal jobs only.
+constexpr const char* kProjectCosts =
+    "SELECT COALESCE(placement->'pools'->0->>'consumptionModel', ''), count(*), "
+    "COALESCE(sum(cost_micros), 0)::bigint, "
+    "COALESCE(sum(CASE WHEN admitted_at IS NOT NULL AND state NOT IN (4, 5, 7, 9, 11) "
+    "AND admitted_at < " TY_TS("$2") " THEN (hourly_price_micros * extract(epoch from (" TY_TS("$2")
+    " - admitted_at)) / 3600)::bigint ELSE 0 END), 0)::bigint "
+    "FROM custom_jobs WHERE project_number = $1::bigint GROUP BY 1 ORDER BY 1";
+
+// One row with NULL event columns when the job exists without events; none when it does not.
+constexpr const char* kJobEvents =
+    "SELECT " TY_MICROS("e.time") ", e.from_state, e.to_state, e.reason FROM custom_jobs j "
+    "LEFT JOIN job_events e ON e.job_id = j.id "
+    "WHERE j.id = $1::bigint AND j.project_number = $2::bigint AND j.location = $3 "
+    "ORDER BY e.time, e.seq";
+
+std::vector<std::string> TextList(std::string_view json_array) {
+  std::vector<std::string> out;
+  auto parsed = nlohmann::json::parse(json_array, nullptr, false);
+  if (!parsed.is_array()) return out;
+  for (const auto& v : parsed) {
+    if (v.is_string()) out.push_back(v.get<std::string>());
+  }
+  return out;
+}
+
+}  // namespace
+
+StatusOr<std::map<std::string, PoolNodeCounts>> PgAdminStore::NodeCounts() {
+  TY_ASSIGN_OR_RETURN(auto conn, pool_.Acquire());
+  TY_ASSIGN_OR_RETURN(pg::Result r, conn->Exec(kNodeCounts));
+  std::map<std::string, PoolNodeCounts> out;
+  for (int i = 0; i < r.rows(); ++i) {
+    PoolNodeCounts& c = out[std::string(r.Get(i, 0))];
+    c.by_state[static_cast<NodeState>(r.GetInt64(i, 1))] += r.GetInt64(i, 2);
+    c.with_job += r.GetInt64(i, 3);
+  }
+  return out;
+}
+
+StatusOr<std::vector<NodeRecord>> PgAdminStore::ListNodes(const NodeQuery& query) {
+  TY_ASSIGN_OR_RETURN(auto conn, pool_.Acquire());
+  std::optional<std::string> state;
+  if (query.state) state = std::to_string(static_cast<int>(*query.state));
+  std::optional<std::string> after_pool, after_ordinal;
+  if (query.after) {
+    after_pool = query.after->pool_id;
+    after_ordinal = std::to_string(query.after->ordinal);
+  }
+  TY_ASSIGN_OR_RETURN(pg::Result r,
+                      conn->Exec(kListNodes, {query.pool, query.zone, state, after_pool,
+                                              after_ordinal, std::to_string(query.limit + 1)}));
+  std::vector<NodeRecord> out;
+  out.reserve(r.rows());
+  for (int i = 0; i < r.rows(); ++i) {
+    NodeRecord n;
+    n.pool_id = r.Get(i, 0);
+    n.ordinal = r.GetInt64(i, 1);
+    n.zone = r.Get(i, 2);
+    n.machine_type = r.Get(i, 3);
+    n.state = static_cast<NodeState>(r.GetInt64(i, 4));
+    if (!r.IsNull(i, 5)) n.job_id = r.GetInt64(i, 5);
+    n.since = FromUnixMicros(r.GetInt64(i, 6));
+    n.image_cache = TextList(r.Get(i, 7));
+    out.push_back(std::move(n));
+  }
+  return out;
+}
+
+StatusOr<std::vector<QueueCount>> PgAdminStore::QueueCounts() {
+  TY_ASSIGN_OR_RETURN(auto conn, pool_.Acquire());
+  TY_ASSIGN_OR_RETURN(pg::Result r, conn->Exec(kQueueCounts));
+  std::vector<QueueCount> out;
+  for (int i = 0; i < r.rows(); ++i) {
+    out.push_back({std::string(r.Get(i, 0)), std::string(r.Get(i, 1)),
+                   static_cast<JobState>(r.GetInt64(i, 2)), r.GetInt64(i, 3)});
+  }
+  return out;
+}
+
+StatusOr<std::vector<QueuedJobRecord>> PgAdminStore::QueuedJobs(int per_queue) {
+  TY_ASSIGN_OR_RETURN(auto conn, pool_.Acquire());
+  TY_ASSIGN_OR_RETURN(pg::Result r, conn->Exec(kQueuedJobs, {std::to_string(per_queue),
+                                                             std::string(kPriorityLabel)}));
+  std::vector<QueuedJobRecord> out;
+  out.reserve(r.rows());
+  for (int i = 0; i < r.rows(); ++i) {
+    QueuedJobRecord q;
+    q.id = r.GetInt64(i, 0);
+    q.project_id = r.Get(i, 1);
+    q.project_number = r.GetInt64(i, 2);
+    q.location = r.Get(i, 3);
+    q.display_name = r.Get(i, 4);
+    if (!r.Get(i, 5).empty()) q.labels[std::string(kPriorityLabel)] = r.Get(i, 5);
+    q.create_time = FromUnixMicros(r.GetInt64(i, 6));
+    if (!r.IsNull(i, 7)) q.queue_position = r.GetInt64(i, 7);
+    q.reason_code = r.Get(i, 8);
+    q.reason_message = r.Get(i, 9);
+    out.push_back(std::move(q));
+  }
+  return out;
+}
+
+StatusOr<std::vector<ModelCost>> PgAdminStore::ProjectCosts(int64_t project_number, Timestamp now) {
+  TY_ASSIGN_OR_RETURN(auto conn, pool_.Acquire());
+  TY_ASSIGN_OR_RETURN(
+      pg::Result r, conn->Exec(kProjectCosts, {std::to_string(project_number), MicrosParam(now)}));
+  std::vector<ModelCost> out;
+  for (int i = 0; i < r.rows(); ++i) {
+    out.push_back({std::string(r.Get(i, 0)), r.GetInt64(i, 1), r.GetInt64(i, 2), r.GetInt64(i, 3)});
+  }
+  return out;
+}
+
+StatusOr<std::vector<JobEvent>> PgAdminStore::JobEvents(int64_t project_number,
+                                                        const std::string& location,
+                                                        int64_t job_id) {
+  TY_ASSIGN_OR_RETURN(auto conn, pool_.Acquire());
+  TY_ASSIGN_OR_RETURN(
+      pg::Result r,
+      conn->Exec(kJobEvents, {std::to_string(job_id), std::to_string(project_number), location}));
+  if (r.rows() == 0) return NotFound("job " + std::to_string(job_id) + " not found");
+  std::vector<JobEvent> out;
+  for (int i = 0; i < r.rows(); ++i) {
+    if (r.IsNull(i, 0)) continue;
+    out.push_back({FromUnixMicros(r.GetInt64(i, 0)), static_cast<JobState>(r.GetInt64(i, 1)),
+                   static_cast<JobState>(r.GetInt64(i, 2)), std::string(r.Get(i, 3))});
+  }
+  return out;
+}
+
+}  // namespace trainyard::storage

@@ -1,0 +1,62 @@
+#include "tests/integration/sim_fixture.h"
+
+#include "tests/integration/test_database.h"
+#include "workers/sim/fleet_file.h"
+
+namespace trainyard::testing {
+
+void SimFixture::StartFleet(const char* fleet_json) {
+  conninfo_ = FreshDatabase();
+  auto pool = pg::Pool::Create(conninfo_, 4, std::chrono::milliseconds(2000));
+  ASSERT_TRUE(pool.ok()) << pool.status().message();
+  pool_ = std::move(pool).value();
+  projects_ = std::make_unique<storage::PgProjectRepository>(*pool_);
+  store_ = std::make_unique<storage::PgJobStore>(*pool_);
+  operations_ = std::make_unique<storage::PgOperationRepository>(*pool_);
+  service_ = std::make_unique<JobService>(*projects_, *store_, *operations_, clock_);
+  auto fleet = sim::ParseFleet(fleet_json, "test");
+  ASSERT_TRUE(fleet.ok()) << fleet.status().message();
+  fleet_ = std::move(fleet).value();
+  scheduler_store_ = std::make_unique<storage::PgSchedulerStore>(conninfo_);
+  auto epoch = scheduler_store_->SyncNodes(fleet_, clock_.Now());
+  ASSERT_TRUE(epoch.ok()) << epoch.status().message();
+  fleet_.SetEpoch(*epoch);
+  scheduler_ = std::make_unique<SchedulerLoop>(*scheduler_store_, fleet_, clock_);
+  JobExecutorOptions options;
+  options.owner = "exec";
+  executor_ = std::make_unique<JobExecutor>(*store_, *store_, clock_, options);
+}
+
+CustomJob SimFixture::CreateGang(const std::string& project, SchedulingStrategy strategy,
+                                 int64_t workers, const std::string& run,
+                                 std::map<std::string, std::string> labels) {
+  CustomJob job;
+  job.display_name = "train";
+  job.labels = std::move(labels);
+  for (int64_t replicas : {int64_t{1}, workers}) {
+    if (replicas == 0) continue;
+    WorkerPoolSpec pool;
+    pool.machine_spec = MachineSpec{};
+    pool.machine_spec->machine_type = "a3-megagpu-8g";
+    pool.machine_spec->accelerator_type = AcceleratorType::kNvidiaH100Mega80gb;
+    pool.machine_spec->accelerator_count = 8;
+    pool.replica_count = replicas;
+    pool.container_spec = ContainerSpec{};
+    pool.container_spec->image_uri = "nemo:24.07";
+    pool.container_spec->env.push_back({"TRAINYARD_SIM_DURATION", run});
+    job.job_spec.worker_pool_specs.push_back(pool);
+  }
+  job.job_spec.scheduling = Scheduling{};
+  job.job_spec.scheduling->strategy = strategy;
+  auto created = service_->Create(ParentRef{project, "us-central1"}, job, "");
+  EXPECT_TRUE(created.ok()) << created.status().message();
+  return created.ok() ? *created : CustomJob{};
+}
+
+void SimFixture::Step() {
+  auto pass = scheduler_->RunOnce();
+  ASSERT_TRUE(pass.ok()) << pass.status().message();
+  ASSERT_TRUE(executor_->RunOnce().ok());
+}
+
+}  // namespace trainyard::testing

@@ -1,0 +1,45 @@
+#pragma once
+// A fresh database with a fleet on it: the API's job service, the scheduler loop and the executor,
+// all under one manual clock. Tests of the scheduler's stories and of the views over them derive
+// from it and call StartFleet from SetUp.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include "services/job_service.h"
+#include "storage/pg.h"
+#include "storage/pg_job_store.h"
+#include "storage/pg_project_repository.h"
+#include "storage/pg_scheduler_store.h"
+#include "workers/job_executor.h"
+#include "workers/scheduler_loop.h"
+
+namespace trainyard::testing {
+
+class SimFixture : public ::testing::Test {
+ protected:
+  // Creates the database, loads `fleet_json` (a fleet file's text) and syncs its nodes. Fails the
+  // test (check with ASSERT_NO_FATAL_FAILURE) when any of it does not come up.
+  void StartFleet(const char* fleet_json);
+  // An A3 Mega gang in us-central1: a chief plus `workers` nodes, RUNNING for `run` once started.
+  CustomJob CreateGang(const std::string& project, SchedulingStrategy strategy, int64_t workers,
+                       const std::string& run, std::map<std::string, std::string> labels = {});
+  // One scheduling cycle and one executor pass at the current virtual time.
+  void Step();
+
+  std::string conninfo_;
+  ManualClock clock_{FromUnixMicros(1'800'000'000'000'000)};
+  std::unique_ptr<pg::Pool> pool_;
+  std::unique_ptr<storage::PgProjectRepository> projects_;
+  std::unique_ptr<storage::PgJobStore> store_;
+  std::unique_ptr<storage::PgOperationRepository> operations_;
+  std::unique_ptr<JobService> service_;
+  Fleet fleet_;
+  std::unique_ptr<storage::PgSchedulerStore> scheduler_store_;
+  std::unique_ptr<SchedulerLoop> scheduler_;
+  std::unique_ptr<JobExecutor> executor_;
+};
+
+}  // namespace trainyard::testing
