@@ -6,7 +6,7 @@ source "$(dirname "$0")/lib.sh"
 start_server --sim-speed 200 --lease-seconds 2
 export TRAINYARD_ENDPOINT="$BASE" TRAINYARD_PROJECT=cli-project TRAINYARD_LOCATION=us-central1
 TY=$TRAINYARD_BIN
-PAYLOAD="$(dirname "$0")/../../payloads/jobs/lora-single-node.json"
+PAYLOAD="$PAYLOADS/lora-single-node.json"
 
 # job_file NAME VAR VALUE: the sample payload with one simulator knob in its env.
 job_file() {
