@@ -72,6 +72,9 @@ class JobRepository {
   virtual StatusOr<std::vector<JobRecord>> List(const ListJobsQuery& query) = 0;
   // false when the row moved on (version changed, lease lost): the caller re-reads and decides.
   virtual StatusOr<bool> ApplyTransition(const StateUpdate& update) = 0;
+  // Many transitions in one transaction (one commit for a whole runtime pass); each is still its
+  // own compare-and-set, and the result says which applied, in order.
+  virtual StatusOr<std::vector<bool>> ApplyTransitions(const std::vector<StateUpdate>& updates) = 0;
   // Deletes a terminal job and records the finished operation in one transaction.
   virtual Status DeleteWithOperation(int64_t project_number, const std::string& location,
                                      int64_t id, int64_t expected_version,

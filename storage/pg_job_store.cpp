@@ -233,7 +233,10 @@ StatusOr<std::vector<JobRecord>> PgJobStore::List(const ListJobsQuery& query) {
   return DecodeJobRows(r);
 }
 
-StatusOr<bool> PgJobStore::ApplyTransition(const StateUpdate& update) {
+namespace {
+
+// One compare-and-set transition and what it does to the job's nodes, inside `tx`.
+StatusOr<bool> ApplyInTransaction(pg::Transaction& tx, const StateUpdate& update) {
   const JobTransition& t = update.transition;
   pg::Params params = {
       std::to_string(update.id),
@@ -250,8 +253,6 @@ StatusOr<bool> PgJobStore::ApplyTransition(const StateUpdate& update) {
       t.reason,
       IsTerminal(t.to) ? "true" : "false",
   };
-  TY_ASSIGN_OR_RETURN(auto conn, pool_.Acquire());
-  TY_ASSIGN_OR_RETURN(pg::Transaction tx, pg::Transaction::Begin(*conn));
   TY_ASSIGN_OR_RETURN(pg::Result r, tx.Exec(kApplyTransition, params));
   if (r.affected() != 1) return false;
   if (t.to == JobState::kRunning) {
@@ -262,8 +263,28 @@ StatusOr<bool> PgJobStore::ApplyTransition(const StateUpdate& update) {
     TY_RETURN_IF_ERROR(
         tx.Exec(kReleaseNodes, {std::to_string(update.id), MicrosParam(t.at)}).status());
   }
-  TY_RETURN_IF_ERROR(tx.Commit());
   return true;
+}
+
+}  // namespace
+
+StatusOr<bool> PgJobStore::ApplyTransition(const StateUpdate& update) {
+  TY_ASSIGN_OR_RETURN(std::vector<bool> applied, ApplyTransitions({update}));
+  return static_cast<bool>(applied.front());
+}
+
+StatusOr<std::vector<bool>> PgJobStore::ApplyTransitions(const std::vector<StateUpdate>& updates) {
+  std::vector<bool> applied;
+  applied.reserve(updates.size());
+  if (updates.empty()) return applied;
+  TY_ASSIGN_OR_RETURN(auto conn, pool_.Acquire());
+  TY_ASSIGN_OR_RETURN(pg::Transaction tx, pg::Transaction::Begin(*conn));
+  for (const StateUpdate& update : updates) {
+    TY_ASSIGN_OR_RETURN(bool ok, ApplyInTransaction(tx, update));
+    applied.push_back(ok);
+  }
+  TY_RETURN_IF_ERROR(tx.Commit());
+  return applied;
 }
 
 Status PgJobStore::DeleteWithOperation(int64_t project_number, const std::string& location,

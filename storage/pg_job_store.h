@@ -16,6 +16,7 @@ class PgJobStore final : public JobRepository, public JobLeaseRepository {
   StatusOr<JobRecord> Get(int64_t project_number, const std::string& location, int64_t id) override;
   StatusOr<std::vector<JobRecord>> List(const ListJobsQuery& query) override;
   StatusOr<bool> ApplyTransition(const StateUpdate& update) override;
+  StatusOr<std::vector<bool>> ApplyTransitions(const std::vector<StateUpdate>& updates) override;
   Status DeleteWithOperation(int64_t project_number, const std::string& location, int64_t id,
                              int64_t expected_version, const Operation& operation) override;
 

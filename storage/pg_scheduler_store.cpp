@@ -11,7 +11,6 @@ namespace trainyard::storage {
 namespace {
 
 // Node states (migrations/0002_fleet.sql).
-constexpr int kNodeProvisioning = 1;
 
 constexpr const char* kTryLock = "SELECT pg_try_advisory_lock(hashtext('trainyard.scheduler'))";
 
@@ -54,18 +53,18 @@ constexpr const char* kReleaseNodes =
     "image_cache = CASE WHEN keep_warm THEN image_cache ELSE '{}' END, "
     "state_since = " TY_TS("$2") " WHERE job_id = $1::bigint";
 
-// Whole units (slices of $5 hosts; 1 for GPU/CPU pools) whose every node is free; warm and cached
-// first. The leader is the only allocator, so no other writer races for free nodes.
+constexpr const char* kFreeNodes =
+    "SELECT pool_id, ordinal, state, array_to_json(image_cache)::text FROM nodes "
+    "WHERE pool_id = ANY($1::text[]) AND job_id IS NULL AND state IN (2, 7)";
+
+// Claims exactly the chosen nodes, if each is still free: a short RETURNING means something moved
+// them meanwhile (a failure, another writer) and the admission is skipped. READY nodes go BUSY;
+// DELETED ones are provisioned first.
 constexpr const char* kClaimNodes =
-    "WITH units AS (SELECT ordinal / $5::int AS unit FROM nodes "
-    "WHERE pool_id = $2 AND job_id IS NULL AND state IN (2, 7) GROUP BY 1 "
-    "HAVING count(*) = $5::int "
-    "ORDER BY bool_and(state = 2) DESC, bool_and($3::text = ANY(image_cache)) DESC, 1 "
-    "LIMIT $4::int) "
-    "UPDATE nodes n SET job_id = $1::bigint, "
-    "state = CASE WHEN n.state = 2 THEN 3 ELSE 1 END, state_since = " TY_TS("$6") " "
-    "FROM units WHERE n.pool_id = $2 AND n.ordinal / $5::int = units.unit "
-    "RETURNING n.ordinal, n.state, ($3::text = ANY(n.image_cache))";
+    "UPDATE nodes SET job_id = $1::bigint, state = CASE WHEN state = 2 THEN 3 ELSE 1 END, "
+    "state_since = " TY_TS("$4") " "
+    "WHERE pool_id = $2 AND ordinal = ANY($3::int[]) AND job_id IS NULL AND state IN (2, 7) "
+    "RETURNING ordinal, state, ($5::text = ANY(image_cache))";
 
 constexpr const char* kAdmitJob =
     "WITH u AS (UPDATE custom_jobs SET state = 2, version = version + 1, "
@@ -183,8 +182,32 @@ StatusOr<std::map<std::string, int64_t>> PgSchedulerStore::UnitsDown(const Fleet
   return out;
 }
 
+Status PgSchedulerStore::LoadFree(pg::Transaction& tx, const Fleet& fleet,
+                                  const std::set<int>& pools, FreeByPool& free) {
+  std::vector<std::string> ids;
+  for (int p : pools) ids.push_back(fleet.pools[p].id);
+  TY_ASSIGN_OR_RETURN(pg::Result r, tx.Exec(kFreeNodes, {TextArray(ids)}));
+  std::map<std::string, std::vector<FreeNode>> nodes;
+  for (int i = 0; i < r.rows(); ++i) {
+    FreeNode n;
+    n.ordinal = r.GetInt64(i, 1);
+    n.warm = r.GetInt64(i, 2) == static_cast<int>(NodeState::kReady);
+    auto cache = nlohmann::json::parse(r.Get(i, 3), nullptr, false);
+    if (cache.is_array()) {
+      for (const auto& image : cache) {
+        if (image.is_string()) n.image_cache.push_back(image.get<std::string>());
+      }
+    }
+    nodes[std::string(r.Get(i, 0))].push_back(std::move(n));
+  }
+  for (int p : pools) {
+    free.insert_or_assign(p, FreeUnits(fleet.pools[p].hosts_per_unit, nodes[fleet.pools[p].id]));
+  }
+  return Status::Ok();
+}
+
 Status PgSchedulerStore::Admit(pg::Transaction& tx, const Fleet& fleet, const AdmissionDecision& a,
-                               Timestamp now, CommitOutcome& outcome) {
+                               Timestamp now, FreeByPool& free, CommitOutcome& outcome) {
   TY_RETURN_IF_ERROR(tx.Exec("SAVEPOINT admission").status());
   auto skip = [&]() -> Status {
     ++outcome.skipped;
@@ -198,22 +221,28 @@ Status PgSchedulerStore::Admit(pg::Transaction& tx, const Fleet& fleet, const Ad
     outcome.preempted += static_cast<int>(r.affected());
     TY_RETURN_IF_ERROR(tx.Exec(kReleaseNodes, {std::to_string(victim), MicrosParam(now)}).status());
   }
+  if (!a.victims.empty()) {
+    // The victims' nodes are free now: see them (preemptions are few, at most 64 a cycle).
+    std::set<int> pools;
+    for (const PlacedPool& pp : a.placement.pools) pools.insert(pp.pool);
+    TY_RETURN_IF_ERROR(LoadFree(tx, fleet, pools, free));
+  }
   nlohmann::json placement = {{"zone", a.placement.zone}, {"pools", nlohmann::json::array()}};
   Duration startup{};
   int64_t hourly_micros = 0;
   for (const PlacedPool& pp : a.placement.pools) {
     const CapacityPool& pool = fleet.pools[pp.pool];
-    TY_ASSIGN_OR_RETURN(
-        pg::Result nodes,
-        tx.Exec(kClaimNodes,
-                {std::to_string(a.job_id), pool.id, a.image_uri, std::to_string(pp.units),
-                 std::to_string(pool.hosts_per_unit), MicrosParam(now)}));
+    std::vector<int64_t> chosen = free.at(pp.pool).Take(pp.units, a.image_uri);
+    if (chosen.empty()) return skip();
+    TY_ASSIGN_OR_RETURN(pg::Result nodes,
+                        tx.Exec(kClaimNodes, {std::to_string(a.job_id), pool.id,
+                                              NumberArray(chosen), MicrosParam(now), a.image_uri}));
     if (nodes.rows() != pp.units * pool.hosts_per_unit) return skip();
     nlohmann::json names = nlohmann::json::array();
     bool cold = false, uncached = false;
     for (int i = 0; i < nodes.rows(); ++i) {
       names.push_back(NodeName(pool.id, nodes.GetInt64(i, 0)));
-      cold = cold || nodes.GetInt64(i, 1) == kNodeProvisioning;
+      cold = cold || nodes.GetInt64(i, 1) == static_cast<int>(NodeState::kProvisioning);
       uncached = uncached || !nodes.GetBool(i, 2);
     }
     Duration pool_startup = (cold ? fleet.BootTime(pool.machine_type) : Duration{}) +
@@ -246,8 +275,14 @@ StatusOr<CommitOutcome> PgSchedulerStore::Commit(const Fleet& fleet, const Cycle
   if (!leading_) return Aborted("not the scheduler leader");
   CommitOutcome outcome;
   TY_ASSIGN_OR_RETURN(pg::Transaction tx, pg::Transaction::Begin(*conn));
+  FreeByPool free;
+  std::set<int> pools;
   for (const AdmissionDecision& a : cycle.admissions) {
-    TY_RETURN_IF_ERROR(Admit(tx, fleet, a, now, outcome));
+    for (const PlacedPool& pp : a.placement.pools) pools.insert(pp.pool);
+  }
+  if (!pools.empty()) TY_RETURN_IF_ERROR(LoadFree(tx, fleet, pools, free));
+  for (const AdmissionDecision& a : cycle.admissions) {
+    TY_RETURN_IF_ERROR(Admit(tx, fleet, a, now, free, outcome));
   }
   for (const FailureDecision& f : cycle.failures) {
     TY_ASSIGN_OR_RETURN(pg::Result r,

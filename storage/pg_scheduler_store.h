@@ -1,8 +1,11 @@
 #pragma once
 // The scheduler's storage on PostgreSQL: nodes, the job change feed and the cycle commit.
+#include <map>
 #include <memory>
+#include <set>
 
 #include "services/scheduler/scheduler_store.h"
+#include "storage/free_units.h"
 #include "storage/pg.h"
 
 namespace trainyard::storage {
@@ -20,8 +23,12 @@ class PgSchedulerStore final : public SchedulerStore {
 
  private:
   StatusOr<pg::Connection*> Connection();
+  // The free units of `pools` (fleet pool indexes), read once per commit: see storage/free_units.h.
+  using FreeByPool = std::map<int, FreeUnits>;
+  Status LoadFree(pg::Transaction& tx, const Fleet& fleet, const std::set<int>& pools,
+                  FreeByPool& free);
   Status Admit(pg::Transaction& tx, const Fleet& fleet, const AdmissionDecision& a, Timestamp now,
-               CommitOutcome& outcome);
+               FreeByPool& free, CommitOutcome& outcome);
 
   std::string conninfo_;
   std::unique_ptr<pg::Connection> conn_;  // holds the leader lock

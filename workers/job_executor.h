@@ -7,6 +7,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -20,7 +21,9 @@ struct JobExecutorOptions {
   std::string owner;  // unique per process: host:pid:random
   std::chrono::seconds lease{30};
   int batch = 500;
-  std::chrono::milliseconds idle_tick{100};
+  // How long an idle pass waits before looking again: the latency of a step that falls due while
+  // idle (virtual time runs --sim-speed times faster, so this must stay small).
+  std::chrono::milliseconds idle_tick{20};
   sim::StandInTimings timings;
 };
 
@@ -46,6 +49,7 @@ class JobExecutor {
   JobRepository& jobs_;
   const Clock& clock_;
   JobExecutorOptions options_;
+  std::optional<std::chrono::steady_clock::time_point> last_heartbeat_;
   std::thread thread_;
   std::atomic<bool> stop_{false};
   std::mutex mu_;

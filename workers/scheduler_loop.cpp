@@ -131,6 +131,8 @@ void SchedulerLoop::Loop() {
     if (!stats.ok()) {
       LogJson(LogLevel::kWarn, "scheduler_pass_failed", {{"error", stats.status().message()}});
     }
+    // A cycle that admitted may have left more that fits (the per-queue lookback): go again now.
+    if (stats.ok() && stats->committed.admitted > 0) continue;
     std::unique_lock lock(mu_);
     wake_.wait_for(lock, options_.tick, [this] { return stop_.load(); });
   }

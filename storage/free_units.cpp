@@ -1,0 +1,74 @@
+#include "storage/free_units.h"
+
+#include <algorithm>
+
+namespace trainyard::storage {
+
+FreeUnits::FreeUnits(int hosts_per_unit, const std::vector<FreeNode>& nodes)
+    : hosts_(std::max(1, hosts_per_unit)) {
+  struct Unit {
+    int free = 0;
+    bool warm = true;
+    std::vector<std::string> common;  // images cached on every node seen so far
+  };
+  std::map<int64_t, Unit> units;
+  for (const FreeNode& n : nodes) {
+    Unit& u = units[n.ordinal / hosts_];
+    std::vector<std::string> cache = n.image_cache;
+    std::sort(cache.begin(), cache.end());
+    if (u.free == 0) {
+      u.common = std::move(cache);
+    } else {
+      std::vector<std::string> both;
+      std::set_intersection(u.common.begin(), u.common.end(), cache.begin(), cache.end(),
+                            std::back_inserter(both));
+      u.common = std::move(both);
+    }
+    ++u.free;
+    u.warm = u.warm && n.warm;
+  }
+  for (auto& [unit, u] : units) {
+    if (u.free != hosts_) continue;  // part of the slice is busy or down
+    if (!u.warm) {
+      cold_.insert(unit);
+      continue;
+    }
+    warm_.insert(unit);
+    for (const std::string& image : u.common) warm_by_image_[image].insert(unit);
+    images_of_[unit] = std::move(u.common);
+  }
+}
+
+void FreeUnits::Remove(int64_t unit) {
+  warm_.erase(unit);
+  cold_.erase(unit);
+  auto it = images_of_.find(unit);
+  if (it == images_of_.end()) return;
+  for (const std::string& image : it->second) warm_by_image_[image].erase(unit);
+  images_of_.erase(it);
+}
+
+std::vector<int64_t> FreeUnits::Take(int count, const std::string& image) {
+  if (count <= 0 || units() < static_cast<size_t>(count)) return {};
+  std::vector<int64_t> chosen;
+  auto take_from = [&](const std::set<int64_t>& from) {
+    for (auto it = from.begin(); it != from.end() && chosen.size() < static_cast<size_t>(count);
+         ++it) {
+      if (std::find(chosen.begin(), chosen.end(), *it) == chosen.end()) chosen.push_back(*it);
+    }
+  };
+  if (auto cached = warm_by_image_.find(image); cached != warm_by_image_.end()) {
+    take_from(cached->second);
+  }
+  take_from(warm_);
+  take_from(cold_);
+  std::vector<int64_t> ordinals;
+  ordinals.reserve(chosen.size() * static_cast<size_t>(hosts_));
+  for (int64_t unit : chosen) {
+    Remove(unit);
+    for (int h = 0; h < hosts_; ++h) ordinals.push_back(unit * hosts_ + h);
+  }
+  return ordinals;
+}
+
+}  // namespace trainyard::storage

@@ -1,0 +1,50 @@
+// How the scheduler's commit chooses nodes within a pool: whole units only, warm and cached first.
+#include "storage/free_units.h"
+
+#include <gtest/gtest.h>
+
+namespace trainyard::storage {
+namespace {
+
+FreeNode Node(int64_t ordinal, bool warm, std::vector<std::string> cache = {}) {
+  return FreeNode{ordinal, warm, std::move(cache)};
+}
+
+TEST(FreeUnitsTest, PrefersWarmNodesThatCacheTheImageThenWarmThenCold) {
+  FreeUnits free(1, {Node(0, false), Node(1, true), Node(2, true, {"img:a"}), Node(3, false),
+                     Node(4, true, {"img:b", "img:a"})});
+  EXPECT_EQ(free.Take(2, "img:a"), (std::vector<int64_t>{2, 4}));
+  EXPECT_EQ(free.Take(2, "img:a"), (std::vector<int64_t>{1, 0}));  // warm, then cold
+  EXPECT_EQ(free.Take(1, "img:a"), (std::vector<int64_t>{3}));
+  EXPECT_EQ(free.units(), 0u);
+}
+
+TEST(FreeUnitsTest, TakesNothingWhenTooFewUnitsAreFree) {
+  FreeUnits free(1, {Node(5, true), Node(9, true)});
+  EXPECT_TRUE(free.Take(3, "img").empty());
+  EXPECT_EQ(free.units(), 2u);  // a refused take leaves everything in place
+  EXPECT_EQ(free.Take(2, "img"), (std::vector<int64_t>{5, 9}));
+}
+
+TEST(FreeUnitsTest, SlicesCountOnlyWhenEveryHostIsFree) {
+  // Slices of 4 hosts: unit 0 = ordinals 0-3 (all free), unit 1 = 4-7 (ordinal 6 busy).
+  FreeUnits free(4, {Node(0, true), Node(1, true), Node(2, true), Node(3, true), Node(4, true),
+                     Node(5, true), Node(7, true)});
+  EXPECT_EQ(free.units(), 1u);
+  EXPECT_EQ(free.Take(1, "img"), (std::vector<int64_t>{0, 1, 2, 3}));
+}
+
+TEST(FreeUnitsTest, ASliceIsCachedOnlyIfEveryHostCachesTheImage) {
+  FreeUnits free(
+      2, {Node(0, true, {"x"}), Node(1, true), Node(2, true, {"x"}), Node(3, true, {"x", "y"})});
+  EXPECT_EQ(free.Take(1, "x"), (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(free.Take(1, "x"), (std::vector<int64_t>{0, 1}));
+}
+
+TEST(FreeUnitsTest, ASliceWithAColdHostIsCold) {
+  FreeUnits free(2, {Node(0, true, {"x"}), Node(1, false), Node(2, true), Node(3, true)});
+  EXPECT_EQ(free.Take(1, "x"), (std::vector<int64_t>{2, 3}));  // warm beats partly cold
+}
+
+}  // namespace
+}  // namespace trainyard::storage
