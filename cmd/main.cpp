@@ -5,11 +5,14 @@
 #include <filesystem>
 #include <iostream>
 
+#include "cmd/client_commands.h"
 #include "cmd/serve.h"
 
 int main(int argc, char** argv) {
-  CLI::App app{"Trainyard: a self-hosted, Vertex-AI-compatible training job service"};
+  CLI::App app{"Trainyard: a self-hosted, Vertex-AI-compatible training job service", "trainyard"};
   app.require_subcommand(1);
+  // Set before the verbs are added: they inherit it. A bad invocation prints one line and usage.
+  app.failure_message(trainyard::cmd::FailureWithUsage);
 
   trainyard::cmd::ServeOptions serve;
   CLI::App* serve_cmd = app.add_subcommand("serve",
@@ -59,8 +62,18 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   migrate_cmd->add_option("--database-url", migrate.database_url, "external PostgreSQL");
 
-  CLI11_PARSE(app, argc, argv);
+  trainyard::cmd::CommandRun client_run;
+  trainyard::cmd::AddJobsCommand(app, &client_run);
+  trainyard::cmd::AddOpsCommand(app, &client_run);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // --help exits 0; every real parse error is a usage error.
+    return app.exit(e) == 0 ? 0 : trainyard::cmd::kExitUsage;
+  }
   if (serve_cmd->parsed()) return trainyard::cmd::RunServe(serve);
   if (migrate_cmd->parsed()) return trainyard::cmd::RunMigrate(migrate);
-  return 2;
+  if (client_run) return client_run();
+  return trainyard::cmd::kExitUsage;
 }

@@ -56,10 +56,19 @@ class Status {
     return *this;
   }
 
+  // Other google.rpc.Status details, each the JSON text of an Any with its @type (e.g. the
+  // ErrorInfo with the request id that the SDK reads from a server's error body).
+  const std::vector<std::string>& details() const { return details_; }
+  Status& WithDetail(std::string any_json) {
+    details_.push_back(std::move(any_json));
+    return *this;
+  }
+
  private:
   Code code_ = Code::kOk;
   std::string message_;
   std::vector<FieldViolation> violations_;
+  std::vector<std::string> details_;
 };
 
 inline Status InvalidArgument(std::string msg) { return {Code::kInvalidArgument, std::move(msg)}; }

@@ -32,6 +32,11 @@ constexpr std::string_view kGcsDestinationType = "google.cloud.aiplatform.v1.Gcs
 constexpr std::string_view kCustomJobSpecType = "google.cloud.aiplatform.v1.CustomJobSpec";
 constexpr std::string_view kEncryptionSpecType = "google.cloud.aiplatform.v1.EncryptionSpec";
 constexpr std::string_view kRpcStatusType = "google.rpc.Status";
+// Our own output-only object has no proto; these names only appear in "Invalid value" messages.
+constexpr std::string_view kSchedulingStatusType = "trainyard.SchedulingStatus";
+constexpr std::string_view kPlacementType = "trainyard.Placement";
+constexpr std::string_view kPlacedPoolType = "trainyard.PlacedPool";
+constexpr std::string_view kReasonType = "trainyard.Reason";
 
 // ---- Decoding ----------------------------------------------------------------------------------
 
@@ -161,7 +166,34 @@ void ReadEncryptionSpec(ObjectReader& r, EncryptionSpec* spec) {
   r.GetString("kmsKeyName", &spec->kms_key_name);
 }
 
-void ReadCustomJob(ObjectReader& r, CustomJob* job) {
+void ReadPlacedPool(ObjectReader& r, PlacedPoolStatus* pool) {
+  r.GetString("pool", &pool->pool_id);
+  r.GetString("machineType", &pool->machine_type);
+  r.GetString("consumptionModel", &pool->consumption_model);
+  r.GetString("reservation", &pool->reservation);
+  r.GetInt64("units", &pool->units);
+  r.GetStringList("nodes", &pool->nodes);
+}
+
+// The inverse of EncodeSchedulingStatus, for clients reading a job back (the SDK, the CLI).
+void ReadSchedulingStatus(ObjectReader& r, SchedulingStatus* s) {
+  r.GetObject("reason", kReasonType, [&](ObjectReader& reason) {
+    reason.GetString("code", &s->reason_code);
+    reason.GetString("message", &s->reason_message);
+  });
+  int64_t position = 0;
+  if (r.GetInt64("queuePosition", &position)) s->queue_position = position;
+  r.GetInt32("priority", &s->priority);
+  r.GetObject("placement", kPlacementType, [&](ObjectReader& placement) {
+    placement.GetString("zone", &s->zone);
+    ReadList(placement, "pools", kPlacedPoolType, &s->pools, ReadPlacedPool);
+  });
+  r.GetTimestamp("admitTime", &s->admitted_at);
+  r.GetDouble("hourlyPriceUsd", &s->hourly_price_usd);
+  r.GetDouble("costUsd", &s->cost_usd);
+}
+
+void ReadCustomJob(ObjectReader& r, CustomJob* job, OutputOnlyFields output_only) {
   r.GetString("name", &job->name);
   r.GetString("displayName", &job->display_name);
   r.GetObject("jobSpec", kCustomJobSpecType,
@@ -179,8 +211,13 @@ void ReadCustomJob(ObjectReader& r, CustomJob* job) {
   bool reserved = false;
   r.GetBool("satisfiesPzs", &reserved);
   r.GetBool("satisfiesPzi", &reserved);
-  // Our output-only scheduling object, echoed back by clients that round-trip a job.
-  r.Skip("trainyard");
+  // Our output-only scheduling object: read back by our own clients, skipped on create (clients
+  // that round-trip a job echo it).
+  if (output_only == OutputOnlyFields::kKeep) {
+    ReadOptional(r, "trainyard", kSchedulingStatusType, &job->trainyard, ReadSchedulingStatus);
+  } else {
+    r.Skip("trainyard");
+  }
 }
 
 // Vertex ignores output-only fields on create rather than rejecting them.
@@ -351,11 +388,13 @@ json EncodeEncryptionSpec(const EncryptionSpec& spec) {
 
 }  // namespace
 
-StatusOr<CustomJob> DecodeCustomJob(const nlohmann::json& body, OutputOnlyFields output_only) {
+StatusOr<CustomJob> DecodeCustomJob(const nlohmann::json& body, OutputOnlyFields output_only,
+                                    UnknownFields unknown) {
   try {
     ObjectReader reader(body, FieldPath(kRoot));
+    if (unknown == UnknownFields::kIgnore) reader.IgnoreUnknownFields();
     CustomJob job;
-    ReadCustomJob(reader, &job);
+    ReadCustomJob(reader, &job, output_only);
     TY_RETURN_IF_ERROR(reader.Finish());
     if (output_only == OutputOnlyFields::kIgnore) ClearOutputOnly(&job);
     return job;
@@ -393,6 +432,19 @@ nlohmann::json EncodeCustomJobSpec(const CustomJobSpec& spec) {
   PutStrings(out, "models", spec.models);
   PutString(out, "persistentResourceId", spec.persistent_resource_id);
   return out;
+}
+
+StatusOr<RpcStatus> DecodeRpcStatus(const nlohmann::json& body, UnknownFields unknown) {
+  try {
+    ObjectReader reader(body, FieldPath("status"));
+    if (unknown == UnknownFields::kIgnore) reader.IgnoreUnknownFields();
+    RpcStatus status;
+    ReadRpcStatus(reader, &status);
+    TY_RETURN_IF_ERROR(reader.Finish());
+    return status;
+  } catch (const std::exception& e) {
+    return UnexpectedException(e);
+  }
 }
 
 nlohmann::json EncodeRpcStatus(const RpcStatus& status) {

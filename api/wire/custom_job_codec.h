@@ -22,11 +22,20 @@ enum class OutputOnlyFields {
   kKeep,
 };
 
+// Keys the model does not know. The server rejects them like Vertex; the SDK reads responses of a
+// possibly newer server and keeps their raw JSON next to the typed value instead.
+enum class UnknownFields {
+  kReject,
+  kIgnore,
+};
+
 // The body must be a JSON object. `{}` entries of workerPoolSpecs decode to placeholder pools
 // (WorkerPoolSpec::IsPlaceholder), keeping the positions of later pools. Error paths are rooted
 // at 'custom_job' (messages) and at the body (violations, e.g. "jobSpec.workerPoolSpecs[0]").
+// With kKeep the output-only `trainyard` object is decoded into CustomJob::trainyard as well.
 StatusOr<CustomJob> DecodeCustomJob(const nlohmann::json& body,
-                                    OutputOnlyFields output_only = OutputOnlyFields::kIgnore);
+                                    OutputOnlyFields output_only = OutputOnlyFields::kIgnore,
+                                    UnknownFields unknown = UnknownFields::kReject);
 
 // A CustomJobSpec on its own (as storage keeps it), just as strict. `path` is its camelCase path
 // inside a CustomJob, normally "jobSpec"; errors are reported relative to it.
@@ -39,6 +48,10 @@ StatusOr<CustomJobSpec> DecodeCustomJobSpec(const nlohmann::json& spec, std::str
 // present. Decode(Encode(x)) gives back x, up to that replicaCount default.
 nlohmann::json EncodeCustomJob(const CustomJob& job);
 nlohmann::json EncodeCustomJobSpec(const CustomJobSpec& spec);
+
+// google.rpc.Status as embedded in a resource or an Operation; `details` is accepted and dropped.
+StatusOr<RpcStatus> DecodeRpcStatus(const nlohmann::json& body,
+                                    UnknownFields unknown = UnknownFields::kReject);
 
 // {"code":n,"message":…} with the rpc code; defaults omitted, no "status" key.
 nlohmann::json EncodeRpcStatus(const RpcStatus& status);

@@ -408,6 +408,26 @@ bool ObjectReader::GetInt64(std::string_view name, int64_t* out) {
   return true;
 }
 
+bool ObjectReader::GetDouble(std::string_view name, double* out) {
+  Member m = Find(name);
+  if (!m.value || RejectList(name, m)) return false;
+  if (m.value->is_number()) {
+    *out = m.value->get<double>();
+    return true;
+  }
+  if (m.value->is_string()) {
+    const std::string& text = m.value->get_ref<const std::string&>();
+    double value = 0;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec == std::errc() && end == text.data() + text.size() && !text.empty()) {
+      *out = value;
+      return true;
+    }
+  }
+  FailValue(name, "TYPE_DOUBLE", *m.value);
+  return false;
+}
+
 bool ObjectReader::GetEnumNumber(std::string_view name, const EnumTable& table, int* out) {
   Member m = Find(name);
   if (!m.value || RejectList(name, m)) return false;
@@ -522,6 +542,7 @@ bool ObjectReader::GetObject(std::string_view name, std::string_view message_typ
     return false;
   }
   ObjectReader child(*m.value, path_.Field(name));
+  child.ignore_unknown_ = ignore_unknown_;
   read(child);
   Status status = child.Finish();
   if (!status.ok()) {
@@ -548,6 +569,7 @@ bool ObjectReader::GetObjectList(std::string_view name, std::string_view message
       return false;
     }
     ObjectReader child(item, field.Index(i));
+    child.ignore_unknown_ = ignore_unknown_;
     read(child, i);
     Status status = child.Finish();
     if (!status.ok()) {
@@ -561,7 +583,7 @@ bool ObjectReader::GetObjectList(std::string_view name, std::string_view message
 bool ObjectReader::Skip(std::string_view name) { return Find(name).value != nullptr; }
 
 Status ObjectReader::Finish() {
-  if (!error_.ok() || !object_.is_object()) return error_;
+  if (!error_.ok() || !object_.is_object() || ignore_unknown_) return error_;
   for (auto it = object_.begin(); it != object_.end(); ++it) {
     if (consumed_.count(it.key()) != 0) continue;
     return InvalidPayload(path_.Field(it.key()), std::string(kPayloadPrefix) + "Unknown name \"" +

@@ -85,6 +85,8 @@ class ObjectReader {
   // JSON integer, integral float or decimal string, range-checked.
   bool GetInt32(std::string_view name, int32_t* out);
   bool GetInt64(std::string_view name, int64_t* out);
+  // JSON number (proto3 JSON also allows a decimal string for a double).
+  bool GetDouble(std::string_view name, double* out);
   // Enum name, or a JSON integer that is a value of `table`.
   bool GetEnumNumber(std::string_view name, const EnumTable& table, int* out);
   template <typename E>
@@ -110,6 +112,11 @@ class ObjectReader {
                      const ObjectListFn& read);
   // Consumes a field without decoding it (any JSON value), e.g. google.rpc.Status.details.
   bool Skip(std::string_view name);
+
+  // Unknown keys are then accepted here and in every nested reader: a client reading a newer
+  // server's responses keeps the raw JSON for them rather than failing (Vertex itself rejects
+  // them).
+  void IgnoreUnknownFields() { ignore_unknown_ = true; }
 
   // Records `status` unless an error is already recorded.
   void Fail(Status status);
@@ -139,6 +146,7 @@ class ObjectReader {
   FieldPath path_;
   Status error_;
   std::set<std::string, std::less<>> consumed_;
+  bool ignore_unknown_ = false;
 };
 
 }  // namespace trainyard

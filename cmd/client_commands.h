@@ -1,0 +1,14 @@
+#pragma once
+// The client verb groups of the `trainyard` binary, built on the SDK (sdk/).
+#include <CLI/CLI.hpp>
+
+#include "cmd/client_cli.h"
+
+namespace trainyard::cmd {
+
+// `trainyard jobs create|get|list|cancel|delete|wait|logs`. Sets *run when one of them is chosen.
+void AddJobsCommand(CLI::App& app, CommandRun* run);
+// `trainyard ops get|wait`.
+void AddOpsCommand(CLI::App& app, CommandRun* run);
+
+}  // namespace trainyard::cmd

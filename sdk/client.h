@@ -1,0 +1,105 @@
+#pragma once
+// The Trainyard client: submit custom jobs, poll them, read operations, from C++.
+//
+//   auto client = sdk::Client::Create({.endpoint = "http://127.0.0.1:8080", .project = "demo"});
+//   auto job = (*client)->CreateJob(body);
+//   auto done = (*client)->WaitJob(job->name(), {.timeout = std::chrono::minutes(30)});
+//
+// Every call returns a Status on failure (never throws): the server's canonical code, message and
+// field violations, UNAVAILABLE when it cannot be reached, DEADLINE_EXCEEDED when a wait runs out.
+// GETs and polls are retried on 429/503/connection failures; creates, cancels and deletes are sent
+// once (see http_transport.h). A Client is safe to use from several threads.
+#include <chrono>
+#include <deque>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "sdk/http_transport.h"
+#include "sdk/poll.h"
+#include "sdk/resources.h"
+#include "sdk/timing.h"
+#include "services/status.h"
+
+namespace trainyard::sdk {
+
+struct ClientOptions {
+  std::string endpoint = "http://127.0.0.1:8080";
+  std::string project;  // id or number
+  std::string location = "us-central1";
+  std::string bearer_token;
+  std::chrono::milliseconds request_timeout{30000};
+  RetryPolicy retry;
+  Timing timing = SystemTiming();
+};
+
+struct ListJobsOptions {
+  std::string filter;  // AIP-160, e.g. "state=JOB_STATE_SUCCEEDED AND labels.team=nlp"
+  int page_size = 0;   // 0: the server's default
+};
+
+using WaitOptions = WaitOptionsFor<Job>;
+using OperationWaitOptions = WaitOptionsFor<Operation>;
+
+class JobList;
+
+class Client {
+ public:
+  // INVALID_ARGUMENT for an endpoint that is not an http(s) URL or an empty project.
+  static StatusOr<std::unique_ptr<Client>> Create(ClientOptions options);
+
+  const ClientOptions& options() const { return options_; }
+
+  // `body` is a CustomJob as JSON, sent as given (the server validates it).
+  StatusOr<Job> CreateJob(const nlohmann::json& body);
+  StatusOr<Job> CreateJob(const CustomJob& job);
+  // `name` is a full job name or just the job id (then under this client's project/location).
+  StatusOr<Job> GetJob(const std::string& name);
+  // Lazily follows page tokens; the list must not outlive the client.
+  JobList ListJobs(ListJobsOptions options = {});
+  Status CancelJob(const std::string& name);
+  StatusOr<Operation> DeleteJob(const std::string& name);
+  // Polls until the job is terminal (SUCCEEDED, FAILED, CANCELLED, …) and returns it, whatever
+  // its state; DEADLINE_EXCEEDED when options.timeout passes first.
+  StatusOr<Job> WaitJob(const std::string& name, const WaitOptions& options = {});
+
+  // `name` is a full operation name or an id under this client's project/location.
+  StatusOr<Operation> GetOperation(const std::string& name);
+  // Polls until done; the result is the operation (see OperationResult for its outcome).
+  StatusOr<Operation> WaitOperation(const std::string& name,
+                                    const OperationWaitOptions& options = {});
+
+  // The full resource name for a name or bare id in `collection` ("customJobs", "operations").
+  std::string ResourceName(const std::string& name_or_id, const std::string& collection) const;
+
+ private:
+  friend class JobList;
+  Client(ClientOptions options, std::unique_ptr<HttpTransport> transport);
+  StatusOr<nlohmann::json> Call(HttpCall call);
+
+  ClientOptions options_;
+  std::unique_ptr<HttpTransport> transport_;
+};
+
+// for (;;) { auto next = list.Next(); if (!next.ok()) …; if (!*next) break; use(**next); }
+class JobList {
+ public:
+  // The next job; std::nullopt after the last one; or the error that stopped the listing.
+  StatusOr<std::optional<Job>> Next();
+  int pages_fetched() const { return pages_fetched_; }
+
+ private:
+  friend class Client;
+  JobList(Client* client, ListJobsOptions options) : client_(client), options_(options) {}
+  Status FetchPage();
+
+  Client* client_;
+  ListJobsOptions options_;
+  std::deque<Job> buffer_;
+  std::string page_token_;
+  bool last_page_ = false;
+  int pages_fetched_ = 0;
+};
+
+}  // namespace trainyard::sdk

@@ -1,0 +1,103 @@
+#include "sdk/http_transport.h"
+
+#include <cpprest/http_client.h>
+
+#include <exception>
+#include <utility>
+
+#include "sdk/http_error.h"
+
+namespace trainyard::sdk {
+namespace {
+
+namespace http = web::http;
+
+// The outcome of one attempt: a reply, or a transport failure (no reply at all).
+struct Attempt {
+  std::optional<int> status;
+  std::string body;
+  std::string transport_error;
+};
+
+bool ShouldRetry(const HttpCall& call, const Attempt& attempt) {
+  if (!call.idempotent) return false;
+  if (!attempt.status) return true;  // connection refused, reset, or timed out
+  return *attempt.status == 429 || *attempt.status == 503;
+}
+
+}  // namespace
+
+struct HttpTransport::Impl {
+  TransportOptions options;
+  http::client::http_client client;
+
+  Impl(TransportOptions o, http::client::http_client c)
+      : options(std::move(o)), client(std::move(c)) {}
+
+  // cpprestsdk reports transport failures by throwing; they stop here.
+  Attempt Send(const HttpCall& call) {
+    Attempt attempt;
+    try {
+      http::http_request request(call.method);
+      request.set_request_uri(call.path);
+      request.headers().add("Accept", "application/json");
+      if (!options.bearer_token.empty()) {
+        request.headers().add("Authorization", "Bearer " + options.bearer_token);
+      }
+      if (call.body) request.set_body(call.body->dump(), "application/json");
+      http::http_response response = client.request(request).get();
+      attempt.status = response.status_code();
+      attempt.body = response.extract_string(/*ignore_content_type=*/true).get();
+    } catch (const std::exception& e) {
+      attempt.status.reset();
+      attempt.transport_error = e.what();
+    }
+    return attempt;
+  }
+};
+
+StatusOr<std::unique_ptr<HttpTransport>> HttpTransport::Create(TransportOptions options) {
+  const std::string& endpoint = options.endpoint;
+  if (endpoint.rfind("http://", 0) != 0 && endpoint.rfind("https://", 0) != 0) {
+    return InvalidArgument("endpoint must be an http:// or https:// URL, got \"" + endpoint + "\"");
+  }
+  try {
+    http::client::http_client_config config;
+    config.set_timeout(
+        std::chrono::duration_cast<std::chrono::microseconds>(options.request_timeout));
+    http::client::http_client client(web::uri(endpoint), config);
+    auto impl = std::make_unique<Impl>(std::move(options), std::move(client));
+    return std::unique_ptr<HttpTransport>(new HttpTransport(std::move(impl)));
+  } catch (const std::exception& e) {
+    return InvalidArgument("endpoint \"" + endpoint + "\" is not a valid URL: " + e.what());
+  }
+}
+
+HttpTransport::HttpTransport(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+HttpTransport::~HttpTransport() = default;
+
+StatusOr<nlohmann::json> HttpTransport::Call(const HttpCall& call) {
+  const TransportOptions& options = impl_->options;
+  Backoff backoff(options.retry.backoff, options.timing.uniform01);
+  Attempt attempt;
+  for (int n = 1;; ++n) {
+    attempt = impl_->Send(call);
+    if (n >= options.retry.max_attempts || !ShouldRetry(call, attempt)) break;
+    options.timing.sleep(backoff.Next());
+  }
+  if (!attempt.status) {
+    return Unavailable("cannot reach " + options.endpoint + ": " + attempt.transport_error);
+  }
+  if (*attempt.status < 200 || *attempt.status >= 300) {
+    return StatusFromHttpError(*attempt.status, attempt.body);
+  }
+  if (attempt.body.empty()) return nlohmann::json::object();
+  nlohmann::json body = nlohmann::json::parse(attempt.body, nullptr, /*allow_exceptions=*/false);
+  if (body.is_discarded()) {
+    return Internal("the server answered " + call.method + " " + call.path +
+                    " with a body that is not JSON");
+  }
+  return body;
+}
+
+}  // namespace trainyard::sdk
