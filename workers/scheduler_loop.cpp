@@ -97,6 +97,9 @@ StatusOr<LoopStats> SchedulerLoop::RunOnce() {
     return s;
   }
   const auto ingested = Clock::now();
+  // Decide at a time read after the ingest: a job created meanwhile must never be admitted (and
+  // billed) at a virtual time before its own createTime.
+  now = clock_.Now();
   CycleResult cycle = core_.RunCycle(now);
   const auto decided = Clock::now();
   stats.evaluations = cycle.evaluations;
