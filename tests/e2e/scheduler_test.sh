@@ -48,6 +48,16 @@ check "huge job names the largest pool" \
   "needs 63 a3-megagpu-8g in one zone; the largest RESERVATION or ON_DEMAND pool in us-central1 has 32 (parked until configuration changes)"
 check "huge job has a queue position" "$(field "$huge" .trainyard.queuePosition)" 1
 
+# scheduling.timeout bounds the running time: 100 s of work under a 30 s timeout fails at 30 s.
+late=$(create '.jobSpec.scheduling.timeout = "30s"
+  | .jobSpec.workerPoolSpecs[0].containerSpec.env = [{"name": "TRAINYARD_SIM_DURATION", "value": "100s"}]' \
+  lora-single-node.json)
+wait_until 60 "$late fails" state_is "$late" JOB_STATE_FAILED
+check "a job past its timeout fails with DEADLINE_EXCEEDED" "$(field "$late" .error.code)" 4
+ran=$(field "$late" '[.startTime, .endTime] | map(sub("\\.[0-9]+Z$"; "Z") | fromdateiso8601) | .[1] - .[0]')
+awk -v r="$ran" 'BEGIN { exit !(r >= 30 && r < 60) }' && pass "it ran its 30 s timeout (${ran}s)" ||
+  fail "ran ${ran}s, expected 30-60"
+
 # gcloud and the SDKs ignore the trainyard object; a client that echoes it back is not refused.
 code=$(curl -sS -o /dev/null -w '%{http_code}' -X POST "$P/customJobs" -H 'content-type: application/json' \
   --data-binary "$(curl -fsS "$BASE/v1/$standard" | jq 'del(.name)')")

@@ -35,6 +35,54 @@ TEST(StandInRuntimeTest, WalksTheLifecycleWithItsTimings) {
   EXPECT_FALSE(NextStep(job, now, timings));
 }
 
+TEST(StandInRuntimeTest, AJobLongerThanItsTimeoutFailsAtTheTimeout) {
+  CustomJob job = JobWithEnv({{"TRAINYARD_SIM_DURATION", "100s"}});
+  job.job_spec.scheduling = Scheduling{};
+  job.job_spec.scheduling->timeout = seconds(30);
+  StandInTimings timings;
+  Timestamp now = FromUnixMicros(0);
+  job.state = JobState::kPending;
+  auto step = NextStep(job, now, timings);
+  ASSERT_TRUE(step);
+  EXPECT_EQ(step->next_action_at, now + seconds(30));
+  job.state = JobState::kRunning;
+  job.start_time = now;
+  step = NextStep(job, now + seconds(30), timings);
+  ASSERT_TRUE(step);
+  EXPECT_EQ(step->to, JobState::kFailed);
+  ASSERT_TRUE(step->error);
+  EXPECT_EQ(step->error->code, 4);  // DEADLINE_EXCEEDED
+  EXPECT_NE(step->error->message.find("timeout of 30s"), std::string::npos);
+
+  // Restarted after a preemption, it still ends at first start + timeout.
+  job.state = JobState::kPending;
+  step = NextStep(job, now + seconds(20), timings, seconds(25));
+  ASSERT_TRUE(step);
+  EXPECT_EQ(step->next_action_at, now + seconds(30));
+}
+
+TEST(StandInRuntimeTest, WithoutATimeoutSevenDaysIsTheCap) {
+  CustomJob job = JobWithEnv({{"TRAINYARD_SIM_DURATION", "691200s"}});  // 8 days
+  job.state = JobState::kPending;
+  Timestamp now = FromUnixMicros(0);
+  auto step = NextStep(job, now, StandInTimings{});
+  ASSERT_TRUE(step);
+  EXPECT_EQ(step->next_action_at, now + std::chrono::hours(24 * 7));
+}
+
+TEST(StandInRuntimeTest, AJobThatFitsItsTimeoutRunsItsFullTime) {
+  CustomJob job = JobWithEnv({{"TRAINYARD_SIM_DURATION", "30s"}});
+  job.job_spec.scheduling = Scheduling{};
+  job.job_spec.scheduling->timeout = seconds(30);
+  job.state = JobState::kPending;
+  Timestamp now = FromUnixMicros(0);
+  auto step = NextStep(job, now, StandInTimings{}, seconds(20));
+  ASSERT_TRUE(step);
+  EXPECT_EQ(step->next_action_at, now + seconds(20));  // resumed work is not cut short
+  job.state = JobState::kRunning;
+  EXPECT_EQ(NextStep(job, now + seconds(20), StandInTimings{})->to, JobState::kSucceeded);
+}
+
 TEST(StandInRuntimeTest, KnobsSetDurationAndExitCode) {
   CustomJob job =
       JobWithEnv({{"TRAINYARD_SIM_DURATION", "1.5s"}, {"TRAINYARD_SIM_EXIT_CODE", "3"}});

@@ -1,5 +1,6 @@
 #include "workers/sim/stand_in_runtime.h"
 
+#include <algorithm>
 #include <charconv>
 
 #include "services/workload_model.h"
@@ -32,6 +33,22 @@ Duration RunTime(const CustomJob& job, const StandInTimings& timings) {
   return timings.run;
 }
 
+// Vertex's scheduling.timeout: the longest a job may run, 7 days when unset (also FLEX_START's
+// cap).
+constexpr Duration kDefaultTimeout = std::chrono::hours(24 * 7);
+
+Duration Timeout(const CustomJob& job) {
+  return job.job_spec.scheduling && job.job_spec.scheduling->timeout
+             ? *job.job_spec.scheduling->timeout
+             : kDefaultTimeout;
+}
+
+// A job whose work outlasts its timeout runs until first start + timeout and then fails; a job
+// that fits is never cut short (a repair that delays it does not count against it here).
+bool OutlastsTimeout(const CustomJob& job, const StandInTimings& timings) {
+  return RunTime(job, timings) > Timeout(job);
+}
+
 int ExitCode(const CustomJob& job) {
   int code = 0;
   if (auto text = Knob(job, "TRAINYARD_SIM_EXIT_CODE")) {
@@ -61,15 +78,25 @@ std::optional<RuntimeStep> NextStep(const CustomJob& job, Timestamp now,
   switch (job.state) {
     case JobState::kQueued:
       return std::nullopt;  // the scheduler admits jobs
-    case JobState::kPending:
-      if (remaining) {
-        return RuntimeStep{JobState::kRunning,
-                           "all replicas are running again, resuming from the last checkpoint",
-                           After(now, *remaining), std::nullopt};
+    case JobState::kPending: {
+      Timestamp end = After(now, remaining ? *remaining : RunTime(job, timings));
+      if (OutlastsTimeout(job, timings)) {
+        end = std::min(end, After(job.start_time.value_or(now), Timeout(job)));
       }
-      return RuntimeStep{JobState::kRunning, "all replicas are running",
-                         After(now, RunTime(job, timings)), std::nullopt};
+      return RuntimeStep{JobState::kRunning,
+                         remaining ? "all replicas are running again, resuming from the last "
+                                     "checkpoint"
+                                   : "all replicas are running",
+                         end, std::nullopt};
+    }
     case JobState::kRunning: {
+      if (OutlastsTimeout(job, timings)) {
+        std::string message =
+            "The job ran longer than its scheduling.timeout of " +
+            std::to_string(std::chrono::duration_cast<std::chrono::seconds>(Timeout(job)).count()) +
+            "s and was stopped.";
+        return RuntimeStep{JobState::kFailed, message, std::nullopt, RpcStatus{4, message}};
+      }
       int code = ExitCode(job);
       if (code == 0) {
         return RuntimeStep{JobState::kSucceeded, "the primary replica exited with status 0",
