@@ -9,6 +9,7 @@
 #include "storage/pg_job_store.h"
 #include "storage/pg_project_repository.h"
 #include "storage/pg_scheduler_store.h"
+#include "tests/integration/sim_fixture.h"
 #include "tests/integration/test_database.h"
 #include "workers/job_executor.h"
 #include "workers/scheduler_loop.h"
@@ -32,30 +33,14 @@ CustomJob SmallJob(const std::string& display_name = "lora") {
   return job;
 }
 
-class JobServiceTest : public ::testing::Test {
+// Booting an n1-standard-4 takes 3s; no image pull.
+constexpr const char* kFleet = R"({"bootTime": {"default": "3s"}, "imageSizeGb": {"default": 0},
+    "zones": [{"zone": "us-central1-a", "pools": [
+      {"machineType": "n1-standard-4", "model": "ON_DEMAND", "nodes": 4}]}]})";
+
+class JobServiceTest : public testing::SimFixture {
  protected:
-  void SetUp() override {
-    conninfo_ = testing::FreshDatabase();
-    auto pool = pg::Pool::Create(conninfo_, 4, std::chrono::milliseconds(2000));
-    ASSERT_TRUE(pool.ok()) << pool.status().message();
-    pool_ = std::move(pool).value();
-    projects_ = std::make_unique<storage::PgProjectRepository>(*pool_);
-    store_ = std::make_unique<storage::PgJobStore>(*pool_);
-    operations_ = std::make_unique<storage::PgOperationRepository>(*pool_);
-    service_ = std::make_unique<JobService>(*projects_, *store_, *operations_, clock_);
-    // Booting an n1-standard-4 takes 3s; no image pull.
-    auto fleet = sim::ParseFleet(R"({"bootTime": {"default": "3s"}, "imageSizeGb": {"default": 0},
-        "zones": [{"zone": "us-central1-a", "pools": [
-          {"machineType": "n1-standard-4", "model": "ON_DEMAND", "nodes": 4}]}]})",
-                                 "test");
-    ASSERT_TRUE(fleet.ok()) << fleet.status().message();
-    fleet_ = std::move(fleet).value();
-    scheduler_store_ = std::make_unique<storage::PgSchedulerStore>(conninfo_);
-    auto epoch = scheduler_store_->SyncNodes(fleet_, clock_.Now());
-    ASSERT_TRUE(epoch.ok()) << epoch.status().message();
-    fleet_.SetEpoch(*epoch);
-    scheduler_ = std::make_unique<SchedulerLoop>(*scheduler_store_, fleet_, clock_);
-  }
+  void SetUp() override { ASSERT_NO_FATAL_FAILURE(StartFleet(kFleet)); }
 
   // One scheduling cycle: QUEUED jobs that fit become PENDING on their nodes.
   void Schedule() {
@@ -89,17 +74,7 @@ class JobServiceTest : public ::testing::Test {
     return got.ok() ? got->state : JobState::kUnspecified;
   }
 
-  std::string conninfo_;
-  ManualClock clock_{FromUnixMicros(1'800'000'000'000'000)};
   ParentRef parent_{"demo-project", "us-central1"};
-  std::unique_ptr<pg::Pool> pool_;
-  std::unique_ptr<storage::PgProjectRepository> projects_;
-  std::unique_ptr<storage::PgJobStore> store_;
-  std::unique_ptr<storage::PgOperationRepository> operations_;
-  std::unique_ptr<JobService> service_;
-  Fleet fleet_;
-  std::unique_ptr<storage::PgSchedulerStore> scheduler_store_;
-  std::unique_ptr<SchedulerLoop> scheduler_;
 };
 
 TEST_F(JobServiceTest, CreatedJobIsQueuedAndNamedByProjectNumber) {
