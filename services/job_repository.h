@@ -25,6 +25,7 @@ struct JobRecord {
   std::optional<Timestamp> next_action_at;
   std::string project_id;
   int64_t change_seq = 0;
+  uint64_t change_xid = 0;  // the transaction that last changed the job (the scheduler's feed)
   // Billing of the current admission: accrued cost of earlier ones plus hourly × time since
   // admitted_at (job.trainyard carries both).
   int64_t cost_micros = 0;

@@ -17,7 +17,8 @@ namespace trainyard::storage {
   TY_MICROS("next_action_at") ", version, "                                                \
   "(SELECT p.project_id FROM projects p WHERE p.number = custom_jobs.project_number), "       \
   "change_seq, placement::text, " TY_MICROS("admitted_at") ", hourly_price_micros, "         \
-  "cost_micros, sched_code, sched_message, queue_position, run_remaining_us, spot_restarts"
+  "cost_micros, sched_code, sched_message, queue_position, run_remaining_us, spot_restarts, " \
+  "change_xid::text"
 
 StatusOr<JobRecord> DecodeJobRow(const pg::Result& r, int row);
 StatusOr<std::vector<JobRecord>> DecodeJobRows(const pg::Result& r);

@@ -1,5 +1,6 @@
 #include "storage/pg_job_store.h"
 
+#include <cstdlib>
 #include <nlohmann/json.hpp>
 
 #include "api/wire/custom_job_codec.h"
@@ -149,6 +150,7 @@ StatusOr<JobRecord> DecodeJobRow(const pg::Result& r, int row) {
   rec.version = r.GetInt64(row, 15);
   rec.project_id = std::string(r.Get(row, 16));
   rec.change_seq = r.IsNull(row, 17) ? 0 : r.GetInt64(row, 17);
+  rec.change_xid = std::strtoull(std::string(r.Get(row, 27)).c_str(), nullptr, 10);
   rec.hourly_price_micros = r.GetInt64(row, 20);
   rec.cost_micros = r.GetInt64(row, 21);
   SchedulingStatus status;

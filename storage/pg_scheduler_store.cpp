@@ -30,9 +30,13 @@ constexpr const char* kSyncNodes =
     "CROSS JOIN LATERAL generate_series(0, p.nodes - 1) AS g(ordinal) "
     "ON CONFLICT (pool_id, ordinal) DO NOTHING";
 
+// Only transactions below the snapshot's xmin: every one of them has finished, so no row can
+// still appear behind the cursor (migrations/0006_change_xid.sql).
 constexpr const char* kChanges =
     "SELECT " TY_JOB_COLUMNS
-    " FROM custom_jobs WHERE change_seq > $1::bigint ORDER BY change_seq LIMIT $2::int";
+    " FROM custom_jobs WHERE (change_xid, change_seq) > ($1::xid8, $2::bigint) "
+    "AND change_xid < pg_snapshot_xmin(pg_current_snapshot()) "
+    "ORDER BY change_xid, change_seq LIMIT $3::int";
 
 constexpr const char* kUnhealthy =
     "SELECT pool_id, ordinal FROM nodes WHERE state IN (4, 5, 6) AND job_id IS NULL";
@@ -148,10 +152,12 @@ StatusOr<Timestamp> PgSchedulerStore::SyncNodes(const Fleet& fleet, Timestamp no
   return FromUnixMicros(r.GetInt64(0, 0));
 }
 
-StatusOr<std::vector<JobRecord>> PgSchedulerStore::JobChanges(int64_t after, int limit) {
+StatusOr<std::vector<JobRecord>> PgSchedulerStore::JobChanges(const ChangeCursor& after,
+                                                              int limit) {
   TY_ASSIGN_OR_RETURN(pg::Connection * conn, Connection());
   TY_ASSIGN_OR_RETURN(pg::Result r,
-                      conn->Exec(kChanges, {std::to_string(after), std::to_string(limit)}));
+                      conn->Exec(kChanges, {std::to_string(after.xid), std::to_string(after.seq),
+                                            std::to_string(limit)}));
   return DecodeJobRows(r);
 }
 

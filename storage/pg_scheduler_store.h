@@ -16,7 +16,7 @@ class PgSchedulerStore final : public SchedulerStore {
 
   StatusOr<bool> TryLead() override;
   StatusOr<Timestamp> SyncNodes(const Fleet& fleet, Timestamp now) override;
-  StatusOr<std::vector<JobRecord>> JobChanges(int64_t after, int limit) override;
+  StatusOr<std::vector<JobRecord>> JobChanges(const ChangeCursor& after, int limit) override;
   StatusOr<std::map<std::string, int64_t>> UnitsDown(const Fleet& fleet) override;
   StatusOr<CommitOutcome> Commit(const Fleet& fleet, const CycleResult& cycle,
                                  Timestamp now) override;

@@ -47,19 +47,13 @@ void SchedulerLoop::Apply(const JobRecord& record) {
 
 Status SchedulerLoop::Ingest(LoopStats& stats) {
   for (;;) {
-    int64_t from = std::max<int64_t>(0, last_seq_ - options_.change_overlap);
     TY_ASSIGN_OR_RETURN(std::vector<JobRecord> changes,
-                        store_.JobChanges(from, options_.change_batch));
-    int fresh = 0;
-    for (const JobRecord& record : changes) {
-      Apply(record);
-      if (record.change_seq > last_seq_) {
-        last_seq_ = record.change_seq;
-        ++fresh;
-      }
-    }
-    stats.changes += fresh;
-    if (static_cast<int>(changes.size()) < options_.change_batch || fresh == 0) break;
+                        store_.JobChanges(cursor_, options_.change_batch));
+    for (const JobRecord& record : changes) Apply(record);
+    if (!changes.empty())
+      cursor_ = ChangeCursor{changes.back().change_xid, changes.back().change_seq};
+    stats.changes += static_cast<int>(changes.size());
+    if (static_cast<int>(changes.size()) < options_.change_batch) break;
   }
   TY_ASSIGN_OR_RETURN(auto down, store_.UnitsDown(fleet_));
   for (size_t p = 0; p < fleet_.pools.size(); ++p) {
@@ -80,7 +74,7 @@ StatusOr<LoopStats> SchedulerLoop::RunOnce() {
   stats.leading = true;
   if (!synced_) {
     core_.Clear();
-    last_seq_ = 0;
+    cursor_ = {};
     synced_ = true;
   }
   using Clock = std::chrono::steady_clock;

@@ -19,9 +19,6 @@ namespace trainyard {
 struct SchedulerLoopOptions {
   std::chrono::milliseconds tick{200};
   int change_batch = 10000;
-  // change_seq values are taken before commit, so a later-committed row can carry a smaller
-  // value than one already read: every read re-reads this many values back.
-  int64_t change_overlap = 256;
   SchedulerConfig config;
 };
 
@@ -58,7 +55,7 @@ class SchedulerLoop {
   SchedulerLoopOptions options_;
   Scheduler core_;
   FailureSimulator* failures_ = nullptr;
-  int64_t last_seq_ = 0;
+  ChangeCursor cursor_;  // the job change feed, read exactly once (SchedulerStore::JobChanges)
   bool synced_ = false;
   std::thread thread_;
   std::atomic<bool> stop_{false};

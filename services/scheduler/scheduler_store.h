@@ -19,6 +19,12 @@ struct CommitOutcome {
   int verdicts = 0;
 };
 
+// Where the scheduler is in the job change feed.
+struct ChangeCursor {
+  uint64_t xid = 0;
+  int64_t seq = 0;
+};
+
 class SchedulerStore {
  public:
   virtual ~SchedulerStore() = default;
@@ -28,8 +34,9 @@ class SchedulerStore {
   // Creates the node slots of `fleet` that do not exist yet (reservations READY, the rest
   // DELETED) and returns the fleet's epoch, fixed at the first start.
   virtual StatusOr<Timestamp> SyncNodes(const Fleet& fleet, Timestamp now) = 0;
-  // Jobs whose change_seq is above `after`, in change order, at most `limit`.
-  virtual StatusOr<std::vector<JobRecord>> JobChanges(int64_t after, int limit) = 0;
+  // Jobs changed after `after` by transactions that have all finished, in (change_xid,
+  // change_seq) order, at most `limit`: a cursor over them never skips a row that commits later.
+  virtual StatusOr<std::vector<JobRecord>> JobChanges(const ChangeCursor& after, int limit) = 0;
   // Per pool id: units out of service (a TPU slice with any unhealthy host counts whole).
   virtual StatusOr<std::map<std::string, int64_t>> UnitsDown(const Fleet& fleet) = 0;
   // Commits a cycle in one transaction: victims requeued and admissions placed on nodes,

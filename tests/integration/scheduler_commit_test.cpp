@@ -87,5 +87,44 @@ TEST_F(SchedulerCommitTest, AStaleAdmissionGivesItsNodesBackAndTheRestCommits) {
   EXPECT_EQ(admitted->trainyard->pools[0].nodes.size(), 2u);
 }
 
+// The change feed: a transaction that took its sequence values first but commits after a later one
+// is still read (creates are group-committed and runtime passes are one transaction, so this
+// happens all the time under load).
+TEST_F(SchedulerCommitTest, TheChangeFeedNeverSkipsAJobThatCommitsLate) {
+  CustomJob first = CreateGang("demo", SchedulingStrategy::kStandard, 1, "600s");
+  auto late_conn = pg::Connection::Connect(conninfo_);
+  ASSERT_TRUE(late_conn.ok());
+  auto late = pg::Transaction::Begin(**late_conn);
+  ASSERT_TRUE(late.ok());
+  const int64_t late_id = 4242424242424242424;
+  ASSERT_TRUE(late->Exec("INSERT INTO custom_jobs (id, project_number, location, display_name, "
+                         "state, job_spec, labels, create_time, update_time) "
+                         "SELECT $1::bigint, project_number, location, 'late', state, job_spec, "
+                         "labels, create_time, update_time FROM custom_jobs WHERE id = $2::bigint",
+                         {std::to_string(late_id), std::to_string(IdOf(first))})
+                  .ok());
+  CustomJob after = CreateGang("demo", SchedulingStrategy::kStandard, 1, "600s");
+
+  auto ids = [](const std::vector<JobRecord>& rows) {
+    std::vector<int64_t> out;
+    for (const JobRecord& r : rows) out.push_back(r.id);
+    return out;
+  };
+  // While the late transaction is open, nothing from it or after it is read.
+  auto before = scheduler_store_->JobChanges(ChangeCursor{}, 100);
+  ASSERT_TRUE(before.ok()) << before.status().message();
+  EXPECT_EQ(ids(*before), std::vector<int64_t>{IdOf(first)});
+  ChangeCursor cursor{before->back().change_xid, before->back().change_seq};
+
+  ASSERT_TRUE(late->Commit().ok());
+  auto rest = scheduler_store_->JobChanges(cursor, 100);
+  ASSERT_TRUE(rest.ok()) << rest.status().message();
+  EXPECT_EQ(ids(*rest), (std::vector<int64_t>{late_id, IdOf(after)}));
+  cursor = ChangeCursor{rest->back().change_xid, rest->back().change_seq};
+  auto none = scheduler_store_->JobChanges(cursor, 100);
+  ASSERT_TRUE(none.ok());
+  EXPECT_TRUE(none->empty()) << "each change is read once";
+}
+
 }  // namespace
 }  // namespace trainyard
