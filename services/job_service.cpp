@@ -85,8 +85,8 @@ StatusOr<CustomJob> JobService::Create(const ParentRef& parent, CustomJob job,
   record.job.start_time.reset();
   record.job.end_time.reset();
   record.job.web_access_uris.clear();
-  // QUEUED belongs to the scheduler, which follows new rows by their change feed; the runtime looks at
-  // the job once it is admitted.
+  // QUEUED belongs to the scheduler, which follows new rows by their change feed; the runtime looks
+  // at the job once it is admitted.
   record.next_action_at.reset();
 
   for (int attempt = 0;; ++attempt) {
