@@ -11,6 +11,11 @@ class Clock {
  public:
   virtual ~Clock() = default;
   virtual Timestamp Now() const = 0;
+  // How much wall time passes while this clock advances by `span`: loops that wait for a virtual
+  // moment sleep this long.
+  virtual std::chrono::microseconds WallFor(Duration span) const {
+    return std::chrono::duration_cast<std::chrono::microseconds>(span);
+  }
 };
 
 class SystemClock final : public Clock {
@@ -45,6 +50,10 @@ class ScaledClock final : public Clock {
     return virtual_epoch_ + scaled;
   }
   double speed() const { return speed_; }
+  std::chrono::microseconds WallFor(Duration span) const override {
+    auto us = std::chrono::duration_cast<std::chrono::microseconds>(span).count();
+    return std::chrono::microseconds(static_cast<int64_t>(static_cast<double>(us) / speed_));
+  }
 
  private:
   Timestamp wall_epoch_;

@@ -99,6 +99,8 @@ class JobLeaseRepository {
                                                int limit) = 0;
   // Gives back every lease `owner` holds (graceful shutdown).
   virtual Status ReleaseAll(const std::string& owner) = 0;
+  // The virtual time of the earliest next action among the jobs `owner` holds (nullopt: none).
+  virtual StatusOr<std::optional<Timestamp>> NextDue(const std::string& owner) = 0;
 };
 
 class OperationRepository {

@@ -75,6 +75,9 @@ constexpr const char* kDue =
     " FROM custom_jobs WHERE lease_owner = $1 "
     "AND next_action_at <= " TY_TS("$2") " ORDER BY next_action_at LIMIT $3::int";
 
+constexpr const char* kNextDue =
+    "SELECT " TY_MICROS("min(next_action_at)") " FROM custom_jobs WHERE lease_owner = $1";
+
 constexpr const char* kReleaseAll =
     "UPDATE custom_jobs SET lease_owner = NULL, lease_expires_at = NULL WHERE lease_owner = $1";
 
@@ -340,6 +343,12 @@ StatusOr<std::vector<JobRecord>> PgJobStore::Due(const std::string& owner, Times
   TY_ASSIGN_OR_RETURN(pg::Result r,
                       conn->Exec(kDue, {owner, MicrosParam(now), std::to_string(limit)}));
   return DecodeJobRows(r);
+}
+
+StatusOr<std::optional<Timestamp>> PgJobStore::NextDue(const std::string& owner) {
+  TY_ASSIGN_OR_RETURN(auto conn, pool_.Acquire());
+  TY_ASSIGN_OR_RETURN(pg::Result r, conn->Exec(kNextDue, {owner}));
+  return OptionalTime(r, 0, 0);
 }
 
 Status PgJobStore::ReleaseAll(const std::string& owner) {

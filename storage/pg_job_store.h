@@ -25,6 +25,7 @@ class PgJobStore final : public JobRepository, public JobLeaseRepository {
   StatusOr<int64_t> Claim(const std::string& owner, int limit, std::chrono::seconds lease) override;
   StatusOr<std::vector<JobRecord>> Due(const std::string& owner, Timestamp now, int limit) override;
   Status ReleaseAll(const std::string& owner) override;
+  StatusOr<std::optional<Timestamp>> NextDue(const std::string& owner) override;
 
   GroupCommitter::Stats create_stats() const { return creates_.stats(); }
 

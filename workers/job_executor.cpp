@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <random>
 
 #include "services/job_state_machine.h"
@@ -82,16 +83,29 @@ void JobExecutor::Stop() {
   }
 }
 
+std::chrono::milliseconds JobExecutor::IdleWait() {
+  // Sleep until the earliest step we hold falls due (in wall time: virtual time may run faster),
+  // but never longer than the tick, which is how soon newly admitted jobs are claimed. The 1 ms
+  // floor keeps a step that cannot apply from spinning the loop.
+  constexpr auto kFloor = std::chrono::milliseconds(1);
+  auto next = leases_.NextDue(options_.owner);
+  if (!next.ok() || !*next) return options_.idle_tick;
+  auto wall =
+      std::chrono::duration_cast<std::chrono::milliseconds>(clock_.WallFor(**next - clock_.Now()));
+  return std::clamp(wall, kFloor, options_.idle_tick);
+}
+
 void JobExecutor::Loop() {
   while (!stop_) {
     auto applied = RunOnce();
     if (!applied.ok()) {
       LogJson(LogLevel::kWarn, "executor_pass_failed", {{"error", applied.status().message()}});
     }
-    // Busy: go again at once. Idle: wait a tick (or until stopped).
+    // Busy: go again at once. Idle: wait for the next due step (or until stopped).
     if (applied.ok() && *applied > 0) continue;
+    const auto wait = applied.ok() ? IdleWait() : options_.idle_tick;
     std::unique_lock lock(mu_);
-    wake_.wait_for(lock, options_.idle_tick, [this] { return stop_.load(); });
+    wake_.wait_for(lock, wait, [this] { return stop_.load(); });
   }
 }
 

@@ -44,6 +44,7 @@ class JobExecutor {
 
  private:
   void Loop();
+  std::chrono::milliseconds IdleWait();
 
   JobLeaseRepository& leases_;
   JobRepository& jobs_;

@@ -55,8 +55,9 @@ late=$(create '.jobSpec.scheduling.timeout = "30s"
 wait_until 60 "$late fails" state_is "$late" JOB_STATE_FAILED
 check "a job past its timeout fails with DEADLINE_EXCEEDED" "$(field "$late" .error.code)" 4
 ran=$(field "$late" '[.startTime, .endTime] | map(sub("\\.[0-9]+Z$"; "Z") | fromdateiso8601) | .[1] - .[0]')
-awk -v r="$ran" 'BEGIN { exit !(r >= 30 && r < 60) }' && pass "it ran its 30 s timeout (${ran}s)" ||
-  fail "ran ${ran}s, expected 30-60"
+# The runtime sleeps until a step is due, so at 1000x it lands within a few virtual seconds.
+awk -v r="$ran" 'BEGIN { exit !(r >= 30 && r < 40) }' && pass "it ran its 30 s timeout (${ran}s)" ||
+  fail "ran ${ran}s, expected 30-40"
 
 # gcloud and the SDKs ignore the trainyard object; a client that echoes it back is not refused.
 code=$(curl -sS -o /dev/null -w '%{http_code}' -X POST "$P/customJobs" -H 'content-type: application/json' \

@@ -126,6 +126,23 @@ TEST_F(JobServiceTest, ExecutorDrivesAJobToSucceededOnTheClock) {
   EXPECT_FALSE(done->error.has_value());
 }
 
+TEST_F(JobServiceTest, NextDueIsTheEarliestStepTheExecutorHolds) {
+  EXPECT_EQ(*store_->NextDue("exec-a"), std::nullopt) << "nothing held";
+  CustomJob job = Create();
+  Schedule();
+  JobExecutor executor = Executor("exec-a");
+  ASSERT_TRUE(executor.RunOnce().ok());  // claims the admitted job: due when its nodes boot (3s)
+  EXPECT_EQ(*store_->NextDue("exec-a"), clock_.Now() + seconds(3));
+  EXPECT_EQ(*store_->NextDue("exec-b"), std::nullopt) << "another executor holds nothing";
+  clock_.Advance(seconds(3));
+  ASSERT_TRUE(executor.RunOnce().ok());
+  EXPECT_EQ(StateOf(job), JobState::kRunning);
+  EXPECT_EQ(*store_->NextDue("exec-a"), clock_.Now() + seconds(10)) << "the run ends in 10s";
+  clock_.Advance(seconds(10));
+  ASSERT_TRUE(executor.RunOnce().ok());
+  EXPECT_EQ(*store_->NextDue("exec-a"), std::nullopt) << "a finished job is given back";
+}
+
 TEST_F(JobServiceTest, CancelGoesThroughCancellingToCancelledWithCodeOne) {
   CustomJob job = Create();
   JobExecutor executor = Executor("exec-a");
