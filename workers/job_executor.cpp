@@ -27,6 +27,7 @@ StatusOr<int> JobExecutor::RunOnce() {
   }
   TY_RETURN_IF_ERROR(leases_.Claim(options_.owner, options_.batch, options_.lease).status());
   Timestamp now = clock_.Now();
+  last_pass_at_ = now;
   TY_ASSIGN_OR_RETURN(std::vector<JobRecord> due, leases_.Due(options_.owner, now, options_.batch));
   std::vector<StateUpdate> updates;
   std::vector<const JobRecord*> stepped;
@@ -85,14 +86,15 @@ void JobExecutor::Stop() {
 
 std::chrono::milliseconds JobExecutor::IdleWait() {
   // Sleep until the earliest step we hold falls due (in wall time: virtual time may run faster),
-  // but never longer than the tick, which is how soon newly admitted jobs are claimed. The 1 ms
-  // floor keeps a step that cannot apply from spinning the loop.
-  constexpr auto kFloor = std::chrono::milliseconds(1);
+  // but never longer than the tick, which is how soon newly admitted jobs are claimed. A step that
+  // was due at the last pass and still did not apply waits the tick, so it cannot spin the loop;
+  // one that fell due since then runs at once.
   auto next = leases_.NextDue(options_.owner);
   if (!next.ok() || !*next) return options_.idle_tick;
-  auto wall =
-      std::chrono::duration_cast<std::chrono::milliseconds>(clock_.WallFor(**next - clock_.Now()));
-  return std::clamp(wall, kFloor, options_.idle_tick);
+  if (**next <= last_pass_at_) return options_.idle_tick;
+  const std::chrono::microseconds wall = clock_.WallFor(**next - clock_.Now());
+  if (wall.count() <= 0) return std::chrono::milliseconds(0);
+  return std::min(std::chrono::ceil<std::chrono::milliseconds>(wall), options_.idle_tick);
 }
 
 void JobExecutor::Loop() {

@@ -51,6 +51,7 @@ class JobExecutor {
   const Clock& clock_;
   JobExecutorOptions options_;
   std::optional<std::chrono::steady_clock::time_point> last_heartbeat_;
+  Timestamp last_pass_at_{};  // virtual time of the last pass's look at due steps
   std::thread thread_;
   std::atomic<bool> stop_{false};
   std::mutex mu_;
