@@ -8,8 +8,7 @@ namespace trainyard::storage {
 
 class PgJobStore final : public JobRepository, public JobLeaseRepository {
  public:
-  explicit PgJobStore(pg::Pool& pool, GroupCommitOptions group_commit = {})
-      : pool_(pool), creates_(pool, group_commit) {}
+  explicit PgJobStore(pg::Pool& pool) : pool_(pool), creates_(pool) {}
 
   // JobRepository. Inserts from concurrent callers are group-committed (storage/group_commit.h).
   Status Insert(const JobRecord& record, const std::string& request_id) override;
@@ -26,8 +25,6 @@ class PgJobStore final : public JobRepository, public JobLeaseRepository {
   StatusOr<std::vector<JobRecord>> Due(const std::string& owner, Timestamp now, int limit) override;
   Status ReleaseAll(const std::string& owner) override;
   StatusOr<std::optional<Timestamp>> NextDue(const std::string& owner) override;
-
-  GroupCommitter::Stats create_stats() const { return creates_.stats(); }
 
  private:
   pg::Pool& pool_;
