@@ -49,14 +49,13 @@ struct ListJobsQuery {
   std::optional<JobCursor> after;
 };
 
-// A transition applied as compare-and-set on (id, version); fenced by the lease when owner is set.
+// A transition applied as one compare-and-set on (id, version, from-state); fenced by the lease
+// when lease_owner is set.
 struct StateUpdate {
   int64_t id = 0;
   int64_t expected_version = 0;
   JobTransition transition;
-  std::optional<Timestamp> next_action_at;  // nullopt: no further runtime action
-  std::optional<std::string> lease_owner;   // fence: only the lease holder may apply it
-  std::optional<std::string> image_uri;     // RUNNING: cached on the job's nodes from now on
+  std::optional<std::string> lease_owner;  // fence: only the lease holder may apply it
 };
 
 class ProjectRepository {

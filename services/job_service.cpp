@@ -152,12 +152,13 @@ Status JobService::Cancel(const JobRef& ref) {
     Timestamp now = clock_.Now();
     TY_ASSIGN_OR_RETURN(
         JobTransition transition,
-        JobStateMachine::Transition(record.job, JobState::kCancelling, now, "cancel requested"));
+        JobStateMachine::Transition(SnapshotOf(record.id, record.version, record.job),
+                                    JobState::kCancelling, now, "cancel requested"));
+    transition.next_action_at = now;  // the runtime stops the job's replicas next
     StateUpdate update;
     update.id = record.id;
     update.expected_version = record.version;
     update.transition = std::move(transition);
-    update.next_action_at = now;  // the runtime stops the job's replicas next
     TY_ASSIGN_OR_RETURN(bool applied, jobs_.ApplyTransition(update));
     if (applied) return Status::Ok();
   }

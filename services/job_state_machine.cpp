@@ -4,6 +4,10 @@
 
 namespace trainyard {
 
+JobSnapshot SnapshotOf(int64_t id, int64_t version, const CustomJob& job) {
+  return JobSnapshot{id, version, job.state, job.start_time.has_value()};
+}
+
 bool JobStateMachine::IsAllowed(JobState from, JobState to) {
   using S = JobState;
   switch (from) {
@@ -11,7 +15,9 @@ bool JobStateMachine::IsAllowed(JobState from, JobState to) {
       return to == S::kPending || to == S::kFailed || to == S::kCancelling;
     case S::kPending:
       // Back to QUEUED when capacity is lost before the gang started (preemption, stockout).
-      return to == S::kRunning || to == S::kQueued || to == S::kFailed || to == S::kCancelling;
+      // PENDING again when the gang stops for a repair and when it resumes after one.
+      return to == S::kRunning || to == S::kQueued || to == S::kPending || to == S::kFailed ||
+             to == S::kCancelling;
     case S::kRunning:
       // Back to PENDING when the job is restarted on new capacity (spot preemption, repair).
       return to == S::kSucceeded || to == S::kFailed || to == S::kPending || to == S::kQueued ||
@@ -24,11 +30,11 @@ bool JobStateMachine::IsAllowed(JobState from, JobState to) {
   }
 }
 
-StatusOr<JobTransition> JobStateMachine::Transition(const CustomJob& job, JobState to,
+StatusOr<JobTransition> JobStateMachine::Transition(const JobSnapshot& job, JobState to,
                                                     Timestamp now, std::string reason,
                                                     std::optional<RpcStatus> error) {
   if (!IsAllowed(job.state, to)) {
-    return FailedPrecondition(std::string("job ") + job.name + " is " +
+    return FailedPrecondition("job " + std::to_string(job.id) + " is " +
                               std::string(StateNameForMessage(job.state)) + "; it cannot become " +
                               std::string(StateNameForMessage(to)));
   }
@@ -37,11 +43,94 @@ StatusOr<JobTransition> JobStateMachine::Transition(const CustomJob& job, JobSta
   t.to = to;
   t.at = now;
   t.reason = std::move(reason);
-  if (to == JobState::kRunning && !job.start_time) t.start_time = now;
-  if (IsTerminal(to)) t.end_time = now;
+  if (to == JobState::kRunning && !job.started) t.start_time = now;
+  if (IsTerminal(to)) {
+    t.end_time = now;
+    t.ends_admission = true;
+  }
   if (to == JobState::kCancelled && !error) error = RpcStatus{1, "CANCELED"};
   if (to == JobState::kFailed && !error) error = RpcStatus{13, "Internal error occurred."};
   t.error = std::move(error);
+  return t;
+}
+
+StatusOr<JobTransition> JobStateMachine::Admit(const JobSnapshot& job, Timestamp now,
+                                               JobAdmission admission, Timestamp ready,
+                                               std::string message) {
+  if (job.state != JobState::kQueued) {
+    return FailedPrecondition("only a QUEUED job is admitted; job " + std::to_string(job.id) +
+                              " is " + std::string(StateNameForMessage(job.state)));
+  }
+  TY_ASSIGN_OR_RETURN(JobTransition t, Transition(job, JobState::kPending, now, message));
+  t.admission = std::move(admission);
+  t.next_action_at = ready;
+  t.note = SchedulingNote{"ADMITTED", std::move(message)};
+  return t;
+}
+
+StatusOr<JobTransition> JobStateMachine::FailInQueue(const JobSnapshot& job, Timestamp now,
+                                                     std::string message) {
+  if (job.state != JobState::kQueued) {
+    return FailedPrecondition("job " + std::to_string(job.id) + " is not QUEUED");
+  }
+  TY_ASSIGN_OR_RETURN(JobTransition t,
+                      Transition(job, JobState::kFailed, now, message, RpcStatus{8, message}));
+  t.note = SchedulingNote{};
+  return t;
+}
+
+namespace {
+
+// The gang lost its capacity or a node: PENDING and RUNNING jobs only.
+Status RequireAdmitted(const JobSnapshot& job) {
+  if (job.state == JobState::kPending || job.state == JobState::kRunning) return Status::Ok();
+  return FailedPrecondition("job " + std::to_string(job.id) + " is " +
+                            std::string(StateNameForMessage(job.state)) +
+                            "; only a PENDING or RUNNING job holds capacity");
+}
+
+}  // namespace
+
+StatusOr<JobTransition> JobStateMachine::Requeue(const JobSnapshot& job, Timestamp now,
+                                                 std::string message, bool spot_restart) {
+  TY_RETURN_IF_ERROR(RequireAdmitted(job));
+  TY_ASSIGN_OR_RETURN(JobTransition t, Transition(job, JobState::kQueued, now, message));
+  t.ends_admission = true;
+  t.clears_admission = true;
+  t.keeps_progress = job.state == JobState::kRunning;
+  t.spot_restart = spot_restart;
+  t.note = SchedulingNote{"PREEMPTED", std::move(message)};
+  return t;
+}
+
+StatusOr<JobTransition> JobStateMachine::Stockout(const JobSnapshot& job, Timestamp now,
+                                                  std::string message) {
+  TY_RETURN_IF_ERROR(RequireAdmitted(job));
+  TY_ASSIGN_OR_RETURN(JobTransition t,
+                      Transition(job, JobState::kFailed, now, message, RpcStatus{8, message}));
+  t.note = SchedulingNote{};
+  return t;
+}
+
+StatusOr<JobTransition> JobStateMachine::StopForRepair(const JobSnapshot& job, Timestamp now,
+                                                       std::string message) {
+  TY_RETURN_IF_ERROR(RequireAdmitted(job));
+  TY_ASSIGN_OR_RETURN(JobTransition t, Transition(job, JobState::kPending, now, message));
+  t.keeps_progress = job.state == JobState::kRunning;
+  t.note = SchedulingNote{"NODE_REPAIR", std::move(message)};
+  return t;
+}
+
+StatusOr<JobTransition> JobStateMachine::ResumeAfterRepair(const JobSnapshot& job, Timestamp now,
+                                                           Timestamp resume_at,
+                                                           std::string message) {
+  if (job.state != JobState::kPending) {
+    return FailedPrecondition("job " + std::to_string(job.id) + " is not waiting for a repair");
+  }
+  TY_ASSIGN_OR_RETURN(JobTransition t, Transition(job, JobState::kPending, now, message));
+  t.next_action_at = resume_at;
+  t.requires_nodes_up = true;
+  t.note = SchedulingNote{"ADMITTED", std::move(message)};
   return t;
 }
 

@@ -14,10 +14,4 @@ inline constexpr const char* kReleaseJobNodes =
     "state_since = CASE WHEN state IN (4, 5, 6) THEN state_since ELSE " TY_TS("$2") " END "
     "WHERE job_id = $1::bigint";
 
-// Run time a stopped job still has to go, as of the virtual time in microseconds `$n`: what was
-// left of a RUNNING job (its next action is its end), or what it kept from an earlier stop.
-#define TY_RUN_REMAINING(n)                                                     \
-  "run_remaining_us = CASE WHEN state = 3 AND next_action_at IS NOT NULL THEN " \
-  "GREATEST(0, " TY_MICROS("next_action_at") " - " n "::bigint) ELSE run_remaining_us END"
-
 }  // namespace trainyard::storage

@@ -2,6 +2,7 @@
 
 #include "services/fleet/failure_model.h"
 #include "storage/job_row.h"
+#include "storage/job_transition_sql.h"
 #include "storage/node_sql.h"
 #include "storage/pg_fault_injection_store.h"
 #include "storage/row_codec.h"
@@ -13,9 +14,6 @@ namespace {
   "pool_id, ordinal, state, job_id, " TY_MICROS("state_since") ", " TY_MICROS( \
       "preempt_at") ", " TY_MICROS("ready_at")
 #define TY_LIVE "state IN (1, 2, 3)"
-#define TY_ACCRUE(at)                                                                   \
-  "cost_micros = cost_micros + COALESCE((hourly_price_micros * extract(epoch from (" at \
-  " - admitted_at)) / 3600)::bigint, 0)"
 
 constexpr const char* kLiveNodes =
     "SELECT " TY_NODE_COLUMNS " FROM nodes WHERE pool_id = ANY($1::text[]) AND " TY_LIVE
@@ -57,50 +55,20 @@ constexpr const char* kLockJobOfNode =
     "SELECT 1 FROM custom_jobs WHERE id = (SELECT job_id FROM nodes WHERE pool_id = $1 "
     "AND ordinal = $2::int) FOR UPDATE";
 
-// The node is marked; its job keeps running through the notice and says so.
+// The node is marked; its job keeps running through the notice and says so (a note, not a
+// transition: the job's state and version stay). $6: the states that hold capacity.
 constexpr const char* kNotice =
     "WITH n AS (UPDATE nodes SET preempt_at = " TY_TS("$3") " WHERE pool_id = $1 "
     "AND ordinal = $2::int AND " TY_LIVE " AND preempt_at IS NULL RETURNING job_id), "
     "j AS (UPDATE custom_jobs SET sched_code = 'SPOT_NOTICE', sched_message = $4 "
-    "WHERE id = (SELECT job_id FROM n) AND state IN (2, 3) RETURNING id, state) "
+    "WHERE id = (SELECT job_id FROM n) AND state = ANY($6::smallint[]) RETURNING id, state) "
     "INSERT INTO job_events (job_id, time, from_state, to_state, reason) "
     "SELECT id, " TY_TS("$5") ", state, state, $4 FROM j";
-
-// Spot capacity reclaimed: the job goes back to the queue keeping its cost and progress…
-constexpr const char* kRequeueJob =
-    "WITH u AS (UPDATE custom_jobs SET state = 1, version = version + 1, "
-    "update_time = " TY_TS("$3") ", " TY_ACCRUE(TY_TS("$3")) ", " TY_RUN_REMAINING("$3") ", "
-    "admitted_at = NULL, placement = NULL, hourly_price_micros = 0, next_action_at = NULL, "
-    "lease_owner = NULL, lease_expires_at = NULL, spot_restarts = spot_restarts + 1, "
-    "sched_code = 'PREEMPTED', sched_message = $4, queue_position = NULL "
-    "WHERE id = $1::bigint AND version = $2::bigint AND state IN (2, 3) RETURNING id) "
-    "INSERT INTO job_events (job_id, time, from_state, to_state, reason) "
-    "SELECT id, " TY_TS("$3") ", $5::smallint, 1, $4 FROM u";
-
-// …or FAILS once its restarts are spent (RESOURCE_EXHAUSTED, the message names the STOCKOUT).
-constexpr const char* kStockoutJob =
-    "WITH u AS (UPDATE custom_jobs SET state = 5, version = version + 1, "
-    "update_time = " TY_TS("$3") ", end_time = " TY_TS("$3") ", " TY_ACCRUE(TY_TS("$3")) ", "
-    "error_code = 8, error_message = $4, next_action_at = NULL, lease_owner = NULL, "
-    "lease_expires_at = NULL, sched_code = NULL, queue_position = NULL "
-    "WHERE id = $1::bigint AND version = $2::bigint AND state IN (2, 3) RETURNING id) "
-    "INSERT INTO job_events (job_id, time, from_state, to_state, reason) "
-    "SELECT id, " TY_TS("$3") ", $5::smallint, 5, $4 FROM u";
 
 constexpr const char* kPreemptNode =
     "UPDATE nodes SET state = 4, job_id = NULL, preempt_at = NULL, image_cache = '{}', "
     "state_since = " TY_TS("$3") ", ready_at = " TY_TS("$4") " "
     "WHERE pool_id = $1 AND ordinal = $2::int AND " TY_LIVE;
-
-// A node failed under the job: the whole gang stops and waits, PENDING, holding its nodes (and
-// paying for them), until the node is repaired; its progress is kept.
-constexpr const char* kJobWaitsForRepair =
-    "WITH u AS (UPDATE custom_jobs SET state = 2, version = version + 1, "
-    "update_time = " TY_TS("$3") ", " TY_RUN_REMAINING("$3") ", next_action_at = NULL, "
-    "lease_owner = NULL, lease_expires_at = NULL, sched_code = 'NODE_REPAIR', sched_message = $4 "
-    "WHERE id = $1::bigint AND version = $2::bigint AND state IN (2, 3) RETURNING id) "
-    "INSERT INTO job_events (job_id, time, from_state, to_state, reason) "
-    "SELECT id, " TY_TS("$3") ", $5::smallint, 2, $4 FROM u";
 
 // The repaired node is recreated: its image cache is gone.
 constexpr const char* kFailNode =
@@ -116,16 +84,6 @@ constexpr const char* kNodeRepaired =
     "END, "
     "ready_at = NULL, state_since = " TY_TS("$3") " "
     "WHERE pool_id = $1 AND ordinal = $2::int AND state = 6";
-
-// The waiting job resumes once none of its nodes is down any more.
-constexpr const char* kResumeJob =
-    "WITH u AS (UPDATE custom_jobs SET next_action_at = " TY_TS("$3") ", "
-    "sched_code = 'ADMITTED', sched_message = $4 "
-    "WHERE id = $1::bigint AND version = $2::bigint AND state = 2 AND next_action_at IS NULL "
-    "AND NOT EXISTS (SELECT 1 FROM nodes WHERE job_id = $1::bigint AND state IN (4, 5, 6)) "
-    "RETURNING id) "
-    "INSERT INTO job_events (job_id, time, from_state, to_state, reason) "
-    "SELECT id, " TY_TS("$5") ", 2, 2, $4 FROM u";
 
 constexpr const char* kGiveBackPreempted =
     "UPDATE nodes SET state = 7, state_since = ready_at, ready_at = NULL "
@@ -153,7 +111,17 @@ Status Finish(pg::Transaction& tx, const InjectionDone& done, Timestamp now) {
       .status();
 }
 
-std::string StateNumber(JobState state) { return std::to_string(static_cast<int>(state)); }
+std::string AdmittedStates() {
+  return NumberArray(
+      std::vector<int>{static_cast<int>(JobState::kPending), static_cast<int>(JobState::kRunning)});
+}
+
+// Applies the job's transition in `tx`; false when the job moved on (nothing written).
+StatusOr<bool> ApplyJob(pg::Transaction& tx, const StateUpdate& update) {
+  pg::Statement statement = TransitionStatement(update);
+  TY_ASSIGN_OR_RETURN(pg::Result r, tx.Exec(statement.sql, statement.params));
+  return r.affected() == 1;
+}
 
 }  // namespace
 
@@ -227,10 +195,10 @@ Status PgFailureStore::GiveNotices(const std::vector<SpotNotice>& notices, Times
   TY_ASSIGN_OR_RETURN(pg::Transaction tx, pg::Transaction::Begin(*conn));
   for (const SpotNotice& notice : notices) {
     TY_RETURN_IF_ERROR(tx.Exec(kLockJobOfNode, NodeParams(notice.node)).status());
-    TY_RETURN_IF_ERROR(
-        tx.Exec(kNotice, {notice.node.pool_id, std::to_string(notice.node.ordinal),
-                          MicrosParam(notice.preempt_at), notice.reason, MicrosParam(now)})
-            .status());
+    TY_RETURN_IF_ERROR(tx.Exec(kNotice, {notice.node.pool_id, std::to_string(notice.node.ordinal),
+                                         MicrosParam(notice.preempt_at), notice.reason,
+                                         MicrosParam(now), AdmittedStates()})
+                           .status());
   }
   if (hazard_tick) {
     TY_RETURN_IF_ERROR(tx.Exec(kSaveHazardTick, {std::to_string(*hazard_tick)}).status());
@@ -244,12 +212,8 @@ StatusOr<bool> PgFailureStore::ReclaimNode(const Reclaim& reclaim) {
   TY_ASSIGN_OR_RETURN(pg::Transaction tx, pg::Transaction::Begin(*conn));
   // The job first, then its nodes (see kLockJobOfNode).
   if (reclaim.job) {
-    const JobChange& job = *reclaim.job;
-    TY_ASSIGN_OR_RETURN(pg::Result r,
-                        tx.Exec(reclaim.restart ? kRequeueJob : kStockoutJob,
-                                {std::to_string(job.id), std::to_string(job.version),
-                                 MicrosParam(reclaim.at), job.message, StateNumber(job.from)}));
-    if (r.affected() != 1) {
+    TY_ASSIGN_OR_RETURN(bool applied, ApplyJob(tx, *reclaim.job));
+    if (!applied) {
       TY_RETURN_IF_ERROR(tx.Rollback());
       return false;
     }
@@ -264,9 +228,9 @@ StatusOr<bool> PgFailureStore::ReclaimNode(const Reclaim& reclaim) {
     return false;
   }
   if (reclaim.job) {
-    TY_RETURN_IF_ERROR(
-        tx.Exec(kReleaseJobNodes, {std::to_string(reclaim.job->id), MicrosParam(reclaim.at)})
-            .status());
+    if (std::optional<pg::Statement> release = TransitionNodeStatement(*reclaim.job)) {
+      TY_RETURN_IF_ERROR(tx.Exec(release->sql, release->params).status());
+    }
   }
   TY_RETURN_IF_ERROR(tx.Commit());
   return true;
@@ -276,12 +240,8 @@ StatusOr<bool> PgFailureStore::FailNode(const NodeFailure& failure) {
   TY_ASSIGN_OR_RETURN(pg::Connection * conn, leader_.LeaderConnection());
   TY_ASSIGN_OR_RETURN(pg::Transaction tx, pg::Transaction::Begin(*conn));
   if (failure.job) {
-    const JobChange& job = *failure.job;
-    TY_ASSIGN_OR_RETURN(
-        pg::Result r,
-        tx.Exec(kJobWaitsForRepair, {std::to_string(job.id), std::to_string(job.version),
-                                     MicrosParam(failure.at), job.message, StateNumber(job.from)}));
-    if (r.affected() != 1) {
+    TY_ASSIGN_OR_RETURN(bool applied, ApplyJob(tx, *failure.job));
+    if (!applied) {
       TY_RETURN_IF_ERROR(tx.Rollback());
       return false;
     }
@@ -317,11 +277,7 @@ StatusOr<bool> PgFailureStore::FinishRepair(const Repair& repair) {
   }
   if (repair.job) {
     // A job that moved on (cancelled, requeued) or still waits for another node stays as it is.
-    TY_RETURN_IF_ERROR(
-        tx.Exec(kResumeJob,
-                {std::to_string(repair.job->id), std::to_string(repair.job->version),
-                 MicrosParam(repair.resume_at), repair.job->message, MicrosParam(repair.at)})
-            .status());
+    TY_RETURN_IF_ERROR(ApplyJob(tx, *repair.job).status());
   }
   TY_RETURN_IF_ERROR(tx.Commit());
   return true;

@@ -7,7 +7,7 @@
 #include "services/scheduler/scheduler_job.h"
 #include "storage/job_filter_sql.h"
 #include "storage/job_row.h"
-#include "storage/node_sql.h"
+#include "storage/job_transition_sql.h"
 #include "storage/row_codec.h"
 
 namespace trainyard::storage {
@@ -19,38 +19,12 @@ constexpr const char* kInsertJob =
     "VALUES ($1::bigint, $2::bigint, $3, $4, $5::smallint, $6::jsonb, $7::jsonb, $8::jsonb, "
     TY_TS("$9") ", " TY_TS("$9") ", " TY_TS("$10") ", $11) RETURNING id) "
     "INSERT INTO job_events (job_id, time, from_state, to_state, reason) "
-    "SELECT id, " TY_TS("$9") ", 0, $5::smallint, 'created' FROM j";
+    "SELECT id, " TY_TS("$9") ", $12::smallint, $5::smallint, 'created' FROM j";
 
 constexpr const char* kGetJob =
     "SELECT " TY_JOB_COLUMNS
     " FROM custom_jobs "
     "WHERE id = $1::bigint AND project_number = $2::bigint AND location = $3";
-
-constexpr const char* kApplyTransition =
-    "WITH u AS (UPDATE custom_jobs SET state = $4::smallint, version = version + 1, "
-    "update_time = " TY_TS("$5") ", "
-    "start_time = COALESCE(" TY_TS("$6") ", start_time), "
-    "end_time = COALESCE(" TY_TS("$7") ", end_time), "
-    "error_code = COALESCE($8::integer, error_code), "
-    "error_message = COALESCE($9, error_message), "
-    "next_action_at = " TY_TS("$10") ", "
-    "cost_micros = cost_micros + CASE WHEN $13::boolean AND admitted_at IS NOT NULL THEN "
-    "(hourly_price_micros * extract(epoch from (" TY_TS("$5") " - admitted_at)) / 3600)::bigint "
-    "ELSE 0 END, "
-    "run_remaining_us = CASE WHEN $4::smallint = 3 THEN NULL ELSE run_remaining_us END, "
-    "lease_owner = CASE WHEN $10::bigint IS NULL THEN NULL ELSE lease_owner END, "
-    "lease_expires_at = CASE WHEN $10::bigint IS NULL THEN NULL ELSE lease_expires_at END "
-    "WHERE id = $1::bigint AND version = $2::bigint AND state = $3::smallint "
-    "AND ($11::text IS NULL OR lease_owner = $11) RETURNING id) "
-    "INSERT INTO job_events (job_id, time, from_state, to_state, reason) "
-    "SELECT id, " TY_TS("$5") ", $3::smallint, $4::smallint, $12 FROM u";
-
-// Nodes follow their job: BUSY (with the image cached) once it runs, unless one is down meanwhile
-// (its repair or reclaim is the failure simulator's); given back when it ends (kReleaseJobNodes).
-constexpr const char* kNodesRunning =
-    "UPDATE nodes SET state = 3, state_since = " TY_TS("$2") ", "
-    "image_cache = CASE WHEN $3::text IS NULL OR $3 = ANY(image_cache) THEN image_cache "
-    "ELSE image_cache || $3::text END WHERE job_id = $1::bigint AND state IN (1, 2, 3)";
 
 constexpr const char* kDeleteWithOperation =
     "WITH d AS (DELETE FROM custom_jobs WHERE id = $1::bigint AND project_number = $2::bigint "
@@ -88,28 +62,6 @@ constexpr const char* kGetOperation =
 
 std::string LabelsJson(const std::map<std::string, std::string>& labels) {
   return nlohmann::json(labels).dump();
-}
-
-// The placement the scheduler wrote (storage/pg_scheduler_store.cpp) into its typed form.
-void DecodePlacement(std::string_view text, SchedulingStatus& status) {
-  auto json = nlohmann::json::parse(text, nullptr, false);
-  if (!json.is_object()) return;
-  status.zone = json.value("zone", "");
-  if (!json.contains("pools") || !json["pools"].is_array()) return;
-  for (const auto& p : json["pools"]) {
-    PlacedPoolStatus pool;
-    pool.pool_id = p.value("pool", "");
-    pool.machine_type = p.value("machineType", "");
-    pool.consumption_model = p.value("consumptionModel", "");
-    pool.reservation = p.value("reservation", "");
-    pool.units = p.value("units", int64_t{0});
-    if (p.contains("nodes") && p["nodes"].is_array()) {
-      for (const auto& n : p["nodes"]) {
-        if (n.is_string()) pool.nodes.push_back(n.get<std::string>());
-      }
-    }
-    status.pools.push_back(std::move(pool));
-  }
 }
 
 }  // namespace
@@ -199,6 +151,7 @@ Status PgJobStore::Insert(const JobRecord& record, const std::string& request_id
       MicrosParam(*job.create_time),
       MicrosParam(record.next_action_at),
       request_id.empty() ? std::nullopt : std::optional<std::string>(request_id),
+      std::to_string(static_cast<int>(JobState::kUnspecified)),  // a created job comes from none
   };
   return creates_.Commit({pg::Statement{kInsertJob, std::move(params)}});
 }
@@ -238,42 +191,6 @@ StatusOr<std::vector<JobRecord>> PgJobStore::List(const ListJobsQuery& query) {
   return DecodeJobRows(r);
 }
 
-namespace {
-
-pg::Params TransitionParams(const StateUpdate& update) {
-  const JobTransition& t = update.transition;
-  return {
-      std::to_string(update.id),
-      std::to_string(update.expected_version),
-      std::to_string(static_cast<int>(t.from)),
-      std::to_string(static_cast<int>(t.to)),
-      MicrosParam(t.at),
-      MicrosParam(t.start_time),
-      MicrosParam(t.end_time),
-      t.error ? std::optional<std::string>(std::to_string(t.error->code)) : std::nullopt,
-      t.error ? std::optional<std::string>(t.error->message) : std::nullopt,
-      MicrosParam(update.next_action_at),
-      update.lease_owner,
-      t.reason,
-      IsTerminal(t.to) ? "true" : "false",
-  };
-}
-
-// What an applied transition does to the job's nodes, if anything.
-std::optional<pg::Statement> NodeStatement(const StateUpdate& update) {
-  const JobTransition& t = update.transition;
-  if (t.to == JobState::kRunning) {
-    return pg::Statement{kNodesRunning,
-                         {std::to_string(update.id), MicrosParam(t.at), update.image_uri}};
-  }
-  if (IsTerminal(t.to)) {
-    return pg::Statement{kReleaseJobNodes, {std::to_string(update.id), MicrosParam(t.at)}};
-  }
-  return std::nullopt;
-}
-
-}  // namespace
-
 StatusOr<bool> PgJobStore::ApplyTransition(const StateUpdate& update) {
   TY_ASSIGN_OR_RETURN(std::vector<bool> applied, ApplyTransitions({update}));
   return static_cast<bool>(applied.front());
@@ -288,7 +205,7 @@ StatusOr<std::vector<bool>> PgJobStore::ApplyTransitions(const std::vector<State
   std::vector<pg::Statement> transitions;
   transitions.reserve(updates.size());
   for (const StateUpdate& update : updates) {
-    transitions.push_back(pg::Statement{kApplyTransition, TransitionParams(update)});
+    transitions.push_back(TransitionStatement(update));
   }
   TY_ASSIGN_OR_RETURN(auto conn, pool_.Acquire());
   TY_ASSIGN_OR_RETURN(pg::Transaction tx, pg::Transaction::Begin(*conn));
@@ -297,7 +214,8 @@ StatusOr<std::vector<bool>> PgJobStore::ApplyTransitions(const std::vector<State
   for (size_t i = 0; i < updates.size(); ++i) {
     applied.push_back(results[i].affected() == 1);
     if (!applied.back()) continue;
-    if (auto statement = NodeStatement(updates[i])) nodes.push_back(std::move(*statement));
+    if (auto statement = TransitionNodeStatement(updates[i]))
+      nodes.push_back(std::move(*statement));
   }
   if (!nodes.empty()) TY_RETURN_IF_ERROR(conn->ExecBatch(nodes).status());
   TY_RETURN_IF_ERROR(tx.Commit());

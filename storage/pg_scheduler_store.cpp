@@ -4,7 +4,9 @@
 #include <set>
 
 #include "services/admin/node_state.h"
+#include "services/job_state_machine.h"
 #include "storage/job_row.h"
+#include "storage/job_transition_sql.h"
 #include "storage/node_sql.h"
 #include "storage/row_codec.h"
 
@@ -41,20 +43,6 @@ constexpr const char* kChanges =
 constexpr const char* kUnhealthy =
     "SELECT pool_id, ordinal FROM nodes WHERE state IN (4, 5, 6) AND job_id IS NULL";
 
-// Victims go back to the queue with their place (queue time is create_time), their cost so far and
-// the run time they had left.
-constexpr const char* kRequeue =
-    "WITH u AS (UPDATE custom_jobs SET state = 1, version = version + 1, "
-    "update_time = " TY_TS("$2") ", "
-    "cost_micros = cost_micros + COALESCE((hourly_price_micros * extract(epoch from (" TY_TS("$2")
-    " - admitted_at)) / 3600)::bigint, 0), "
-    TY_RUN_REMAINING("$2") ", "
-    "admitted_at = NULL, placement = NULL, hourly_price_micros = 0, next_action_at = NULL, "
-    "lease_owner = NULL, lease_expires_at = NULL, sched_code = 'PREEMPTED', sched_message = $3 "
-    "WHERE id = $1::bigint AND state IN (2, 3) RETURNING id, state) "
-    "INSERT INTO job_events (job_id, time, from_state, to_state, reason) "
-    "SELECT id, " TY_TS("$2") ", 3, 1, $3 FROM u";
-
 constexpr const char* kFreeNodes =
     "SELECT pool_id, ordinal, state, array_to_json(image_cache)::text FROM nodes "
     "WHERE pool_id = ANY($1::text[]) AND job_id IS NULL AND state IN (2, 7)";
@@ -73,32 +61,23 @@ constexpr const char* kUnclaimNodes =
     "UPDATE nodes SET job_id = NULL, state = CASE WHEN state = 3 THEN 2 ELSE 7 END, "
     "state_since = " TY_TS("$2") " WHERE job_id = $1::bigint AND state IN (1, 3)";
 
-constexpr const char* kAdmitJob =
-    "WITH u AS (UPDATE custom_jobs SET state = 2, version = version + 1, "
-    "update_time = " TY_TS("$3") ", admitted_at = " TY_TS("$3") ", placement = $4::jsonb, "
-    "hourly_price_micros = $5::bigint, next_action_at = " TY_TS("$6") ", "
-    "sched_code = 'ADMITTED', sched_message = $7, queue_position = NULL "
-    "WHERE id = $1::bigint AND version = $2::bigint AND state = 1 RETURNING id) "
-    "INSERT INTO job_events (job_id, time, from_state, to_state, reason) "
-    "SELECT id, " TY_TS("$3") ", 1, 2, $7 FROM u";
-
-constexpr const char* kFailJob =
-    "WITH u AS (UPDATE custom_jobs SET state = 5, version = version + 1, "
-    "update_time = " TY_TS("$3") ", end_time = " TY_TS("$3") ", error_code = 8, "
-    "error_message = $4, next_action_at = NULL, sched_code = NULL, queue_position = NULL "
-    "WHERE id = $1::bigint AND version = $2::bigint AND state = 1 RETURNING id) "
-    "INSERT INTO job_events (job_id, time, from_state, to_state, reason) "
-    "SELECT id, " TY_TS("$3") ", 1, 5, $4 FROM u";
-
+// Verdicts annotate QUEUED jobs ($5) only: they are not transitions, so the version stays.
 constexpr const char* kVerdicts =
     "UPDATE custom_jobs j SET sched_code = d.code, sched_message = d.msg, queue_position = d.pos "
     "FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[]) AS d(id, code, msg, pos) "
-    "WHERE j.id = d.id AND j.state = 1";
+    "WHERE j.id = d.id AND j.state = $5::smallint";
 
 constexpr const char* kVerdictEvents =
     "INSERT INTO job_events (job_id, time, from_state, to_state, reason) "
-    "SELECT d.id, " TY_TS("$3") ", 1, 1, d.reason FROM unnest($1::bigint[], $2::text[]) "
-    "AS d(id, reason) JOIN custom_jobs j ON j.id = d.id AND j.state = 1";
+    "SELECT d.id, " TY_TS("$3") ", j.state, j.state, d.reason FROM unnest($1::bigint[], "
+    "$2::text[]) AS d(id, reason) JOIN custom_jobs j ON j.id = d.id AND j.state = $4::smallint";
+
+// A victim as it is now, locked for the preemption: its requeue is a compare-and-set on this.
+constexpr const char* kLockVictim =
+    "SELECT version, state, start_time IS NOT NULL FROM custom_jobs WHERE id = $1::bigint "
+    "FOR UPDATE";
+
+std::string QueuedNumber() { return std::to_string(static_cast<int>(JobState::kQueued)); }
 
 }  // namespace
 
@@ -202,8 +181,68 @@ Status PgSchedulerStore::LoadFree(pg::Transaction& tx, const Fleet& fleet,
 
 namespace {
 
-// One admission's writes, planned in memory from the free units: the node claims (one per pool,
-// each a compare-and-set on the chosen ordinals) and the job's compare-and-set to PENDING.
+// The nodes an admission takes in one pool, chosen from the free units in memory.
+struct PoolChoice {
+  const CapacityPool* pool = nullptr;
+  int64_t units = 0;
+  FreeUnits::Taken taken;
+};
+
+// Chooses the admission's nodes pool by pool (nullopt: a pool is short, the admission is skipped).
+std::optional<std::vector<PoolChoice>> ChooseNodes(const Fleet& fleet, const AdmissionDecision& a,
+                                                   std::map<int, FreeUnits>& free) {
+  std::vector<PoolChoice> choices;
+  for (const PlacedPool& pp : a.placement.pools) {
+    PoolChoice choice{&fleet.pools[pp.pool], pp.units,
+                      free.at(pp.pool).Take(pp.units, a.image_uri)};
+    if (choice.taken.ordinals.empty()) return std::nullopt;
+    choices.push_back(std::move(choice));
+  }
+  return choices;
+}
+
+// What the admission costs an hour: every node of every unit, at its pool's price.
+int64_t HourlyPriceMicros(const std::vector<PoolChoice>& choices) {
+  int64_t micros = 0;
+  for (const PoolChoice& c : choices) {
+    micros +=
+        static_cast<int64_t>(c.pool->price_per_node_hour * 1e6) * c.units * c.pool->hosts_per_unit;
+  }
+  return micros;
+}
+
+// How long until the gang can start: the slowest pool boots its cold nodes, then pulls the image
+// where it is not cached.
+Duration StartupTime(const Fleet& fleet, const AdmissionDecision& a,
+                     const std::vector<PoolChoice>& choices) {
+  Duration startup{};
+  for (const PoolChoice& c : choices) {
+    Duration pool = (c.taken.cold ? fleet.BootTime(c.pool->machine_type) : Duration{}) +
+                    (c.taken.uncached ? fleet.ImagePullTime(a.image_uri) : Duration{});
+    startup = std::max(startup, pool);
+  }
+  return startup;
+}
+
+JobAdmission AdmissionOf(const AdmissionDecision& a, const std::vector<PoolChoice>& choices) {
+  JobAdmission admission;
+  admission.zone = a.placement.zone;
+  admission.hourly_price_micros = HourlyPriceMicros(choices);
+  for (const PoolChoice& c : choices) {
+    PlacedPoolStatus pool;
+    pool.pool_id = c.pool->id;
+    pool.machine_type = c.pool->machine_type;
+    pool.consumption_model = std::string(ConsumptionModelName(c.pool->model));
+    pool.reservation = c.pool->reservation;
+    pool.units = c.units;
+    for (int64_t ordinal : c.taken.ordinals) pool.nodes.push_back(NodeName(c.pool->id, ordinal));
+    admission.pools.push_back(std::move(pool));
+  }
+  return admission;
+}
+
+// One admission's writes: the node claims (one per pool, each a compare-and-set on the chosen
+// ordinals) and the job's transition to PENDING.
 struct PlannedAdmission {
   const AdmissionDecision* decision = nullptr;
   std::vector<pg::Statement> claims;
@@ -213,60 +252,61 @@ struct PlannedAdmission {
 
 std::optional<PlannedAdmission> Plan(const Fleet& fleet, const AdmissionDecision& a, Timestamp now,
                                      std::map<int, FreeUnits>& free) {
+  std::optional<std::vector<PoolChoice>> choices = ChooseNodes(fleet, a, free);
+  if (!choices) return std::nullopt;
+  const Timestamp ready =
+      now + std::chrono::duration_cast<std::chrono::microseconds>(StartupTime(fleet, a, *choices));
+  auto transition = JobStateMachine::Admit(JobSnapshot{a.job_id, a.version, JobState::kQueued}, now,
+                                           AdmissionOf(a, *choices), ready, a.message);
+  if (!transition.ok()) return std::nullopt;
   PlannedAdmission plan;
   plan.decision = &a;
-  nlohmann::json placement = {{"zone", a.placement.zone}, {"pools", nlohmann::json::array()}};
-  Duration startup{};
-  int64_t hourly_micros = 0;
-  for (const PlacedPool& pp : a.placement.pools) {
-    const CapacityPool& pool = fleet.pools[pp.pool];
-    FreeUnits::Taken taken = free.at(pp.pool).Take(pp.units, a.image_uri);
-    if (taken.ordinals.empty()) return std::nullopt;
-    nlohmann::json names = nlohmann::json::array();
-    for (int64_t ordinal : taken.ordinals) names.push_back(NodeName(pool.id, ordinal));
+  for (const PoolChoice& c : *choices) {
     plan.claims.push_back(pg::Statement{
         kClaimNodes,
-        {std::to_string(a.job_id), pool.id, NumberArray(taken.ordinals), MicrosParam(now)}});
-    plan.claim_rows.push_back(static_cast<int>(taken.ordinals.size()));
-    Duration pool_startup = (taken.cold ? fleet.BootTime(pool.machine_type) : Duration{}) +
-                            (taken.uncached ? fleet.ImagePullTime(a.image_uri) : Duration{});
-    startup = std::max(startup, pool_startup);
-    hourly_micros +=
-        static_cast<int64_t>(pool.price_per_node_hour * 1e6) * pp.units * pool.hosts_per_unit;
-    nlohmann::json entry = {{"pool", pool.id},
-                            {"machineType", pool.machine_type},
-                            {"consumptionModel", ConsumptionModelName(pool.model)},
-                            {"units", pp.units},
-                            {"nodes", std::move(names)}};
-    if (!pool.reservation.empty()) entry["reservation"] = pool.reservation;
-    placement["pools"].push_back(std::move(entry));
+        {std::to_string(a.job_id), c.pool->id, NumberArray(c.taken.ordinals), MicrosParam(now)}});
+    plan.claim_rows.push_back(static_cast<int>(c.taken.ordinals.size()));
   }
-  Timestamp ready = now + std::chrono::duration_cast<std::chrono::microseconds>(startup);
-  plan.admit = pg::Statement{
-      kAdmitJob,
-      {std::to_string(a.job_id), std::to_string(a.version), MicrosParam(now), placement.dump(),
-       std::to_string(hourly_micros), MicrosParam(ready), a.message}};
+  plan.admit = TransitionStatement(StateUpdate{a.job_id, a.version, std::move(*transition), {}});
   return plan;
 }
 
 }  // namespace
 
+StatusOr<bool> PgSchedulerStore::RequeueVictim(pg::Transaction& tx, int64_t victim,
+                                               int64_t preemptor, Timestamp now) {
+  TY_ASSIGN_OR_RETURN(pg::Result r, tx.Exec(kLockVictim, {std::to_string(victim)}));
+  if (r.rows() == 0) return false;
+  JobSnapshot snapshot{victim, r.GetInt64(0, 0), static_cast<JobState>(r.GetInt64(0, 1)),
+                       r.GetBool(0, 2)};
+  auto transition = JobStateMachine::Requeue(
+      snapshot, now,
+      "preempted by higher-priority job " + std::to_string(preemptor) + "; back in the queue",
+      /*spot_restart=*/false);
+  // A victim that moved on meanwhile (cancelled, finished) is no victim: the admission waits.
+  if (!transition.ok()) return false;
+  StateUpdate update{victim, snapshot.version, std::move(transition).value(), {}};
+  pg::Statement requeue = TransitionStatement(update);
+  TY_ASSIGN_OR_RETURN(pg::Result applied, tx.Exec(requeue.sql, requeue.params));
+  if (applied.affected() != 1) return false;
+  std::optional<pg::Statement> release = TransitionNodeStatement(update);
+  if (release) TY_RETURN_IF_ERROR(tx.Exec(release->sql, release->params).status());
+  return true;
+}
+
 Status PgSchedulerStore::AdmitPreempting(pg::Transaction& tx, const Fleet& fleet,
                                          const AdmissionDecision& a, Timestamp now,
                                          FreeByPool& free, CommitOutcome& outcome) {
   TY_RETURN_IF_ERROR(tx.Exec("SAVEPOINT admission").status());
+  int preempted = 0;
   auto skip = [&]() -> Status {
     ++outcome.skipped;
     return tx.Exec("ROLLBACK TO SAVEPOINT admission").status();
   };
   for (int64_t victim : a.victims) {
-    std::string why =
-        "preempted by higher-priority job " + std::to_string(a.job_id) + "; back in the queue";
-    TY_ASSIGN_OR_RETURN(pg::Result r,
-                        tx.Exec(kRequeue, {std::to_string(victim), MicrosParam(now), why}));
-    outcome.preempted += static_cast<int>(r.affected());
-    TY_RETURN_IF_ERROR(
-        tx.Exec(kReleaseJobNodes, {std::to_string(victim), MicrosParam(now)}).status());
+    TY_ASSIGN_OR_RETURN(bool requeued, RequeueVictim(tx, victim, a.job_id, now));
+    if (!requeued) return skip();
+    ++preempted;
   }
   // The victims' nodes are free now: see them.
   std::set<int> pools;
@@ -281,6 +321,7 @@ Status PgSchedulerStore::AdmitPreempting(pg::Transaction& tx, const Fleet& fleet
   TY_ASSIGN_OR_RETURN(pg::Result job, tx.Exec(plan->admit.sql, plan->admit.params));
   if (job.affected() != 1) return skip();
   ++outcome.admitted;
+  outcome.preempted += preempted;
   return tx.Exec("RELEASE SAVEPOINT admission").status();
 }
 
@@ -358,9 +399,11 @@ StatusOr<CommitOutcome> PgSchedulerStore::Commit(const Fleet& fleet, const Cycle
   }
   TY_RETURN_IF_ERROR(AdmitAll(tx, fleet, plain, now, free, outcome));
   for (const FailureDecision& f : cycle.failures) {
-    TY_ASSIGN_OR_RETURN(pg::Result r,
-                        tx.Exec(kFailJob, {std::to_string(f.job_id), std::to_string(f.version),
-                                           MicrosParam(now), f.message}));
+    auto transition = JobStateMachine::FailInQueue(
+        JobSnapshot{f.job_id, f.version, JobState::kQueued}, now, f.message);
+    if (!transition.ok()) return transition.status();
+    pg::Statement fail = TransitionStatement(StateUpdate{f.job_id, f.version, *transition, {}});
+    TY_ASSIGN_OR_RETURN(pg::Result r, tx.Exec(fail.sql, fail.params));
     outcome.failed += static_cast<int>(r.affected());
   }
   if (!cycle.verdicts.empty()) {
@@ -379,11 +422,11 @@ StatusOr<CommitOutcome> PgSchedulerStore::Commit(const Fleet& fleet, const Cycle
     }
     TY_ASSIGN_OR_RETURN(pg::Result r,
                         tx.Exec(kVerdicts, {NumberArray(ids), TextArray(codes), TextArray(messages),
-                                            NumberArray(positions)}));
+                                            NumberArray(positions), QueuedNumber()}));
     outcome.verdicts = static_cast<int>(r.affected());
     if (!event_ids.empty()) {
       TY_RETURN_IF_ERROR(tx.Exec(kVerdictEvents, {NumberArray(event_ids), TextArray(event_reasons),
-                                                  MicrosParam(now)})
+                                                  MicrosParam(now), QueuedNumber()})
                              .status());
     }
   }

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "services/fleet/failure_model.h"
+#include "services/job_state_machine.h"
 #include "services/log.h"
 #include "services/scheduler/verdict_text.h"
 #include "workers/sim/stand_in_runtime.h"
@@ -94,11 +95,12 @@ Status FailureSimulator::FinishRepairs(Timestamp now, FailureStepStats& stats) {
       // The repaired node is a new VM: it pulls the image again before the replicas restart.
       auto image = sim::PrimaryImage(job->second.job);
       Duration pull = fleet_.ImagePullTime(image.value_or(""));
-      repair.resume_at = Later(repair.at, pull);
-      repair.job = JobChange{job->second.id, job->second.version, JobState::kPending,
-                             "node " + NodeName(n.node.pool_id, n.node.ordinal) +
-                                 " repaired; all replicas restart after the image pull (" +
-                                 ShortDuration(pull) + ")"};
+      const JobRecord& record = job->second;
+      auto resume = JobStateMachine::ResumeAfterRepair(
+          SnapshotOf(record.id, record.version, record.job), repair.at, Later(repair.at, pull),
+          "node " + NodeName(n.node.pool_id, n.node.ordinal) +
+              " repaired; all replicas restart after the image pull (" + ShortDuration(pull) + ")");
+      if (resume.ok()) repair.job = StateUpdate{record.id, record.version, std::move(*resume), {}};
     }
     TY_ASSIGN_OR_RETURN(bool done, store_.FinishRepair(repair));
     stats.repaired += done;
@@ -250,8 +252,13 @@ Status FailureSimulator::ReclaimDue(Timestamp now, FailureStepStats& stats) {
           record.job.job_spec.scheduling && record.job.job_spec.scheduling->disable_retries;
       SpotPreemptionOutcome outcome = AfterSpotPreemption(record.spot_restarts, disable,
                                                           NodeName(n.node.pool_id, n.node.ordinal));
-      reclaim.restart = outcome.restart;
-      reclaim.job = JobChange{record.id, record.version, record.job.state, outcome.message};
+      const JobSnapshot snapshot = SnapshotOf(record.id, record.version, record.job);
+      auto transition =
+          outcome.restart
+              ? JobStateMachine::Requeue(snapshot, reclaim.at, outcome.message, /*spot=*/true)
+              : JobStateMachine::Stockout(snapshot, reclaim.at, outcome.message);
+      if (!transition.ok()) continue;  // moved on since it was read; looked at again next pass
+      reclaim.job = StateUpdate{record.id, record.version, std::move(*transition), {}};
     }
     TY_ASSIGN_OR_RETURN(bool done, store_.ReclaimNode(reclaim));
     stats.reclaimed += done;
@@ -271,11 +278,15 @@ StatusOr<bool> FailureSimulator::Fail(const NodeRef& ref, Timestamp at,
     TY_ASSIGN_OR_RETURN(auto jobs, store_.Jobs({*node.job_id}));
     auto job = jobs.find(*node.job_id);
     if (job != jobs.end() && Holds(job->second.job.state) && !FinishedBy(job->second, at)) {
-      failure.job = JobChange{job->second.id, job->second.version, job->second.job.state,
-                              "node " + NodeName(ref.pool_id, ref.ordinal) +
-                                  " failed; the whole gang stops and restarts when it is repaired "
-                                  "(repair takes " +
-                                  ShortDuration(fleet_.repair_time) + "), keeping its progress"};
+      const JobRecord& record = job->second;
+      TY_ASSIGN_OR_RETURN(
+          JobTransition stop,
+          JobStateMachine::StopForRepair(
+              SnapshotOf(record.id, record.version, record.job), at,
+              "node " + NodeName(ref.pool_id, ref.ordinal) +
+                  " failed; the whole gang stops and restarts when it is repaired (repair takes " +
+                  ShortDuration(fleet_.repair_time) + "), keeping its progress"));
+      failure.job = StateUpdate{record.id, record.version, std::move(stop), {}};
     }
   }
   return store_.FailNode(failure);

@@ -34,8 +34,8 @@ StatusOr<int> JobExecutor::RunOnce() {
   for (const JobRecord& record : due) {
     auto step = sim::NextStep(record.job, now, options_.timings, record.run_remaining);
     if (!step) continue;
-    auto transition =
-        JobStateMachine::Transition(record.job, step->to, now, step->reason, step->error);
+    auto transition = JobStateMachine::Transition(SnapshotOf(record.id, record.version, record.job),
+                                                  step->to, now, step->reason, step->error);
     if (!transition.ok()) {
       LogJson(LogLevel::kError, "job_transition_refused",
               {{"job", record.job.name}, {"error", transition.status().message()}});
@@ -45,9 +45,9 @@ StatusOr<int> JobExecutor::RunOnce() {
     update.id = record.id;
     update.expected_version = record.version;
     update.transition = std::move(transition).value();
-    update.next_action_at = step->next_action_at;
+    update.transition.next_action_at = step->next_action_at;
     update.lease_owner = options_.owner;
-    if (step->to == JobState::kRunning) update.image_uri = sim::PrimaryImage(record.job);
+    if (step->to == JobState::kRunning) update.transition.image_uri = sim::PrimaryImage(record.job);
     updates.push_back(std::move(update));
     stepped.push_back(&record);
   }

@@ -1,7 +1,8 @@
 #pragma once
 // What the failure simulator needs from storage. Every write is one short transaction that
-// compare-and-sets the job's version, so a step that raced with the runtime or a cancel changes
-// nothing and is retried on the next pass; a process killed mid-step loses nothing.
+// applies the job's transition (JobStateMachine) as a compare-and-set on its version and state, so
+// a step that raced with the runtime or a cancel changes nothing and is retried on the next pass; a
+// process killed mid-step loses nothing.
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -36,34 +37,28 @@ struct SpotNotice {
   std::string reason;  // for the job's reason and event
 };
 
-// A job touched by a failure: compare-and-set on (id, version, state).
-struct JobChange {
-  int64_t id = 0;
-  int64_t version = 0;
-  JobState from = JobState::kUnspecified;
-  std::string message;
-};
-
 struct Reclaim {
   NodeRef node;
   Timestamp at{};
-  std::optional<JobChange> job;  // PENDING/RUNNING job on the node
-  bool restart = false;          // the job goes back to the queue; else it FAILS (STOCKOUT)
+  // The PENDING/RUNNING job on the node: back to the queue, or FAILED when its restarts are spent
+  // (JobStateMachine::Requeue or Stockout).
+  std::optional<StateUpdate> job;
 };
 
 struct NodeFailure {
   NodeRef node;
   Timestamp at{};
   Timestamp repaired_at{};
-  std::optional<JobChange> job;  // PENDING/RUNNING job on the node: PENDING until repaired
+  std::optional<StateUpdate> job;  // the job on the node: PENDING until repaired (StopForRepair)
   std::optional<InjectionDone> injection;
 };
 
 struct Repair {
   NodeRef node;
   Timestamp at{};
-  std::optional<JobChange> job;  // the job waiting for this node
-  Timestamp resume_at{};         // when its replicas run again, if no other node is still down
+  // The job waiting for this node, resumed when no other of its nodes is still down
+  // (ResumeAfterRepair).
+  std::optional<StateUpdate> job;
 };
 
 class FailureStore {

@@ -196,7 +196,8 @@ TEST_F(JobServiceTest, AnExpiredLeaseIsTakenOverAndTheJobContinues) {
 TEST_F(JobServiceTest, StaleVersionLosesTheCompareAndSet) {
   CustomJob job = Create();
   ASSERT_TRUE(service_->Cancel(Ref(job)).ok());  // version 1 → 2
-  auto transition = JobStateMachine::Transition(job, JobState::kPending, clock_.Now(), "stale");
+  auto transition = JobStateMachine::Transition({std::stoll(Ref(job).job_id), 1, JobState::kQueued},
+                                                JobState::kPending, clock_.Now(), "stale");
   ASSERT_TRUE(transition.ok());
   StateUpdate update;
   update.id = std::stoll(Ref(job).job_id);

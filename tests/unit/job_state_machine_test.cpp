@@ -15,11 +15,11 @@ TEST(JobStateMachineTest, AllowsExactlyTheLifecycleTransitions) {
       {S::kQueued, S::kPending},       {S::kQueued, S::kFailed},
       {S::kQueued, S::kCancelling},    {S::kPending, S::kRunning},
       {S::kPending, S::kQueued},       {S::kPending, S::kFailed},
-      {S::kPending, S::kCancelling},   {S::kRunning, S::kSucceeded},
-      {S::kRunning, S::kFailed},       {S::kRunning, S::kPending},
-      {S::kRunning, S::kQueued},       {S::kRunning, S::kCancelling},
-      {S::kCancelling, S::kCancelled}, {S::kCancelling, S::kSucceeded},
-      {S::kCancelling, S::kFailed},
+      {S::kPending, S::kPending},      {S::kPending, S::kCancelling},
+      {S::kRunning, S::kSucceeded},    {S::kRunning, S::kFailed},
+      {S::kRunning, S::kPending},      {S::kRunning, S::kQueued},
+      {S::kRunning, S::kCancelling},   {S::kCancelling, S::kCancelled},
+      {S::kCancelling, S::kSucceeded}, {S::kCancelling, S::kFailed},
   };
   for (int from = 0; from <= 11; ++from) {
     for (int to = 0; to <= 11; ++to) {
@@ -31,21 +31,19 @@ TEST(JobStateMachineTest, AllowsExactlyTheLifecycleTransitions) {
 }
 
 TEST(JobStateMachineTest, FirstRunStampsStartTimeAndARestartKeepsIt) {
-  CustomJob job;
-  job.state = S::kPending;
+  JobSnapshot job{1, 1, S::kPending};
   Timestamp t1 = FromUnixMicros(1000);
   auto first = JobStateMachine::Transition(job, S::kRunning, t1, "up");
   ASSERT_TRUE(first.ok());
   EXPECT_EQ(first->start_time, t1);
-  job.start_time = t1;
+  job.started = true;
   auto again = JobStateMachine::Transition(job, S::kRunning, FromUnixMicros(5000), "restarted");
   ASSERT_TRUE(again.ok());
   EXPECT_FALSE(again->start_time.has_value());
 }
 
 TEST(JobStateMachineTest, TerminalStatesStampEndTimeAndErrors) {
-  CustomJob job;
-  job.state = S::kCancelling;
+  JobSnapshot job{1, 1, S::kCancelling};
   Timestamp t = FromUnixMicros(42);
   auto cancelled = JobStateMachine::Transition(job, S::kCancelled, t, "stopped");
   ASSERT_TRUE(cancelled.ok());
@@ -60,13 +58,87 @@ TEST(JobStateMachineTest, TerminalStatesStampEndTimeAndErrors) {
 }
 
 TEST(JobStateMachineTest, ARefusedTransitionIsFailedPrecondition) {
-  CustomJob job;
-  job.name = "projects/1/locations/l/customJobs/2";
-  job.state = S::kSucceeded;
+  JobSnapshot job{2, 1, S::kSucceeded};
   auto t = JobStateMachine::Transition(job, S::kCancelling, FromUnixMicros(1), "cancel");
   ASSERT_FALSE(t.ok());
   EXPECT_EQ(t.status().code(), Code::kFailedPrecondition);
   EXPECT_NE(t.status().message().find("JOB_STATE_SUCCEEDED"), std::string::npos);
+}
+
+TEST(JobStateMachineTest, TerminalTransitionsAccrueTheAdmissionsCost) {
+  auto done = JobStateMachine::Transition({1, 1, S::kRunning, true}, S::kSucceeded,
+                                          FromUnixMicros(9), "done");
+  ASSERT_TRUE(done.ok());
+  EXPECT_TRUE(done->ends_admission);
+  EXPECT_FALSE(done->clears_admission);  // a finished job keeps its placement for its bill
+}
+
+TEST(JobStateMachineTest, AdmitTakesOnlyAQueuedJobAndLeavesTheAdmittedNote) {
+  JobAdmission admission;
+  admission.zone = "us-central1-a";
+  admission.hourly_price_micros = 88'000'000;
+  Timestamp now = FromUnixMicros(100);
+  Timestamp ready = FromUnixMicros(500);
+  auto admitted = JobStateMachine::Admit({1, 3, S::kQueued}, now, admission, ready, "fits");
+  ASSERT_TRUE(admitted.ok());
+  EXPECT_EQ(admitted->from, S::kQueued);
+  EXPECT_EQ(admitted->to, S::kPending);
+  EXPECT_EQ(admitted->next_action_at, ready);
+  ASSERT_TRUE(admitted->admission.has_value());
+  EXPECT_EQ(admitted->admission->hourly_price_micros, 88'000'000);
+  ASSERT_TRUE(admitted->note.has_value());
+  EXPECT_EQ(admitted->note->code, "ADMITTED");
+  auto twice = JobStateMachine::Admit({1, 4, S::kPending}, now, admission, ready, "fits");
+  EXPECT_EQ(twice.status().code(), Code::kFailedPrecondition);
+}
+
+TEST(JobStateMachineTest, RequeueRecordsTheTrueFromStateAndKeepsProgressOnlyWhenRunning) {
+  Timestamp now = FromUnixMicros(100);
+  auto running = JobStateMachine::Requeue({1, 5, S::kRunning, true}, now, "preempted", false);
+  ASSERT_TRUE(running.ok());
+  EXPECT_EQ(running->from, S::kRunning);
+  EXPECT_EQ(running->to, S::kQueued);
+  EXPECT_TRUE(running->keeps_progress);
+  EXPECT_TRUE(running->ends_admission);
+  EXPECT_TRUE(running->clears_admission);
+  EXPECT_FALSE(running->next_action_at.has_value());  // the executor's lease goes with it
+  auto pending = JobStateMachine::Requeue({1, 5, S::kPending}, now, "preempted", true);
+  ASSERT_TRUE(pending.ok());
+  EXPECT_EQ(pending->from, S::kPending);  // not recorded as coming from RUNNING
+  EXPECT_FALSE(pending->keeps_progress);
+  EXPECT_TRUE(pending->spot_restart);
+  ASSERT_TRUE(pending->note.has_value());
+  EXPECT_EQ(pending->note->code, "PREEMPTED");
+  for (S state : {S::kQueued, S::kCancelling, S::kSucceeded}) {
+    EXPECT_FALSE(JobStateMachine::Requeue({1, 5, state}, now, "x", false).ok());
+  }
+}
+
+TEST(JobStateMachineTest, StockoutFailsWithResourceExhaustedAndClearsTheNote) {
+  auto failed = JobStateMachine::Stockout({1, 2, S::kRunning, true}, FromUnixMicros(7), "STOCKOUT");
+  ASSERT_TRUE(failed.ok());
+  EXPECT_EQ(failed->to, S::kFailed);
+  ASSERT_TRUE(failed->error.has_value());
+  EXPECT_EQ(failed->error->code, 8);
+  ASSERT_TRUE(failed->note.has_value());
+  EXPECT_TRUE(failed->note->code.empty());
+}
+
+TEST(JobStateMachineTest, ARepairStopsTheGangAndResumesItOnlyWhenNoNodeIsDown) {
+  Timestamp now = FromUnixMicros(100);
+  auto stop = JobStateMachine::StopForRepair({1, 2, S::kRunning, true}, now, "node failed");
+  ASSERT_TRUE(stop.ok());
+  EXPECT_EQ(stop->to, S::kPending);
+  EXPECT_TRUE(stop->keeps_progress);
+  EXPECT_FALSE(stop->next_action_at.has_value());
+  auto resume = JobStateMachine::ResumeAfterRepair({1, 3, S::kPending, true}, now,
+                                                   FromUnixMicros(900), "repaired");
+  ASSERT_TRUE(resume.ok());
+  EXPECT_EQ(resume->from, S::kPending);
+  EXPECT_EQ(resume->to, S::kPending);
+  EXPECT_TRUE(resume->requires_nodes_up);
+  EXPECT_EQ(resume->next_action_at, FromUnixMicros(900));
+  EXPECT_FALSE(JobStateMachine::ResumeAfterRepair({1, 3, S::kRunning}, now, now, "x").ok());
 }
 
 }  // namespace
