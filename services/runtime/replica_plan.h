@@ -104,8 +104,9 @@ struct Replica {
 
 // Replicas in pool order, then index order. INVALID_ARGUMENT naming the field for a job that
 // cannot be planned: no workerPoolSpecs, a `{}` pool 0, more than 4 pools, a pool without
-// containerSpec/pythonPackageSpec or machineSpec, an unknown machine type, a TPU topology the
-// catalog cannot resolve, or replicaCount outside 0..1000 (0 = not sent = 1).
+// containerSpec/pythonPackageSpec (or without its image or pythonModule) or machineSpec, an
+// unknown machine type, a TPU topology the catalog cannot resolve, a TPU pool with replicaCount
+// other than 1 (one slice), or replicaCount outside 0..1000 (0 = not sent = 1).
 StatusOr<std::vector<Replica>> PlanReplicas(const CustomJob& job,
                                             const ReplicaPlanOptions& options);
 
