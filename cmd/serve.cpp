@@ -30,6 +30,7 @@
 #include "workers/job_executor.h"
 #include "workers/scheduler_loop.h"
 #include "workers/sim/fleet_file.h"
+#include "workers/sim/sim_runtime.h"
 
 namespace trainyard::cmd {
 namespace {
@@ -173,7 +174,8 @@ int RunServe(const ServeOptions& options) {
   JobExecutorOptions executor_options;
   executor_options.owner = DefaultExecutorOwner();
   executor_options.lease = std::chrono::seconds(options.lease_seconds);
-  JobExecutor executor(jobs, jobs, **clock, executor_options);
+  sim::SimRuntime sim_runtime;
+  JobExecutor executor(jobs, jobs, sim_runtime, **clock, executor_options);
   if (runs("executor")) executor.Start();
   LogJson(LogLevel::kInfo, "ready",
           {{"listen", options.listen},

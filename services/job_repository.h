@@ -11,6 +11,7 @@
 #include "services/model/custom_job.h"
 #include "services/operation.h"
 #include "services/resource_names.h"
+#include "services/runtime/job_run.h"
 #include "services/status.h"
 
 namespace trainyard {
@@ -32,7 +33,9 @@ struct JobRecord {
   int64_t hourly_price_micros = 0;
   // Run time left when a preemption or a node failure stopped the job (nullopt: all of it).
   std::optional<Duration> run_remaining;
-  int spot_restarts = 0;  // restarts after spot preemptions so far (Vertex allows 6)
+  int spot_restarts = 0;      // restarts after spot preemptions so far (Vertex allows 6)
+  int attempt = 0;            // whole-job retries so far (Vertex allows 3)
+  std::optional<JobRun> run;  // the launched replicas; nullopt until launched (and once stopped)
 };
 
 // Keyset position for pagination: list order is (create_time DESC, id DESC).
@@ -98,6 +101,8 @@ class JobLeaseRepository {
                                                int limit) = 0;
   // Gives back every lease `owner` holds (graceful shutdown).
   virtual Status ReleaseAll(const std::string& owner) = 0;
+  // The jobs with these ids that still exist (leased or not), for stopping stray replicas.
+  virtual StatusOr<std::vector<JobRecord>> ByIds(const std::vector<int64_t>& ids) = 0;
   // The virtual time of the earliest next action among the jobs `owner` holds (nullopt: none).
   virtual StatusOr<std::optional<Timestamp>> NextDue(const std::string& owner) = 0;
 };

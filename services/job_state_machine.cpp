@@ -20,8 +20,9 @@ bool JobStateMachine::IsAllowed(JobState from, JobState to) {
              to == S::kCancelling;
     case S::kRunning:
       // Back to PENDING when the job is restarted on new capacity (spot preemption, repair).
+      // RUNNING again when a replica restarts in place (the job stays RUNNING, as on Vertex).
       return to == S::kSucceeded || to == S::kFailed || to == S::kPending || to == S::kQueued ||
-             to == S::kCancelling;
+             to == S::kRunning || to == S::kCancelling;
     case S::kCancelling:
       // A job may finish on its own before the cancel lands; Vertex then reports that outcome.
       return to == S::kCancelled || to == S::kSucceeded || to == S::kFailed;
@@ -99,6 +100,7 @@ StatusOr<JobTransition> JobStateMachine::Requeue(const JobSnapshot& job, Timesta
   t.clears_admission = true;
   t.keeps_progress = job.state == JobState::kRunning;
   t.spot_restart = spot_restart;
+  t.stops_replicas = true;
   t.note = SchedulingNote{"PREEMPTED", std::move(message)};
   return t;
 }
@@ -117,6 +119,7 @@ StatusOr<JobTransition> JobStateMachine::StopForRepair(const JobSnapshot& job, T
   TY_RETURN_IF_ERROR(RequireAdmitted(job));
   TY_ASSIGN_OR_RETURN(JobTransition t, Transition(job, JobState::kPending, now, message));
   t.keeps_progress = job.state == JobState::kRunning;
+  t.stops_replicas = true;
   t.note = SchedulingNote{"NODE_REPAIR", std::move(message)};
   return t;
 }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "services/model/custom_job.h"
+#include "services/runtime/job_run.h"
 #include "services/status.h"
 
 namespace trainyard {
@@ -56,6 +57,8 @@ struct JobTransition {
   std::optional<SchedulingNote> note;
   bool requires_nodes_up = false;        // applies only when none of the job's nodes is down
   std::optional<std::string> image_uri;  // RUNNING: cached on the job's nodes from now on
+  std::optional<JobRun> run;             // the run as it is now (attempt, replicas)
+  bool stops_replicas = false;           // the replicas are gone; the next start launches anew
 };
 
 class JobStateMachine {

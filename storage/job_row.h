@@ -18,7 +18,7 @@ namespace trainyard::storage {
   "(SELECT p.project_id FROM projects p WHERE p.number = custom_jobs.project_number), "       \
   "change_seq, placement::text, " TY_MICROS("admitted_at") ", hourly_price_micros, "         \
   "cost_micros, sched_code, sched_message, queue_position, run_remaining_us, spot_restarts, " \
-  "change_xid::text"
+  "change_xid::text, run_attempt, run_replicas::text"
 
 StatusOr<JobRecord> DecodeJobRow(const pg::Result& r, int row);
 StatusOr<std::vector<JobRecord>> DecodeJobRows(const pg::Result& r);

@@ -13,7 +13,8 @@ namespace {
 // $9 error message, $10 next_action_at, $11 lease fence, $12 reason, $13 ends admission,
 // $14 clears admission, $15 keeps progress, $16 clears progress, $17 spot restarts added,
 // $18 sets the note, $19 note code, $20 note message, $21 placement, $22 hourly price,
-// $23 requires nodes up, $24 the node states that count as down.
+// $23 requires nodes up, $24 the node states that count as down, $25 run attempt, $26 stops
+// replicas, $27 run replicas.
 //
 // SET expressions read the row as it was, so the cost accrues on the old admission and the run
 // time left is measured from the old next action (a RUNNING job's next action is its end).
@@ -42,7 +43,10 @@ constexpr const char* kApplyTransition =
     "spot_restarts = spot_restarts + $17::int, "
     "sched_code = CASE WHEN $18::boolean THEN $19::text ELSE sched_code END, "
     "sched_message = CASE WHEN $18::boolean THEN $20::text ELSE sched_message END, "
-    "queue_position = CASE WHEN $3::smallint = $4::smallint THEN queue_position ELSE NULL END "
+    "queue_position = CASE WHEN $3::smallint = $4::smallint THEN queue_position ELSE NULL END, "
+    "run_attempt = COALESCE($25::smallint, run_attempt), "
+    "run_replicas = CASE WHEN $26::boolean THEN NULL "
+    "WHEN $27::jsonb IS NOT NULL THEN $27::jsonb ELSE run_replicas END "
     "WHERE id = $1::bigint AND version = $2::bigint AND state = $3::smallint "
     "AND ($11::text IS NULL OR lease_owner = $11::text) "
     "AND (NOT $23::boolean OR NOT EXISTS (SELECT 1 FROM nodes WHERE job_id = $1::bigint "
@@ -104,6 +108,38 @@ void DecodePlacement(std::string_view text, SchedulingStatus& status) {
   }
 }
 
+std::string EncodeJobRunReplicas(const JobRun& run) {
+  nlohmann::json replicas = nlohmann::json::array();
+  for (const ReplicaRun& r : run.replicas) {
+    nlohmann::json replica = {{"task", r.task_name},
+                              {"phase", ReplicaPhaseName(r.phase)},
+                              {"restarts", r.restarts},
+                              {"handle", r.handle}};
+    if (r.exit_code) replica["exit"] = *r.exit_code;
+    replicas.push_back(std::move(replica));
+  }
+  return replicas.dump();
+}
+
+JobRun DecodeJobRun(std::string_view replicas_json, int attempt) {
+  JobRun run;
+  run.attempt = attempt;
+  auto json = nlohmann::json::parse(replicas_json, nullptr, false);
+  if (!json.is_array()) return run;
+  for (const auto& r : json) {
+    if (!r.is_object()) continue;
+    ReplicaRun replica;
+    replica.task_name = r.value("task", "");
+    replica.phase = ParseReplicaPhase(r.value("phase", "")).value_or(ReplicaPhase::kPending);
+    replica.restarts = r.value("restarts", 0);
+    replica.handle = r.value("handle", "");
+    if (r.contains("exit") && r["exit"].is_number_integer())
+      replica.exit_code = r["exit"].get<int>();
+    run.replicas.push_back(std::move(replica));
+  }
+  return run;
+}
+
 pg::Statement TransitionStatement(const StateUpdate& update) {
   const JobTransition& t = update.transition;
   auto note = [&](auto field) -> std::optional<std::string> {
@@ -137,6 +173,11 @@ pg::Statement TransitionStatement(const StateUpdate& update) {
           Number(t.admission ? t.admission->hourly_price_micros : 0),
           Bool(t.requires_nodes_up),
           NodeStates({NodeState::kPreempted, NodeState::kFailed, NodeState::kRepairing}),
+          t.run ? std::optional<std::string>(Number(t.run->attempt)) : std::nullopt,
+          Bool(t.stops_replicas),
+          t.run && !t.run->replicas.empty()
+              ? std::optional<std::string>(EncodeJobRunReplicas(*t.run))
+              : std::nullopt,
       }};
 }
 

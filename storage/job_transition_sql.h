@@ -21,4 +21,8 @@ std::optional<pg::Statement> TransitionNodeStatement(const StateUpdate& update);
 std::string EncodePlacement(const JobAdmission& admission);
 void DecodePlacement(std::string_view text, SchedulingStatus& status);
 
+// A run's replicas as stored in custom_jobs.run_replicas, and back.
+std::string EncodeJobRunReplicas(const JobRun& run);
+JobRun DecodeJobRun(std::string_view replicas_json, int attempt);
+
 }  // namespace trainyard::storage

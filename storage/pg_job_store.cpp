@@ -52,6 +52,9 @@ constexpr const char* kDue =
 constexpr const char* kNextDue =
     "SELECT " TY_MICROS("min(next_action_at)") " FROM custom_jobs WHERE lease_owner = $1";
 
+constexpr const char* kByIds =
+    "SELECT " TY_JOB_COLUMNS " FROM custom_jobs WHERE id = ANY($1::bigint[])";
+
 constexpr const char* kReleaseAll =
     "UPDATE custom_jobs SET lease_owner = NULL, lease_expires_at = NULL WHERE lease_owner = $1";
 
@@ -117,6 +120,10 @@ StatusOr<JobRecord> DecodeJobRow(const pg::Result& r, int row) {
   if (!r.IsNull(row, 25)) rec.run_remaining = std::chrono::microseconds(r.GetInt64(row, 25));
   rec.spot_restarts = static_cast<int>(r.GetInt64(row, 26));
   status.spot_restarts = rec.spot_restarts;
+  rec.attempt = static_cast<int>(r.GetInt64(row, 28));
+  if (!r.IsNull(row, 29)) rec.run = DecodeJobRun(r.Get(row, 29), rec.attempt);
+  status.attempt = rec.attempt;
+  if (rec.run) status.replicas = rec.run->replicas;
   if (!r.IsNull(row, 22)) status.reason_code = std::string(r.Get(row, 22));
   if (!r.IsNull(row, 23)) status.reason_message = std::string(r.Get(row, 23));
   if (!r.IsNull(row, 24)) status.queue_position = r.GetInt64(row, 24);
@@ -267,6 +274,12 @@ StatusOr<std::optional<Timestamp>> PgJobStore::NextDue(const std::string& owner)
   TY_ASSIGN_OR_RETURN(auto conn, pool_.Acquire());
   TY_ASSIGN_OR_RETURN(pg::Result r, conn->Exec(kNextDue, {owner}));
   return OptionalTime(r, 0, 0);
+}
+
+StatusOr<std::vector<JobRecord>> PgJobStore::ByIds(const std::vector<int64_t>& ids) {
+  TY_ASSIGN_OR_RETURN(auto conn, pool_.Acquire());
+  TY_ASSIGN_OR_RETURN(pg::Result r, conn->Exec(kByIds, {NumberArray(ids)}));
+  return DecodeJobRows(r);
 }
 
 Status PgJobStore::ReleaseAll(const std::string& owner) {

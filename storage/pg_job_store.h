@@ -25,6 +25,7 @@ class PgJobStore final : public JobRepository, public JobLeaseRepository {
   StatusOr<std::vector<JobRecord>> Due(const std::string& owner, Timestamp now, int limit) override;
   Status ReleaseAll(const std::string& owner) override;
   StatusOr<std::optional<Timestamp>> NextDue(const std::string& owner) override;
+  StatusOr<std::vector<JobRecord>> ByIds(const std::vector<int64_t>& ids) override;
 
  private:
   pg::Pool& pool_;

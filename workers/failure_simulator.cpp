@@ -8,7 +8,7 @@
 #include "services/job_state_machine.h"
 #include "services/log.h"
 #include "services/scheduler/verdict_text.h"
-#include "workers/sim/stand_in_runtime.h"
+#include "workers/sim/sim_runtime.h"
 
 namespace trainyard {
 namespace {

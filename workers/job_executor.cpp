@@ -3,10 +3,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <map>
 #include <random>
 
 #include "services/job_state_machine.h"
 #include "services/log.h"
+#include "workers/sim/sim_runtime.h"
 
 namespace trainyard {
 
@@ -15,6 +17,94 @@ std::string DefaultExecutorOwner() {
   gethostname(host, sizeof(host) - 1);
   std::random_device rd;
   return std::string(host) + ":" + std::to_string(getpid()) + ":" + std::to_string(rd() % 100000);
+}
+
+std::optional<JobExecutor::Step> JobExecutor::StepJob(const JobRecord& record, Timestamp now) {
+  const JobState state = record.job.state;
+  std::optional<Observation> observation;
+  if (state == JobState::kCancelling) {
+    Status stopped = runtime_.Stop(record);
+    if (!stopped.ok()) {
+      LogJson(LogLevel::kWarn, "replica_stop_failed",
+              {{"job", record.job.name}, {"error", stopped.message()}});
+    }
+  }
+  if (state == JobState::kPending && !record.run) {
+    auto launched = runtime_.Launch(record, record.attempt, now);
+    if (!launched.ok()) {
+      // A job that cannot be planned never will be: fail it rather than retry it forever.
+      if (launched.status().code() == Code::kInvalidArgument) {
+        auto failed = JobStateMachine::Transition(SnapshotOf(record.id, record.version, record.job),
+                                                  JobState::kFailed, now,
+                                                  "cannot launch: " + launched.status().message(),
+                                                  RpcStatus{3, launched.status().message()});
+        if (!failed.ok()) return std::nullopt;
+        SupervisorVerdict verdict;
+        verdict.transition = std::move(failed).value();
+        return Step{std::move(verdict), &record};
+      }
+      LogJson(LogLevel::kWarn, "replica_launch_failed",
+              {{"job", record.job.name}, {"error", launched.status().message()}});
+      return std::nullopt;
+    }
+    JobRecord launched_view = record;
+    launched_view.run = std::move(launched).value();
+    auto seen = runtime_.Observe(launched_view, now);
+    if (!seen.ok()) return std::nullopt;
+    observation = std::move(seen).value();
+  } else if (record.run || state == JobState::kCancelling) {
+    auto seen = runtime_.Observe(record, now);
+    if (!seen.ok()) {
+      LogJson(LogLevel::kWarn, "replica_observe_failed",
+              {{"job", record.job.name}, {"error", seen.status().message()}});
+      return std::nullopt;
+    }
+    observation = std::move(seen).value();
+  }
+  SupervisorVerdict verdict = Supervise(record, observation, now, options_.policy);
+  if (!verdict.transition) return std::nullopt;
+  // Restarts in place happen before the transition that counts them is written: a crash between
+  // the two loses a count, never a replica.
+  for (const std::string& task : verdict.restart) {
+    if (!verdict.transition->run) break;
+    for (ReplicaRun& replica : verdict.transition->run->replicas) {
+      if (replica.task_name != task) continue;
+      auto handle = runtime_.RestartReplica(record, replica, now);
+      if (!handle.ok()) return std::nullopt;
+      replica.handle = std::move(handle).value();
+    }
+  }
+  if (verdict.transition->to == JobState::kRunning) {
+    verdict.transition->image_uri = sim::PrimaryImage(record.job);
+  }
+  return Step{std::move(verdict), &record};
+}
+
+// Replicas whose job no longer wants them (requeued or repaired by the failure simulator, finished,
+// deleted, taken over after a restart) are stopped: nothing runs that no row accounts for.
+void JobExecutor::StopStrays() {
+  std::vector<int64_t> ids = runtime_.JobsWithReplicas();
+  if (ids.empty()) return;
+  auto records = leases_.ByIds(ids);
+  if (!records.ok()) return;
+  std::map<int64_t, const JobRecord*> by_id;
+  for (const JobRecord& r : *records) by_id[r.id] = &r;
+  for (int64_t id : ids) {
+    auto it = by_id.find(id);
+    const bool wanted = it != by_id.end() && it->second->run &&
+                        (it->second->job.state == JobState::kPending ||
+                         it->second->job.state == JobState::kRunning ||
+                         it->second->job.state == JobState::kCancelling);
+    if (wanted) continue;
+    JobRecord gone;
+    gone.id = id;
+    if (it != by_id.end()) gone = *it->second;
+    Status stopped = runtime_.Stop(gone);
+    if (!stopped.ok()) {
+      LogJson(LogLevel::kWarn, "stray_stop_failed",
+              {{"job", std::to_string(id)}, {"error", stopped.message()}});
+    }
+  }
 }
 
 StatusOr<int> JobExecutor::RunOnce() {
@@ -29,27 +119,14 @@ StatusOr<int> JobExecutor::RunOnce() {
   Timestamp now = clock_.Now();
   last_pass_at_ = now;
   TY_ASSIGN_OR_RETURN(std::vector<JobRecord> due, leases_.Due(options_.owner, now, options_.batch));
+  std::vector<Step> steps;
   std::vector<StateUpdate> updates;
-  std::vector<const JobRecord*> stepped;
   for (const JobRecord& record : due) {
-    auto step = sim::NextStep(record.job, now, options_.timings, record.run_remaining);
+    std::optional<Step> step = StepJob(record, now);
     if (!step) continue;
-    auto transition = JobStateMachine::Transition(SnapshotOf(record.id, record.version, record.job),
-                                                  step->to, now, step->reason, step->error);
-    if (!transition.ok()) {
-      LogJson(LogLevel::kError, "job_transition_refused",
-              {{"job", record.job.name}, {"error", transition.status().message()}});
-      continue;
-    }
-    StateUpdate update;
-    update.id = record.id;
-    update.expected_version = record.version;
-    update.transition = std::move(transition).value();
-    update.transition.next_action_at = step->next_action_at;
-    update.lease_owner = options_.owner;
-    if (step->to == JobState::kRunning) update.transition.image_uri = sim::PrimaryImage(record.job);
-    updates.push_back(std::move(update));
-    stepped.push_back(&record);
+    updates.push_back(
+        StateUpdate{record.id, record.version, *step->verdict.transition, options_.owner});
+    steps.push_back(std::move(*step));
   }
   // One transaction for the whole pass: one commit instead of one per step.
   TY_ASSIGN_OR_RETURN(std::vector<bool> applied, jobs_.ApplyTransitions(updates));
@@ -57,11 +134,22 @@ StatusOr<int> JobExecutor::RunOnce() {
   for (size_t i = 0; i < applied.size(); ++i) {
     if (!applied[i]) continue;
     ++count;
+    const JobRecord& record = *steps[i].record;
+    // Stops follow the commit: a job is never FAILED or retried in the row while its replicas
+    // were already killed for a transition that then lost its compare-and-set.
+    if (steps[i].verdict.stop) {
+      Status stopped = runtime_.Stop(record);
+      if (!stopped.ok()) {
+        LogJson(LogLevel::kWarn, "replica_stop_failed",
+                {{"job", record.job.name}, {"error", stopped.message()}});
+      }
+    }
     LogJson(LogLevel::kDebug, "job_transition",
-            {{"job", stepped[i]->job.name},
+            {{"job", record.job.name},
              {"to", static_cast<int>(updates[i].transition.to)},
              {"reason", updates[i].transition.reason}});
   }
+  StopStrays();
   return count;
 }
 

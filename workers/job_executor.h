@@ -1,8 +1,10 @@
 #pragma once
-// The runtime loop: holds leases on active jobs and moves each through its lifecycle when its next
-// action falls due. Every step is a short transaction; nothing stays open while a job runs. A
-// process that dies stops heartbeating, its leases expire, and another executor claims the jobs —
-// the job row carries everything needed to continue (state, next_action_at, version).
+// The runtime loop: holds leases on active jobs and, when a job's next action falls due, drives its
+// replicas through the Runtime port (launch, observe, restart, stop) and applies what the
+// supervisor (services/runtime/job_supervisor.h) decides as a job transition. Every pass is one
+// short transaction; nothing stays open while a job runs. A process that dies stops heartbeating,
+// its leases expire, and another executor claims the jobs: the row carries everything needed to
+// continue (state, run with the replicas' handles, next_action_at, version).
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -13,7 +15,8 @@
 
 #include "services/clock.h"
 #include "services/job_repository.h"
-#include "workers/sim/stand_in_runtime.h"
+#include "services/runtime/job_supervisor.h"
+#include "services/runtime/runtime.h"
 
 namespace trainyard {
 
@@ -24,17 +27,21 @@ struct JobExecutorOptions {
   // How long an idle pass waits before looking again: the latency of a step that falls due while
   // idle (virtual time runs --sim-speed times faster, so this must stay small).
   std::chrono::milliseconds idle_tick{20};
-  sim::StandInTimings timings;
+  SupervisorPolicy policy;
 };
 
 class JobExecutor {
  public:
-  JobExecutor(JobLeaseRepository& leases, JobRepository& jobs, const Clock& clock,
+  JobExecutor(JobLeaseRepository& leases, JobRepository& jobs, Runtime& runtime, const Clock& clock,
               JobExecutorOptions options)
-      : leases_(leases), jobs_(jobs), clock_(clock), options_(std::move(options)) {}
+      : leases_(leases),
+        jobs_(jobs),
+        runtime_(runtime),
+        clock_(clock),
+        options_(std::move(options)) {}
   ~JobExecutor() { Stop(); }
 
-  // One pass: heartbeat, claim, then one step for every due job. Returns the steps applied.
+  // One pass: heartbeat, claim, then one step for every due job. Returns the transitions applied.
   // Tests call this directly with a manual clock; Start() calls it in a loop.
   StatusOr<int> RunOnce();
 
@@ -43,11 +50,18 @@ class JobExecutor {
   void Stop();
 
  private:
+  struct Step {
+    SupervisorVerdict verdict;
+    const JobRecord* record = nullptr;
+  };
+  std::optional<Step> StepJob(const JobRecord& record, Timestamp now);
+  void StopStrays();
   void Loop();
   std::chrono::milliseconds IdleWait();
 
   JobLeaseRepository& leases_;
   JobRepository& jobs_;
+  Runtime& runtime_;
   const Clock& clock_;
   JobExecutorOptions options_;
   std::optional<std::chrono::steady_clock::time_point> last_heartbeat_;

@@ -478,6 +478,17 @@ nlohmann::json EncodeSchedulingStatus(const SchedulingStatus& s) {
   out["hourlyPriceUsd"] = s.hourly_price_usd;
   out["costUsd"] = s.cost_usd;
   if (s.spot_restarts > 0) out["spotRestarts"] = s.spot_restarts;
+  if (s.attempt > 0) out["attempt"] = s.attempt;
+  if (!s.replicas.empty()) {
+    json replicas = json::array();
+    for (const ReplicaRun& r : s.replicas) {
+      json replica = {{"taskName", r.task_name}, {"state", ReplicaPhaseName(r.phase)}};
+      if (r.exit_code) replica["exitCode"] = *r.exit_code;
+      if (r.restarts > 0) replica["restarts"] = r.restarts;
+      replicas.push_back(std::move(replica));
+    }
+    out["replicas"] = std::move(replicas);
+  }
   return out;
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "services/model/time.h"
+#include "services/runtime/job_run.h"
 
 namespace trainyard {
 
@@ -183,6 +184,8 @@ struct SchedulingStatus {
   double hourly_price_usd = 0;
   double cost_usd = 0;
   int spot_restarts = 0;  // restarts after spot preemptions (STOCKOUT), at most 6
+  int attempt = 0;        // whole-job retries after replica failures, at most 3
+  std::vector<ReplicaRun> replicas;
 };
 
 struct CustomJob {

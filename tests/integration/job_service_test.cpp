@@ -53,9 +53,7 @@ class JobServiceTest : public testing::SimFixture {
     JobExecutorOptions options;
     options.owner = owner;
     options.lease = lease;
-    options.timings.provision = seconds(3);
-    options.timings.run = seconds(10);
-    return JobExecutor(*store_, *store_, clock_, options);
+    return JobExecutor(*store_, *store_, runtime_, clock_, options);
   }
 
   CustomJob Create(CustomJob job = SmallJob()) {

@@ -27,7 +27,7 @@ void SimFixture::StartFleet(const char* fleet_json) {
   scheduler_->SetFailureSimulator(failures_.get());
   JobExecutorOptions options;
   options.owner = "exec";
-  executor_ = std::make_unique<JobExecutor>(*store_, *store_, clock_, options);
+  executor_ = std::make_unique<JobExecutor>(*store_, *store_, runtime_, clock_, options);
 }
 
 CustomJob SimFixture::CreateGang(const std::string& project, SchedulingStrategy strategy,

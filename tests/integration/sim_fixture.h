@@ -17,6 +17,7 @@
 #include "workers/failure_simulator.h"
 #include "workers/job_executor.h"
 #include "workers/scheduler_loop.h"
+#include "workers/sim/sim_runtime.h"
 
 namespace trainyard::testing {
 
@@ -49,6 +50,7 @@ class SimFixture : public ::testing::Test {
   std::unique_ptr<SchedulerLoop> scheduler_;
   std::unique_ptr<storage::PgFailureStore> failure_store_;
   std::unique_ptr<FailureSimulator> failures_;
+  sim::SimRuntime runtime_;
   std::unique_ptr<JobExecutor> executor_;
 };
 

@@ -18,8 +18,9 @@ TEST(JobStateMachineTest, AllowsExactlyTheLifecycleTransitions) {
       {S::kPending, S::kPending},      {S::kPending, S::kCancelling},
       {S::kRunning, S::kSucceeded},    {S::kRunning, S::kFailed},
       {S::kRunning, S::kPending},      {S::kRunning, S::kQueued},
-      {S::kRunning, S::kCancelling},   {S::kCancelling, S::kCancelled},
-      {S::kCancelling, S::kSucceeded}, {S::kCancelling, S::kFailed},
+      {S::kRunning, S::kCancelling},   {S::kRunning, S::kRunning},
+      {S::kCancelling, S::kCancelled}, {S::kCancelling, S::kSucceeded},
+      {S::kCancelling, S::kFailed},
   };
   for (int from = 0; from <= 11; ++from) {
     for (int to = 0; to <= 11; ++to) {

@@ -1,0 +1,212 @@
+#include "services/runtime/job_supervisor.h"
+
+#include <algorithm>
+
+namespace trainyard {
+namespace {
+
+constexpr Duration kDefaultTimeout = std::chrono::hours(24 * 7);
+
+Timestamp After(Timestamp t, Duration d) {
+  return t + std::chrono::duration_cast<std::chrono::microseconds>(d);
+}
+
+// The stored run with what was observed now: phases, exit codes and handles; restarts are ours.
+JobRun Merge(const JobRecord& job, const Observation& observation) {
+  JobRun run = job.run.value_or(JobRun{job.attempt, {}});
+  for (const ReplicaObservation& seen : observation.replicas) {
+    auto it = std::find_if(run.replicas.begin(), run.replicas.end(),
+                           [&](const ReplicaRun& r) { return r.task_name == seen.task_name; });
+    if (it == run.replicas.end()) {
+      run.replicas.push_back(
+          ReplicaRun{seen.task_name, seen.phase, seen.exit_code, 0, seen.handle});
+      continue;
+    }
+    it->phase = seen.phase;
+    it->exit_code = seen.exit_code;
+    if (!seen.handle.empty()) it->handle = seen.handle;
+  }
+  return run;
+}
+
+bool IsPrimary(const ReplicaRun& r) { return r.task_name == "workerpool0-0"; }
+
+bool Failed(const ReplicaRun& r) {
+  return r.phase == ReplicaPhase::kLost ||
+         (r.phase == ReplicaPhase::kExited && r.exit_code.value_or(0) != 0);
+}
+
+// SIGABRT and SIGSEGV (as 128 + signal) and a vanished host are the platform's or the framework's
+// trouble more often than the script's: Vertex retries the whole job for them.
+bool Transient(const ReplicaRun& r) {
+  return r.phase == ReplicaPhase::kLost || r.exit_code == 134 || r.exit_code == 139 ||
+         r.exit_code == 6 || r.exit_code == 11;
+}
+
+std::string FailureMessage(const ReplicaRun& r) {
+  if (r.phase == ReplicaPhase::kLost) return "The replica " + r.task_name + " was lost.";
+  return "The replica " + r.task_name + " exited with a non-zero status of " +
+         std::to_string(r.exit_code.value_or(-1)) + ".";
+}
+
+std::optional<Timestamp> Earliest(std::optional<Timestamp> a, std::optional<Timestamp> b) {
+  if (!a) return b;
+  if (!b) return a;
+  return std::min(*a, *b);
+}
+
+// Builds the transition to `to` carrying `run`; a refused one (a bug) leaves the verdict empty.
+void Move(SupervisorVerdict& verdict, const JobRecord& job, JobState to, Timestamp now,
+          std::string reason, std::optional<RpcStatus> error, JobRun run,
+          std::optional<Timestamp> next) {
+  auto t = JobStateMachine::Transition(SnapshotOf(job.id, job.version, job.job), to, now,
+                                       std::move(reason), std::move(error));
+  if (!t.ok()) return;
+  t->run = std::move(run);
+  t->next_action_at = next;
+  verdict.transition = std::move(t).value();
+}
+
+void Fail(SupervisorVerdict& verdict, const JobRecord& job, Timestamp now, std::string message,
+          int code, JobRun run) {
+  Move(verdict, job, JobState::kFailed, now, message, RpcStatus{code, message}, std::move(run),
+       std::nullopt);
+  verdict.stop = true;
+}
+
+// A replica failed: restart it in place, retry the whole job, or fail, by Vertex's rules.
+void OnReplicaFailure(SupervisorVerdict& verdict, const JobRecord& job, JobRun run,
+                      const ReplicaRun& failed, Timestamp now, const SupervisorPolicy& policy) {
+  const Scheduling* scheduling =
+      job.job.job_spec.scheduling ? &*job.job.job_spec.scheduling : nullptr;
+  const bool no_retries = scheduling && scheduling->disable_retries;
+  const bool whole_gang = scheduling && scheduling->restart_job_on_worker_restart && !no_retries;
+  const std::string what = FailureMessage(failed);
+  if (no_retries) return Fail(verdict, job, now, what, 3, std::move(run));
+  if (!Transient(failed) && failed.restarts < policy.max_replica_restarts) {
+    for (ReplicaRun& r : run.replicas) {
+      if (r.task_name != failed.task_name && !whole_gang) continue;
+      ++r.restarts;
+      r.phase = ReplicaPhase::kPending;
+      r.exit_code.reset();
+      verdict.restart.push_back(r.task_name);
+    }
+    const int restarts =
+        std::find_if(run.replicas.begin(), run.replicas.end(), [&](const ReplicaRun& r) {
+          return r.task_name == failed.task_name;
+        })->restarts;
+    std::string reason = what + " Restarted " +
+                         (whole_gang ? std::string("every replica") : failed.task_name) +
+                         " in place (" + std::to_string(restarts) + " of " +
+                         std::to_string(policy.max_replica_restarts) + ").";
+    return Move(verdict, job, job.job.state, now, std::move(reason), std::nullopt, std::move(run),
+                now);
+  }
+  if (run.attempt < policy.max_job_retries) {
+    JobRun next{run.attempt + 1, {}};
+    std::string reason = what + " Retrying the whole job (retry " + std::to_string(next.attempt) +
+                         " of " + std::to_string(policy.max_job_retries) + ").";
+    Move(verdict, job, JobState::kPending, now, std::move(reason), std::nullopt, std::move(next),
+         now);
+    if (verdict.transition) verdict.transition->stops_replicas = true;
+    verdict.stop = true;
+    return;
+  }
+  Fail(verdict, job, now, what, 3, std::move(run));
+}
+
+}  // namespace
+
+std::optional<Timestamp> RunDeadline(const CustomJob& job) {
+  if (!job.start_time) return std::nullopt;
+  const Duration timeout = job.job_spec.scheduling && job.job_spec.scheduling->timeout
+                               ? *job.job_spec.scheduling->timeout
+                               : kDefaultTimeout;
+  return After(*job.start_time, timeout);
+}
+
+SupervisorVerdict Supervise(const JobRecord& job, const std::optional<Observation>& observation,
+                            Timestamp now, const SupervisorPolicy& policy) {
+  SupervisorVerdict verdict;
+  const JobState state = job.job.state;
+  if (state == JobState::kCancelling) {
+    const bool any_up =
+        observation && std::any_of(observation->replicas.begin(), observation->replicas.end(),
+                                   [](const ReplicaObservation& r) {
+                                     return r.phase == ReplicaPhase::kRunning ||
+                                            r.phase == ReplicaPhase::kPending;
+                                   });
+    if (any_up) {
+      verdict.stop = true;
+      verdict.look_again = After(now, policy.poll);
+      return verdict;
+    }
+    JobRun run = observation ? Merge(job, *observation) : job.run.value_or(JobRun{job.attempt, {}});
+    Move(verdict, job, JobState::kCancelled, now, "every replica stopped after the cancel",
+         RpcStatus{1, "CANCELED"}, std::move(run), std::nullopt);
+    return verdict;
+  }
+  if (state != JobState::kPending && state != JobState::kRunning) return verdict;
+  if (!observation) {
+    verdict.relaunch = state == JobState::kPending;
+    verdict.look_again = After(now, policy.poll);
+    return verdict;
+  }
+  JobRun run = Merge(job, *observation);
+  const std::optional<Timestamp> deadline = RunDeadline(job.job);
+  if (deadline && now >= *deadline) {
+    const auto seconds =
+        std::chrono::duration_cast<std::chrono::seconds>(*deadline - *job.job.start_time);
+    Fail(verdict, job, now,
+         "The job ran longer than its scheduling.timeout of " + std::to_string(seconds.count()) +
+             "s and was stopped.",
+         4, std::move(run));
+    return verdict;
+  }
+  for (const ReplicaRun& r : run.replicas) {
+    if (IsPrimary(r) && r.phase == ReplicaPhase::kExited && r.exit_code == 0) {
+      Move(verdict, job, JobState::kSucceeded, now, "the primary replica exited with status 0",
+           std::nullopt, std::move(run), std::nullopt);
+      verdict.stop = true;
+      return verdict;
+    }
+  }
+  for (const ReplicaRun& r : run.replicas) {
+    if (Failed(r)) {
+      const ReplicaRun failed = r;
+      OnReplicaFailure(verdict, job, std::move(run), failed, now, policy);
+      return verdict;
+    }
+  }
+  const bool all_up =
+      !run.replicas.empty() &&
+      std::all_of(run.replicas.begin(), run.replicas.end(), [](const ReplicaRun& r) {
+        return r.phase == ReplicaPhase::kRunning ||
+               (r.phase == ReplicaPhase::kExited && r.exit_code == 0);
+      });
+  const std::optional<Timestamp> next = observation->next_change.value_or(After(now, policy.poll));
+  if (state == JobState::kPending && all_up) {
+    // The deadline counts from the first start, which this transition stamps when it is the first.
+    const Timestamp first_start = job.job.start_time.value_or(now);
+    CustomJob started = job.job;
+    started.start_time = first_start;
+    std::string reason = job.job.start_time || run.attempt > 0
+                             ? "all replicas are running again, resuming from the last checkpoint"
+                             : "all replicas are running";
+    Move(verdict, job, JobState::kRunning, now, std::move(reason), std::nullopt, std::move(run),
+         Earliest(next, RunDeadline(started)));
+    return verdict;
+  }
+  if (state == JobState::kPending && !job.run) {
+    // Just launched: the run (its handles) is stored before anything else happens.
+    Move(verdict, job, JobState::kPending, now,
+         "replicas launched (attempt " + std::to_string(run.attempt + 1) +
+             "); waiting for every one to start",
+         std::nullopt, std::move(run), next);
+    return verdict;
+  }
+  verdict.look_again = Earliest(next, deadline);
+  return verdict;
+}
+
+}  // namespace trainyard

@@ -1,0 +1,57 @@
+#pragma once
+// The Runtime port: what the executor needs from whatever runs a job's replicas (the simulator,
+// processes of this host, a Slurm cluster). It launches a job's replicas on their placement with
+// their environment (services/runtime/replica_plan.h), observes each replica, restarts one, and
+// stops them all. What to do about an observation (Vertex's failure rules) is not the runtime's
+// business: services/runtime/job_supervisor.h decides it, the same way for every runtime.
+//
+// Runtimes keep no state that matters only in memory: what a launch returns (JobRun, with a
+// handle per replica) is stored in the job's row, so another executor that takes the job over, or
+// this one after a restart, observes the same replicas.
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "services/job_repository.h"
+#include "services/runtime/job_run.h"
+#include "services/status.h"
+
+namespace trainyard {
+
+struct ReplicaObservation {
+  std::string task_name;
+  ReplicaPhase phase = ReplicaPhase::kPending;
+  std::optional<int> exit_code;  // kExited: the process's status, or 128 + signal when killed
+  std::string handle;            // the runtime's reference to the replica, as stored
+};
+
+struct Observation {
+  std::vector<ReplicaObservation> replicas;  // in the order of JobRun::replicas
+  // When something may change next without anyone asking: the simulator knows exactly (a run's
+  // end); real runtimes give their poll interval.
+  std::optional<Timestamp> next_change;
+};
+
+class Runtime {
+ public:
+  virtual ~Runtime() = default;
+  virtual std::string_view name() const = 0;
+
+  // Starts every replica of `job` for `attempt` at `now`. Idempotent for the attempt: replicas it
+  // already started (found by their handles or on the host) are not started twice.
+  virtual StatusOr<JobRun> Launch(const JobRecord& job, int attempt, Timestamp now) = 0;
+  // Every replica of the job's current run (job.run).
+  virtual StatusOr<Observation> Observe(const JobRecord& job, Timestamp now) = 0;
+  // Restarts one replica in place; returns its new handle.
+  virtual StatusOr<std::string> RestartReplica(const JobRecord& job, const ReplicaRun& replica,
+                                               Timestamp now) = 0;
+  // Stops every replica of the job (gracefully, then forcibly); idempotent, and a job it has no
+  // replicas of is already stopped.
+  virtual Status Stop(const JobRecord& job) = 0;
+  // Jobs this runtime still has replicas of (running or not yet reaped), so the executor can stop
+  // the ones whose job has moved on (requeued, finished, deleted) without a lease on them.
+  virtual std::vector<int64_t> JobsWithReplicas() = 0;
+};
+
+}  // namespace trainyard

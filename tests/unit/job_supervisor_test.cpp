@@ -1,0 +1,217 @@
+#include "services/runtime/job_supervisor.h"
+
+#include <gtest/gtest.h>
+
+namespace trainyard {
+namespace {
+
+using std::chrono::seconds;
+using S = JobState;
+
+const Timestamp kNow = FromUnixMicros(1'000'000'000);
+
+// A chief and two workers, RUNNING since kNow - 60 s, launched as attempt `attempt`.
+JobRecord Gang(S state, int attempt = 0) {
+  JobRecord record;
+  record.id = 7;
+  record.version = 4;
+  record.job.state = state;
+  record.job.start_time = kNow - seconds(60);
+  for (int replicas : {1, 2}) {
+    WorkerPoolSpec pool;
+    pool.replica_count = replicas;
+    pool.container_spec = ContainerSpec{};
+    record.job.job_spec.worker_pool_specs.push_back(pool);
+  }
+  record.attempt = attempt;
+  JobRun run{attempt, {}};
+  for (const char* task : {"workerpool0-0", "workerpool1-0", "workerpool1-1"}) {
+    run.replicas.push_back(ReplicaRun{task, ReplicaPhase::kRunning, std::nullopt, 0, "h"});
+  }
+  record.run = run;
+  return record;
+}
+
+Observation AllRunning(const JobRecord& record) {
+  Observation seen;
+  for (const ReplicaRun& r : record.run->replicas) {
+    seen.replicas.push_back({r.task_name, ReplicaPhase::kRunning, std::nullopt, r.handle});
+  }
+  seen.next_change = kNow + seconds(5);
+  return seen;
+}
+
+Observation WithExit(const JobRecord& record, const std::string& task, int code) {
+  Observation seen = AllRunning(record);
+  for (ReplicaObservation& r : seen.replicas) {
+    if (r.task_name == task) {
+      r.phase = ReplicaPhase::kExited;
+      r.exit_code = code;
+    }
+  }
+  return seen;
+}
+
+TEST(JobSupervisorTest, TheJobRunsOnlyWhenEveryReplicaIsUp) {
+  JobRecord record = Gang(S::kPending);
+  record.job.start_time.reset();
+  Observation seen = AllRunning(record);
+  seen.replicas[2].phase = ReplicaPhase::kPending;
+  SupervisorVerdict waiting = Supervise(record, seen, kNow);
+  EXPECT_FALSE(waiting.transition) << "two of three are up: still PENDING";
+  EXPECT_EQ(waiting.look_again, kNow + seconds(5));
+
+  SupervisorVerdict up = Supervise(record, AllRunning(record), kNow);
+  ASSERT_TRUE(up.transition);
+  EXPECT_EQ(up.transition->to, S::kRunning);
+  EXPECT_EQ(up.transition->start_time, kNow);
+  EXPECT_EQ(up.transition->next_action_at, kNow + seconds(5));
+}
+
+TEST(JobSupervisorTest, ThePrimaryExitingZeroSucceedsAndStopsTheRest) {
+  JobRecord record = Gang(S::kRunning);
+  SupervisorVerdict done = Supervise(record, WithExit(record, "workerpool0-0", 0), kNow);
+  ASSERT_TRUE(done.transition);
+  EXPECT_EQ(done.transition->to, S::kSucceeded);
+  EXPECT_TRUE(done.stop);
+  ASSERT_TRUE(done.transition->run);
+  EXPECT_EQ(done.transition->run->replicas[0].exit_code, 0);
+}
+
+TEST(JobSupervisorTest, AWorkerThatExitsZeroFirstIsNotAFailure) {
+  JobRecord record = Gang(S::kRunning);
+  SupervisorVerdict verdict = Supervise(record, WithExit(record, "workerpool1-1", 0), kNow);
+  EXPECT_FALSE(verdict.transition);
+}
+
+TEST(JobSupervisorTest, AFailedWorkerRestartsInPlaceFiveTimesThenTheJobIsRetried) {
+  JobRecord record = Gang(S::kRunning);
+  for (int restart = 1; restart <= 5; ++restart) {
+    SupervisorVerdict verdict = Supervise(record, WithExit(record, "workerpool1-0", 1), kNow);
+    ASSERT_TRUE(verdict.transition) << restart;
+    EXPECT_EQ(verdict.transition->to, S::kRunning) << "the job stays RUNNING";
+    EXPECT_EQ(verdict.restart, std::vector<std::string>{"workerpool1-0"});
+    EXPECT_NE(verdict.transition->reason.find(std::to_string(restart) + " of 5"), std::string::npos)
+        << verdict.transition->reason;
+    ASSERT_TRUE(verdict.transition->run);
+    JobRun next = *verdict.transition->run;
+    next.replicas.at(1).phase = ReplicaPhase::kRunning;  // the restarted replica is up again
+    record.run = std::move(next);
+  }
+  SupervisorVerdict retry = Supervise(record, WithExit(record, "workerpool1-0", 1), kNow);
+  ASSERT_TRUE(retry.transition);
+  EXPECT_EQ(retry.transition->to, S::kPending);
+  EXPECT_TRUE(retry.transition->stops_replicas);
+  EXPECT_TRUE(retry.stop);
+  ASSERT_TRUE(retry.transition->run);
+  EXPECT_EQ(retry.transition->run->attempt, 1);
+  EXPECT_EQ(retry.transition->next_action_at, kNow) << "relaunched at once";
+}
+
+TEST(JobSupervisorTest, AfterThreeRetriesTheJobFailsNamingTheReplicaAndItsCode) {
+  JobRecord record = Gang(S::kRunning, /*attempt=*/3);
+  for (ReplicaRun& r : record.run->replicas) r.restarts = 5;
+  SupervisorVerdict failed = Supervise(record, WithExit(record, "workerpool1-1", 2), kNow);
+  ASSERT_TRUE(failed.transition);
+  EXPECT_EQ(failed.transition->to, S::kFailed);
+  ASSERT_TRUE(failed.transition->error);
+  EXPECT_EQ(failed.transition->error->message,
+            "The replica workerpool1-1 exited with a non-zero status of 2.");
+  EXPECT_TRUE(failed.stop);
+}
+
+TEST(JobSupervisorTest, SigabrtAndSigsegvRetryTheWholeJobAtOnce) {
+  for (int code : {134, 139}) {
+    JobRecord record = Gang(S::kRunning);
+    SupervisorVerdict verdict = Supervise(record, WithExit(record, "workerpool1-0", code), kNow);
+    ASSERT_TRUE(verdict.transition);
+    EXPECT_EQ(verdict.transition->to, S::kPending) << code;
+    EXPECT_TRUE(verdict.restart.empty());
+    EXPECT_EQ(verdict.transition->run->attempt, 1);
+  }
+}
+
+TEST(JobSupervisorTest, RestartJobOnWorkerRestartRestartsEveryReplica) {
+  JobRecord record = Gang(S::kRunning);
+  record.job.job_spec.scheduling = Scheduling{};
+  record.job.job_spec.scheduling->restart_job_on_worker_restart = true;
+  SupervisorVerdict verdict = Supervise(record, WithExit(record, "workerpool1-0", 1), kNow);
+  ASSERT_TRUE(verdict.transition);
+  EXPECT_EQ(verdict.restart.size(), 3u);
+  for (const ReplicaRun& r : verdict.transition->run->replicas) EXPECT_EQ(r.restarts, 1);
+}
+
+TEST(JobSupervisorTest, DisableRetriesFailsAtTheFirstNonZeroExit) {
+  JobRecord record = Gang(S::kRunning);
+  record.job.job_spec.scheduling = Scheduling{};
+  record.job.job_spec.scheduling->disable_retries = true;
+  record.job.job_spec.scheduling->restart_job_on_worker_restart = true;  // forced off
+  SupervisorVerdict verdict = Supervise(record, WithExit(record, "workerpool0-0", 1), kNow);
+  ASSERT_TRUE(verdict.transition);
+  EXPECT_EQ(verdict.transition->to, S::kFailed);
+  EXPECT_TRUE(verdict.restart.empty());
+}
+
+TEST(JobSupervisorTest, ALostReplicaRetriesTheJob) {
+  JobRecord record = Gang(S::kRunning);
+  Observation seen = AllRunning(record);
+  seen.replicas[2].phase = ReplicaPhase::kLost;
+  SupervisorVerdict verdict = Supervise(record, seen, kNow);
+  ASSERT_TRUE(verdict.transition);
+  EXPECT_EQ(verdict.transition->to, S::kPending);
+}
+
+TEST(JobSupervisorTest, TheTimeoutCountsFromTheFirstStartAndStopsTheJob) {
+  JobRecord record = Gang(S::kRunning);
+  record.job.job_spec.scheduling = Scheduling{};
+  record.job.job_spec.scheduling->timeout = seconds(100);
+  SupervisorVerdict early = Supervise(record, AllRunning(record), kNow + seconds(39));
+  EXPECT_FALSE(early.transition);
+  EXPECT_EQ(early.look_again, kNow + seconds(5)) << "the runtime's next change comes first";
+  SupervisorVerdict late = Supervise(record, AllRunning(record), kNow + seconds(40));
+  ASSERT_TRUE(late.transition);
+  EXPECT_EQ(late.transition->to, S::kFailed);
+  EXPECT_EQ(late.transition->error->code, 4);
+  EXPECT_NE(late.transition->error->message.find("100s"), std::string::npos);
+  EXPECT_TRUE(late.stop);
+}
+
+TEST(JobSupervisorTest, ACancelledJobIsCancelledOnceNoReplicaRuns) {
+  JobRecord record = Gang(S::kCancelling);
+  SupervisorVerdict stopping = Supervise(record, AllRunning(record), kNow);
+  EXPECT_FALSE(stopping.transition);
+  EXPECT_TRUE(stopping.stop);
+  Observation gone = AllRunning(record);
+  for (ReplicaObservation& r : gone.replicas) {
+    r.phase = ReplicaPhase::kExited;
+    r.exit_code = 143;
+  }
+  SupervisorVerdict cancelled = Supervise(record, gone, kNow);
+  ASSERT_TRUE(cancelled.transition);
+  EXPECT_EQ(cancelled.transition->to, S::kCancelled);
+  EXPECT_EQ(cancelled.transition->error->code, 1);
+  JobRecord queued = Gang(S::kCancelling);
+  queued.run.reset();
+  EXPECT_EQ(Supervise(queued, std::nullopt, kNow).transition->to, S::kCancelled)
+      << "a job cancelled before it launched has nothing to stop";
+}
+
+TEST(JobSupervisorTest, AJustLaunchedJobStoresItsRunBeforeItRuns) {
+  JobRecord record = Gang(S::kPending);
+  record.run.reset();
+  record.job.start_time.reset();
+  Observation seen;
+  for (const char* task : {"workerpool0-0", "workerpool1-0", "workerpool1-1"}) {
+    seen.replicas.push_back(
+        {task, ReplicaPhase::kPending, std::nullopt, std::string("pid:") + task});
+  }
+  SupervisorVerdict verdict = Supervise(record, seen, kNow);
+  ASSERT_TRUE(verdict.transition);
+  EXPECT_EQ(verdict.transition->to, S::kPending);
+  ASSERT_TRUE(verdict.transition->run);
+  EXPECT_EQ(verdict.transition->run->replicas.size(), 3u);
+  EXPECT_EQ(verdict.transition->run->replicas[2].handle, "pid:workerpool1-1");
+}
+
+}  // namespace
+}  // namespace trainyard

@@ -1,0 +1,41 @@
+#pragma once
+// The simulator as a Runtime (services/runtime/runtime.h): replicas are not processes but planned
+// end times, kept as each replica's handle in the job's row, so the simulation needs no memory of
+// its own and any executor can take a job over. A replica runs from its launch (the scheduler has
+// already waited for boot and image pull) for the job's run time: TRAINYARD_SIM_DURATION or the
+// workload model (services/workload_model.h), or what a preempted or repaired job had left. Then
+// it exits: the primary with TRAINYARD_SIM_EXIT_CODE (0 when unset), the others with 0.
+#include <optional>
+#include <string>
+
+#include "services/runtime/runtime.h"
+
+namespace trainyard::sim {
+
+struct SimTimings {
+  Duration run = std::chrono::seconds(10);  // for jobs stored before the workload knobs existed
+};
+
+// The image the job's nodes pull (and then cache): the first worker pool's.
+std::optional<std::string> PrimaryImage(const CustomJob& job);
+
+// How long the job's work takes on its placement.
+Duration SimRunTime(const CustomJob& job, const SimTimings& timings);
+
+class SimRuntime : public Runtime {
+ public:
+  explicit SimRuntime(SimTimings timings = {}) : timings_(timings) {}
+
+  std::string_view name() const override { return "sim"; }
+  StatusOr<JobRun> Launch(const JobRecord& job, int attempt, Timestamp now) override;
+  StatusOr<Observation> Observe(const JobRecord& job, Timestamp now) override;
+  StatusOr<std::string> RestartReplica(const JobRecord& job, const ReplicaRun& replica,
+                                       Timestamp now) override;
+  Status Stop(const JobRecord&) override { return Status::Ok(); }
+  std::vector<int64_t> JobsWithReplicas() override { return {}; }
+
+ private:
+  SimTimings timings_;
+};
+
+}  // namespace trainyard::sim
