@@ -41,7 +41,8 @@ ApiService::ApiService(ReadinessProbe readiness) : readiness_(std::move(readines
   });
 }
 
-void ApiService::Attach(JobService& jobs, AdminService& admin, FaultInjector* injector) {
+void ApiService::Attach(JobService& jobs, AdminService& admin, FaultInjector* injector,
+                        JobLogService* logs) {
   resources_owner_ = std::make_unique<Resources>(jobs, admin);
   Resources& r = *resources_owner_;
   r.custom_jobs.Register(r.router);
@@ -55,6 +56,12 @@ void ApiService::Attach(JobService& jobs, AdminService& admin, FaultInjector* in
   if (injector != nullptr) {
     r.injections = std::make_unique<FleetInjectionHandler>(*injector);
     r.injections->Register(r.router);
+  }
+  if (logs != nullptr) {
+    r.job_logs = std::make_unique<JobLogHandler>(*logs);
+    r.job_logs->Register(r.router);
+    r.logging = std::make_unique<LoggingHandler>(*logs);
+    r.logging->Register(r.router);
   }
   resources_.store(resources_owner_.get(), std::memory_order_release);
 }

@@ -14,6 +14,8 @@
 #include "api/fleet_injection_handler.h"
 #include "api/http_server.h"
 #include "api/job_event_handler.h"
+#include "api/job_log_handler.h"
+#include "api/logging_handler.h"
 #include "api/operation_handler.h"
 #include "api/router.h"
 #include "services/job_service.h"
@@ -28,8 +30,10 @@ using ReadinessProbe = std::function<Status()>;
 class ApiService {
  public:
   explicit ApiService(ReadinessProbe readiness);
-  // `injector` (optional) serves the fleet's fault injection endpoints.
-  void Attach(JobService& jobs, AdminService& admin, FaultInjector* injector = nullptr);
+  // `injector` (optional) serves the fleet's fault injection endpoints; `logs` (optional) the job
+  // logs: /trainyard/v1/…/customJobs/{id}/logs and Cloud Logging's POST /v2/entries:list.
+  void Attach(JobService& jobs, AdminService& admin, FaultInjector* injector = nullptr,
+              JobLogService* logs = nullptr);
   HttpResponse Handle(HttpRequest& request);
   Handler AsHandler() {
     return [this](HttpRequest& r) { return Handle(r); };
@@ -57,6 +61,8 @@ class ApiService {
     AdminQueueHandler queues;
     AdminCostHandler costs;
     std::unique_ptr<FleetInjectionHandler> injections;
+    std::unique_ptr<JobLogHandler> job_logs;
+    std::unique_ptr<LoggingHandler> logging;
   };
 
   HttpResponse Route(const HttpRequest& request);

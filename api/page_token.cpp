@@ -95,4 +95,25 @@ StatusOr<NodeCursor> DecodeNodePageToken(const std::string& token, const std::st
   return NodeCursor{j["p"].get<std::string>(), j["o"].get<int64_t>()};
 }
 
+std::string EncodeLogPageToken(const InsertId& last, const std::string& filter) {
+  nlohmann::json j = {{"a", FormatInsertId(last)}, {"f", Fingerprint(filter)}};
+  return Base64UrlEncode(j.dump());
+}
+
+StatusOr<InsertId> DecodeLogPageToken(const std::string& token, const std::string& filter) {
+  std::string raw;
+  if (token.size() > 512 || !Base64UrlDecode(token, raw)) return BadToken();
+  nlohmann::json j = nlohmann::json::parse(raw, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object() || !j.contains("a") || !j.contains("f") || !j["a"].is_string() ||
+      !j["f"].is_number_unsigned()) {
+    return BadToken();
+  }
+  if (j["f"].get<uint64_t>() != Fingerprint(filter)) {
+    return InvalidField("pageToken", "the page token was issued for a different request");
+  }
+  std::optional<InsertId> last = ParseInsertId(j["a"].get<std::string>());
+  if (!last) return BadToken();
+  return *last;
+}
+
 }  // namespace trainyard::api

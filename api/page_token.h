@@ -6,6 +6,7 @@
 
 #include "services/admin/admin_repository.h"
 #include "services/job_repository.h"
+#include "services/logs/insert_id.h"
 #include "services/status.h"
 
 namespace trainyard::api {
@@ -16,5 +17,10 @@ StatusOr<JobCursor> DecodePageToken(const std::string& token, const std::string&
 // The same for the admin node list, keyed by (pool id, ordinal).
 std::string EncodeNodePageToken(const NodeCursor& cursor, const std::string& filter);
 StatusOr<NodeCursor> DecodeNodePageToken(const std::string& token, const std::string& filter);
+
+// The same for job logs: the insertId of the page's last entry (it carries its time, so it is a
+// complete position). `filter` is every request input the page depends on.
+std::string EncodeLogPageToken(const InsertId& last, const std::string& filter);
+StatusOr<InsertId> DecodeLogPageToken(const std::string& token, const std::string& filter);
 
 }  // namespace trainyard::api

@@ -53,6 +53,12 @@ int main(int argc, char** argv) {
       ->delimiter(',')
       ->check(CLI::IsMember({"api", "scheduler", "executor"}))
       ->capture_default_str();
+  serve_cmd
+      ->add_option("--log-lines-per-job", serve.log_lines_per_job,
+                   "replica log lines kept per job: the first half and the newest half; the "
+                   "lines between are dropped, counted, and noted in the job's log")
+      ->check(CLI::Range(int64_t{2}, int64_t{100000000}))
+      ->capture_default_str();
   serve_cmd->add_flag("--debug", serve.debug, "debug logging");
 
   trainyard::cmd::MigrateOptions migrate;

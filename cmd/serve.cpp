@@ -16,12 +16,14 @@
 #include "services/admin/admin_service.h"
 #include "services/job_service.h"
 #include "services/log.h"
+#include "services/logs/job_log_service.h"
 #include "storage/embedded_postgres.h"
 #include "storage/migrator.h"
 #include "storage/pg.h"
 #include "storage/pg_admin_store.h"
 #include "storage/pg_failure_store.h"
 #include "storage/pg_fault_injection_store.h"
+#include "storage/pg_job_log_store.h"
 #include "storage/pg_job_store.h"
 #include "storage/pg_project_repository.h"
 #include "storage/pg_scheduler_store.h"
@@ -163,7 +165,11 @@ int RunServe(const ServeOptions& options) {
   AdminService admin_service(admin_store, projects, *fleet, **clock);
   storage::PgFaultInjectionStore injections(*db->pool);
   FaultInjector injector(*fleet, injections, **clock);
-  if (runs("api")) api.Attach(job_service, admin_service, &injector);
+  // The runtime's writer appends replica lines through the same store; the bound is per job.
+  JobLogRetention log_retention{options.log_lines_per_job};
+  storage::PgJobLogStore job_logs(*db->pool, log_retention);
+  JobLogService job_log_service(job_logs, projects, **clock);
+  if (runs("api")) api.Attach(job_service, admin_service, &injector, &job_log_service);
   ready_pool = db->pool.get();
   SchedulerLoop scheduler(scheduler_store, *fleet, **clock);
   storage::PgFailureStore failure_store(scheduler_store);

@@ -1,4 +1,5 @@
 #pragma once
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,9 @@ struct ServeOptions {
   // and scheduler/executor ones on one PostgreSQL; the scheduler leads by advisory lock.
   std::vector<std::string> roles = {"api", "scheduler", "executor"};
   bool debug = false;
+  // Replica lines kept per job: the first half and the newest half; those between are dropped and
+  // counted (services/logs/job_log_repository.h).
+  int64_t log_lines_per_job = 10000;
 };
 
 struct MigrateOptions {

@@ -16,6 +16,10 @@ class Clock {
   virtual std::chrono::microseconds WallFor(Duration span) const {
     return std::chrono::duration_cast<std::chrono::microseconds>(span);
   }
+  // This clock's time at the wall-clock instant `wall`. For the one kind of timestamp a client
+  // computes from its own wall clock: gcloud stream-logs' upper bound "now - 5 s", which must keep
+  // meaning "5 wall seconds ago" when virtual time runs faster than the wall.
+  virtual Timestamp AtWallTime(Timestamp wall) const { return wall; }
 };
 
 class SystemClock final : public Clock {
@@ -53,6 +57,10 @@ class ScaledClock final : public Clock {
   std::chrono::microseconds WallFor(Duration span) const override {
     auto us = std::chrono::duration_cast<std::chrono::microseconds>(span).count();
     return std::chrono::microseconds(static_cast<int64_t>(static_cast<double>(us) / speed_));
+  }
+  Timestamp AtWallTime(Timestamp wall) const override {
+    auto since = wall - wall_epoch_;
+    return virtual_epoch_ + std::chrono::microseconds(static_cast<int64_t>(since.count() * speed_));
   }
 
  private:
