@@ -116,4 +116,14 @@ void PrintOperation(std::ostream& out, const sdk::Operation& op) {
   }
 }
 
+void PrintLogEntry(std::ostream& out, const LogEntry& entry) {
+  out << FormatTimestamp(entry.time) << ' ' << SeverityName(entry.severity) << ' '
+      << entry.task_name << ' ';
+  for (char c : entry.message) {
+    out << c;
+    if (c == '\n') out << "    ";
+  }
+  out << "\n";
+}
+
 }  // namespace trainyard::cmd

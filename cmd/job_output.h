@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "sdk/resources.h"
+#include "services/logs/log_entry.h"
 
 namespace trainyard::cmd {
 
@@ -17,5 +18,8 @@ void PrintWaitLine(std::ostream& out, std::chrono::milliseconds elapsed, const s
 // The last line of a wait: the terminal state, and the job's error if it has one.
 void PrintJobOutcome(std::ostream& out, std::chrono::milliseconds elapsed, const sdk::Job& job);
 void PrintOperation(std::ostream& out, const sdk::Operation& op);
+// "2026-01-02T03:04:05.120Z INFO workerpool0-0 step 100 loss=1.93"; a multi-line message keeps
+// its line breaks, each continuation indented so it is not read as an entry of its own.
+void PrintLogEntry(std::ostream& out, const LogEntry& entry);
 
 }  // namespace trainyard::cmd

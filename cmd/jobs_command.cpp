@@ -24,6 +24,7 @@ struct JobsFlags {
   std::string filter;
   int page_size = 0;
   bool follow = false;
+  std::string task;
 };
 
 // The job body of -f FILE ("-" reads stdin); a usage error when it is unreadable or not JSON.
@@ -148,6 +149,23 @@ int Delete(sdk::Client& client, const JobsFlags& flags) {
   return kExitOk;
 }
 
+// Every entry of the job's log, then (with --follow) new ones until the job has ended.
+int Logs(sdk::Client& client, const JobsFlags& flags) {
+  sdk::StreamJobLogsOptions options;
+  options.task = flags.task;
+  options.follow = flags.follow;
+  Status s = client.StreamJobLogs(flags.name, options,
+                                  [&](const LogEntry& entry, const nlohmann::json& raw) {
+                                    if (flags.client.json) {
+                                      std::cout << raw.dump() << "\n";
+                                    } else {
+                                      PrintLogEntry(std::cout, entry);
+                                    }
+                                    std::cout.flush();  // a follower reads lines as they come
+                                  });
+  return s.ok() ? kExitOk : PrintError(s);
+}
+
 using JobsVerbBody = std::function<int(sdk::Client&, const JobsFlags&, const CLI::App&)>;
 
 CLI::App* AddVerb(CLI::App& jobs, CommandRun* run, std::shared_ptr<JobsFlags> flags,
@@ -217,15 +235,16 @@ void AddJobsCommand(CLI::App& app, CommandRun* run) {
   add_name(wait);
   add_timeout(wait);
 
-  CLI::App* logs = AddVerb(
-      *jobs, run, flags, "logs",
-      "Print a job's logs (not available yet: the server has no logs endpoint; exits 1)",
-      [](sdk::Client&, const JobsFlags&, const CLI::App&) {
-        return PrintError(Status(Code::kUnimplemented,
-                                 "job logs are not served yet; they arrive with the logs issue"));
-      });
+  CLI::App* logs =
+      AddVerb(*jobs, run, flags, "logs",
+              "Print a job's log, one line per entry: TIMESTAMP SEVERITY TASK MESSAGE (--json: the "
+              "entries as JSON lines)",
+              [](sdk::Client& c, const JobsFlags& f, const CLI::App&) { return Logs(c, f); });
   add_name(logs);
-  logs->add_flag("-f,--follow", flags->follow, "keep printing new lines");
+  logs->add_flag("-f,--follow", flags->follow,
+                 "keep printing new entries until the job has ended and no more arrive");
+  logs->add_option("--task", flags->task,
+                   "only this task's entries: workerpool0-0, …, or service (the job's own)");
 }
 
 }  // namespace trainyard::cmd

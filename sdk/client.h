@@ -11,6 +11,7 @@
 // once (see http_transport.h). A Client is safe to use from several threads.
 #include <chrono>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -20,6 +21,7 @@
 #include "sdk/poll.h"
 #include "sdk/resources.h"
 #include "sdk/timing.h"
+#include "services/logs/log_entry.h"
 #include "services/status.h"
 
 namespace trainyard::sdk {
@@ -37,6 +39,30 @@ struct ClientOptions {
 struct ListJobsOptions {
   std::string filter;  // AIP-160, e.g. "state=JOB_STATE_SUCCEEDED AND labels.team=nlp"
   int page_size = 0;   // 0: the server's default
+};
+
+struct ListJobLogsOptions {
+  std::string task;        // "workerpool0-0", "service"; "" = every task
+  std::string after;       // an insertId: entries after it (each insertId is a full position)
+  int page_size = 0;       // 0: the server's default (100); at most 1000
+  std::string page_token;  // nextPageToken of the previous page (same task and after)
+};
+
+// One page of a job's log, oldest first.
+struct JobLogPage {
+  std::vector<LogEntry> entries;
+  std::vector<nlohmann::json> raw;  // the entries as the server sent them
+  std::string next_page_token;      // "" on the last page
+};
+
+struct StreamJobLogsOptions {
+  std::string task;
+  // Keep polling until the job has ended and a poll after that brings nothing new.
+  bool follow = false;
+  BackoffPolicy poll{std::chrono::milliseconds(1000), 1.5, std::chrono::milliseconds(10000), 0.2};
+  // Each poll re-reads this much virtual time before the newest entry printed (and skips what it
+  // printed already), so an entry that commits a moment after a later one still shows.
+  std::chrono::seconds overlap{60};
 };
 
 using WaitOptions = WaitOptionsFor<Job>;
@@ -63,6 +89,15 @@ class Client {
   // Polls until the job is terminal (SUCCEEDED, FAILED, CANCELLED, …) and returns it, whatever
   // its state; DEADLINE_EXCEEDED when options.timeout passes first.
   StatusOr<Job> WaitJob(const std::string& name, const WaitOptions& options = {});
+
+  // One page of a job's log (GET /trainyard/v1/…/customJobs/{id}/logs).
+  StatusOr<JobLogPage> ListJobLogs(const std::string& name, const ListJobLogsOptions& options = {});
+  // Every entry of the job's log, in order, to `on_entry` (raw: as the server sent it); with
+  // options.follow, then new ones as they come, polling with backoff (reset by new entries), until
+  // the job is terminal and a later poll finds nothing new.
+  using LogEntryFn = std::function<void(const LogEntry& entry, const nlohmann::json& raw)>;
+  Status StreamJobLogs(const std::string& name, const StreamJobLogsOptions& options,
+                       const LogEntryFn& on_entry);
 
   // `name` is a full operation name or an id under this client's project/location.
   StatusOr<Operation> GetOperation(const std::string& name);

@@ -52,7 +52,7 @@ class JobLogRepository {
   // after SanitizeLogMessage (valid UTF-8, no NUL, at most kMaxLogMessageBytes).
   virtual Status Append(const std::vector<LogLine>& lines) = 0;
   // One page of the job's entries; NOT_FOUND when the job does not exist under the query's
-  // projects (and location).
+  // project (and location).
   virtual StatusOr<LogPage> List(const LogQuery& query) = 0;
 };
 

@@ -136,8 +136,12 @@ check "no project exits 2" "$RC" 2
 grep -q "^trainyard: no project: pass --project or set TRAINYARD_PROJECT$" <<<"$ERR" \
   && pass "no project message" || fail "err: $ERR"
 run "$TY" jobs logs "$long_name"
-check "logs is not available yet: exit 1" "$RC" 1
-grep -q "UNIMPLEMENTED" <<<"$ERR" && pass "logs says why" || fail "err: $ERR"
+check "logs of a job exits 0" "$RC" 0
+grep -q " INFO service Job state JOB_STATE_QUEUED: created$" <<<"$OUT" && pass "logs prints its entries" \
+  || fail "logs: $OUT"
+run "$TY" jobs logs 1234567890123456789
+check "logs of a missing job exits 1" "$RC" 1
+grep -q "^trainyard: NOT_FOUND" <<<"$ERR" && pass "logs says NOT_FOUND" || fail "err: $ERR"
 run "$TY" jobs --help
 check "jobs --help exits 0" "$RC" 0
 grep -q "Exit codes: 0 success" <<<"$OUT" && pass "--help documents exit codes" || fail "help: $OUT"

@@ -3,6 +3,7 @@
 // and what an unknown job or project reads.
 #include <gtest/gtest.h>
 
+#include <iostream>
 #include <set>
 #include <string>
 #include <vector>
@@ -302,6 +303,45 @@ TEST_F(JobLogStoreTest, MessagesAreSanitizedSoOneBadLineCannotFailTheBatch) {
   q.task_name = "workerpool0-0";
   EXPECT_EQ(Messages(ListAll(q)),
             (std::vector<std::string>{"nulhere \xEF\xBF\xBD", "quote \" backslash \\ {braces,}"}));
+}
+
+TEST_F(JobLogStoreTest, ChattyJobsInBatchesOfAThousandStayWithinTheBound) {
+  // The writer's shape: a loop appending what its replicas printed, many jobs per batch.
+  int64_t a = CreateJob();
+  int64_t b = CreateJob();
+  const auto start = std::chrono::steady_clock::now();
+  for (int batch = 0; batch < 12; ++batch) {
+    std::vector<LogLine> lines;
+    for (int i = 0; i < 1000; ++i) {
+      int n = batch * 1000 + i;
+      lines.push_back(Line(i % 2 == 0 ? a : b, t0_ + std::chrono::milliseconds(n),
+                           "step " + std::to_string(n) + " loss=1.93 lr=3e-4 tokens/s=41234"));
+    }
+    ASSERT_TRUE(logs_->Append(lines).ok());
+  }
+  const double secs =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::cout << "appended 12000 lines in " << secs << " s (" << static_cast<int>(12000 / secs)
+            << " lines/s)\n";
+  // 6000 lines each: under the default bound of 10000, nothing dropped.
+  EXPECT_EQ(Count("SELECT count(*) FROM job_log_lines"), 12000);
+  LogQuery last_page = Query(a);
+  last_page.after = InsertId{t0_ + seconds(11), 0, LogSource::kServiceEvent};
+  const auto read = std::chrono::steady_clock::now();
+  EXPECT_EQ(ListAll(last_page).size(), 500u);
+  std::cout
+      << "read the last 500 of 6000 lines in "
+      << std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - read).count()
+      << " ms\n";
+  Open(JobLogRetention{1000});
+  int64_t c = CreateJob();
+  std::vector<LogLine> lines;
+  for (int i = 0; i < 5000; ++i) lines.push_back(Line(c, t0_ + seconds(1), std::to_string(i)));
+  ASSERT_TRUE(logs_->Append(lines).ok());
+  EXPECT_EQ(Count("SELECT count(*) FROM job_log_lines WHERE job_id = " + std::to_string(c)), 1000);
+  LogQuery q = Query(c);
+  q.task_name = "service";
+  EXPECT_EQ(ListAll(q).back().message.rfind("4000 lines dropped", 0), 0u);
 }
 
 }  // namespace
