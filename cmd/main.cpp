@@ -59,6 +59,17 @@ int main(int argc, char** argv) {
                    "lines between are dropped, counted, and noted in the job's log")
       ->check(CLI::Range(int64_t{2}, int64_t{100000000}))
       ->capture_default_str();
+  serve_cmd
+      ->add_option("--runtime", serve.runtime,
+                   "what runs the replicas: sim (simulated capacity) or local (each replica a "
+                   "process of this host, for development and tests; images are not pulled)")
+      ->check(CLI::IsMember({"sim", "local"}))
+      ->capture_default_str();
+  serve_cmd
+      ->add_option("--stop-grace", serve.stop_grace_seconds,
+                   "local runtime: seconds between SIGTERM and SIGKILL when replicas are stopped")
+      ->check(CLI::Range(0.0, 3600.0))
+      ->capture_default_str();
   serve_cmd->add_flag("--debug", serve.debug, "debug logging");
 
   trainyard::cmd::MigrateOptions migrate;

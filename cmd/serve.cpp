@@ -4,6 +4,7 @@
 #include <signal.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <atomic>
 #include <iostream>
 #include <memory>
@@ -32,6 +33,7 @@
 #include "workers/job_executor.h"
 #include "workers/scheduler_loop.h"
 #include "workers/sim/fleet_file.h"
+#include "workers/local/local_runtime.h"
 #include "workers/sim/sim_runtime.h"
 
 namespace trainyard::cmd {
@@ -180,8 +182,21 @@ int RunServe(const ServeOptions& options) {
   JobExecutorOptions executor_options;
   executor_options.owner = DefaultExecutorOwner();
   executor_options.lease = std::chrono::seconds(options.lease_seconds);
-  sim::SimRuntime sim_runtime;
-  JobExecutor executor(jobs, jobs, sim_runtime, **clock, executor_options);
+  executor_options.logs = &job_logs;
+  std::unique_ptr<Runtime> runtime;
+  local::LocalRuntime* local_runtime = nullptr;
+  if (options.runtime == "local") {
+    local::LocalRuntimeOptions local_options;
+    local_options.root = std::filesystem::absolute(options.data_dir) / "replicas";
+    local_options.grace = std::chrono::milliseconds(
+        static_cast<int64_t>(options.stop_grace_seconds * 1000));
+    auto owned = std::make_unique<local::LocalRuntime>(local_options, **clock);
+    local_runtime = owned.get();
+    runtime = std::move(owned);
+  } else {
+    runtime = std::make_unique<sim::SimRuntime>();
+  }
+  JobExecutor executor(jobs, jobs, *runtime, **clock, executor_options);
   if (runs("executor")) executor.Start();
   LogJson(LogLevel::kInfo, "ready",
           {{"listen", options.listen},
@@ -189,6 +204,7 @@ int RunServe(const ServeOptions& options) {
            {"embedded_postgres", db->embedded ? "yes" : "no"},
            {"fleet", fleet->name},
            {"roles", JoinRoles(options.roles)},
+           {"runtime", options.runtime},
            {"pools", static_cast<int64_t>(fleet->pools.size())}});
 
   int signal = 0;
@@ -197,6 +213,8 @@ int RunServe(const ServeOptions& options) {
   draining = true;
   scheduler.Stop();
   executor.Stop();
+  // A stopped server ends its replicas; a killed one leaves them to be adopted on restart.
+  if (local_runtime != nullptr) local_runtime->Shutdown();
   server->Stop(kDrain);
   db->pool.reset();
   if (db->embedded) {

@@ -21,6 +21,9 @@ struct ServeOptions {
   // Replica lines kept per job: the first half and the newest half; those between are dropped and
   // counted (services/logs/job_log_repository.h).
   int64_t log_lines_per_job = 10000;
+  // What runs the replicas: "sim" (the simulator) or "local" (processes of this host).
+  std::string runtime = "sim";
+  double stop_grace_seconds = 10;  // local: SIGTERM, then SIGKILL after this
 };
 
 struct MigrateOptions {

@@ -56,15 +56,14 @@ StatusOr<JobTransition> JobStateMachine::Transition(const JobSnapshot& job, JobS
 }
 
 StatusOr<JobTransition> JobStateMachine::Admit(const JobSnapshot& job, Timestamp now,
-                                               JobAdmission admission, Timestamp ready,
-                                               std::string message) {
+                                               JobAdmission admission, std::string message) {
   if (job.state != JobState::kQueued) {
     return FailedPrecondition("only a QUEUED job is admitted; job " + std::to_string(job.id) +
                               " is " + std::string(StateNameForMessage(job.state)));
   }
   TY_ASSIGN_OR_RETURN(JobTransition t, Transition(job, JobState::kPending, now, message));
   t.admission = std::move(admission);
-  t.next_action_at = ready;
+  t.next_action_at = now;
   t.note = SchedulingNote{"ADMITTED", std::move(message)};
   return t;
 }

@@ -29,6 +29,9 @@ struct JobAdmission {
   std::string zone;
   std::vector<PlacedPoolStatus> pools;
   int64_t hourly_price_micros = 0;
+  // How long the simulated fleet takes to boot the placement's cold nodes and pull the image
+  // where it is not cached; a simulated runtime starts the replicas that much later.
+  Duration startup{};
 };
 
 // The scheduling reason a transition leaves on the job (`trainyard.reasonCode`); an empty code
@@ -71,10 +74,10 @@ class JobStateMachine {
                                             std::string reason,
                                             std::optional<RpcStatus> error = std::nullopt);
 
-  // QUEUED → PENDING on `admission`; the runtime starts it at `ready` (nodes booted, image pulled).
+  // QUEUED → PENDING on `admission`; the runtime launches its replicas at once and reports when
+  // they are up (booted, image pulled, started).
   static StatusOr<JobTransition> Admit(const JobSnapshot& job, Timestamp now,
-                                       JobAdmission admission, Timestamp ready,
-                                       std::string message);
+                                       JobAdmission admission, std::string message);
   // QUEUED → FAILED without ever running (a DWS request that waited too long, a job that can
   // never fit): RESOURCE_EXHAUSTED.
   static StatusOr<JobTransition> FailInQueue(const JobSnapshot& job, Timestamp now,

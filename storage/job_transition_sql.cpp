@@ -73,7 +73,11 @@ std::string NodeStates(std::initializer_list<NodeState> states) {
 }  // namespace
 
 std::string EncodePlacement(const JobAdmission& admission) {
-  nlohmann::json placement = {{"zone", admission.zone}, {"pools", nlohmann::json::array()}};
+  nlohmann::json placement = {
+      {"zone", admission.zone},
+      {"pools", nlohmann::json::array()},
+      {"startupUs",
+       std::chrono::duration_cast<std::chrono::microseconds>(admission.startup).count()}};
   for (const PlacedPoolStatus& pool : admission.pools) {
     nlohmann::json entry = {{"pool", pool.pool_id},
                             {"machineType", pool.machine_type},
@@ -90,6 +94,7 @@ void DecodePlacement(std::string_view text, SchedulingStatus& status) {
   auto json = nlohmann::json::parse(text, nullptr, false);
   if (!json.is_object()) return;
   status.zone = json.value("zone", "");
+  status.startup = std::chrono::microseconds(json.value("startupUs", int64_t{0}));
   if (!json.contains("pools") || !json["pools"].is_array()) return;
   for (const auto& p : json["pools"]) {
     if (!p.is_object()) continue;

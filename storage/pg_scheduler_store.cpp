@@ -254,10 +254,10 @@ std::optional<PlannedAdmission> Plan(const Fleet& fleet, const AdmissionDecision
                                      std::map<int, FreeUnits>& free) {
   std::optional<std::vector<PoolChoice>> choices = ChooseNodes(fleet, a, free);
   if (!choices) return std::nullopt;
-  const Timestamp ready =
-      now + std::chrono::duration_cast<std::chrono::microseconds>(StartupTime(fleet, a, *choices));
-  auto transition = JobStateMachine::Admit(JobSnapshot{a.job_id, a.version, JobState::kQueued}, now,
-                                           AdmissionOf(a, *choices), ready, a.message);
+  JobAdmission admission = AdmissionOf(a, *choices);
+  admission.startup = StartupTime(fleet, a, *choices);
+  auto transition = JobStateMachine::Admit(JobSnapshot{a.job_id, a.version, JobState::kQueued},
+                                           now, std::move(admission), a.message);
   if (!transition.ok()) return std::nullopt;
   PlannedAdmission plan;
   plan.decision = &a;

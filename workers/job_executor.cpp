@@ -144,13 +144,25 @@ StatusOr<int> JobExecutor::RunOnce() {
                 {{"job", record.job.name}, {"error", stopped.message()}});
       }
     }
+    runtime_.Applied(record, updates[i].transition);
     LogJson(LogLevel::kDebug, "job_transition",
             {{"job", record.job.name},
              {"to", static_cast<int>(updates[i].transition.to)},
              {"reason", updates[i].transition.reason}});
   }
   StopStrays();
+  AppendLogs(clock_.Now());
   return count;
+}
+
+void JobExecutor::AppendLogs(Timestamp now) {
+  std::vector<LogLine> lines = runtime_.CollectLogs(now);
+  if (lines.empty() || options_.logs == nullptr) return;
+  Status appended = options_.logs->Append(lines);
+  if (!appended.ok()) {
+    LogJson(LogLevel::kWarn, "job_log_append_failed",
+            {{"lines", static_cast<int64_t>(lines.size())}, {"error", appended.message()}});
+  }
 }
 
 void JobExecutor::Start() {

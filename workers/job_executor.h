@@ -15,6 +15,7 @@
 
 #include "services/clock.h"
 #include "services/job_repository.h"
+#include "services/logs/job_log_repository.h"
 #include "services/runtime/job_supervisor.h"
 #include "services/runtime/runtime.h"
 
@@ -28,6 +29,7 @@ struct JobExecutorOptions {
   // idle (virtual time runs --sim-speed times faster, so this must stay small).
   std::chrono::milliseconds idle_tick{20};
   SupervisorPolicy policy;
+  JobLogRepository* logs = nullptr;  // where the replicas' output goes (none: dropped)
 };
 
 class JobExecutor {
@@ -56,6 +58,7 @@ class JobExecutor {
   };
   std::optional<Step> StepJob(const JobRecord& record, Timestamp now);
   void StopStrays();
+  void AppendLogs(Timestamp now);
   void Loop();
   std::chrono::milliseconds IdleWait();
 

@@ -181,6 +181,7 @@ struct SchedulingStatus {
   std::string zone;
   std::vector<PlacedPoolStatus> pools;
   std::optional<Timestamp> admitted_at;
+  Duration startup{};  // the simulated boot and image pull of the placement
   double hourly_price_usd = 0;
   double cost_usd = 0;
   int spot_restarts = 0;  // restarts after spot preemptions (STOCKOUT), at most 6

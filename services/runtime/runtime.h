@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "services/job_repository.h"
+#include "services/logs/log_entry.h"
 #include "services/runtime/job_run.h"
 #include "services/status.h"
 
@@ -52,6 +53,11 @@ class Runtime {
   // Jobs this runtime still has replicas of (running or not yet reaped), so the executor can stop
   // the ones whose job has moved on (requeued, finished, deleted) without a lease on them.
   virtual std::vector<int64_t> JobsWithReplicas() = 0;
+
+  // A transition of the job was applied (the runtime may write what it means to the job's log).
+  virtual void Applied(const JobRecord& job, const JobTransition& transition) = 0;
+  // What the replicas printed since the last call, as log lines of their jobs.
+  virtual std::vector<LogLine> CollectLogs(Timestamp now) = 0;
 };
 
 }  // namespace trainyard

@@ -23,7 +23,12 @@ stop_server() {
 
 cleanup() {
   stop_server
-  rm -rf "$E2E_DIR"
+  # TRAINYARD_E2E_KEEP=1 keeps the server's log and data of a failed run to look at.
+  if [ "${TRAINYARD_E2E_KEEP:-}" = 1 ] && [ "$FAILURES" -gt 0 ]; then
+    echo "kept $E2E_DIR" >&2
+  else
+    rm -rf "$E2E_DIR"
+  fi
 }
 trap cleanup EXIT
 

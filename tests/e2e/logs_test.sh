@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Job logs end to end: the curl route, Cloud Logging's entries:list as gcloud sends it, the
-# `trainyard jobs logs` verb, and `gcloud ai custom-jobs stream-logs` against the server. Replica
-# lines come from the runtime's writer; until it writes them, a job's log is its service entries.
+# `trainyard jobs logs` verb, and `gcloud ai custom-jobs stream-logs` against the server. A job's
+# log is the service's entries (its state changes) merged with its replicas' lines: here the
+# simulator's training output (start, steps with loss and throughput, checkpoints, the end).
 source "$(dirname "$0")/lib.sh"
 
 start_server --sim-speed 1000
@@ -21,19 +22,28 @@ LOGS="$BASE/trainyard/v1/projects/$P/locations/$L/customJobs/$id/logs"
 all=$(curl -fsS "$LOGS")
 check "curl: the service entries, oldest first" \
   "$(jq -r '.entries[0].textPayload' <<<"$all")" "Job state JOB_STATE_QUEUED: created"
-jq -r '.entries[-1].textPayload' <<<"$all" | grep -q 'JOB_STATE_RUNNING -> JOB_STATE_SUCCEEDED' \
-  && pass "curl: the last entry is the success" || fail "last entry: $(jq -c '.entries[-1]' <<<"$all")"
+jq -r '[.entries[] | select(.resource.labels.task_name == "service")][-1].textPayload' <<<"$all" |
+  grep -q 'JOB_STATE_RUNNING -> JOB_STATE_SUCCEEDED' \
+  && pass "curl: the last service entry is the success" || fail "entries: $(jq -c '.entries' <<<"$all")"
+check "curl: the replica's last line" \
+  "$(jq -r '[.entries[] | select(.resource.labels.task_name == "workerpool0-0")][-1].textPayload' <<<"$all")" \
+  "training finished"
 n=$(jq '.entries | length' <<<"$all")
-[ "$n" -ge 4 ] && pass "curl: at least 4 service entries ($n)" || fail "only $n entries"
+services=$(jq '[.entries[] | select(.resource.labels.task_name == "service")] | length' <<<"$all")
+[ "$services" -ge 4 ] && pass "curl: at least 4 service entries ($services)" || fail "only $services service entries"
 check "curl: entries are ml_job entries of the job" \
   "$(jq -r '[.entries[] | .resource.type + " " + .resource.labels.job_id] | unique | join(",")' <<<"$all")" "ml_job $id"
 check "curl: timestamps have nine fraction digits" \
   "$(jq '[.entries[].timestamp | test("\\.[0-9]{9}Z$")] | all' <<<"$all")" true
 check "curl: insertIds increase" "$(jq '[.entries[].insertId] | . == sort' <<<"$all")" true
-check "curl: task=service is the same list" "$(curl -fsS "$LOGS?task=service" | jq -c '[.entries[].insertId]')" \
-  "$(jq -c '[.entries[].insertId]' <<<"$all")"
-check "curl: no replica entries from the service" \
-  "$(curl -fsS "$LOGS?task=workerpool0-0" | jq -c .)" '{"entries":[]}'
+check "curl: task=service is the service's entries" \
+  "$(curl -fsS "$LOGS?task=service" | jq -c '[.entries[].insertId]')" \
+  "$(jq -c '[.entries[] | select(.resource.labels.task_name == "service") | .insertId]' <<<"$all")"
+check "curl: task=workerpool0-0 is the replica's lines" \
+  "$(curl -fsS "$LOGS?task=workerpool0-0" | jq -c '[.entries[].insertId]')" \
+  "$(jq -c '[.entries[] | select(.resource.labels.task_name == "workerpool0-0") | .insertId]' <<<"$all")"
+curl -fsS "$LOGS?task=workerpool0-0" | jq -r '.entries[].textPayload' | grep -Eq '^step [0-9]+/1000 loss=[0-9.]+ tokens/s=[0-9]+$' \
+  && pass "curl: simulated training output has steps, loss and throughput" || fail "no step lines"
 
 # pages of 2 visit every entry once
 ids=() token=""
@@ -91,7 +101,8 @@ out=$("$TRAINYARD_BIN" jobs logs "$id")
 check "cli: one line per entry" "$(wc -l <<<"$out")" "$n"
 head -1 <<<"$out" | grep -Eq '^[0-9T:.-]+Z INFO service Job state JOB_STATE_QUEUED: created$' \
   && pass "cli: TIMESTAMP SEVERITY TASK MESSAGE" || fail "cli line: $(head -1 <<<"$out")"
-check "cli: --task workerpool0-0 prints nothing yet" "$("$TRAINYARD_BIN" jobs logs "$id" --task workerpool0-0)" ""
+"$TRAINYARD_BIN" jobs logs "$id" --task workerpool0-0 | tail -1 | grep -Eq '^[0-9T:.-]+Z INFO workerpool0-0 training finished$' \
+  && pass "cli: --task workerpool0-0 prints the replica's lines" || fail "cli --task: $("$TRAINYARD_BIN" jobs logs "$id" --task workerpool0-0 | tail -2)"
 # --follow on a job that is still running ends by itself once it has ended.
 long=$(jq '.displayName="follow" | .jobSpec.workerPoolSpecs[0].containerSpec.env=[{"name":"TRAINYARD_SIM_DURATION","value":"3000s"}]' \
   "$PAYLOADS/lora-single-node.json" |
@@ -130,7 +141,10 @@ head -1 "$E2E_DIR/stream" | grep -Eq $'^INFO\t[0-9-]+ [0-9:]+ [+-][0-9]{4}\tserv
 grep -q 'JOB_STATE_SUCCEEDED' "$E2E_DIR/stream" && pass "gcloud stream-logs: the end" \
   || fail "stream: $(cat "$E2E_DIR/stream")"
 gcloud ai custom-jobs stream-logs "$id" --region=$L --polling-interval=1 --task-name=workerpool0-0 \
-  >"$E2E_DIR/stream" 2>"$E2E_DIR/err" && check "gcloud stream-logs --task-name: nothing from replicas yet" \
-  "$(wc -l <"$E2E_DIR/stream")" 0 || fail "gcloud --task-name: $(tail -5 "$E2E_DIR/err")"
+  >"$E2E_DIR/stream" 2>"$E2E_DIR/err" && check "gcloud stream-logs --task-name: the replica's lines" \
+  "$(wc -l <"$E2E_DIR/stream")" "$(curl -fsS "$LOGS?task=workerpool0-0" | jq '.entries | length')" \
+  || fail "gcloud --task-name: $(tail -5 "$E2E_DIR/err")"
+grep -q $'\tworkerpool0-0\ttraining finished$' "$E2E_DIR/stream" && pass "gcloud stream-logs: the replica's last line" \
+  || fail "stream: $(tail -3 "$E2E_DIR/stream")"
 
 finish

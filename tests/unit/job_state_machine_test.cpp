@@ -79,17 +79,16 @@ TEST(JobStateMachineTest, AdmitTakesOnlyAQueuedJobAndLeavesTheAdmittedNote) {
   admission.zone = "us-central1-a";
   admission.hourly_price_micros = 88'000'000;
   Timestamp now = FromUnixMicros(100);
-  Timestamp ready = FromUnixMicros(500);
-  auto admitted = JobStateMachine::Admit({1, 3, S::kQueued}, now, admission, ready, "fits");
+  auto admitted = JobStateMachine::Admit({1, 3, S::kQueued}, now, admission, "fits");
   ASSERT_TRUE(admitted.ok());
   EXPECT_EQ(admitted->from, S::kQueued);
   EXPECT_EQ(admitted->to, S::kPending);
-  EXPECT_EQ(admitted->next_action_at, ready);
+  EXPECT_EQ(admitted->next_action_at, now) << "the runtime launches at once";
   ASSERT_TRUE(admitted->admission.has_value());
   EXPECT_EQ(admitted->admission->hourly_price_micros, 88'000'000);
   ASSERT_TRUE(admitted->note.has_value());
   EXPECT_EQ(admitted->note->code, "ADMITTED");
-  auto twice = JobStateMachine::Admit({1, 4, S::kPending}, now, admission, ready, "fits");
+  auto twice = JobStateMachine::Admit({1, 4, S::kPending}, now, admission, "fits");
   EXPECT_EQ(twice.status().code(), Code::kFailedPrecondition);
 }
 

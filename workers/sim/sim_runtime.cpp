@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
+#include <cstdio>
 
 #include "services/runtime/replica_plan.h"
 #include "services/workload_model.h"
@@ -35,14 +37,30 @@ int ExitCode(const CustomJob& job) {
   return code;
 }
 
-// A replica's handle is the virtual time its work ends, in microseconds.
-std::string EndHandle(Timestamp end) { return std::to_string(ToUnixMicros(end)); }
+// A replica's handle is when it starts (its nodes booted, the image pulled) and when its work
+// ends, in virtual microseconds: "start:end".
+struct Span {
+  Timestamp start{};
+  Timestamp end{};
+};
 
-std::optional<Timestamp> EndOf(const std::string& handle) {
-  int64_t micros = 0;
-  auto [end, ec] = std::from_chars(handle.data(), handle.data() + handle.size(), micros);
-  if (ec != std::errc{} || end != handle.data() + handle.size()) return std::nullopt;
-  return FromUnixMicros(micros);
+std::string SpanHandle(Span span) {
+  return std::to_string(ToUnixMicros(span.start)) + ":" + std::to_string(ToUnixMicros(span.end));
+}
+
+std::optional<Span> SpanOf(std::string_view handle) {
+  auto number = [](std::string_view text) -> std::optional<int64_t> {
+    int64_t micros = 0;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), micros);
+    if (ec != std::errc{} || end != text.data() + text.size()) return std::nullopt;
+    return micros;
+  };
+  size_t colon = handle.find(':');
+  if (colon == std::string_view::npos) return std::nullopt;
+  auto start = number(handle.substr(0, colon));
+  auto end = number(handle.substr(colon + 1));
+  if (!start || !end) return std::nullopt;
+  return Span{FromUnixMicros(*start), FromUnixMicros(*end)};
 }
 
 Timestamp After(Timestamp now, Duration d) {
@@ -72,13 +90,21 @@ StatusOr<JobRun> SimRuntime::Launch(const JobRecord& job, int attempt, Timestamp
   options.project_number = job.project_number;
   options.job_id = job.id;
   TY_ASSIGN_OR_RETURN(std::vector<Replica> replicas, PlanReplicas(job.job, options));
+  // Right after admission the replicas wait for the simulated boot and image pull; a job retried
+  // or resumed later starts at once on nodes that are up.
+  Timestamp start = now;
+  if (job.job.trainyard && job.job.trainyard->admitted_at) {
+    start = std::max(now, After(*job.job.trainyard->admitted_at, job.job.trainyard->startup));
+  }
   // A job stopped by a preemption or a repair resumes with the work it had left.
-  const Timestamp end = After(now, job.run_remaining.value_or(SimRunTime(job.job, timings_)));
+  const Span span{start,
+                  After(start, job.run_remaining.value_or(SimRunTime(job.job, timings_)))};
   JobRun run;
   run.attempt = attempt;
   for (const Replica& r : replicas) {
-    run.replicas.push_back(
-        ReplicaRun{r.task_name, ReplicaPhase::kRunning, std::nullopt, 0, EndHandle(end)});
+    run.replicas.push_back(ReplicaRun{
+        r.task_name, start > now ? ReplicaPhase::kPending : ReplicaPhase::kRunning, std::nullopt,
+        0, SpanHandle(span)});
   }
   return run;
 }
@@ -91,13 +117,19 @@ StatusOr<Observation> SimRuntime::Observe(const JobRecord& job, Timestamp now) {
     if (job.job.state == JobState::kCancelling) {
       seen.phase = ReplicaPhase::kExited;
       seen.exit_code = 128 + 15;  // SIGTERM
-    } else if (std::optional<Timestamp> end = EndOf(r.handle)) {
-      if (now >= *end) {
+    } else if (std::optional<Span> span = SpanOf(r.handle)) {
+      Timestamp next = span->end;
+      if (now >= span->end) {
         seen.phase = ReplicaPhase::kExited;
         seen.exit_code = r.task_name == "workerpool0-0" ? ExitCode(job.job) : 0;
+      } else if (now < span->start) {
+        seen.phase = ReplicaPhase::kPending;  // booting, pulling the image
+        next = span->start;
       } else {
         seen.phase = ReplicaPhase::kRunning;
-        out.next_change = out.next_change ? std::min(*out.next_change, *end) : *end;
+      }
+      if (seen.phase != ReplicaPhase::kExited) {
+        out.next_change = out.next_change ? std::min(*out.next_change, next) : next;
       }
     }
     out.replicas.push_back(std::move(seen));
@@ -108,7 +140,87 @@ StatusOr<Observation> SimRuntime::Observe(const JobRecord& job, Timestamp now) {
 StatusOr<std::string> SimRuntime::RestartReplica(const JobRecord& job, const ReplicaRun&,
                                                  Timestamp now) {
   // No checkpoints are modelled yet: a restarted replica does its work again.
-  return EndHandle(After(now, SimRunTime(job.job, timings_)));
+  return SpanHandle(Span{now, After(now, SimRunTime(job.job, timings_))});
+}
+
+namespace {
+
+constexpr int kStepLines = 10;  // progress lines per simulated run
+
+std::string Format(const char* format, auto... values) {
+  char buffer[256];
+  std::snprintf(buffer, sizeof(buffer), format, values...);
+  return buffer;
+}
+
+int64_t TotalSteps(const CustomJob& job) {
+  if (auto steps = Knob(job, "TRAINYARD_SIM_STEPS")) {
+    int64_t n = 0;
+    auto [end, ec] = std::from_chars(steps->data(), steps->data() + steps->size(), n);
+    if (ec == std::errc{} && end == steps->data() + steps->size() && n > 0) return n;
+  }
+  return 1000;
+}
+
+int64_t Replicas(const JobRecord& job) {
+  return job.run && !job.run->replicas.empty() ? static_cast<int64_t>(job.run->replicas.size())
+                                               : 1;
+}
+
+}  // namespace
+
+void SimRuntime::Applied(const JobRecord& job, const JobTransition& t) {
+  std::vector<LogLine> lines;
+  auto line = [&](Timestamp at, LogSeverity severity, std::string text) {
+    lines.push_back(LogLine{job.id, at, severity, "workerpool0-0", std::move(text)});
+  };
+  const CustomJob& spec = job.job;
+  if (t.to == JobState::kRunning && t.from == JobState::kPending) {
+    line(t.at, LogSeverity::kInfo,
+         Format("starting training of %s on %lld replica(s), image %s", spec.display_name.c_str(),
+                static_cast<long long>(Replicas(job)), PrimaryImage(spec).value_or("").c_str()));
+  }
+  const bool ended = t.from == JobState::kRunning &&
+                     (t.to == JobState::kSucceeded || t.to == JobState::kFailed);
+  if (ended) {
+    const Duration run = SimRunTime(spec, timings_);
+    const Timestamp start = std::max(spec.start_time.value_or(t.at),
+                                     t.at - std::chrono::duration_cast<std::chrono::microseconds>(run));
+    const auto span = t.at - start;
+    const int64_t steps = TotalSteps(spec);
+    // Deterministic per job: the same job prints the same curve.
+    const double offset = static_cast<double>(job.id % 97) / 970.0;
+    const double seconds = std::max(1e-3, std::chrono::duration<double>(run).count());
+    const double tokens_per_second =
+        static_cast<double>(steps) * 4096.0 * static_cast<double>(Replicas(job)) / seconds;
+    for (int i = 1; i <= kStepLines; ++i) {
+      const double done = static_cast<double>(i) / kStepLines;
+      const Timestamp at = start + span * i / kStepLines;
+      if (t.to == JobState::kFailed && i == kStepLines) break;
+      const auto step = static_cast<long long>(std::llround(done * static_cast<double>(steps)));
+      line(at, LogSeverity::kInfo,
+           Format("step %lld/%lld loss=%.4f tokens/s=%.0f", step, static_cast<long long>(steps),
+                  0.9 + offset + 2.2 * std::exp(-3.0 * done), tokens_per_second));
+      if (i % 5 == 0) {
+        line(at, LogSeverity::kInfo, Format("saved checkpoint at step %lld", step));
+      }
+    }
+    if (t.to == JobState::kSucceeded) {
+      line(t.at, LogSeverity::kInfo, "training finished");
+    } else {
+      line(t.at, LogSeverity::kError,
+           t.error ? t.error->message : std::string("training failed"));
+    }
+  }
+  if (lines.empty()) return;
+  std::lock_guard lock(mu_);
+  pending_.insert(pending_.end(), std::make_move_iterator(lines.begin()),
+                  std::make_move_iterator(lines.end()));
+}
+
+std::vector<LogLine> SimRuntime::CollectLogs(Timestamp) {
+  std::lock_guard lock(mu_);
+  return std::exchange(pending_, {});
 }
 
 }  // namespace trainyard::sim

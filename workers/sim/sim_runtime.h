@@ -5,8 +5,10 @@
 // already waited for boot and image pull) for the job's run time: TRAINYARD_SIM_DURATION or the
 // workload model (services/workload_model.h), or what a preempted or repaired job had left. Then
 // it exits: the primary with TRAINYARD_SIM_EXIT_CODE (0 when unset), the others with 0.
+#include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "services/runtime/runtime.h"
 
@@ -33,9 +35,15 @@ class SimRuntime : public Runtime {
                                        Timestamp now) override;
   Status Stop(const JobRecord&) override { return Status::Ok(); }
   std::vector<int64_t> JobsWithReplicas() override { return {}; }
+  // Plausible training output for a simulated job: its start, then steps, loss, throughput and
+  // checkpoints across its run, written when the run ends (times spread over the run).
+  void Applied(const JobRecord& job, const JobTransition& transition) override;
+  std::vector<LogLine> CollectLogs(Timestamp now) override;
 
  private:
   SimTimings timings_;
+  std::mutex mu_;
+  std::vector<LogLine> pending_;
 };
 
 }  // namespace trainyard::sim

@@ -1,0 +1,518 @@
+#include "workers/local/local_runtime.h"
+
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <charconv>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+#include "api/wire/custom_job_codec.h"
+#include "services/log.h"
+#include "services/runtime/replica_plan.h"
+
+namespace trainyard::local {
+namespace fs = std::filesystem;
+namespace {
+
+constexpr const char* kPidFile = "pid";
+constexpr const char* kExitFile = "exit_code";
+constexpr const char* kOutputFile = "output.log";
+constexpr const char* kOffsetFile = "output.offset";
+constexpr const char* kLaunchFile = "launch.json";
+// A line longer than this is cut into pieces: one replica cannot hold the tailer's memory.
+constexpr size_t kMaxLine = 64 * 1024;
+
+// The variables a replica inherits from the server; everything else comes from its spec.
+constexpr const char* kInherited[] = {"PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "USER"};
+
+std::string ReadFile(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+bool WriteFileAtomically(const fs::path& path, const std::string& text) {
+  fs::path tmp = path;
+  tmp += ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) return false;
+    out << text;
+    if (!out.flush()) return false;
+  }
+  std::error_code ec;
+  fs::rename(tmp, path, ec);
+  return !ec;
+}
+
+template <typename T>
+std::optional<T> ParseNumber(std::string_view text) {
+  T value{};
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc{} || end != text.data() + text.size()) return std::nullopt;
+  return value;
+}
+
+// State letter and start time (clock ticks since boot) of a process, from /proc/<pid>/stat: the
+// start time tells a recycled pid from the process we started.
+struct ProcStat {
+  char state = '?';
+  uint64_t start_ticks = 0;
+};
+
+std::optional<ProcStat> ReadProcStat(int pid) {
+  std::string text = ReadFile("/proc/" + std::to_string(pid) + "/stat");
+  size_t paren = text.rfind(')');
+  if (paren == std::string::npos) return std::nullopt;
+  std::istringstream fields(text.substr(paren + 2));
+  std::vector<std::string> tokens;
+  std::string token;
+  while (fields >> token) tokens.push_back(token);
+  if (tokens.size() < 20) return std::nullopt;
+  auto start = ParseNumber<uint64_t>(tokens[19]);
+  if (!start) return std::nullopt;
+  return ProcStat{tokens[0].empty() ? '?' : tokens[0][0], *start};
+}
+
+std::string Handle(int pid, uint64_t start_ticks) {
+  return std::to_string(pid) + ":" + std::to_string(start_ticks);
+}
+
+std::optional<std::pair<int, uint64_t>> ParseHandle(std::string_view handle) {
+  size_t colon = handle.find(':');
+  if (colon == std::string_view::npos) return std::nullopt;
+  auto pid = ParseNumber<int>(handle.substr(0, colon));
+  auto start = ParseNumber<uint64_t>(handle.substr(colon + 1));
+  if (!pid || !start || *pid <= 1) return std::nullopt;
+  return std::make_pair(*pid, *start);
+}
+
+StatusOr<int> FreePort() {
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return Internal("socket: cannot find a free port");
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = 0;
+  socklen_t len = sizeof(addr);
+  int port = -1;
+  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 &&
+      getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
+    port = ntohs(addr.sin_port);
+  }
+  close(fd);
+  if (port <= 0) return Internal("cannot find a free port on 127.0.0.1");
+  return port;
+}
+
+std::vector<char*> CStrings(std::vector<std::string>& strings) {
+  std::vector<char*> out;
+  for (std::string& s : strings) out.push_back(s.data());
+  out.push_back(nullptr);
+  return out;
+}
+
+void WriteAll(int fd, const char* text, size_t size) {
+  while (size > 0) {
+    ssize_t n = write(fd, text, size);
+    if (n <= 0) return;
+    text += n;
+    size -= static_cast<size_t>(n);
+  }
+}
+
+// Runs in the forked keeper: only async-signal-safe calls from here on (the server has threads).
+[[noreturn]] void RunKeeper(const char* dir, const char* output, char* const argv[],
+                            char* const envp[]) {
+  setpgid(0, 0);
+  struct sigaction ignore {};
+  ignore.sa_handler = SIG_IGN;
+  // The keeper outlives the group's SIGTERM to record the command's status; SIGKILL ends it.
+  sigaction(SIGTERM, &ignore, nullptr);
+  sigaction(SIGINT, &ignore, nullptr);
+  sigaction(SIGHUP, &ignore, nullptr);
+  if (chdir(dir) != 0) _exit(126);
+  int out = open(output, O_WRONLY | O_CREAT | O_APPEND, 0644);
+  int in = open("/dev/null", O_RDONLY);
+  if (out < 0 || in < 0) _exit(126);
+  dup2(in, 0);
+  dup2(out, 1);
+  dup2(out, 2);
+  close_range(3, ~0U, 0);  // the server's sockets and database connections stay with the server
+  pid_t child = fork();
+  if (child == 0) {
+    struct sigaction dfl {};
+    dfl.sa_handler = SIG_DFL;
+    sigaction(SIGTERM, &dfl, nullptr);
+    sigaction(SIGINT, &dfl, nullptr);
+    sigaction(SIGHUP, &dfl, nullptr);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, nullptr);  // the server blocks its shutdown signals
+    execvpe(argv[0], argv, envp);
+    const char message[] = "trainyard: cannot run the replica's command: ";
+    WriteAll(2, message, sizeof(message) - 1);
+    size_t n = 0;
+    while (argv[0][n] != '\0') ++n;
+    WriteAll(2, argv[0], n);
+    WriteAll(2, "\n", 1);
+    _exit(127);
+  }
+  if (child < 0) _exit(126);
+  int status = 0;
+  while (waitpid(child, &status, 0) < 0) {
+    if (errno != EINTR) _exit(126);
+  }
+  int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  char digits[8];
+  int len = 0;
+  do {
+    digits[len++] = static_cast<char>('0' + code % 10);
+    code /= 10;
+  } while (code > 0 && len < 7);
+  char text[9];
+  for (int i = 0; i < len; ++i) text[i] = digits[len - 1 - i];
+  text[len] = '\n';
+  int fd = open("exit_code.tmp", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (fd >= 0) {
+    WriteAll(fd, text, static_cast<size_t>(len + 1));
+    close(fd);
+    rename("exit_code.tmp", kExitFile);
+  }
+  _exit(0);
+}
+
+std::optional<int> ExitCodeIn(const fs::path& dir) {
+  std::string text = ReadFile(dir / kExitFile);
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  if (text.empty()) return std::nullopt;
+  return ParseNumber<int>(text);
+}
+
+}  // namespace
+
+LocalRuntime::LocalRuntime(LocalRuntimeOptions options, const Clock& clock)
+    : options_(std::move(options)), clock_(clock) {
+  Adopt();
+}
+
+LocalRuntime::~LocalRuntime() = default;
+
+fs::path LocalRuntime::ReplicaDir(int64_t job_id, int attempt, const std::string& task) const {
+  return options_.root / "jobs" / std::to_string(job_id) / ("attempt-" + std::to_string(attempt)) /
+         task;
+}
+
+void LocalRuntime::Adopt() {
+  std::error_code ec;
+  fs::path jobs = options_.root / "jobs";
+  if (!fs::exists(jobs, ec)) return;
+  for (auto it = fs::recursive_directory_iterator(jobs, ec);
+       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (!it->is_regular_file() || it->path().filename() != kPidFile) continue;
+    auto handle = ParseHandle(ReadFile(it->path()));
+    if (!handle) continue;
+    fs::path dir = it->path().parent_path();
+    auto job_id = ParseNumber<int64_t>(dir.parent_path().parent_path().filename().string());
+    if (!job_id) continue;
+    Process p{*job_id, dir.filename().string(), handle->first, handle->second, dir, std::nullopt};
+    Tail(dir);
+    if (!Alive(p)) continue;
+    LogJson(LogLevel::kInfo, "replica_adopted",
+            {{"job", std::to_string(*job_id)}, {"task", p.task}, {"pid", p.pid}});
+    processes_[Handle(p.pid, p.start_ticks)] = std::move(p);
+  }
+}
+
+void LocalRuntime::Tail(const fs::path& dir) {
+  // From where the last reader stopped (the offset survives the server), never from the start.
+  output_offsets_.try_emplace(dir, ParseNumber<uint64_t>(ReadFile(dir / kOffsetFile)).value_or(0));
+}
+
+bool LocalRuntime::Alive(const Process& p) {
+  std::optional<ProcStat> stat = ReadProcStat(p.pid);
+  if (!stat || stat->start_ticks != p.start_ticks) return false;
+  if (stat->state == 'Z' || stat->state == 'X') {
+    int status = 0;
+    waitpid(p.pid, &status, WNOHANG);  // our own keeper: reap it
+    return false;
+  }
+  return true;
+}
+
+StatusOr<LocalRuntime::Process> LocalRuntime::Start(int64_t job_id, const fs::path& dir,
+                                                    const std::vector<std::string>& argv_in,
+                                                    const std::vector<std::string>& env_in) {
+  std::vector<std::string> argv = argv_in;
+  std::vector<std::string> env = env_in;
+  std::vector<char*> argv_c = CStrings(argv);
+  std::vector<char*> env_c = CStrings(env);
+  std::string dir_text = dir.string();
+  std::string output = (dir / kOutputFile).string();
+  std::error_code ec;
+  fs::remove(dir / kExitFile, ec);
+  pid_t pid = fork();
+  if (pid < 0) return Unavailable("fork failed: cannot start a replica");
+  if (pid == 0) RunKeeper(dir_text.c_str(), output.c_str(), argv_c.data(), env_c.data());
+  setpgid(pid, pid);  // also here, so a signal sent at once reaches the group
+  std::optional<ProcStat> stat;
+  for (int i = 0; i < 100 && !stat; ++i) {
+    stat = ReadProcStat(pid);
+    if (!stat) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  if (!stat) return Internal("started replica " + std::to_string(pid) + " cannot be read in /proc");
+  Process p{job_id, dir.filename().string(), pid, stat->start_ticks, dir, std::nullopt};
+  if (!WriteFileAtomically(dir / kPidFile, Handle(pid, stat->start_ticks))) {
+    return Internal("cannot write the pid file in " + dir.string());
+  }
+  return p;
+}
+
+StatusOr<JobRun> LocalRuntime::Launch(const JobRecord& job, int attempt, Timestamp now) {
+  (void)now;
+  // One port per replica: every replica listens on 127.0.0.1, so "2222 everywhere" would clash.
+  std::map<std::pair<int, int>, int> ports;
+  Status port_error = Status::Ok();
+  ReplicaPlanOptions options;
+  options.project_number = job.project_number;
+  options.job_id = job.id;
+  options.job_spec_json = EncodeCustomJobSpec(job.job.job_spec).dump();
+  options.endpoint = [&](int pool, int index) {
+    auto [it, inserted] = ports.try_emplace({pool, index}, 0);
+    if (inserted) {
+      auto port = FreePort();
+      if (!port.ok()) port_error = port.status();
+      it->second = port.ok() ? *port : 0;
+    }
+    return ReplicaEndpoint{"127.0.0.1", it->second};
+  };
+  TY_ASSIGN_OR_RETURN(int master_port, FreePort());
+  options.master_port = master_port;
+  TY_ASSIGN_OR_RETURN(std::vector<Replica> replicas, PlanReplicas(job.job, options));
+  TY_RETURN_IF_ERROR(port_error);
+
+  std::vector<std::string> base_env;
+  for (const char* name : kInherited) {
+    if (const char* value = getenv(name)) base_env.push_back(std::string(name) + "=" + value);
+  }
+  base_env.push_back("PYTHONUNBUFFERED=1");  // print() reaches the log as it happens
+
+  JobRun run;
+  run.attempt = attempt;
+  std::lock_guard lock(mu_);
+  for (const Replica& r : replicas) {
+    std::vector<std::string> argv = r.command;
+    argv.insert(argv.end(), r.args.begin(), r.args.end());
+    if (r.command.empty()) {
+      return InvalidArgument("jobSpec.workerPoolSpecs[" + std::to_string(r.pool) +
+                             "].containerSpec.command: the local runtime runs a command on this "
+                             "host and does not pull images; set command (and args)");
+    }
+    std::vector<std::string> env = base_env;
+    env.push_back("HOSTNAME=" + r.hostname);
+    for (const EnvVar& var : r.env) env.push_back(var.name + "=" + var.value);
+    fs::path dir = ReplicaDir(job.id, attempt, r.task_name);
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec) return Internal("cannot create " + dir.string() + ": " + ec.message());
+    // Launched before (a retried pass, or a server that died before storing the run): the same
+    // replica is adopted, never started twice.
+    if (auto handle = ParseHandle(ReadFile(dir / kPidFile))) {
+      run.replicas.push_back(ReplicaRun{r.task_name, ReplicaPhase::kRunning, std::nullopt, 0,
+                                        Handle(handle->first, handle->second)});
+      Process p{job.id, r.task_name, handle->first, handle->second, dir, std::nullopt};
+      if (Alive(p)) processes_[Handle(p.pid, p.start_ticks)] = p;
+      Tail(dir);
+      continue;
+    }
+    nlohmann::json launch = {{"argv", argv}, {"env", env}, {"image", r.image_uri}};
+    if (!WriteFileAtomically(dir / kLaunchFile, launch.dump())) {
+      return Internal("cannot write " + (dir / kLaunchFile).string());
+    }
+    TY_ASSIGN_OR_RETURN(Process p, Start(job.id, dir, argv, env));
+    const std::string handle = Handle(p.pid, p.start_ticks);
+    Tail(dir);
+    processes_[handle] = std::move(p);
+    run.replicas.push_back(
+        ReplicaRun{r.task_name, ReplicaPhase::kRunning, std::nullopt, 0, handle});
+  }
+  return run;
+}
+
+StatusOr<Observation> LocalRuntime::Observe(const JobRecord& job, Timestamp now) {
+  Observation out;
+  if (!job.run) return out;
+  std::lock_guard lock(mu_);
+  for (const ReplicaRun& r : job.run->replicas) {
+    ReplicaObservation seen{r.task_name, ReplicaPhase::kLost, std::nullopt, r.handle};
+    auto handle = ParseHandle(r.handle);
+    fs::path dir = ReplicaDir(job.id, job.run->attempt, r.task_name);
+    if (handle) {
+      Process p{job.id, r.task_name, handle->first, handle->second, dir, std::nullopt};
+      if (Alive(p)) {
+        seen.phase = ReplicaPhase::kRunning;
+      } else if (auto code = ExitCodeIn(dir)) {
+        seen.phase = ReplicaPhase::kExited;
+        seen.exit_code = *code;
+      }
+    }
+    out.replicas.push_back(std::move(seen));
+  }
+  out.next_change = now + std::chrono::duration_cast<std::chrono::microseconds>(options_.poll);
+  return out;
+}
+
+StatusOr<std::string> LocalRuntime::RestartReplica(const JobRecord& job, const ReplicaRun& replica,
+                                                   Timestamp now) {
+  (void)now;
+  if (!job.run) return FailedPrecondition("job " + std::to_string(job.id) + " has no run");
+  fs::path dir = ReplicaDir(job.id, job.run->attempt, replica.task_name);
+  auto launch = nlohmann::json::parse(ReadFile(dir / kLaunchFile), nullptr, false);
+  if (!launch.is_object() || !launch.contains("argv") || !launch.contains("env")) {
+    return Internal("replica " + replica.task_name + " has no launch record in " + dir.string());
+  }
+  std::lock_guard lock(mu_);
+  // The same command, environment and working directory: checkpoints written there survive.
+  TY_ASSIGN_OR_RETURN(Process p, Start(job.id, dir, launch["argv"].get<std::vector<std::string>>(),
+                                       launch["env"].get<std::vector<std::string>>()));
+  const std::string handle = Handle(p.pid, p.start_ticks);
+  processes_[handle] = std::move(p);
+  Tail(dir);
+  return handle;
+}
+
+void LocalRuntime::Signal(Process& p) {
+  const auto wall = std::chrono::steady_clock::now();
+  if (!p.term_sent) {
+    kill(-p.pid, SIGTERM);
+    p.term_sent = wall;
+  } else if (wall - *p.term_sent >= options_.grace) {
+    kill(-p.pid, SIGKILL);
+  }
+}
+
+Status LocalRuntime::Stop(const JobRecord& job) {
+  std::lock_guard lock(mu_);
+  // What this process started or adopted, and whatever the row names (taken over from another).
+  if (job.run) {
+    for (const ReplicaRun& r : job.run->replicas) {
+      auto handle = ParseHandle(r.handle);
+      if (!handle) continue;
+      std::string key = Handle(handle->first, handle->second);
+      if (processes_.count(key) > 0) continue;
+      Process p{job.id, r.task_name, handle->first, handle->second,
+                ReplicaDir(job.id, job.run->attempt, r.task_name), std::nullopt};
+      if (Alive(p)) processes_[key] = std::move(p);
+    }
+  }
+  for (auto it = processes_.begin(); it != processes_.end();) {
+    Process& p = it->second;
+    if (p.job_id != job.id) {
+      ++it;
+      continue;
+    }
+    if (!Alive(p)) {
+      it = processes_.erase(it);
+      continue;
+    }
+    Signal(p);
+    ++it;
+  }
+  return Status::Ok();
+}
+
+std::vector<int64_t> LocalRuntime::JobsWithReplicas() {
+  std::lock_guard lock(mu_);
+  std::set<int64_t> jobs;
+  for (auto it = processes_.begin(); it != processes_.end();) {
+    if (!Alive(it->second)) {
+      it = processes_.erase(it);
+      continue;
+    }
+    jobs.insert(it->second.job_id);
+    ++it;
+  }
+  return std::vector<int64_t>(jobs.begin(), jobs.end());
+}
+
+std::vector<LogLine> LocalRuntime::CollectLogs(Timestamp now) {
+  std::vector<LogLine> lines;
+  std::lock_guard lock(mu_);
+  std::set<fs::path> live;
+  for (const auto& [handle, p] : processes_) live.insert(p.dir);
+  for (auto it = output_offsets_.begin(); it != output_offsets_.end();) {
+    const fs::path& dir = it->first;
+    uint64_t& offset = it->second;
+    std::ifstream in(dir / kOutputFile, std::ios::binary);
+    std::string chunk;
+    if (in) {
+      in.seekg(static_cast<std::streamoff>(offset));
+      chunk.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    }
+    const bool done = live.count(dir) == 0;
+    size_t start = 0;
+    auto job_id = ParseNumber<int64_t>(dir.parent_path().parent_path().filename().string());
+    while (start < chunk.size()) {
+      size_t end = chunk.find('\n', start);
+      // An unfinished last line waits for its newline, unless the replica is gone or it is long.
+      if (end == std::string::npos) {
+        if (!done && chunk.size() - start < kMaxLine) break;
+        end = std::min(chunk.size(), start + kMaxLine);
+      } else if (end - start > kMaxLine) {
+        end = start + kMaxLine;
+      }
+      std::string text = chunk.substr(start, end - start);
+      if (!text.empty() && text.back() == '\r') text.pop_back();
+      if (job_id) {
+        lines.push_back(
+            LogLine{*job_id, now, LogSeverity::kInfo, dir.filename().string(), std::move(text)});
+      }
+      start = end < chunk.size() && chunk[end] == '\n' ? end + 1 : end;
+    }
+    if (start > 0) {
+      offset += start;
+      WriteFileAtomically(dir / kOffsetFile, std::to_string(offset));
+    }
+    if (done && start >= chunk.size()) {
+      it = output_offsets_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  return lines;
+}
+
+void LocalRuntime::Shutdown() {
+  const auto deadline = std::chrono::steady_clock::now() + options_.grace;
+  for (;;) {
+    bool any = false;
+    {
+      std::lock_guard lock(mu_);
+      for (auto it = processes_.begin(); it != processes_.end();) {
+        if (!Alive(it->second)) {
+          it = processes_.erase(it);
+          continue;
+        }
+        any = true;
+        if (std::chrono::steady_clock::now() >= deadline) {
+          kill(-it->second.pid, SIGKILL);
+        } else if (!it->second.term_sent) {
+          Signal(it->second);
+        }
+        ++it;
+      }
+    }
+    if (!any) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
+}  // namespace trainyard::local

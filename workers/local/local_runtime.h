@@ -1,0 +1,80 @@
+#pragma once
+// The local-process runtime (`serve --runtime=local`): every replica of a job runs as a process of
+// this host, for development and tests. Images are recorded, not pulled: the replica runs its
+// containerSpec.command + args (or `python3 -m` its pythonPackageSpec module) in its own working
+// directory under the data dir, with its pool's env and the distributed environment
+// (services/runtime/replica_plan.h), where every hostname is 127.0.0.1 and every port a free one.
+//
+// Each replica is a process group led by a small keeper (a fork of this server that runs nothing
+// but waitpid): it starts the command, waits for it and writes its exit status to a file in the
+// working directory. So a replica's outcome survives the server: after a kill -9 the new server
+// finds the process (its pid file and start time) and adopts it, or reads the status it left, and
+// never starts a replica twice. Output goes to a file in the working directory, which the runtime
+// tails line by line into log entries; no pipe ties a replica's life to the server's.
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "services/clock.h"
+#include "services/logs/log_entry.h"
+#include "services/runtime/runtime.h"
+
+namespace trainyard::local {
+
+struct LocalRuntimeOptions {
+  std::filesystem::path root;  // replicas work under root/jobs/<job>/attempt-<n>/<task>
+  std::chrono::milliseconds grace{10000};  // SIGTERM, then SIGKILL after this (wall time)
+  std::chrono::milliseconds poll{200};     // how often a running job is looked at (wall time)
+};
+
+class LocalRuntime : public Runtime {
+ public:
+  LocalRuntime(LocalRuntimeOptions options, const Clock& clock);
+  ~LocalRuntime() override;
+
+  std::string_view name() const override { return "local"; }
+  StatusOr<JobRun> Launch(const JobRecord& job, int attempt, Timestamp now) override;
+  StatusOr<Observation> Observe(const JobRecord& job, Timestamp now) override;
+  StatusOr<std::string> RestartReplica(const JobRecord& job, const ReplicaRun& replica,
+                                       Timestamp now) override;
+  Status Stop(const JobRecord& job) override;
+  std::vector<int64_t> JobsWithReplicas() override;
+
+  void Applied(const JobRecord&, const JobTransition&) override {}
+  // New output lines of every replica since the last call (the replicas' output files, tailed).
+  std::vector<LogLine> CollectLogs(Timestamp now) override;
+  // Ends every replica (SIGTERM, then SIGKILL after the grace): the server is stopping.
+  void Shutdown();
+
+ private:
+  struct Process {
+    int64_t job_id = 0;
+    std::string task;
+    int pid = 0;  // the keeper's pid, which is the group's id
+    uint64_t start_ticks = 0;
+    std::filesystem::path dir;
+    std::optional<std::chrono::steady_clock::time_point> term_sent;
+  };
+
+  std::filesystem::path ReplicaDir(int64_t job_id, int attempt, const std::string& task) const;
+  StatusOr<Process> Start(int64_t job_id, const std::filesystem::path& dir,
+                          const std::vector<std::string>& argv,
+                          const std::vector<std::string>& env);
+  void Adopt();
+  void Tail(const std::filesystem::path& dir);  // read its output.log from now on  // processes left by an earlier server, found by their pid files
+  bool Alive(const Process& p);
+  void Signal(Process& p);
+
+  LocalRuntimeOptions options_;
+  const Clock& clock_;
+  std::mutex mu_;
+  std::map<std::string, Process> processes_;  // by handle
+  std::map<std::filesystem::path, uint64_t> output_offsets_;
+};
+
+}  // namespace trainyard::local
