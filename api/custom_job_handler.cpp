@@ -29,6 +29,13 @@ ParentRef Parent(const RouteMatch& m) {
 
 JobRef Job(const RouteMatch& m) { return JobRef{Parent(m), m.params.at("job")}; }
 
+// The wire version a route speaks: /v1 knows only v1 fields, as real v1 does; /v1beta1 and our
+// own console (/ui, which shows everything we store) speak the v1beta1 superset.
+ApiVersion Version(const RouteMatch& m) {
+  auto it = m.params.find("version");
+  return it != m.params.end() && it->second == "v1" ? ApiVersion::kV1 : ApiVersion::kV1beta1;
+}
+
 }  // namespace
 
 void CustomJobHandler::Register(Router& router) {
@@ -47,17 +54,18 @@ void CustomJobHandler::Register(Router& router) {
 HttpResponse CustomJobHandler::Create(const HttpRequest& request, const RouteMatch& match) {
   auto body = ParseJsonBody(request, /*allow_empty=*/false);
   if (!body.ok()) return ErrorResponse(body.status(), request.request_id);
-  auto job = DecodeCustomJob(*body);
+  auto job =
+      DecodeCustomJob(*body, OutputOnlyFields::kIgnore, UnknownFields::kReject, Version(match));
   if (!job.ok()) return ErrorResponse(job.status(), request.request_id);
   auto created = jobs_.Create(Parent(match), std::move(job).value(), request.request_id);
   if (!created.ok()) return ErrorResponse(created.status(), request.request_id);
-  return JsonResponse(EncodeCustomJob(*created));
+  return JsonResponse(EncodeCustomJob(*created, Version(match)));
 }
 
 HttpResponse CustomJobHandler::Get(const HttpRequest& request, const RouteMatch& match) {
   auto job = jobs_.Get(Job(match));
   if (!job.ok()) return ErrorResponse(job.status(), request.request_id);
-  return JsonResponse(EncodeCustomJob(*job));
+  return JsonResponse(EncodeCustomJob(*job, Version(match)));
 }
 
 HttpResponse CustomJobHandler::List(const HttpRequest& request, const RouteMatch& match) {
@@ -89,7 +97,7 @@ HttpResponse CustomJobHandler::List(const HttpRequest& request, const RouteMatch
   if (!result->jobs.empty()) {
     nlohmann::json jobs = nlohmann::json::array();
     for (const CustomJob& job : result->jobs) {
-      jobs.push_back(ApplyFieldMask(EncodeCustomJob(job), *mask));
+      jobs.push_back(ApplyFieldMask(EncodeCustomJob(job, Version(match)), *mask));
     }
     out["customJobs"] = std::move(jobs);
   }

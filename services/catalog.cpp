@@ -20,6 +20,16 @@ constexpr MachineType kMachineTypes[] = {
     {"a3-highgpu-8g", 208, 1872, AT::kNvidiaH100_80gb, 8, false, 0, "", 1000},
     {"a3-ultragpu-8g", 224, 2952, AT::kNvidiaH200_141gb, 8, false, 0, "", 3600},
     {"a4-highgpu-8g", 224, 3968, AT::kNvidiaB200, 8, false, 0, "", 3600},
+    // A4X: one GB200 NVL72 compute tray (2 Grace CPUs, 4 B200-class GPUs); 140 vCPU, 884 GB,
+    // 4 x 400 Gbps RDMA NICs for the GPUs (2,000 Gbps total with the host NICs). Several trays
+    // form one NVLink domain (MachineSpec.multihostGpuNodeCount, v1beta1).
+    {"a4x-highgpu-4g", 140, 884, AT::kNvidiaGb200, 4, false, 0, "", 2000},
+    // G4 (RTX PRO 6000 Blackwell Server Edition, 96 GB GDDR7): 48 vCPU and 180 GB per GPU.
+    // Network is the per-VM maximum, 50 Gbps per GPU (approx.).
+    {"g4-standard-48", 48, 180, AT::kNvidiaRtxPro6000, 1, false, 0, "", 50},
+    {"g4-standard-96", 96, 360, AT::kNvidiaRtxPro6000, 2, false, 0, "", 100},
+    {"g4-standard-192", 192, 720, AT::kNvidiaRtxPro6000, 4, false, 0, "", 200},
+    {"g4-standard-384", 384, 1440, AT::kNvidiaRtxPro6000, 8, false, 0, "", 400},
     // A2 Ultra (A100 80GB) and A2 Standard (A100 40GB).
     {"a2-ultragpu-1g", 12, 170, AT::kNvidiaA100_80gb, 1, false, 0, "", 24},
     {"a2-ultragpu-2g", 24, 340, AT::kNvidiaA100_80gb, 2, false, 0, "", 32},
@@ -68,12 +78,22 @@ constexpr MachineType kMachineTypes[] = {
     {"e2-standard-16", 16, 64, AT::kUnspecified, 0, false, 0, "", 16},
     {"e2-standard-32", 32, 128, AT::kUnspecified, 0, false, 0, "", 16},
     // TPU hosts. Network: v5e pod DCN 6.4 Tbps over 64 four-chip hosts = 25 Gbps per chip; v5p
-    // 50 Gbps per chip (capacity.md); v4 and the legacy v2/v3 host are planning values.
+    // 50 Gbps, v6e and 7x 100 Gbps per chip (cloud.google.com/tpu/docs/tpu7x); v4 and the legacy
+    // v2/v3 host are planning values.
     {"ct5lp-hightpu-1t", 24, 48, AT::kTpuV5Litepod, 1, true, 1, "v5e", 25},
     {"ct5lp-hightpu-4t", 112, 192, AT::kTpuV5Litepod, 4, true, 4, "v5e", 100},
     {"ct5lp-hightpu-8t", 224, 384, AT::kTpuV5Litepod, 8, true, 8, "v5e", 200},
     {"ct5p-hightpu-4t", 208, 448, AT::kUnspecified, 4, true, 4, "v5p", 200},
     {"ct4p-hightpu-4t", 240, 407, AT::kTpuV4Pod, 4, true, 4, "v4", 100},
+    // v6e (Trillium) and 7x (Ironwood) have no AcceleratorType value: machineType + tpuTopology
+    // only. 4-chip VMs: v6e 180 vCPU / 720 GB, 7x 224 vCPU / 960 GB (TPU docs). The v6e 8t
+    // host has 180 vCPU / 1,440 GB; the 1t host has 44 vCPU, and 176 GB is our value (a VM
+    // reports ~172 GB usable).
+    {"ct6e-standard-1t", 44, 176, AT::kUnspecified, 1, true, 1, "v6e", 100},
+    {"ct6e-standard-4t", 180, 720, AT::kUnspecified, 4, true, 4, "v6e", 400},
+    {"ct6e-standard-8t", 180, 1440, AT::kUnspecified, 8, true, 8, "v6e", 800},
+    // Family "7x": Google spells the chip TPU7x, so its quota metric is TPU_7X.
+    {"tpu7x-standard-4t", 224, 960, AT::kUnspecified, 4, true, 4, "7x", 400},
     // Legacy TPU v2/v3 (a v2-8/v3-8 host: 4 chips, 8 TensorCores); sized by acceleratorCount.
     {"cloud-tpu", 96, 335, AT::kUnspecified, 0, true, 4, "", 100},
 };
@@ -90,22 +110,37 @@ struct TopologyEntry {
 // capacity.md: a 1t host only forms 1x1, an 8t host only the single-host 2x4, and every
 // multi-host v5e slice is built from 4t hosts (plus the single-host 2x2). v5p is the documented
 // list up to 16x16x24 (6,144 chips); v4 the common power-of-two shapes up to a full pod.
+// v6e has v5e's 2D shapes (pods of 256 chips), except that GKE also forms 2x4 from two 4t hosts.
+// 7x is a 3D torus of 4-chip hosts like v5p: the power-of-two ladder from 2x2x1 plus 16x16x24
+// and the full 9,216-chip pod 16x24x24. GKE accepts ~90 further non-cubic shapes (4x4x12,
+// 4x8x20, ...); they are left out until someone needs one.
 constexpr TopologyEntry kTopologies[] = {
-    {"ct5lp-hightpu-1t", "1x1", 1},        {"ct5lp-hightpu-4t", "2x2", 4},
-    {"ct5lp-hightpu-4t", "4x4", 16},       {"ct5lp-hightpu-4t", "4x8", 32},
-    {"ct5lp-hightpu-4t", "8x8", 64},       {"ct5lp-hightpu-4t", "8x16", 128},
-    {"ct5lp-hightpu-4t", "16x16", 256},    {"ct5lp-hightpu-8t", "2x4", 8},
-    {"ct5p-hightpu-4t", "2x2x1", 4},       {"ct5p-hightpu-4t", "2x2x2", 8},
-    {"ct5p-hightpu-4t", "2x4x4", 32},      {"ct5p-hightpu-4t", "4x4x4", 64},
-    {"ct5p-hightpu-4t", "4x4x8", 128},     {"ct5p-hightpu-4t", "4x8x8", 256},
-    {"ct5p-hightpu-4t", "8x8x8", 512},     {"ct5p-hightpu-4t", "8x8x16", 1024},
-    {"ct5p-hightpu-4t", "8x16x16", 2048},  {"ct5p-hightpu-4t", "16x16x16", 4096},
-    {"ct5p-hightpu-4t", "16x16x24", 6144}, {"ct4p-hightpu-4t", "2x2x1", 4},
-    {"ct4p-hightpu-4t", "2x2x2", 8},       {"ct4p-hightpu-4t", "2x2x4", 16},
-    {"ct4p-hightpu-4t", "2x4x4", 32},      {"ct4p-hightpu-4t", "4x4x4", 64},
-    {"ct4p-hightpu-4t", "4x4x8", 128},     {"ct4p-hightpu-4t", "4x8x8", 256},
-    {"ct4p-hightpu-4t", "8x8x8", 512},     {"ct4p-hightpu-4t", "8x8x16", 1024},
-    {"ct4p-hightpu-4t", "8x16x16", 2048},  {"ct4p-hightpu-4t", "16x16x16", 4096},
+    {"ct5lp-hightpu-1t", "1x1", 1},          {"ct5lp-hightpu-4t", "2x2", 4},
+    {"ct5lp-hightpu-4t", "4x4", 16},         {"ct5lp-hightpu-4t", "4x8", 32},
+    {"ct5lp-hightpu-4t", "8x8", 64},         {"ct5lp-hightpu-4t", "8x16", 128},
+    {"ct5lp-hightpu-4t", "16x16", 256},      {"ct5lp-hightpu-8t", "2x4", 8},
+    {"ct5p-hightpu-4t", "2x2x1", 4},         {"ct5p-hightpu-4t", "2x2x2", 8},
+    {"ct5p-hightpu-4t", "2x4x4", 32},        {"ct5p-hightpu-4t", "4x4x4", 64},
+    {"ct5p-hightpu-4t", "4x4x8", 128},       {"ct5p-hightpu-4t", "4x8x8", 256},
+    {"ct5p-hightpu-4t", "8x8x8", 512},       {"ct5p-hightpu-4t", "8x8x16", 1024},
+    {"ct5p-hightpu-4t", "8x16x16", 2048},    {"ct5p-hightpu-4t", "16x16x16", 4096},
+    {"ct5p-hightpu-4t", "16x16x24", 6144},   {"ct4p-hightpu-4t", "2x2x1", 4},
+    {"ct4p-hightpu-4t", "2x2x2", 8},         {"ct4p-hightpu-4t", "2x2x4", 16},
+    {"ct4p-hightpu-4t", "2x4x4", 32},        {"ct4p-hightpu-4t", "4x4x4", 64},
+    {"ct4p-hightpu-4t", "4x4x8", 128},       {"ct4p-hightpu-4t", "4x8x8", 256},
+    {"ct4p-hightpu-4t", "8x8x8", 512},       {"ct4p-hightpu-4t", "8x8x16", 1024},
+    {"ct4p-hightpu-4t", "8x16x16", 2048},    {"ct4p-hightpu-4t", "16x16x16", 4096},
+    {"ct6e-standard-1t", "1x1", 1},          {"ct6e-standard-4t", "2x2", 4},
+    {"ct6e-standard-4t", "2x4", 8},          {"ct6e-standard-4t", "4x4", 16},
+    {"ct6e-standard-4t", "4x8", 32},         {"ct6e-standard-4t", "8x8", 64},
+    {"ct6e-standard-4t", "8x16", 128},       {"ct6e-standard-4t", "16x16", 256},
+    {"ct6e-standard-8t", "2x4", 8},          {"tpu7x-standard-4t", "2x2x1", 4},
+    {"tpu7x-standard-4t", "2x2x2", 8},       {"tpu7x-standard-4t", "2x2x4", 16},
+    {"tpu7x-standard-4t", "2x4x4", 32},      {"tpu7x-standard-4t", "4x4x4", 64},
+    {"tpu7x-standard-4t", "4x4x8", 128},     {"tpu7x-standard-4t", "4x8x8", 256},
+    {"tpu7x-standard-4t", "8x8x8", 512},     {"tpu7x-standard-4t", "8x8x16", 1024},
+    {"tpu7x-standard-4t", "8x16x16", 2048},  {"tpu7x-standard-4t", "16x16x16", 4096},
+    {"tpu7x-standard-4t", "16x16x24", 6144}, {"tpu7x-standard-4t", "16x24x24", 9216},
 };
 
 // GPUs Compute Engine attaches to N1 VMs, with the largest vCPU count each GPU count supports
@@ -234,6 +269,8 @@ Status CheckN1(const MachineType& m, AcceleratorType type, int32_t count) {
   std::string rule = N(m.name) + " takes ";
   for (const std::string& offer : offers) rule += offer + ", ";
   rule += "or no accelerator (acceleratorCount 0)";
+  // The enum still has K80, but Compute Engine retired K80 GPUs in 2024; say so, not just "no".
+  if (type == AT::kNvidiaTeslaK80) rule += "; NVIDIA_TESLA_K80 is retired";
   if (type == AT::kUnspecified) {
     if (count == 0) return Status::Ok();
     return InvalidField("acceleratorCount", rule + Got(type, count));
@@ -248,7 +285,8 @@ Status CheckN1(const MachineType& m, AcceleratorType type, int32_t count) {
 Status CheckCpuOnly(const MachineType& m, AcceleratorType type, int32_t count) {
   const std::string rule = N(m.name) +
                            " takes no accelerators (acceleratorType unset, acceleratorCount 0); "
-                           "attach GPUs to an n1 type or choose an a2, a3, a4 or g2 type";
+                           "attach GPUs to an n1 type or choose an a2, a3, a4, a4x, g2 or g4 "
+                           "type";
   if (type != AT::kUnspecified) return InvalidField("acceleratorType", rule + Got(type, count));
   if (count != 0) return InvalidField("acceleratorCount", rule + Got(type, count));
   return Status::Ok();
@@ -319,7 +357,8 @@ StatusOr<TpuSlice> ResolveTpuTopology(const MachineType& machine, std::string_vi
   if (!machine.is_tpu) {
     return InvalidField("tpuTopology",
                         "tpuTopology applies only to TPU machine types (ct5lp-hightpu-1t/4t/8t, "
-                        "ct5p-hightpu-4t, ct4p-hightpu-4t); " +
+                        "ct5p-hightpu-4t, ct4p-hightpu-4t, ct6e-standard-1t/4t/8t, "
+                        "tpu7x-standard-4t); " +
                             N(machine.name) + " is not one");
   }
   if (IsCloudTpu(machine)) {
@@ -361,6 +400,12 @@ std::optional<double> GpuPeakFlops(AcceleratorType type, Precision precision) {
         return Peak{989e12, 1979e12};
       case AT::kNvidiaB200:
         return Peak{2250e12, 4500e12};
+      case AT::kNvidiaGb200:  // GB200 NVL72: 180 PF bf16, 360 PF fp8 dense over 72 GPUs
+        return Peak{2500e12, 5000e12};
+      case AT::kNvidiaRtxPro6000:
+        // NVIDIA quotes 4,000 AI TOPS (fp4, sparse): halved for dense, halved again per step up
+        // in precision. Our derivation, not a published dense figure.
+        return Peak{500e12, 1000e12};
       case AT::kNvidiaTeslaA100:
       case AT::kNvidiaA100_80gb:
         return Peak{312e12, 0};
@@ -381,15 +426,25 @@ std::optional<double> GpuPeakFlops(AcceleratorType type, Precision precision) {
 }
 
 std::optional<double> TpuPeakFlops(std::string_view family, Precision precision) {
+  // 7x (cloud.google.com/tpu/docs/tpu7x) is the first TPU with native fp8: 2,307 TFLOP/s bf16,
+  // 4,614 fp8 per chip. The table there lists fp8 for v6e and v5p at their bf16 rate (no fp8
+  // units), so like the older chips' integer 8-bit modes they have no fp8 figure here.
+  if (family == "7x") return precision == Precision::kBf16 ? 2307e12 : 4614e12;
   // capacity.md: v5e 197, v5p 459, v4 275 TFLOP/s bf16 per chip; v3 123 and v2 45 (per chip of
-  // two TensorCores). Their 8-bit modes are integer, not fp8.
+  // two TensorCores); v6e 918 (cloud.google.com/tpu/docs/v6e).
   if (precision != Precision::kBf16) return std::nullopt;
+  if (family == "v6e") return 918e12;
   if (family == "v5e") return 197e12;
   if (family == "v5p") return 459e12;
   if (family == "v4") return 275e12;
   if (family == "v3") return 123e12;
   if (family == "v2") return 45e12;
   return std::nullopt;
+}
+
+int MaxMultihostGpuNodes(const MachineType& machine) {
+  // A GB200 NVL72 rack is 18 A4X trays in one NVLink domain; no other catalog type spans hosts.
+  return machine.accelerator == AT::kNvidiaGb200 ? 18 : 0;
 }
 
 }  // namespace trainyard

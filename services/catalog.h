@@ -28,7 +28,7 @@ struct MachineType {
   int accelerator_count;
   bool is_tpu;
   int tpu_chips_per_host;       // 0 for non-TPU types; 4 (chips per v2/v3 host) for cloud-tpu
-  std::string_view tpu_family;  // "v5e", "v5p", "v4"; "" for non-TPU and for cloud-tpu,
+  std::string_view tpu_family;  // "v5e", "v5p", "v4", "v6e", "7x"; "" for non-TPU and cloud-tpu,
                                 // whose family (v2 or v3) comes from the request's acceleratorType
   int network_gbps;
 };
@@ -68,9 +68,13 @@ enum class Precision { kBf16, kFp8 };
 std::optional<Precision> ParsePrecision(std::string_view name);
 
 // Dense peak FLOP/s of one chip (vendor data sheets, no sparsity): a GPU by its accelerator type,
-// a TPU by its family ("v5e", "v5p", "v4", "v3", "v2"). nullopt when the chip has no such mode
-// (fp8 on A100, V100, T4 or any TPU listed) or its figure is not in the catalog.
+// a TPU by its family ("7x", "v6e", "v5e", "v5p", "v4", "v3", "v2"). nullopt when the chip has no
+// such mode (fp8 on A100, V100, T4 or any TPU before 7x) or its figure is not in the catalog.
 std::optional<double> GpuPeakFlops(AcceleratorType type, Precision precision);
 std::optional<double> TpuPeakFlops(std::string_view family, Precision precision);
+
+// The largest MachineSpec.multihostGpuNodeCount (v1beta1) `machine` takes: how many hosts one
+// replica may span in a multi-node NVLink domain. 0 when the machine type cannot span hosts.
+int MaxMultihostGpuNodes(const MachineType& machine);
 
 }  // namespace trainyard

@@ -297,6 +297,54 @@ Status ValidateReservationAffinity(const ReservationAffinity& ra, const std::str
   return Status::Ok();
 }
 
+// "535.104.06": dot-separated decimal numbers, as NVIDIA numbers its drivers.
+bool IsDriverVersion(std::string_view s) {
+  if (s.empty() || s.front() == '.' || s.back() == '.') return false;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '.' && s[i + 1] == '.') return false;  // i + 1 exists: s.back() is not '.'
+    if (s[i] != '.' && !IsDigit(s[i])) return false;
+  }
+  return true;
+}
+
+// The v1beta1-only MachineSpec fields; the v1 decoder never sets them. Runs after the accelerator
+// check, so a machine with GPUs here has its GPU fields right.
+Status ValidateGpuHostFields(const MachineSpec& spec, const MachineType& machine,
+                             const std::string& path) {
+  const int32_t nodes = spec.multihost_gpu_node_count;
+  if (nodes != 0) {
+    const int max_nodes = MaxMultihostGpuNodes(machine);
+    if (max_nodes == 0) {
+      return InvalidField(path + ".multihostGpuNodeCount",
+                          "multihostGpuNodeCount applies only to a4x-highgpu-4g (GB200 NVL72), "
+                          "whose replicas may span several hosts of one NVLink domain; " +
+                              spec.machine_type + " is one host per replica");
+    }
+    if (nodes < 1 || nodes > max_nodes) {
+      return InvalidField(path + ".multihostGpuNodeCount",
+                          "multihostGpuNodeCount must be between 1 and " +
+                              std::to_string(max_nodes) + " (hosts of one NVLink domain) (got " +
+                              std::to_string(nodes) + ")");
+    }
+  }
+  if (!spec.min_gpu_driver_version.empty()) {
+    const bool has_gpus =
+        !machine.is_tpu && (machine.accelerator_count > 0 || spec.accelerator_count > 0);
+    if (!has_gpus) {
+      return InvalidField(path + ".minGpuDriverVersion",
+                          "minGpuDriverVersion applies only to machines with GPUs; " +
+                              spec.machine_type + " has none here");
+    }
+    if (!IsDriverVersion(spec.min_gpu_driver_version)) {
+      return InvalidField(path + ".minGpuDriverVersion",
+                          "minGpuDriverVersion is an NVIDIA driver version such as 535.104.06 "
+                          "(got \"" +
+                              spec.min_gpu_driver_version + "\")");
+    }
+  }
+  return Status::Ok();
+}
+
 Status ValidateMachineSpec(const MachineSpec& spec, const std::string& path) {
   if (spec.machine_type.empty()) {
     return InvalidField(path + ".machineType",
@@ -309,12 +357,13 @@ Status ValidateMachineSpec(const MachineSpec& spec, const std::string& path) {
         path + ".machineType",
         "unknown machineType \"" + spec.machine_type +
             "\"; known families are a3-megagpu/a3-highgpu (H100), a3-ultragpu (H200), "
-            "a4-highgpu (B200), "
+            "a4-highgpu (B200), a4x-highgpu (GB200), "
             "a2-ultragpu/a2-highgpu/a2-megagpu (A100), g2-standard (L4), "
+            "g4-standard (RTX PRO 6000), "
             "n1-standard/n1-highmem (attachable T4, V100, P100, P4), n2-standard, "
             "e2-standard, ct5lp-hightpu (TPU v5e), ct5p-hightpu (TPU v5p), "
-            "ct4p-hightpu (TPU v4) and cloud-tpu (TPU v2/v3); the machine catalog "
-            "lists every size");
+            "ct4p-hightpu (TPU v4), ct6e-standard (TPU v6e), tpu7x-standard (TPU7x) and "
+            "cloud-tpu (TPU v2/v3); the machine catalog lists every size");
   }
   TY_RETURN_IF_ERROR(
       Under(path, CheckAccelerator(*machine, spec.accelerator_type, spec.accelerator_count)));
@@ -329,7 +378,7 @@ Status ValidateMachineSpec(const MachineSpec& spec, const std::string& path) {
     TY_RETURN_IF_ERROR(
         ValidateReservationAffinity(*spec.reservation_affinity, path + ".reservationAffinity"));
   }
-  return Status::Ok();
+  return ValidateGpuHostFields(spec, *machine, path);
 }
 
 Status ValidateDiskSpec(const DiskSpec& disk, const std::string& path) {
@@ -356,6 +405,55 @@ Status ValidateNfsMounts(const std::vector<NfsMount>& mounts, const std::string&
     if (mounts[i].path.empty()) return InvalidField(p + ".path", "path is required");
     if (mounts[i].mount_point.empty()) {
       return InvalidField(p + ".mountPoint", "mountPoint is required");
+    }
+  }
+  return Status::Ok();
+}
+
+// Dotted-quad IPv4, each part 0-255 without leading zeros: the address of a Managed Lustre
+// instance, which Vertex mounts by IP.
+bool IsIpv4(std::string_view s) {
+  int parts = 0;
+  while (true) {
+    const size_t dot = s.find('.');
+    const std::string_view part = s.substr(0, dot);
+    if (part.empty() || part.size() > 3 || !AllDigits(part)) return false;
+    if (part.size() > 1 && part.front() == '0') return false;
+    int value = 0;
+    for (char c : part) value = value * 10 + (c - '0');
+    if (value > 255) return false;
+    ++parts;
+    if (dot == std::string_view::npos) break;
+    s.remove_prefix(dot + 1);
+  }
+  return parts == 4;
+}
+
+// All four fields are REQUIRED in google.cloud.aiplatform.v1.LustreMount.
+Status ValidateLustreMounts(const std::vector<LustreMount>& mounts, const std::string& path) {
+  for (size_t i = 0; i < mounts.size(); ++i) {
+    const std::string p = Index(path, i);
+    const LustreMount& m = mounts[i];
+    if (m.instance_ip.empty()) {
+      return InvalidField(p + ".instanceIp", "instanceIp is required: the Lustre instance's IP");
+    }
+    if (!IsIpv4(m.instance_ip)) {
+      return InvalidField(p + ".instanceIp",
+                          "instanceIp must be an IPv4 address such as "
+                          "10.90.1.4 (got \"" +
+                              m.instance_ip + "\")");
+    }
+    if (m.volume_handle.empty()) {
+      return InvalidField(p + ".volumeHandle",
+                          "volumeHandle is required: the Lustre volume's unique identifier");
+    }
+    if (m.filesystem.empty()) {
+      return InvalidField(p + ".filesystem", "filesystem is required: the Lustre filesystem name");
+    }
+    if (m.mount_point.empty()) {
+      return InvalidField(p + ".mountPoint",
+                          "mountPoint is required: the volume appears under "
+                          "/mnt/lustre/<mountPoint>");
     }
   }
   return Status::Ok();
@@ -389,7 +487,8 @@ Status ValidatePool(const WorkerPoolSpec& pool, size_t index, const std::string&
   }
   TY_RETURN_IF_ERROR(ValidateMachineSpec(*pool.machine_spec, path + ".machineSpec"));
   if (pool.disk_spec) TY_RETURN_IF_ERROR(ValidateDiskSpec(*pool.disk_spec, path + ".diskSpec"));
-  return ValidateNfsMounts(pool.nfs_mounts, path + ".nfsMounts");
+  TY_RETURN_IF_ERROR(ValidateNfsMounts(pool.nfs_mounts, path + ".nfsMounts"));
+  return ValidateLustreMounts(pool.lustre_mounts, path + ".lustreMounts");
 }
 
 Status ValidateWorkerPools(const std::vector<WorkerPoolSpec>& pools) {
@@ -502,6 +601,60 @@ Status ValidateAcrossPools(const CustomJobSpec& spec) {
   return Status::Ok();
 }
 
+// A network attachment by name, or by its full name
+// projects/{project}/regions/{region}/networkAttachments/{name}; the proto documents a name in the
+// job's region and project, and its resource reference allows the full form.
+bool IsNetworkAttachment(std::string_view s) {
+  constexpr std::string_view kPrefix = "projects/";
+  if (!s.starts_with(kPrefix)) return IsRfc1035Name(s);
+  s.remove_prefix(kPrefix.size());
+  const size_t project_end = s.find('/');
+  if (project_end == 0 || project_end == std::string_view::npos) return false;
+  s.remove_prefix(project_end);
+  constexpr std::string_view kRegions = "/regions/";
+  if (!s.starts_with(kRegions)) return false;
+  s.remove_prefix(kRegions.size());
+  const size_t region_end = s.find('/');
+  if (region_end == 0 || region_end == std::string_view::npos) return false;
+  s.remove_prefix(region_end);
+  constexpr std::string_view kAttachments = "/networkAttachments/";
+  if (!s.starts_with(kAttachments)) return false;
+  s.remove_prefix(kAttachments.size());
+  return IsRfc1035Name(s);
+}
+
+Status ValidatePscInterfaceConfig(const PscInterfaceConfig& psc) {
+  const std::string path = "jobSpec.pscInterfaceConfig";
+  if (!psc.network_attachment.empty() && !IsNetworkAttachment(psc.network_attachment)) {
+    return InvalidField(path + ".networkAttachment",
+                        "networkAttachment is a network attachment name, or "
+                        "projects/{project}/regions/{region}/networkAttachments/{name}");
+  }
+  // DnsPeeringConfig's three fields are REQUIRED in the proto.
+  for (size_t i = 0; i < psc.dns_peering_configs.size(); ++i) {
+    const std::string p = Index(path + ".dnsPeeringConfigs", i);
+    const DnsPeeringConfig& dns = psc.dns_peering_configs[i];
+    if (dns.domain.empty()) {
+      return InvalidField(p + ".domain", "domain is required: the DNS suffix of the peered zone");
+    }
+    if (dns.domain.back() != '.') {
+      return InvalidField(
+          p + ".domain",
+          "domain must end with a dot, e.g. corp.example.com. (got \"" + dns.domain + "\")");
+    }
+    if (dns.target_project.empty()) {
+      return InvalidField(p + ".targetProject",
+                          "targetProject is required: the project that hosts the DNS zone");
+    }
+    if (dns.target_network.empty()) {
+      return InvalidField(p + ".targetNetwork",
+                          "targetNetwork is required: the VPC network in targetProject where "
+                          "the zone is visible");
+    }
+  }
+  return Status::Ok();
+}
+
 Status ValidateJobSpecFields(const CustomJobSpec& spec) {
   if (!spec.persistent_resource_id.empty() && !IsRfc1035Name(spec.persistent_resource_id)) {
     return InvalidField("jobSpec.persistentResourceId",
@@ -524,6 +677,9 @@ Status ValidateJobSpecFields(const CustomJobSpec& spec) {
       return InvalidField("jobSpec.baseOutputDirectory.outputUriPrefix",
                           "outputUriPrefix must be a Cloud Storage URI (gs://bucket/path)");
     }
+  }
+  if (spec.psc_interface_config) {
+    TY_RETURN_IF_ERROR(ValidatePscInterfaceConfig(*spec.psc_interface_config));
   }
   return Status::Ok();
 }

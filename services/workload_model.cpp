@@ -130,7 +130,9 @@ StatusOr<double> DeliveredFlops(const CustomJobSpec& spec, const Knobs& k) {
     const MachineSpec& ms = *wp.machine_spec;
     const MachineType* machine = FindMachineType(ms.machine_type);
     if (machine == nullptr) continue;  // the validator reports it
-    const double replicas = static_cast<double>(std::max<int64_t>(wp.replica_count, 1));
+    // A multi-host GPU replica spans NodesPerReplica() machines, each with its own GPUs.
+    const double replicas =
+        static_cast<double>(std::max<int64_t>(wp.replica_count, 1) * ms.NodesPerReplica());
     double chips = 0;
     std::optional<double> peak;
     std::string chip;

@@ -26,6 +26,10 @@ constexpr std::string_view kReservationAffinityType =
     "google.cloud.aiplatform.v1.ReservationAffinity";
 constexpr std::string_view kDiskSpecType = "google.cloud.aiplatform.v1.DiskSpec";
 constexpr std::string_view kNfsMountType = "google.cloud.aiplatform.v1.NfsMount";
+constexpr std::string_view kLustreMountType = "google.cloud.aiplatform.v1.LustreMount";
+constexpr std::string_view kPscInterfaceConfigType =
+    "google.cloud.aiplatform.v1.PscInterfaceConfig";
+constexpr std::string_view kDnsPeeringConfigType = "google.cloud.aiplatform.v1.DnsPeeringConfig";
 constexpr std::string_view kWorkerPoolSpecType = "google.cloud.aiplatform.v1.WorkerPoolSpec";
 constexpr std::string_view kSchedulingType = "google.cloud.aiplatform.v1.Scheduling";
 constexpr std::string_view kGcsDestinationType = "google.cloud.aiplatform.v1.GcsDestination";
@@ -80,7 +84,7 @@ void ReadReservationAffinity(ObjectReader& r, ReservationAffinity* affinity) {
   r.GetStringList("values", &affinity->values);
 }
 
-void ReadMachineSpec(ObjectReader& r, MachineSpec* spec) {
+void ReadMachineSpec(ObjectReader& r, MachineSpec* spec, ApiVersion version) {
   r.GetString("machineType", &spec->machine_type);
   r.GetEnum("acceleratorType", AcceleratorTypeTable(), &spec->accelerator_type);
   r.GetInt32("acceleratorCount", &spec->accelerator_count);
@@ -88,6 +92,11 @@ void ReadMachineSpec(ObjectReader& r, MachineSpec* spec) {
   ReadOptional(r, "reservationAffinity", kReservationAffinityType, &spec->reservation_affinity,
                ReadReservationAffinity);
   r.GetString("gpuPartitionSize", &spec->gpu_partition_size);
+  // Left unread for v1, so Finish() reports them as unknown names like the v1 front end does.
+  if (version == ApiVersion::kV1beta1) {
+    r.GetInt32("multihostGpuNodeCount", &spec->multihost_gpu_node_count);
+    r.GetString("minGpuDriverVersion", &spec->min_gpu_driver_version);
+  }
 }
 
 void ReadDiskSpec(ObjectReader& r, DiskSpec* spec) {
@@ -101,6 +110,25 @@ void ReadNfsMount(ObjectReader& r, NfsMount* mount) {
   r.GetString("mountPoint", &mount->mount_point);
 }
 
+void ReadLustreMount(ObjectReader& r, LustreMount* mount) {
+  r.GetString("instanceIp", &mount->instance_ip);
+  r.GetString("volumeHandle", &mount->volume_handle);
+  r.GetString("filesystem", &mount->filesystem);
+  r.GetString("mountPoint", &mount->mount_point);
+}
+
+void ReadDnsPeeringConfig(ObjectReader& r, DnsPeeringConfig* config) {
+  r.GetString("domain", &config->domain);
+  r.GetString("targetProject", &config->target_project);
+  r.GetString("targetNetwork", &config->target_network);
+}
+
+void ReadPscInterfaceConfig(ObjectReader& r, PscInterfaceConfig* config) {
+  r.GetString("networkAttachment", &config->network_attachment);
+  ReadList(r, "dnsPeeringConfigs", kDnsPeeringConfigType, &config->dns_peering_configs,
+           ReadDnsPeeringConfig);
+}
+
 // containerSpec and pythonPackageSpec form the proto oneof `task`; the JSON mapping rejects a body
 // that sets both, so the model never holds two tasks.
 void CheckSingleTask(ObjectReader& r, const WorkerPoolSpec& pool) {
@@ -112,15 +140,18 @@ void CheckSingleTask(ObjectReader& r, const WorkerPoolSpec& pool) {
                             "pythonPackageSpec."));
 }
 
-void ReadWorkerPoolSpec(ObjectReader& r, WorkerPoolSpec* pool) {
+void ReadWorkerPoolSpec(ObjectReader& r, WorkerPoolSpec* pool, ApiVersion version) {
   ReadOptional(r, "containerSpec", kContainerSpecType, &pool->container_spec, ReadContainerSpec);
   ReadOptional(r, "pythonPackageSpec", kPythonPackageSpecType, &pool->python_package_spec,
                ReadPythonPackageSpec);
   CheckSingleTask(r, *pool);
-  ReadOptional(r, "machineSpec", kMachineSpecType, &pool->machine_spec, ReadMachineSpec);
+  ReadOptional(
+      r, "machineSpec", kMachineSpecType, &pool->machine_spec,
+      [version](ObjectReader& m, MachineSpec* spec) { ReadMachineSpec(m, spec, version); });
   r.GetInt64("replicaCount", &pool->replica_count);
   ReadOptional(r, "diskSpec", kDiskSpecType, &pool->disk_spec, ReadDiskSpec);
   ReadList(r, "nfsMounts", kNfsMountType, &pool->nfs_mounts, ReadNfsMount);
+  ReadList(r, "lustreMounts", kLustreMountType, &pool->lustre_mounts, ReadLustreMount);
 }
 
 void ReadScheduling(ObjectReader& r, Scheduling* scheduling) {
@@ -137,8 +168,10 @@ void ReadBaseOutputDirectory(ObjectReader& r, CustomJobSpec* spec) {
   });
 }
 
-void ReadCustomJobSpec(ObjectReader& r, CustomJobSpec* spec) {
-  ReadList(r, "workerPoolSpecs", kWorkerPoolSpecType, &spec->worker_pool_specs, ReadWorkerPoolSpec);
+void ReadCustomJobSpec(ObjectReader& r, CustomJobSpec* spec, ApiVersion version) {
+  ReadList(
+      r, "workerPoolSpecs", kWorkerPoolSpecType, &spec->worker_pool_specs,
+      [version](ObjectReader& p, WorkerPoolSpec* pool) { ReadWorkerPoolSpec(p, pool, version); });
   ReadOptional(r, "scheduling", kSchedulingType, &spec->scheduling, ReadScheduling);
   r.GetString("serviceAccount", &spec->service_account);
   r.GetString("network", &spec->network);
@@ -152,6 +185,8 @@ void ReadCustomJobSpec(ObjectReader& r, CustomJobSpec* spec) {
   r.GetString("experimentRun", &spec->experiment_run);
   r.GetStringList("models", &spec->models);
   r.GetString("persistentResourceId", &spec->persistent_resource_id);
+  ReadOptional(r, "pscInterfaceConfig", kPscInterfaceConfigType, &spec->psc_interface_config,
+               ReadPscInterfaceConfig);
 }
 
 void ReadRpcStatus(ObjectReader& r, RpcStatus* status) {
@@ -193,11 +228,12 @@ void ReadSchedulingStatus(ObjectReader& r, SchedulingStatus* s) {
   r.GetDouble("costUsd", &s->cost_usd);
 }
 
-void ReadCustomJob(ObjectReader& r, CustomJob* job, OutputOnlyFields output_only) {
+void ReadCustomJob(ObjectReader& r, CustomJob* job, OutputOnlyFields output_only,
+                   ApiVersion version) {
   r.GetString("name", &job->name);
   r.GetString("displayName", &job->display_name);
   r.GetObject("jobSpec", kCustomJobSpecType,
-              [&](ObjectReader& spec) { ReadCustomJobSpec(spec, &job->job_spec); });
+              [&](ObjectReader& spec) { ReadCustomJobSpec(spec, &job->job_spec, version); });
   r.GetEnum("state", JobStateTable(), &job->state);
   ReadOptional(r, "error", kRpcStatusType, &job->error, ReadRpcStatus);
   r.GetTimestamp("createTime", &job->create_time);
@@ -324,7 +360,7 @@ json EncodeReservationAffinity(const ReservationAffinity& affinity) {
   return out;
 }
 
-json EncodeMachineSpec(const MachineSpec& spec) {
+json EncodeMachineSpec(const MachineSpec& spec, ApiVersion version) {
   json out = json::object();
   PutString(out, "machineType", spec.machine_type);
   PutEnum(out, "acceleratorType", AcceleratorTypeTable(), spec.accelerator_type);
@@ -332,6 +368,10 @@ json EncodeMachineSpec(const MachineSpec& spec) {
   PutString(out, "tpuTopology", spec.tpu_topology);
   PutOptional(out, "reservationAffinity", spec.reservation_affinity, EncodeReservationAffinity);
   PutString(out, "gpuPartitionSize", spec.gpu_partition_size);
+  if (version == ApiVersion::kV1beta1) {
+    PutInt32(out, "multihostGpuNodeCount", spec.multihost_gpu_node_count);
+    PutString(out, "minGpuDriverVersion", spec.min_gpu_driver_version);
+  }
   return out;
 }
 
@@ -350,17 +390,43 @@ json EncodeNfsMount(const NfsMount& mount) {
   return out;
 }
 
-json EncodeWorkerPoolSpec(const WorkerPoolSpec& pool) {
+json EncodeLustreMount(const LustreMount& mount) {
+  json out = json::object();
+  PutString(out, "instanceIp", mount.instance_ip);
+  PutString(out, "volumeHandle", mount.volume_handle);
+  PutString(out, "filesystem", mount.filesystem);
+  PutString(out, "mountPoint", mount.mount_point);
+  return out;
+}
+
+json EncodeDnsPeeringConfig(const DnsPeeringConfig& config) {
+  json out = json::object();
+  PutString(out, "domain", config.domain);
+  PutString(out, "targetProject", config.target_project);
+  PutString(out, "targetNetwork", config.target_network);
+  return out;
+}
+
+json EncodePscInterfaceConfig(const PscInterfaceConfig& config) {
+  json out = json::object();
+  PutString(out, "networkAttachment", config.network_attachment);
+  PutList(out, "dnsPeeringConfigs", config.dns_peering_configs, EncodeDnsPeeringConfig);
+  return out;
+}
+
+json EncodeWorkerPoolSpec(const WorkerPoolSpec& pool, ApiVersion version) {
   json out = json::object();
   // `{}` keeps the position (= role) of the pools after it.
   if (pool.IsPlaceholder()) return out;
   PutOptional(out, "containerSpec", pool.container_spec, EncodeContainerSpec);
   PutOptional(out, "pythonPackageSpec", pool.python_package_spec, EncodePythonPackageSpec);
-  PutOptional(out, "machineSpec", pool.machine_spec, EncodeMachineSpec);
+  PutOptional(out, "machineSpec", pool.machine_spec,
+              [version](const MachineSpec& spec) { return EncodeMachineSpec(spec, version); });
   // int64 goes out as a string; 0 means "not sent", which Vertex treats as 1.
   out["replicaCount"] = std::to_string(pool.replica_count == 0 ? 1 : pool.replica_count);
   PutOptional(out, "diskSpec", pool.disk_spec, EncodeDiskSpec);
   PutList(out, "nfsMounts", pool.nfs_mounts, EncodeNfsMount);
+  PutList(out, "lustreMounts", pool.lustre_mounts, EncodeLustreMount);
   return out;
 }
 
@@ -389,12 +455,12 @@ json EncodeEncryptionSpec(const EncryptionSpec& spec) {
 }  // namespace
 
 StatusOr<CustomJob> DecodeCustomJob(const nlohmann::json& body, OutputOnlyFields output_only,
-                                    UnknownFields unknown) {
+                                    UnknownFields unknown, ApiVersion version) {
   try {
     ObjectReader reader(body, FieldPath(kRoot));
     if (unknown == UnknownFields::kIgnore) reader.IgnoreUnknownFields();
     CustomJob job;
-    ReadCustomJob(reader, &job, output_only);
+    ReadCustomJob(reader, &job, output_only, version);
     TY_RETURN_IF_ERROR(reader.Finish());
     if (output_only == OutputOnlyFields::kIgnore) ClearOutputOnly(&job);
     return job;
@@ -403,11 +469,12 @@ StatusOr<CustomJob> DecodeCustomJob(const nlohmann::json& body, OutputOnlyFields
   }
 }
 
-StatusOr<CustomJobSpec> DecodeCustomJobSpec(const nlohmann::json& spec, std::string path) {
+StatusOr<CustomJobSpec> DecodeCustomJobSpec(const nlohmann::json& spec, std::string path,
+                                            ApiVersion version) {
   try {
     ObjectReader reader(spec, FieldPath(kRoot, path));
     CustomJobSpec result;
-    ReadCustomJobSpec(reader, &result);
+    ReadCustomJobSpec(reader, &result, version);
     TY_RETURN_IF_ERROR(reader.Finish());
     return result;
   } catch (const std::exception& e) {
@@ -415,9 +482,10 @@ StatusOr<CustomJobSpec> DecodeCustomJobSpec(const nlohmann::json& spec, std::str
   }
 }
 
-nlohmann::json EncodeCustomJobSpec(const CustomJobSpec& spec) {
+nlohmann::json EncodeCustomJobSpec(const CustomJobSpec& spec, ApiVersion version) {
   json out = json::object();
-  PutList(out, "workerPoolSpecs", spec.worker_pool_specs, EncodeWorkerPoolSpec);
+  PutList(out, "workerPoolSpecs", spec.worker_pool_specs,
+          [version](const WorkerPoolSpec& pool) { return EncodeWorkerPoolSpec(pool, version); });
   PutOptional(out, "scheduling", spec.scheduling, EncodeScheduling);
   PutString(out, "serviceAccount", spec.service_account);
   PutString(out, "network", spec.network);
@@ -431,6 +499,7 @@ nlohmann::json EncodeCustomJobSpec(const CustomJobSpec& spec) {
   PutString(out, "experimentRun", spec.experiment_run);
   PutStrings(out, "models", spec.models);
   PutString(out, "persistentResourceId", spec.persistent_resource_id);
+  PutOptional(out, "pscInterfaceConfig", spec.psc_interface_config, EncodePscInterfaceConfig);
   return out;
 }
 
@@ -492,12 +561,12 @@ nlohmann::json EncodeSchedulingStatus(const SchedulingStatus& s) {
   return out;
 }
 
-nlohmann::json EncodeCustomJob(const CustomJob& job) {
+nlohmann::json EncodeCustomJob(const CustomJob& job, ApiVersion version) {
   json out = json::object();
   PutString(out, "name", job.name);
   PutString(out, "displayName", job.display_name);
   // Always present: jobSpec is required, and a client reading a job expects it.
-  out["jobSpec"] = EncodeCustomJobSpec(job.job_spec);
+  out["jobSpec"] = EncodeCustomJobSpec(job.job_spec, version);
   PutEnum(out, "state", JobStateTable(), job.state);
   PutOptional(out, "error", job.error, EncodeRpcStatus);
   PutTimestamp(out, "createTime", job.create_time);

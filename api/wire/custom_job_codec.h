@@ -29,25 +29,37 @@ enum class UnknownFields {
   kIgnore,
 };
 
+// The API surface a body belongs to (/v1 or /v1beta1 in the path). v1beta1 is a superset: its
+// MachineSpec also has multihostGpuNodeCount and minGpuDriverVersion. Decoding for kV1 rejects
+// them as unknown names, exactly as real v1 does; encoding for kV1 leaves them out, since a v1
+// client's schema has no place for them. Storage and the SDK use kV1beta1 so nothing is lost.
+enum class ApiVersion {
+  kV1,
+  kV1beta1,
+};
+
 // The body must be a JSON object. `{}` entries of workerPoolSpecs decode to placeholder pools
 // (WorkerPoolSpec::IsPlaceholder), keeping the positions of later pools. Error paths are rooted
 // at 'custom_job' (messages) and at the body (violations, e.g. "jobSpec.workerPoolSpecs[0]").
 // With kKeep the output-only `trainyard` object is decoded into CustomJob::trainyard as well.
 StatusOr<CustomJob> DecodeCustomJob(const nlohmann::json& body,
                                     OutputOnlyFields output_only = OutputOnlyFields::kIgnore,
-                                    UnknownFields unknown = UnknownFields::kReject);
+                                    UnknownFields unknown = UnknownFields::kReject,
+                                    ApiVersion version = ApiVersion::kV1beta1);
 
 // A CustomJobSpec on its own (as storage keeps it), just as strict. `path` is its camelCase path
 // inside a CustomJob, normally "jobSpec"; errors are reported relative to it.
-StatusOr<CustomJobSpec> DecodeCustomJobSpec(const nlohmann::json& spec, std::string path);
+StatusOr<CustomJobSpec> DecodeCustomJobSpec(const nlohmann::json& spec, std::string path,
+                                            ApiVersion version = ApiVersion::kV1beta1);
 
 // lowerCamelCase proto3 JSON with defaults omitted (false, "", 0, empty lists and maps, unset
 // messages); a message that is set but empty is `{}`. int64 as strings, int32 as numbers, enums as
 // names, Timestamps and Durations formatted. Placeholder pools encode as `{}`; every other pool
 // carries its effective replicaCount ("1" when the model says 0 = not sent). jobSpec is always
 // present. Decode(Encode(x)) gives back x, up to that replicaCount default.
-nlohmann::json EncodeCustomJob(const CustomJob& job);
-nlohmann::json EncodeCustomJobSpec(const CustomJobSpec& spec);
+nlohmann::json EncodeCustomJob(const CustomJob& job, ApiVersion version = ApiVersion::kV1beta1);
+nlohmann::json EncodeCustomJobSpec(const CustomJobSpec& spec,
+                                   ApiVersion version = ApiVersion::kV1beta1);
 
 // google.rpc.Status as embedded in a resource or an Operation; `details` is accepted and dropped.
 StatusOr<RpcStatus> DecodeRpcStatus(const nlohmann::json& body,

@@ -22,6 +22,12 @@ double GpuHourPrice(AcceleratorType type) {
       return 13.0;
     case AT::kNvidiaB200:
       return 15.0;
+    case AT::kNvidiaGb200:
+      // No public list price for a4x-highgpu-4g (sold through reservations); our planning value
+      // sits just above B200 for the larger NVLink domain and the Grace host.
+      return 16.0;
+    case AT::kNvidiaRtxPro6000:
+      return 4.50;  // g4-standard-48, whole VM, us-central1 on-demand (Oct 2025)
     case AT::kNvidiaA100_80gb:
       return 5.07;
     case AT::kNvidiaTeslaA100:
@@ -37,6 +43,10 @@ double TpuChipHourPrice(std::string_view family) {
   if (family == "v5e") return 1.20;
   if (family == "v5p") return 4.20;
   if (family == "v4") return 3.22;
+  if (family == "v6e") return 2.70;  // us-central1 on-demand
+  // TPU7x has no public list price (access through the account team). Planning value: v5p's
+  // price per bf16 FLOP relative to H100 (~0.8x) applied to B200's $15 at 7x's 2,307 TFLOP/s.
+  if (family == "7x") return 12.0;
   return 2.0;
 }
 

@@ -99,6 +99,14 @@ struct MachineSpec {
   std::string tpu_topology;
   std::optional<ReservationAffinity> reservation_affinity;
   std::string gpu_partition_size;
+  // v1beta1 only (the v1 decoder rejects them, the v1 encoder leaves them out).
+  int32_t multihost_gpu_node_count = 0;  // nodes per replica; 0 = not sent (one node)
+  std::string min_gpu_driver_version;    // e.g. "535.104.06"
+
+  // How many machines one replica of this spec occupies.
+  int32_t NodesPerReplica() const {
+    return multihost_gpu_node_count > 0 ? multihost_gpu_node_count : 1;
+  }
 };
 
 struct DiskSpec {
@@ -112,6 +120,14 @@ struct NfsMount {
   std::string mount_point;
 };
 
+// A Managed Lustre volume mounted into every replica (under /mnt/lustre/<mount_point>).
+struct LustreMount {
+  std::string instance_ip;
+  std::string volume_handle;
+  std::string filesystem;
+  std::string mount_point;
+};
+
 struct WorkerPoolSpec {
   std::optional<ContainerSpec> container_spec;
   std::optional<PythonPackageSpec> python_package_spec;
@@ -119,11 +135,12 @@ struct WorkerPoolSpec {
   int64_t replica_count = 0;  // 0 = not sent
   std::optional<DiskSpec> disk_spec;
   std::vector<NfsMount> nfs_mounts;
+  std::vector<LustreMount> lustre_mounts;
 
   // `{}` in workerPoolSpecs: a skipped pool that keeps the positions of the later ones.
   bool IsPlaceholder() const {
     return !container_spec && !python_package_spec && !machine_spec && replica_count == 0 &&
-           !disk_spec && nfs_mounts.empty();
+           !disk_spec && nfs_mounts.empty() && lustre_mounts.empty();
   }
 };
 
@@ -133,6 +150,19 @@ struct Scheduling {
   SchedulingStrategy strategy = SchedulingStrategy::kUnspecified;
   bool disable_retries = false;
   std::optional<Duration> max_wait_duration;
+};
+
+// Private Service Connect interface: the job's VMs get a NIC in the user's VPC through a network
+// attachment, and may resolve names of peered private DNS zones.
+struct DnsPeeringConfig {
+  std::string domain;  // DNS suffix ending in '.', e.g. "corp.example.com."
+  std::string target_project;
+  std::string target_network;
+};
+
+struct PscInterfaceConfig {
+  std::string network_attachment;
+  std::vector<DnsPeeringConfig> dns_peering_configs;
 };
 
 struct CustomJobSpec {
@@ -150,6 +180,7 @@ struct CustomJobSpec {
   std::string experiment_run;
   std::vector<std::string> models;
   std::string persistent_resource_id;
+  std::optional<PscInterfaceConfig> psc_interface_config;
 };
 
 // google.rpc.Status as embedded in a resource: the rpc code, no HTTP status.

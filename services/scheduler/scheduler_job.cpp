@@ -104,7 +104,8 @@ StatusOr<SchedulerJob> MakeSchedulerJob(int64_t id, int64_t version, const std::
       return InvalidField("jobSpec.workerPoolSpecs[" + std::to_string(i) + "].machineSpec",
                           "unknown machine type " + ms.machine_type);
     }
-    int64_t replicas = std::max<int64_t>(wp.replica_count, 1);
+    // A multi-host GPU replica (v1beta1 multihostGpuNodeCount) takes that many whole nodes.
+    int64_t replicas = std::max<int64_t>(wp.replica_count, 1) * ms.NodesPerReplica();
     GangPool gp;
     gp.machine_type = ms.machine_type;
     gp.units = replicas;

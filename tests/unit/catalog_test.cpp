@@ -32,19 +32,21 @@ const MachineType& Get(std::string_view name) {
 
 TEST(CatalogTest, FindsEveryRequiredMachineType) {
   const std::vector<std::string_view> required = {
-      "a3-megagpu-8g",    "a3-highgpu-1g",    "a3-highgpu-2g",   "a3-highgpu-4g",
-      "a3-highgpu-8g",    "a2-ultragpu-1g",   "a2-ultragpu-2g",  "a2-ultragpu-4g",
-      "a2-ultragpu-8g",   "a2-highgpu-1g",    "a2-highgpu-2g",   "a2-highgpu-4g",
-      "a2-highgpu-8g",    "a2-megagpu-16g",   "g2-standard-4",   "g2-standard-8",
-      "g2-standard-12",   "g2-standard-16",   "g2-standard-24",  "g2-standard-32",
-      "g2-standard-48",   "g2-standard-96",   "n1-standard-4",   "n1-standard-8",
-      "n1-standard-16",   "n1-standard-32",   "n1-standard-64",  "n1-standard-96",
-      "n1-highmem-4",     "n1-highmem-8",     "n1-highmem-16",   "n1-highmem-32",
-      "n1-highmem-64",    "n1-highmem-96",    "n2-standard-4",   "n2-standard-8",
-      "n2-standard-16",   "n2-standard-32",   "n2-standard-128", "e2-standard-4",
-      "e2-standard-8",    "e2-standard-16",   "e2-standard-32",  "ct5lp-hightpu-1t",
-      "ct5lp-hightpu-4t", "ct5lp-hightpu-8t", "ct5p-hightpu-4t", "ct4p-hightpu-4t",
-      "cloud-tpu",
+      "a3-megagpu-8g",    "a3-highgpu-1g",     "a3-highgpu-2g",    "a3-highgpu-4g",
+      "a3-highgpu-8g",    "a2-ultragpu-1g",    "a2-ultragpu-2g",   "a2-ultragpu-4g",
+      "a2-ultragpu-8g",   "a2-highgpu-1g",     "a2-highgpu-2g",    "a2-highgpu-4g",
+      "a2-highgpu-8g",    "a2-megagpu-16g",    "g2-standard-4",    "g2-standard-8",
+      "g2-standard-12",   "g2-standard-16",    "g2-standard-24",   "g2-standard-32",
+      "g2-standard-48",   "g2-standard-96",    "n1-standard-4",    "n1-standard-8",
+      "n1-standard-16",   "n1-standard-32",    "n1-standard-64",   "n1-standard-96",
+      "n1-highmem-4",     "n1-highmem-8",      "n1-highmem-16",    "n1-highmem-32",
+      "n1-highmem-64",    "n1-highmem-96",     "n2-standard-4",    "n2-standard-8",
+      "n2-standard-16",   "n2-standard-32",    "n2-standard-128",  "e2-standard-4",
+      "e2-standard-8",    "e2-standard-16",    "e2-standard-32",   "ct5lp-hightpu-1t",
+      "ct5lp-hightpu-4t", "ct5lp-hightpu-8t",  "ct5p-hightpu-4t",  "ct4p-hightpu-4t",
+      "cloud-tpu",        "a4x-highgpu-4g",    "g4-standard-48",   "g4-standard-96",
+      "g4-standard-192",  "g4-standard-384",   "ct6e-standard-1t", "ct6e-standard-4t",
+      "ct6e-standard-8t", "tpu7x-standard-4t",
   };
   for (std::string_view name : required) {
     const MachineType* m = FindMachineType(name);
@@ -143,6 +145,53 @@ TEST(CatalogTest, G2CarriesL4InItsFixedCounts) {
   EXPECT_EQ(Get("g2-standard-96").memory_gb, 384);
 }
 
+TEST(CatalogTest, A4xAndG4Figures) {
+  const MachineType& a4x = Get("a4x-highgpu-4g");
+  EXPECT_EQ(a4x.vcpus, 140);
+  EXPECT_EQ(a4x.memory_gb, 884);
+  EXPECT_EQ(a4x.accelerator, AT::kNvidiaGb200);
+  EXPECT_EQ(a4x.accelerator_count, 4);
+  EXPECT_EQ(a4x.network_gbps, 2000);
+  // G4 scales 48 vCPU, 180 GB and one RTX PRO 6000 per step.
+  const std::vector<std::pair<std::string_view, int>> g4 = {
+      {"g4-standard-48", 1}, {"g4-standard-96", 2}, {"g4-standard-192", 4}, {"g4-standard-384", 8}};
+  for (const auto& [name, gpus] : g4) {
+    const MachineType& m = Get(name);
+    EXPECT_EQ(m.accelerator, AT::kNvidiaRtxPro6000) << name;
+    EXPECT_EQ(m.accelerator_count, gpus) << name;
+    EXPECT_EQ(m.vcpus, 48 * gpus) << name;
+    EXPECT_EQ(m.memory_gb, 180 * gpus) << name;
+  }
+}
+
+TEST(CatalogTest, OnlyA4xSpansHosts) {
+  EXPECT_EQ(MaxMultihostGpuNodes(Get("a4x-highgpu-4g")), 18);
+  for (std::string_view name : MachineTypeNames()) {
+    if (name != "a4x-highgpu-4g") {
+      EXPECT_EQ(MaxMultihostGpuNodes(Get(name)), 0) << name;
+    }
+  }
+}
+
+TEST(CatalogTest, EveryGpuAndTpuHasAPeakRate) {
+  // Every GPU a catalog machine carries (built in or attachable to N1) and every TPU family must
+  // have a bf16 rate, or the workload model could not size a job on it.
+  for (AT gpu : {AT::kNvidiaH100_80gb, AT::kNvidiaH100Mega80gb, AT::kNvidiaH200_141gb,
+                 AT::kNvidiaB200, AT::kNvidiaGb200, AT::kNvidiaRtxPro6000, AT::kNvidiaTeslaA100,
+                 AT::kNvidiaA100_80gb, AT::kNvidiaL4, AT::kNvidiaTeslaV100, AT::kNvidiaTeslaT4}) {
+    EXPECT_TRUE(GpuPeakFlops(gpu, Precision::kBf16).has_value()) << AcceleratorName(gpu);
+  }
+  EXPECT_EQ(GpuPeakFlops(AT::kNvidiaGb200, Precision::kFp8), 5000e12);
+  EXPECT_EQ(GpuPeakFlops(AT::kNvidiaRtxPro6000, Precision::kBf16), 500e12);
+  for (std::string_view family : {"v2", "v3", "v4", "v5e", "v5p", "v6e", "7x"}) {
+    EXPECT_TRUE(TpuPeakFlops(family, Precision::kBf16).has_value()) << family;
+  }
+  EXPECT_EQ(TpuPeakFlops("v6e", Precision::kBf16), 918e12);
+  EXPECT_EQ(TpuPeakFlops("7x", Precision::kBf16), 2307e12);
+  EXPECT_EQ(TpuPeakFlops("7x", Precision::kFp8), 4614e12);  // the first TPU with fp8 units
+  EXPECT_FALSE(TpuPeakFlops("v6e", Precision::kFp8).has_value());
+}
+
 TEST(CatalogTest, CpuFamiliesCarryNoAccelerator) {
   for (std::string_view n :
        {"n1-standard-4", "n1-highmem-96", "n2-standard-128", "e2-standard-32"}) {
@@ -165,6 +214,14 @@ TEST(CatalogTest, TpuHosts) {
   EXPECT_EQ(Get("ct5p-hightpu-4t").vcpus, 208);
   EXPECT_EQ(Get("ct5p-hightpu-4t").memory_gb, 448);
   EXPECT_EQ(Get("ct4p-hightpu-4t").tpu_family, "v4");
+  EXPECT_EQ(Get("ct6e-standard-1t").tpu_chips_per_host, 1);
+  EXPECT_EQ(Get("ct6e-standard-8t").tpu_chips_per_host, 8);
+  EXPECT_EQ(Get("ct6e-standard-4t").tpu_family, "v6e");
+  EXPECT_EQ(Get("ct6e-standard-4t").vcpus, 180);
+  EXPECT_EQ(Get("ct6e-standard-4t").memory_gb, 720);
+  EXPECT_EQ(Get("tpu7x-standard-4t").tpu_family, "7x");
+  EXPECT_EQ(Get("tpu7x-standard-4t").vcpus, 224);
+  EXPECT_EQ(Get("tpu7x-standard-4t").memory_gb, 960);
   EXPECT_TRUE(Get("cloud-tpu").is_tpu);
   EXPECT_EQ(Get("cloud-tpu").tpu_family, "");
 }
@@ -217,6 +274,15 @@ INSTANTIATE_TEST_SUITE_P(
         PairCase{"g2-standard-24", AT::kNvidiaL4, 1, kCount},
         PairCase{"g2-standard-4", AT::kNvidiaTeslaT4, 1, kType},
         PairCase{"g2-standard-4", AT::kUnspecified, 0, kType},
+        PairCase{"a4x-highgpu-4g", AT::kNvidiaGb200, 4, kOk},
+        PairCase{"a4x-highgpu-4g", AT::kNvidiaB200, 4, kType},
+        PairCase{"a4x-highgpu-4g", AT::kNvidiaGb200, 8, kCount},
+        PairCase{"g4-standard-48", AT::kNvidiaRtxPro6000, 1, kOk},
+        PairCase{"g4-standard-96", AT::kNvidiaRtxPro6000, 2, kOk},
+        PairCase{"g4-standard-192", AT::kNvidiaRtxPro6000, 4, kOk},
+        PairCase{"g4-standard-384", AT::kNvidiaRtxPro6000, 8, kOk},
+        PairCase{"g4-standard-384", AT::kNvidiaRtxPro6000, 4, kCount},
+        PairCase{"g4-standard-48", AT::kNvidiaL4, 1, kType},
         // N1: optional attachable GPUs, counts bounded by the VM's vCPUs.
         PairCase{"n1-standard-8", AT::kUnspecified, 0, kOk},
         PairCase{"n1-standard-8", AT::kNvidiaTeslaT4, 1, kOk},
@@ -259,6 +325,13 @@ INSTANTIATE_TEST_SUITE_P(
         PairCase{"ct5p-hightpu-4t", AT::kTpuV5Litepod, 4, kType},
         PairCase{"ct4p-hightpu-4t", AT::kTpuV4Pod, 4, kOk},
         PairCase{"ct4p-hightpu-4t", AT::kUnspecified, 0, kOk},
+        // v6e and 7x have no TPU enum value at all.
+        PairCase{"ct6e-standard-4t", AT::kUnspecified, 4, kOk},
+        PairCase{"ct6e-standard-8t", AT::kUnspecified, 0, kOk},
+        PairCase{"ct6e-standard-4t", AT::kTpuV5Litepod, 4, kType},
+        PairCase{"ct6e-standard-1t", AT::kUnspecified, 4, kCount},
+        PairCase{"tpu7x-standard-4t", AT::kUnspecified, 4, kOk},
+        PairCase{"tpu7x-standard-4t", AT::kTpuV4Pod, 4, kType},
         // Legacy cloud-tpu: TPU_V2/TPU_V3 with 8 or a multiple of 32 (up to the pod).
         PairCase{"cloud-tpu", AT::kTpuV2, 8, kOk}, PairCase{"cloud-tpu", AT::kTpuV3, 8, kOk},
         PairCase{"cloud-tpu", AT::kTpuV2, 32, kOk}, PairCase{"cloud-tpu", AT::kTpuV2, 512, kOk},
@@ -314,21 +387,60 @@ struct TopologyCase {
 // Every entry of the catalog's topology table, with the chips and hosts it must resolve to.
 const std::vector<TopologyCase>& AllTopologies() {
   static const std::vector<TopologyCase> kAll = {
-      {"ct5lp-hightpu-1t", "1x1", 1, 1},           {"ct5lp-hightpu-4t", "2x2", 4, 1},
-      {"ct5lp-hightpu-4t", "4x4", 16, 4},          {"ct5lp-hightpu-4t", "4x8", 32, 8},
-      {"ct5lp-hightpu-4t", "8x8", 64, 16},         {"ct5lp-hightpu-4t", "8x16", 128, 32},
-      {"ct5lp-hightpu-4t", "16x16", 256, 64},      {"ct5lp-hightpu-8t", "2x4", 8, 1},
-      {"ct5p-hightpu-4t", "2x2x1", 4, 1},          {"ct5p-hightpu-4t", "2x2x2", 8, 2},
-      {"ct5p-hightpu-4t", "2x4x4", 32, 8},         {"ct5p-hightpu-4t", "4x4x4", 64, 16},
-      {"ct5p-hightpu-4t", "4x4x8", 128, 32},       {"ct5p-hightpu-4t", "4x8x8", 256, 64},
-      {"ct5p-hightpu-4t", "8x8x8", 512, 128},      {"ct5p-hightpu-4t", "8x8x16", 1024, 256},
-      {"ct5p-hightpu-4t", "8x16x16", 2048, 512},   {"ct5p-hightpu-4t", "16x16x16", 4096, 1024},
-      {"ct5p-hightpu-4t", "16x16x24", 6144, 1536}, {"ct4p-hightpu-4t", "2x2x1", 4, 1},
-      {"ct4p-hightpu-4t", "2x2x2", 8, 2},          {"ct4p-hightpu-4t", "2x2x4", 16, 4},
-      {"ct4p-hightpu-4t", "2x4x4", 32, 8},         {"ct4p-hightpu-4t", "4x4x4", 64, 16},
-      {"ct4p-hightpu-4t", "4x4x8", 128, 32},       {"ct4p-hightpu-4t", "4x8x8", 256, 64},
-      {"ct4p-hightpu-4t", "8x8x8", 512, 128},      {"ct4p-hightpu-4t", "8x8x16", 1024, 256},
-      {"ct4p-hightpu-4t", "8x16x16", 2048, 512},   {"ct4p-hightpu-4t", "16x16x16", 4096, 1024},
+      {"ct5lp-hightpu-1t", "1x1", 1, 1},
+      {"ct5lp-hightpu-4t", "2x2", 4, 1},
+      {"ct5lp-hightpu-4t", "4x4", 16, 4},
+      {"ct5lp-hightpu-4t", "4x8", 32, 8},
+      {"ct5lp-hightpu-4t", "8x8", 64, 16},
+      {"ct5lp-hightpu-4t", "8x16", 128, 32},
+      {"ct5lp-hightpu-4t", "16x16", 256, 64},
+      {"ct5lp-hightpu-8t", "2x4", 8, 1},
+      {"ct5p-hightpu-4t", "2x2x1", 4, 1},
+      {"ct5p-hightpu-4t", "2x2x2", 8, 2},
+      {"ct5p-hightpu-4t", "2x4x4", 32, 8},
+      {"ct5p-hightpu-4t", "4x4x4", 64, 16},
+      {"ct5p-hightpu-4t", "4x4x8", 128, 32},
+      {"ct5p-hightpu-4t", "4x8x8", 256, 64},
+      {"ct5p-hightpu-4t", "8x8x8", 512, 128},
+      {"ct5p-hightpu-4t", "8x8x16", 1024, 256},
+      {"ct5p-hightpu-4t", "8x16x16", 2048, 512},
+      {"ct5p-hightpu-4t", "16x16x16", 4096, 1024},
+      {"ct5p-hightpu-4t", "16x16x24", 6144, 1536},
+      {"ct4p-hightpu-4t", "2x2x1", 4, 1},
+      {"ct4p-hightpu-4t", "2x2x2", 8, 2},
+      {"ct4p-hightpu-4t", "2x2x4", 16, 4},
+      {"ct4p-hightpu-4t", "2x4x4", 32, 8},
+      {"ct4p-hightpu-4t", "4x4x4", 64, 16},
+      {"ct4p-hightpu-4t", "4x4x8", 128, 32},
+      {"ct4p-hightpu-4t", "4x8x8", 256, 64},
+      {"ct4p-hightpu-4t", "8x8x8", 512, 128},
+      {"ct4p-hightpu-4t", "8x8x16", 1024, 256},
+      {"ct4p-hightpu-4t", "8x16x16", 2048, 512},
+      {"ct4p-hightpu-4t", "16x16x16", 4096, 1024},
+      // v6e: v5e's 2D shapes; 2x4 also from two 4-chip hosts.
+      {"ct6e-standard-1t", "1x1", 1, 1},
+      {"ct6e-standard-4t", "2x2", 4, 1},
+      {"ct6e-standard-4t", "2x4", 8, 2},
+      {"ct6e-standard-4t", "4x4", 16, 4},
+      {"ct6e-standard-4t", "4x8", 32, 8},
+      {"ct6e-standard-4t", "8x8", 64, 16},
+      {"ct6e-standard-4t", "8x16", 128, 32},
+      {"ct6e-standard-4t", "16x16", 256, 64},
+      {"ct6e-standard-8t", "2x4", 8, 1},
+      // TPU7x: 3D torus of 4-chip hosts, up to the 9,216-chip pod.
+      {"tpu7x-standard-4t", "2x2x1", 4, 1},
+      {"tpu7x-standard-4t", "2x2x2", 8, 2},
+      {"tpu7x-standard-4t", "2x2x4", 16, 4},
+      {"tpu7x-standard-4t", "2x4x4", 32, 8},
+      {"tpu7x-standard-4t", "4x4x4", 64, 16},
+      {"tpu7x-standard-4t", "4x4x8", 128, 32},
+      {"tpu7x-standard-4t", "4x8x8", 256, 64},
+      {"tpu7x-standard-4t", "8x8x8", 512, 128},
+      {"tpu7x-standard-4t", "8x8x16", 1024, 256},
+      {"tpu7x-standard-4t", "8x16x16", 2048, 512},
+      {"tpu7x-standard-4t", "16x16x16", 4096, 1024},
+      {"tpu7x-standard-4t", "16x16x24", 6144, 1536},
+      {"tpu7x-standard-4t", "16x24x24", 9216, 2304},
   };
   return kAll;
 }
@@ -371,11 +483,10 @@ TEST(CatalogTest, TopologyListsMatchTheTable) {
 }
 
 TEST(CatalogTest, EmptyTopologyMeansOneHost) {
-  const std::vector<std::pair<std::string_view, int>> rows = {{"ct5lp-hightpu-1t", 1},
-                                                              {"ct5lp-hightpu-4t", 4},
-                                                              {"ct5lp-hightpu-8t", 8},
-                                                              {"ct5p-hightpu-4t", 4},
-                                                              {"ct4p-hightpu-4t", 4}};
+  const std::vector<std::pair<std::string_view, int>> rows = {
+      {"ct5lp-hightpu-1t", 1}, {"ct5lp-hightpu-4t", 4}, {"ct5lp-hightpu-8t", 8},
+      {"ct5p-hightpu-4t", 4},  {"ct4p-hightpu-4t", 4},  {"ct6e-standard-1t", 1},
+      {"ct6e-standard-4t", 4}, {"ct6e-standard-8t", 8}, {"tpu7x-standard-4t", 4}};
   for (const auto& [name, chips] : rows) {
     StatusOr<TpuSlice> slice = ResolveTpuTopology(Get(name), "");
     ASSERT_TRUE(slice.ok()) << name;

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "services/catalog.h"
+
 namespace trainyard {
 namespace {
 
@@ -150,6 +152,8 @@ TEST(CustomJobValidatorTest, TpuJobsAreValid) {
   EXPECT_TRUE(IsValid(TpuJob("ct5lp-hightpu-8t", "2x4")));
   EXPECT_TRUE(IsValid(TpuJob("ct5p-hightpu-4t", "4x4x4")));
   EXPECT_TRUE(IsValid(TpuJob("ct4p-hightpu-4t", "2x2x2")));
+  EXPECT_TRUE(IsValid(TpuJob("ct6e-standard-4t", "")));   // one host, 2x2
+  EXPECT_TRUE(IsValid(TpuJob("tpu7x-standard-4t", "")));  // one host, 2x2x1
   CustomJob legacy = TpuJob("cloud-tpu", "");
   Machine0(legacy).accelerator_type = AT::kTpuV3;
   Machine0(legacy).accelerator_count = 32;
@@ -516,6 +520,207 @@ TEST(CustomJobValidatorTest, NfsMountFieldsRequired) {
   EXPECT_TRUE(FailsAt(job, p + ".path"));
   Pool0(job).nfs_mounts[1] = {"10.0.0.3", "/exports", ""};
   EXPECT_TRUE(FailsAt(job, p + ".mountPoint"));
+}
+
+TEST(CustomJobValidatorTest, LustreMountsAreValid) {
+  CustomJob job = Baseline();
+  Pool0(job).lustre_mounts = {{"10.90.1.4", "my-project/us-central1-a/lustre1", "lfs", "scratch"}};
+  EXPECT_TRUE(IsValid(job));
+}
+
+TEST(CustomJobValidatorTest, LustreMountFieldsRequired) {
+  const std::string p = "jobSpec.workerPoolSpecs[0].lustreMounts[1]";
+  const LustreMount ok{"10.90.1.4", "vol-1", "lfs", "scratch"};
+  CustomJob job = Baseline();
+  Pool0(job).lustre_mounts = {ok, ok};
+  EXPECT_TRUE(IsValid(job));
+  Pool0(job).lustre_mounts[1].instance_ip.clear();
+  EXPECT_TRUE(FailsAt(job, p + ".instanceIp"));
+  Pool0(job).lustre_mounts[1] = ok;
+  Pool0(job).lustre_mounts[1].volume_handle.clear();
+  EXPECT_TRUE(FailsAt(job, p + ".volumeHandle"));
+  Pool0(job).lustre_mounts[1] = ok;
+  Pool0(job).lustre_mounts[1].filesystem.clear();
+  EXPECT_TRUE(FailsAt(job, p + ".filesystem"));
+  Pool0(job).lustre_mounts[1] = ok;
+  Pool0(job).lustre_mounts[1].mount_point.clear();
+  EXPECT_TRUE(FailsAt(job, p + ".mountPoint"));
+}
+
+TEST(CustomJobValidatorTest, LustreInstanceIpIsIpv4) {
+  CustomJob job = Baseline();
+  for (const char* bad :
+       {"lustre.local", "10.0.0", "10.0.0.256", "10.0.0.01", "1.2.3.4.5", "10..0.1", "10.0.0.1 "}) {
+    Pool0(job).lustre_mounts = {{bad, "vol-1", "lfs", "scratch"}};
+    EXPECT_TRUE(FailsAt(job, "jobSpec.workerPoolSpecs[0].lustreMounts[0].instanceIp")) << bad;
+  }
+  Pool0(job).lustre_mounts = {{"255.0.0.0", "vol-1", "lfs", "scratch"}};
+  EXPECT_TRUE(IsValid(job));
+}
+
+TEST(CustomJobValidatorTest, LustreMountsInLaterPoolNameThatPool) {
+  CustomJob job = Baseline();
+  job.job_spec.worker_pool_specs.push_back({});
+  job.job_spec.worker_pool_specs.push_back(
+      ContainerPool(Machine("a3-highgpu-8g", AT::kNvidiaH100_80gb, 8), 2));
+  job.job_spec.worker_pool_specs[2].lustre_mounts = {{"10.0.0.9", "v", "lfs", ""}};
+  EXPECT_TRUE(FailsAt(job, "jobSpec.workerPoolSpecs[2].lustreMounts[0].mountPoint"));
+}
+
+// ---- pscInterfaceConfig ----
+
+PscInterfaceConfig ValidPsc() {
+  PscInterfaceConfig psc;
+  psc.network_attachment = "projects/my-project/regions/us-central1/networkAttachments/na-1";
+  psc.dns_peering_configs = {{"corp.example.com.", "host-project", "shared-vpc"}};
+  return psc;
+}
+
+TEST(CustomJobValidatorTest, PscInterfaceConfigIsValid) {
+  CustomJob job = Baseline();
+  job.job_spec.psc_interface_config = ValidPsc();
+  EXPECT_TRUE(IsValid(job));
+  job.job_spec.psc_interface_config->network_attachment = "na-1";  // a bare name
+  EXPECT_TRUE(IsValid(job));
+  job.job_spec.psc_interface_config = PscInterfaceConfig{};  // every field is optional
+  EXPECT_TRUE(IsValid(job));
+}
+
+TEST(CustomJobValidatorTest, PscNetworkAttachmentFormat) {
+  CustomJob job = Baseline();
+  job.job_spec.psc_interface_config = ValidPsc();
+  for (const char* bad :
+       {"NA_1", "projects/p/regions/r/networkAttachments/", "projects/p/networkAttachments/na",
+        "projects//regions/r/"
+        "networkAttachments/na",
+        "projects/p/regions/r/networkAttachments/na/extra"}) {
+    job.job_spec.psc_interface_config->network_attachment = bad;
+    EXPECT_TRUE(FailsAt(job, "jobSpec.pscInterfaceConfig.networkAttachment")) << bad;
+  }
+}
+
+TEST(CustomJobValidatorTest, DnsPeeringConfigFieldsRequired) {
+  const std::string p = "jobSpec.pscInterfaceConfig.dnsPeeringConfigs[1]";
+  const DnsPeeringConfig ok{"corp.example.com.", "host-project", "shared-vpc"};
+  CustomJob job = Baseline();
+  job.job_spec.psc_interface_config = ValidPsc();
+  auto& dns = job.job_spec.psc_interface_config->dns_peering_configs;
+  dns = {ok, ok};
+  EXPECT_TRUE(IsValid(job));
+  dns[1].domain.clear();
+  EXPECT_TRUE(FailsAt(job, p + ".domain"));
+  dns[1].domain = "corp.example.com";  // no trailing dot
+  EXPECT_TRUE(FailsAt(job, p + ".domain"));
+  EXPECT_TRUE(MessageHas(job, "must end with a dot"));
+  dns[1] = ok;
+  dns[1].target_project.clear();
+  EXPECT_TRUE(FailsAt(job, p + ".targetProject"));
+  dns[1] = ok;
+  dns[1].target_network.clear();
+  EXPECT_TRUE(FailsAt(job, p + ".targetNetwork"));
+}
+
+// ---- v1beta1 MachineSpec fields ----
+
+CustomJob A4xJob(int32_t nodes) {
+  CustomJob job = Baseline();
+  job.job_spec.persistent_resource_id.clear();
+  Pool0(job).machine_spec = Machine("a4x-highgpu-4g", AT::kNvidiaGb200, 4);
+  Machine0(job).multihost_gpu_node_count = nodes;
+  return job;
+}
+
+TEST(CustomJobValidatorTest, MultihostGpuNodeCountOnA4x) {
+  EXPECT_TRUE(IsValid(A4xJob(0)));
+  EXPECT_TRUE(IsValid(A4xJob(1)));
+  EXPECT_TRUE(IsValid(A4xJob(18)));  // a whole NVL72 rack
+  const std::string field = "jobSpec.workerPoolSpecs[0].machineSpec.multihostGpuNodeCount";
+  EXPECT_TRUE(FailsAt(A4xJob(19), field));
+  EXPECT_TRUE(FailsAt(A4xJob(-1), field));
+}
+
+TEST(CustomJobValidatorTest, MultihostGpuNodeCountOnlyOnA4x) {
+  CustomJob job = Baseline();
+  Machine0(job).multihost_gpu_node_count = 2;
+  EXPECT_TRUE(FailsAt(job, "jobSpec.workerPoolSpecs[0].machineSpec.multihostGpuNodeCount"));
+  EXPECT_TRUE(MessageHas(job, "a3-highgpu-8g is one host per replica"));
+}
+
+TEST(CustomJobValidatorTest, MinGpuDriverVersion) {
+  const std::string field = "jobSpec.workerPoolSpecs[0].machineSpec.minGpuDriverVersion";
+  CustomJob job = Baseline();
+  Machine0(job).min_gpu_driver_version = "535.104.06";
+  EXPECT_TRUE(IsValid(job));
+  for (const char* bad : {"latest", "535..104", ".535", "535.", "r535"}) {
+    Machine0(job).min_gpu_driver_version = bad;
+    EXPECT_TRUE(FailsAt(job, field)) << bad;
+  }
+  // Attached N1 GPUs count; CPU-only and TPU machines have no GPU driver.
+  CustomJob n1 = Baseline();
+  Pool0(n1).machine_spec = Machine("n1-standard-8", AT::kNvidiaTeslaT4, 1);
+  Machine0(n1).min_gpu_driver_version = "550";
+  EXPECT_TRUE(IsValid(n1));
+  Pool0(n1).machine_spec = Machine("n1-standard-8");
+  Machine0(n1).min_gpu_driver_version = "550";
+  EXPECT_TRUE(FailsAt(n1, field));
+  CustomJob tpu = TpuJob("ct6e-standard-4t", "4x4");
+  Machine0(tpu).min_gpu_driver_version = "550";
+  EXPECT_TRUE(FailsAt(tpu, field));
+}
+
+// ---- every accelerator and TPU family ----
+
+// The machine that carries (or takes) each AcceleratorType in a valid create.
+struct AcceleratorUse {
+  AT type;
+  const char* machine;
+  int32_t count;
+};
+
+TEST(CustomJobValidatorTest, EveryAcceleratorTypeHasAValidCreate) {
+  const AcceleratorUse uses[] = {
+      {AT::kNvidiaTeslaP100, "n1-standard-8", 1},
+      {AT::kNvidiaTeslaV100, "n1-standard-8", 1},
+      {AT::kNvidiaTeslaP4, "n1-standard-8", 1},
+      {AT::kNvidiaTeslaT4, "n1-standard-8", 1},
+      {AT::kTpuV2, "cloud-tpu", 8},
+      {AT::kTpuV3, "cloud-tpu", 8},
+      {AT::kNvidiaTeslaA100, "a2-highgpu-1g", 1},
+      {AT::kNvidiaA100_80gb, "a2-ultragpu-1g", 1},
+      {AT::kTpuV4Pod, "ct4p-hightpu-4t", 4},
+      {AT::kNvidiaL4, "g2-standard-4", 1},
+      {AT::kTpuV5Litepod, "ct5lp-hightpu-4t", 4},
+      {AT::kNvidiaH100_80gb, "a3-highgpu-1g", 1},
+      {AT::kNvidiaH100Mega80gb, "a3-megagpu-8g", 8},
+      {AT::kNvidiaH200_141gb, "a3-ultragpu-8g", 8},
+      {AT::kNvidiaB200, "a4-highgpu-8g", 8},
+      {AT::kNvidiaGb200, "a4x-highgpu-4g", 4},
+      {AT::kNvidiaRtxPro6000, "g4-standard-48", 1},
+  };
+  // Every enum value but UNSPECIFIED and the retired K80 (Compute Engine has no K80 left).
+  EXPECT_EQ(std::size(uses), static_cast<size_t>(AT::kNvidiaRtxPro6000) - 1);
+  for (const AcceleratorUse& use : uses) {
+    CustomJob job = Baseline();
+    job.job_spec.persistent_resource_id.clear();
+    Pool0(job).machine_spec = Machine(use.machine, use.type, use.count);
+    EXPECT_TRUE(IsValid(job)) << AcceleratorName(use.type);
+  }
+  CustomJob k80 = Baseline();
+  Pool0(k80).machine_spec = Machine("n1-standard-8", AT::kNvidiaTeslaK80, 1);
+  EXPECT_TRUE(MessageHas(k80, "NVIDIA_TESLA_K80 is retired"));
+}
+
+TEST(CustomJobValidatorTest, EveryTpuTopologyOfNewFamiliesValidates) {
+  for (const char* machine :
+       {"ct6e-standard-1t", "ct6e-standard-4t", "ct6e-standard-8t", "tpu7x-standard-4t"}) {
+    for (std::string_view topology : TpuTopologies(*FindMachineType(machine))) {
+      EXPECT_TRUE(IsValid(TpuJob(machine, std::string(topology)))) << machine << " " << topology;
+    }
+  }
+  EXPECT_TRUE(FailsAt(TpuJob("ct6e-standard-4t", "2x2x1"),
+                      "jobSpec.workerPoolSpecs[0].machineSpec.tpuTopology"));
+  EXPECT_TRUE(FailsAt(TpuJob("tpu7x-standard-4t", "4x4"),
+                      "jobSpec.workerPoolSpecs[0].machineSpec.tpuTopology"));
 }
 
 // ---- scheduling ----

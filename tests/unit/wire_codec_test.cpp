@@ -102,6 +102,9 @@ CustomJob FullJob() {
   chief.replica_count = 1;
   chief.disk_spec = DiskSpec{"hyperdisk-balanced", 500};
   chief.nfs_mounts = {{"10.0.0.2", "/share", "data"}};
+  chief.lustre_mounts = {{"10.90.1.4", "vol-1", "lfs", "scratch"}};
+  chief.machine_spec->multihost_gpu_node_count = 2;
+  chief.machine_spec->min_gpu_driver_version = "535.104.06";
   WorkerPoolSpec workers;
   workers.python_package_spec =
       PythonPackageSpec{"exec:1", {"gs://b/p.tar.gz"}, "trainer.task", {"--x"}, {{"E", "v"}}};
@@ -122,6 +125,8 @@ CustomJob FullJob() {
   job.job_spec.experiment_run = "run";
   job.job_spec.models = {"projects/p/locations/l/models/m"};
   job.job_spec.persistent_resource_id = "pr-1";
+  job.job_spec.psc_interface_config =
+      PscInterfaceConfig{"na-1", {{"corp.example.com.", "host-proj", "vpc-a"}}};
   job.state = JobState::kCancelled;
   job.error = RpcStatus{1, "cancelled by user"};
   job.create_time = Utc(2024, 1, 2, 3, 4, 5) + microseconds(120000);
@@ -619,6 +624,10 @@ TEST(WireCodecTest, FullJobRoundTrips) {
   EXPECT_EQ(decoded->job_spec.worker_pool_specs[0].machine_spec->reservation_affinity->values,
             std::vector<std::string>{"res-1"});
   EXPECT_EQ(decoded->job_spec.worker_pool_specs[0].nfs_mounts[0].server, "10.0.0.2");
+  EXPECT_EQ(decoded->job_spec.worker_pool_specs[0].lustre_mounts[0].volume_handle, "vol-1");
+  EXPECT_EQ(decoded->job_spec.worker_pool_specs[0].machine_spec->multihost_gpu_node_count, 2);
+  EXPECT_EQ(decoded->job_spec.psc_interface_config->dns_peering_configs[0].domain,
+            "corp.example.com.");
   EXPECT_EQ(decoded->labels, original.labels);
 }
 
@@ -648,6 +657,131 @@ TEST(WireCodecTest, DecodeCustomJobSpecIsStrictAndPathRelative) {
       "Cannot find field.",
       "jobSpec.bogus");
   EXPECT_FALSE(DecodeCustomJobSpec(json::array(), "jobSpec").ok());
+}
+
+// ---- Newer v1 fields and the v1beta1 superset ---------------------------------------------------
+
+// A create body with the v1 fields newer than the first codec: pscInterfaceConfig (CustomJobSpec)
+// and lustreMounts (WorkerPoolSpec).
+constexpr char kPscLustreBody[] = R"({"displayName":"j","jobSpec":{
+  "workerPoolSpecs":[{"machineSpec":{"machineType":"n2-standard-8"},"replicaCount":"1",
+    "containerSpec":{"imageUri":"img"},
+    "lustreMounts":[{"instanceIp":"10.90.1.4","volumeHandle":"p/us-central1-a/l1",
+                     "filesystem":"lfs","mountPoint":"scratch"}]}],
+  "pscInterfaceConfig":{"networkAttachment":"na-1",
+    "dnsPeeringConfigs":[{"domain":"corp.example.com.","targetProject":"host",
+                          "targetNetwork":"vpc-a"}]}}})";
+
+TEST(WireCodecTest, PscInterfaceConfigAndLustreMountsDecodeOnV1) {
+  auto job = DecodeCustomJob(json::parse(kPscLustreBody), OutputOnlyFields::kIgnore,
+                             UnknownFields::kReject, ApiVersion::kV1);
+  ASSERT_TRUE(job.ok()) << job.status().message();
+  const CustomJobSpec& spec = job->job_spec;
+  ASSERT_TRUE(spec.psc_interface_config.has_value());
+  EXPECT_EQ(spec.psc_interface_config->network_attachment, "na-1");
+  ASSERT_EQ(spec.psc_interface_config->dns_peering_configs.size(), 1u);
+  EXPECT_EQ(spec.psc_interface_config->dns_peering_configs[0].domain, "corp.example.com.");
+  EXPECT_EQ(spec.psc_interface_config->dns_peering_configs[0].target_project, "host");
+  EXPECT_EQ(spec.psc_interface_config->dns_peering_configs[0].target_network, "vpc-a");
+  ASSERT_EQ(spec.worker_pool_specs[0].lustre_mounts.size(), 1u);
+  const LustreMount& m = spec.worker_pool_specs[0].lustre_mounts[0];
+  EXPECT_EQ(m.instance_ip, "10.90.1.4");
+  EXPECT_EQ(m.volume_handle, "p/us-central1-a/l1");
+  EXPECT_EQ(m.filesystem, "lfs");
+  EXPECT_EQ(m.mount_point, "scratch");
+  // Encoded back (for either version) it is the body's jobSpec again.
+  const json body = json::parse(kPscLustreBody);
+  EXPECT_EQ(EncodeCustomJob(*job, ApiVersion::kV1)["jobSpec"], body["jobSpec"]);
+  EXPECT_EQ(EncodeCustomJobSpec(spec), body["jobSpec"]);
+}
+
+TEST(WireCodecTest, PscAndLustreAcceptSnakeCase) {
+  auto job = Decode(R"({"job_spec":{"worker_pool_specs":[{"lustre_mounts":[{"instance_ip":"1.2.3.4",
+      "volume_handle":"v","filesystem":"f","mount_point":"m"}]}],
+      "psc_interface_config":{"network_attachment":"na","dns_peering_configs":[{"domain":"a.",
+      "target_project":"p","target_network":"n"}]}}})");
+  ASSERT_TRUE(job.ok()) << job.status().message();
+  EXPECT_EQ(job->job_spec.worker_pool_specs[0].lustre_mounts[0].instance_ip, "1.2.3.4");
+  EXPECT_EQ(job->job_spec.psc_interface_config->dns_peering_configs[0].target_network, "n");
+  // A pool with only lustreMounts is not a placeholder: it keeps its mounts.
+  EXPECT_FALSE(job->job_spec.worker_pool_specs[0].IsPlaceholder());
+}
+
+TEST(WireCodecTest, PscAndLustreUnknownFieldsAndTypes) {
+  ExpectInvalid(DecodePool(R"({"lustreMounts":[{"instanceIp":"1.2.3.4","server":"x"}]})").status(),
+                "Invalid JSON payload received. Unknown name \"server\" at "
+                "'custom_job.job_spec.worker_pool_specs[0].lustre_mounts[0]': Cannot find field.",
+                "jobSpec.workerPoolSpecs[0].lustreMounts[0].server");
+  ExpectInvalid(
+      Decode(R"({"jobSpec":{"pscInterfaceConfig":{"dnsPeeringConfigs":[{"domain":7}]}}})").status(),
+      "Invalid value at 'custom_job.job_spec.psc_interface_config.dns_peering_configs[0].domain' "
+      "(TYPE_STRING), 7",
+      "jobSpec.pscInterfaceConfig.dnsPeeringConfigs[0].domain");
+  EXPECT_FALSE(DecodePool(R"({"lustreMounts":{"instanceIp":"1.2.3.4"}})").ok());
+}
+
+constexpr char kBetaPool[] = R"({"machineSpec":{"machineType":"a4x-highgpu-4g",
+    "acceleratorType":"NVIDIA_GB200","acceleratorCount":4,"multihostGpuNodeCount":2,
+    "minGpuDriverVersion":"570.86.15"},"replicaCount":"1","containerSpec":{"imageUri":"img"}})";
+
+StatusOr<CustomJob> DecodeAt(ApiVersion version, const std::string& pool) {
+  return DecodeCustomJob(
+      json::parse(R"({"displayName":"j","jobSpec":{"workerPoolSpecs":[)" + pool + "]}}"),
+      OutputOnlyFields::kIgnore, UnknownFields::kReject, version);
+}
+
+TEST(WireCodecTest, V1RejectsV1beta1MachineSpecFields) {
+  ExpectInvalid(DecodeAt(ApiVersion::kV1, kBetaPool).status(),
+                "Invalid JSON payload received. Unknown name \"minGpuDriverVersion\" at "
+                "'custom_job.job_spec.worker_pool_specs[0].machine_spec': Cannot find field.",
+                "jobSpec.workerPoolSpecs[0].machineSpec.minGpuDriverVersion");
+  ExpectInvalid(
+      DecodeAt(ApiVersion::kV1, R"({"machineSpec":{"multihost_gpu_node_count":2}})").status(),
+      "Invalid JSON payload received. Unknown name \"multihost_gpu_node_count\" at "
+      "'custom_job.job_spec.worker_pool_specs[0].machine_spec': Cannot find field.",
+      "jobSpec.workerPoolSpecs[0].machineSpec.multihost_gpu_node_count");
+}
+
+TEST(WireCodecTest, V1beta1AcceptsItsMachineSpecFields) {
+  auto job = DecodeAt(ApiVersion::kV1beta1, kBetaPool);
+  ASSERT_TRUE(job.ok()) << job.status().message();
+  const MachineSpec& ms = *job->job_spec.worker_pool_specs[0].machine_spec;
+  EXPECT_EQ(ms.multihost_gpu_node_count, 2);
+  EXPECT_EQ(ms.min_gpu_driver_version, "570.86.15");
+  EXPECT_EQ(ms.NodesPerReplica(), 2);
+  // int32 on the wire: a number (a decimal string is accepted too).
+  EXPECT_TRUE(
+      DecodeAt(ApiVersion::kV1beta1, R"({"machineSpec":{"multihostGpuNodeCount":"3"}})").ok());
+  EXPECT_FALSE(
+      DecodeAt(ApiVersion::kV1beta1, R"({"machineSpec":{"multihostGpuNodeCount":1.5}})").ok());
+  const json beta = EncodeCustomJob(*job, ApiVersion::kV1beta1);
+  const json& machine = beta["jobSpec"]["workerPoolSpecs"][0]["machineSpec"];
+  EXPECT_EQ(machine["multihostGpuNodeCount"], 2);
+  EXPECT_EQ(machine["minGpuDriverVersion"], "570.86.15");
+}
+
+TEST(WireCodecTest, V1ResponsesLeaveV1beta1FieldsOut) {
+  auto job = DecodeAt(ApiVersion::kV1beta1, kBetaPool);
+  ASSERT_TRUE(job.ok()) << job.status().message();
+  const json v1 = EncodeCustomJob(*job, ApiVersion::kV1);
+  const json& machine = v1["jobSpec"]["workerPoolSpecs"][0]["machineSpec"];
+  EXPECT_FALSE(machine.contains("multihostGpuNodeCount"));
+  EXPECT_FALSE(machine.contains("minGpuDriverVersion"));
+  EXPECT_EQ(machine["acceleratorType"], "NVIDIA_GB200");
+  // What a v1 client gets decodes as v1 again.
+  EXPECT_TRUE(
+      DecodeCustomJob(v1, OutputOnlyFields::kKeep, UnknownFields::kReject, ApiVersion::kV1).ok());
+}
+
+TEST(WireCodecTest, StorageFormKeepsV1beta1Fields) {
+  auto job = DecodeAt(ApiVersion::kV1beta1, kBetaPool);
+  ASSERT_TRUE(job.ok()) << job.status().message();
+  // Storage writes and reads with the defaults: the superset, whatever route created the job.
+  auto stored =
+      DecodeCustomJobSpec(json::parse(EncodeCustomJobSpec(job->job_spec).dump()), "jobSpec");
+  ASSERT_TRUE(stored.ok()) << stored.status().message();
+  EXPECT_EQ(stored->worker_pool_specs[0].machine_spec->multihost_gpu_node_count, 2);
+  EXPECT_EQ(stored->worker_pool_specs[0].machine_spec->min_gpu_driver_version, "570.86.15");
 }
 
 // ---- Reader pieces -----------------------------------------------------------------------------
