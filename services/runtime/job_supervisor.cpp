@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "services/log.h"
+
 namespace trainyard {
 namespace {
 
@@ -61,7 +63,12 @@ void Move(SupervisorVerdict& verdict, const JobRecord& job, JobState to, Timesta
           std::optional<Timestamp> next) {
   auto t = JobStateMachine::Transition(SnapshotOf(job.id, job.version, job.job), to, now,
                                        std::move(reason), std::move(error));
-  if (!t.ok()) return;
+  if (!t.ok()) {
+    // A rule that asks for a transition the state machine refuses is our bug: say so loudly.
+    LogJson(LogLevel::kError, "supervisor_transition_refused",
+            {{"job", job.job.name}, {"error", t.status().message()}});
+    return;
+  }
   t->run = std::move(run);
   t->next_action_at = next;
   verdict.transition = std::move(t).value();
@@ -164,27 +171,35 @@ SupervisorVerdict Supervise(const JobRecord& job, const std::optional<Observatio
     return verdict;
   }
   for (const ReplicaRun& r : run.replicas) {
-    if (IsPrimary(r) && r.phase == ReplicaPhase::kExited && r.exit_code == 0) {
-      Move(verdict, job, JobState::kSucceeded, now, "the primary replica exited with status 0",
-           std::nullopt, std::move(run), std::nullopt);
-      verdict.stop = true;
-      return verdict;
-    }
-  }
-  for (const ReplicaRun& r : run.replicas) {
     if (Failed(r)) {
       const ReplicaRun failed = r;
       OnReplicaFailure(verdict, job, std::move(run), failed, now, policy);
       return verdict;
     }
   }
+  // Started: running, or already done (a pass that came late may find a short run finished).
   const bool all_up =
       !run.replicas.empty() &&
       std::all_of(run.replicas.begin(), run.replicas.end(), [](const ReplicaRun& r) {
         return r.phase == ReplicaPhase::kRunning ||
                (r.phase == ReplicaPhase::kExited && r.exit_code == 0);
       });
-  const std::optional<Timestamp> next = observation->next_change.value_or(After(now, policy.poll));
+  const bool any_done =
+      std::any_of(run.replicas.begin(), run.replicas.end(),
+                  [](const ReplicaRun& r) { return r.phase == ReplicaPhase::kExited; });
+  // Something already exited: look again at once rather than at the runtime's next change.
+  const std::optional<Timestamp> next =
+      any_done ? now : observation->next_change.value_or(After(now, policy.poll));
+  if (state == JobState::kRunning) {
+    for (const ReplicaRun& r : run.replicas) {
+      if (IsPrimary(r) && r.phase == ReplicaPhase::kExited && r.exit_code == 0) {
+        Move(verdict, job, JobState::kSucceeded, now, "the primary replica exited with status 0",
+             std::nullopt, std::move(run), std::nullopt);
+        verdict.stop = true;
+        return verdict;
+      }
+    }
+  }
   if (state == JobState::kPending && all_up) {
     // The deadline counts from the first start, which this transition stamps when it is the first.
     const Timestamp first_start = job.job.start_time.value_or(now);

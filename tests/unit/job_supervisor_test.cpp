@@ -78,6 +78,26 @@ TEST(JobSupervisorTest, ThePrimaryExitingZeroSucceedsAndStopsTheRest) {
   EXPECT_EQ(done.transition->run->replicas[0].exit_code, 0);
 }
 
+TEST(JobSupervisorTest, ARunThatEndedBeforeAnyoneLookedRunsFirstThenSucceeds) {
+  JobRecord record = Gang(S::kPending);
+  record.job.start_time.reset();
+  Observation seen = AllRunning(record);
+  for (ReplicaObservation& r : seen.replicas) {
+    r.phase = ReplicaPhase::kExited;
+    r.exit_code = 0;
+  }
+  seen.next_change.reset();
+  SupervisorVerdict running = Supervise(record, seen, kNow);
+  ASSERT_TRUE(running.transition) << "PENDING cannot become SUCCEEDED; it must not stall either";
+  EXPECT_EQ(running.transition->to, S::kRunning);
+  EXPECT_EQ(running.transition->next_action_at, kNow) << "looked at again at once";
+  record.job.state = S::kRunning;
+  record.job.start_time = kNow;
+  SupervisorVerdict done = Supervise(record, seen, kNow);
+  ASSERT_TRUE(done.transition);
+  EXPECT_EQ(done.transition->to, S::kSucceeded);
+}
+
 TEST(JobSupervisorTest, AWorkerThatExitsZeroFirstIsNotAFailure) {
   JobRecord record = Gang(S::kRunning);
   SupervisorVerdict verdict = Supervise(record, WithExit(record, "workerpool1-1", 0), kNow);

@@ -408,8 +408,12 @@ Status LocalRuntime::Stop(const JobRecord& job) {
       if (!handle) continue;
       std::string key = Handle(handle->first, handle->second);
       if (processes_.count(key) > 0) continue;
-      Process p{job.id, r.task_name, handle->first, handle->second,
-                ReplicaDir(job.id, job.run->attempt, r.task_name), std::nullopt};
+      Process p{job.id,
+                r.task_name,
+                handle->first,
+                handle->second,
+                ReplicaDir(job.id, job.run->attempt, r.task_name),
+                std::nullopt};
       if (Alive(p)) processes_[key] = std::move(p);
     }
   }

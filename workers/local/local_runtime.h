@@ -27,7 +27,7 @@
 namespace trainyard::local {
 
 struct LocalRuntimeOptions {
-  std::filesystem::path root;  // replicas work under root/jobs/<job>/attempt-<n>/<task>
+  std::filesystem::path root;              // replicas work under root/jobs/<job>/attempt-<n>/<task>
   std::chrono::milliseconds grace{10000};  // SIGTERM, then SIGKILL after this (wall time)
   std::chrono::milliseconds poll{200};     // how often a running job is looked at (wall time)
 };
@@ -66,7 +66,9 @@ class LocalRuntime : public Runtime {
                           const std::vector<std::string>& argv,
                           const std::vector<std::string>& env);
   void Adopt();
-  void Tail(const std::filesystem::path& dir);  // read its output.log from now on  // processes left by an earlier server, found by their pid files
+  void Tail(
+      const std::filesystem::path& dir);  // read its output.log from now on  // processes left by
+                                          // an earlier server, found by their pid files
   bool Alive(const Process& p);
   void Signal(Process& p);
 
