@@ -5,40 +5,10 @@
 #include <chrono>
 #include <cstdio>
 
+#include "services/json_text.h"
+
 namespace trainyard {
 namespace {
-
-void AppendEscaped(std::string& out, std::string_view s) {
-  out.push_back('"');
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (c < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof(buf), "\\u%04x", c);
-          out += buf;
-        } else {
-          out.push_back(static_cast<char>(c));
-        }
-    }
-  }
-  out.push_back('"');
-}
 
 const char* LevelName(LogLevel level) {
   switch (level) {
@@ -68,15 +38,15 @@ void LogJson(LogLevel level, std::string_view event, std::initializer_list<LogFi
   line += ",\"level\":\"";
   line += LevelName(level);
   line += "\",\"event\":";
-  AppendEscaped(line, event);
+  AppendJsonString(line, event);
   for (const LogField& f : fields) {
     line.push_back(',');
-    AppendEscaped(line, f.key);
+    AppendJsonString(line, f.key);
     line.push_back(':');
     if (f.raw) {
       line += f.value;
     } else {
-      AppendEscaped(line, f.value);
+      AppendJsonString(line, f.value);
     }
   }
   line.push_back('}');

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "services/catalog.h"
+#include "services/json_text.h"
 
 namespace trainyard {
 namespace {
@@ -30,40 +31,6 @@ uint64_t SplitMix64(uint64_t x) {
   x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
   x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
   return x ^ (x >> 31);
-}
-
-// A JSON string literal. Hosts and task names are ours and plain ASCII, but an endpoint host comes
-// from a runtime, so escape rather than trust it.
-void AppendJsonString(std::string& out, std::string_view s) {
-  out.push_back('"');
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (c < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof(buf), "\\u%04x", c);
-          out += buf;
-        } else {
-          out.push_back(static_cast<char>(c));
-        }
-    }
-  }
-  out.push_back('"');
 }
 
 // "host:port"; an IPv6 literal is bracketed so the port stays unambiguous ("[::1]:2222").

@@ -31,9 +31,9 @@ check "STANDARD job names its node" \
 check "SPOT job SUCCEEDED" "$(field "$spot" .state)" JOB_STATE_SUCCEEDED
 check "SPOT job ran on spot capacity" "$(field "$spot" '.trainyard.placement.pools[0].consumptionModel')" SPOT
 check "FLEX_START job SUCCEEDED" "$(field "$flex" .state)" JOB_STATE_SUCCEEDED
-check "FLEX_START job got all 4 nodes from DWS in one zone" \
+check "FLEX_START job got all 8 nodes from DWS in one zone" \
   "$(field "$flex" '"\([.trainyard.placement.pools[] | .consumptionModel + ":" + (.units|tostring)] | join(",")) \(.trainyard.placement.zone)"')" \
-  "FLEX_START:1,FLEX_START:3 us-central1-a"
+  "FLEX_START:1,FLEX_START:7 us-central1-a"
 for job in "$standard" "$spot" "$flex"; do
   cost=$(field "$job" .trainyard.costUsd)
   awk -v c="$cost" 'BEGIN { exit !(c > 0) }' && pass "cost accrued: \$$cost" || fail "cost of $job: $cost"
