@@ -158,7 +158,8 @@ int RunServe(const ServeOptions& options) {
   };
 
   // The fleet's epoch is fixed before anything reads the fleet (the admin view, the scheduler).
-  storage::PgSchedulerStore scheduler_store(db->conninfo);
+  // Simulated capacity boots and pulls images in simulated time; local processes start at once.
+  storage::PgSchedulerStore scheduler_store(db->conninfo, options.runtime == "sim");
   auto epoch = scheduler_store.SyncNodes(*fleet, (*clock)->Now());
   if (!epoch.ok()) return Fail("fleet_sync_failed", epoch.status());
   fleet->SetEpoch(*epoch);

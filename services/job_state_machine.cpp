@@ -62,8 +62,8 @@ StatusOr<JobTransition> JobStateMachine::Admit(const JobSnapshot& job, Timestamp
                               " is " + std::string(StateNameForMessage(job.state)));
   }
   TY_ASSIGN_OR_RETURN(JobTransition t, Transition(job, JobState::kPending, now, message));
+  t.next_action_at = now + std::chrono::duration_cast<std::chrono::microseconds>(admission.startup);
   t.admission = std::move(admission);
-  t.next_action_at = now;
   t.note = SchedulingNote{"ADMITTED", std::move(message)};
   return t;
 }

@@ -74,8 +74,8 @@ class JobStateMachine {
                                             std::string reason,
                                             std::optional<RpcStatus> error = std::nullopt);
 
-  // QUEUED → PENDING on `admission`; the runtime launches its replicas at once and reports when
-  // they are up (booted, image pulled, started).
+  // QUEUED → PENDING on `admission`; the runtime launches its replicas once the simulated startup
+  // (none for real runtimes) has passed, and reports when they are up.
   static StatusOr<JobTransition> Admit(const JobSnapshot& job, Timestamp now,
                                        JobAdmission admission, std::string message);
   // QUEUED → FAILED without ever running (a DWS request that waited too long, a job that can

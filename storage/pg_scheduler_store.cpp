@@ -251,11 +251,11 @@ struct PlannedAdmission {
 };
 
 std::optional<PlannedAdmission> Plan(const Fleet& fleet, const AdmissionDecision& a, Timestamp now,
-                                     std::map<int, FreeUnits>& free) {
+                                     std::map<int, FreeUnits>& free, bool simulated_startup) {
   std::optional<std::vector<PoolChoice>> choices = ChooseNodes(fleet, a, free);
   if (!choices) return std::nullopt;
   JobAdmission admission = AdmissionOf(a, *choices);
-  admission.startup = StartupTime(fleet, a, *choices);
+  if (simulated_startup) admission.startup = StartupTime(fleet, a, *choices);
   auto transition = JobStateMachine::Admit(JobSnapshot{a.job_id, a.version, JobState::kQueued},
                                            now, std::move(admission), a.message);
   if (!transition.ok()) return std::nullopt;
@@ -312,7 +312,7 @@ Status PgSchedulerStore::AdmitPreempting(pg::Transaction& tx, const Fleet& fleet
   std::set<int> pools;
   for (const PlacedPool& pp : a.placement.pools) pools.insert(pp.pool);
   TY_RETURN_IF_ERROR(LoadFree(tx, fleet, pools, free));
-  std::optional<PlannedAdmission> plan = Plan(fleet, a, now, free);
+  std::optional<PlannedAdmission> plan = Plan(fleet, a, now, free, simulated_startup_);
   if (!plan) return skip();
   for (size_t i = 0; i < plan->claims.size(); ++i) {
     TY_ASSIGN_OR_RETURN(pg::Result claimed, tx.Exec(plan->claims[i].sql, plan->claims[i].params));
@@ -331,7 +331,7 @@ Status PgSchedulerStore::AdmitAll(pg::Transaction& tx, const Fleet& fleet,
   std::vector<PlannedAdmission> plans;
   std::vector<pg::Statement> claims;
   for (const AdmissionDecision* a : admissions) {
-    std::optional<PlannedAdmission> plan = Plan(fleet, *a, now, free);
+    std::optional<PlannedAdmission> plan = Plan(fleet, *a, now, free, simulated_startup_);
     if (!plan) {
       ++outcome.skipped;
       continue;

@@ -12,7 +12,11 @@ namespace trainyard::storage {
 
 class PgSchedulerStore final : public SchedulerStore {
  public:
-  explicit PgSchedulerStore(std::string conninfo) : conninfo_(std::move(conninfo)) {}
+  // simulated_startup: admitted jobs wait out the fleet's simulated boot and image pull before
+  // the runtime looks at them (the simulator); off for runtimes that start real processes, which
+  // report their own readiness.
+  explicit PgSchedulerStore(std::string conninfo, bool simulated_startup = true)
+      : conninfo_(std::move(conninfo)), simulated_startup_(simulated_startup) {}
 
   StatusOr<bool> TryLead() override;
   StatusOr<Timestamp> SyncNodes(const Fleet& fleet, Timestamp now) override;
@@ -46,6 +50,7 @@ class PgSchedulerStore final : public SchedulerStore {
                   FreeByPool& free, CommitOutcome& outcome);
 
   std::string conninfo_;
+  bool simulated_startup_ = true;
   std::unique_ptr<pg::Connection> conn_;  // holds the leader lock
   bool leading_ = false;
 };

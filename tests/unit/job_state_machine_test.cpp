@@ -83,11 +83,15 @@ TEST(JobStateMachineTest, AdmitTakesOnlyAQueuedJobAndLeavesTheAdmittedNote) {
   ASSERT_TRUE(admitted.ok());
   EXPECT_EQ(admitted->from, S::kQueued);
   EXPECT_EQ(admitted->to, S::kPending);
-  EXPECT_EQ(admitted->next_action_at, now) << "the runtime launches at once";
+  EXPECT_EQ(admitted->next_action_at, now) << "no simulated startup: the runtime launches at once";
   ASSERT_TRUE(admitted->admission.has_value());
   EXPECT_EQ(admitted->admission->hourly_price_micros, 88'000'000);
   ASSERT_TRUE(admitted->note.has_value());
   EXPECT_EQ(admitted->note->code, "ADMITTED");
+  admission.startup = std::chrono::seconds(90);  // booting cold nodes, pulling the image
+  auto booting = JobStateMachine::Admit({1, 3, S::kQueued}, now, admission, "fits");
+  ASSERT_TRUE(booting.ok());
+  EXPECT_EQ(booting->next_action_at, now + std::chrono::seconds(90));
   auto twice = JobStateMachine::Admit({1, 4, S::kPending}, now, admission, "fits");
   EXPECT_EQ(twice.status().code(), Code::kFailedPrecondition);
 }

@@ -145,7 +145,12 @@ StatusOr<std::string> SimRuntime::RestartReplica(const JobRecord& job, const Rep
 
 namespace {
 
-constexpr int kStepLines = 10;  // progress lines per simulated run
+// Progress lines: one per simulated minute of the run, at least one and at most ten, so a
+// ten-thousand-job benchmark of one-second runs does not write a novel per job.
+int StepLines(Duration run) {
+  const auto minutes = std::chrono::duration_cast<std::chrono::minutes>(run).count();
+  return static_cast<int>(std::clamp<int64_t>(minutes, 1, 10));
+}
 
 std::string Format(const char* format, auto... values) {
   char buffer[256];
@@ -193,10 +198,11 @@ void SimRuntime::Applied(const JobRecord& job, const JobTransition& t) {
     const double seconds = std::max(1e-3, std::chrono::duration<double>(run).count());
     const double tokens_per_second =
         static_cast<double>(steps) * 4096.0 * static_cast<double>(Replicas(job)) / seconds;
-    for (int i = 1; i <= kStepLines; ++i) {
-      const double done = static_cast<double>(i) / kStepLines;
-      const Timestamp at = start + span * i / kStepLines;
-      if (t.to == JobState::kFailed && i == kStepLines) break;
+    const int step_lines = StepLines(run);
+    for (int i = 1; i <= step_lines; ++i) {
+      const double done = static_cast<double>(i) / step_lines;
+      const Timestamp at = start + span * i / step_lines;
+      if (t.to == JobState::kFailed && i == step_lines) break;
       const auto step = static_cast<long long>(std::llround(done * static_cast<double>(steps)));
       line(at, LogSeverity::kInfo,
            Format("step %lld/%lld loss=%.4f tokens/s=%.0f", step, static_cast<long long>(steps),
