@@ -10,7 +10,9 @@ P=demo
 L=us-central1
 
 # A job that ran to the end (polling its state with a deadline, never sleeping for it).
-name=$(jq '.displayName="logs"' "$PAYLOADS/lora-single-node.json" |
+# Ten simulated minutes of training: a start line, ten progress lines, two checkpoints, the end.
+name=$(jq '.displayName="logs" | .jobSpec.workerPoolSpecs[0].containerSpec.env =
+    [{"name": "TRAINYARD_SIM_DURATION", "value": "600s"}]' "$PAYLOADS/lora-single-node.json" |
   curl -fsS -X POST "$BASE/v1/projects/$P/locations/$L/customJobs" \
     -H 'content-type: application/json' --data-binary @- | jq -r .name)
 id=${name##*/}

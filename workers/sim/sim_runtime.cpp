@@ -97,14 +97,13 @@ StatusOr<JobRun> SimRuntime::Launch(const JobRecord& job, int attempt, Timestamp
     start = std::max(now, After(*job.job.trainyard->admitted_at, job.job.trainyard->startup));
   }
   // A job stopped by a preemption or a repair resumes with the work it had left.
-  const Span span{start,
-                  After(start, job.run_remaining.value_or(SimRunTime(job.job, timings_)))};
+  const Span span{start, After(start, job.run_remaining.value_or(SimRunTime(job.job, timings_)))};
   JobRun run;
   run.attempt = attempt;
   for (const Replica& r : replicas) {
-    run.replicas.push_back(ReplicaRun{
-        r.task_name, start > now ? ReplicaPhase::kPending : ReplicaPhase::kRunning, std::nullopt,
-        0, SpanHandle(span)});
+    run.replicas.push_back(ReplicaRun{r.task_name,
+                                      start > now ? ReplicaPhase::kPending : ReplicaPhase::kRunning,
+                                      std::nullopt, 0, SpanHandle(span)});
   }
   return run;
 }
@@ -145,11 +144,12 @@ StatusOr<std::string> SimRuntime::RestartReplica(const JobRecord& job, const Rep
 
 namespace {
 
-// Progress lines: one per simulated minute of the run, at least one and at most ten, so a
-// ten-thousand-job benchmark of one-second runs does not write a novel per job.
+// Progress lines: one per simulated minute of the run, at most ten. A run shorter than a minute is
+// a test stub rather than training, and prints only how it ended: a benchmark of ten thousand
+// one-second jobs writes one line per job, not a dozen.
 int StepLines(Duration run) {
   const auto minutes = std::chrono::duration_cast<std::chrono::minutes>(run).count();
-  return static_cast<int>(std::clamp<int64_t>(minutes, 1, 10));
+  return static_cast<int>(std::clamp<int64_t>(minutes, 0, 10));
 }
 
 std::string Format(const char* format, auto... values) {
@@ -168,8 +168,7 @@ int64_t TotalSteps(const CustomJob& job) {
 }
 
 int64_t Replicas(const JobRecord& job) {
-  return job.run && !job.run->replicas.empty() ? static_cast<int64_t>(job.run->replicas.size())
-                                               : 1;
+  return job.run && !job.run->replicas.empty() ? static_cast<int64_t>(job.run->replicas.size()) : 1;
 }
 
 }  // namespace
@@ -180,17 +179,19 @@ void SimRuntime::Applied(const JobRecord& job, const JobTransition& t) {
     lines.push_back(LogLine{job.id, at, severity, "workerpool0-0", std::move(text)});
   };
   const CustomJob& spec = job.job;
-  if (t.to == JobState::kRunning && t.from == JobState::kPending) {
+  if (t.to == JobState::kRunning && t.from == JobState::kPending &&
+      StepLines(SimRunTime(spec, timings_)) > 0) {
     line(t.at, LogSeverity::kInfo,
          Format("starting training of %s on %lld replica(s), image %s", spec.display_name.c_str(),
                 static_cast<long long>(Replicas(job)), PrimaryImage(spec).value_or("").c_str()));
   }
-  const bool ended = t.from == JobState::kRunning &&
-                     (t.to == JobState::kSucceeded || t.to == JobState::kFailed);
+  const bool ended =
+      t.from == JobState::kRunning && (t.to == JobState::kSucceeded || t.to == JobState::kFailed);
   if (ended) {
     const Duration run = SimRunTime(spec, timings_);
-    const Timestamp start = std::max(spec.start_time.value_or(t.at),
-                                     t.at - std::chrono::duration_cast<std::chrono::microseconds>(run));
+    const Timestamp start =
+        std::max(spec.start_time.value_or(t.at),
+                 t.at - std::chrono::duration_cast<std::chrono::microseconds>(run));
     const auto span = t.at - start;
     const int64_t steps = TotalSteps(spec);
     // Deterministic per job: the same job prints the same curve.
@@ -214,8 +215,7 @@ void SimRuntime::Applied(const JobRecord& job, const JobTransition& t) {
     if (t.to == JobState::kSucceeded) {
       line(t.at, LogSeverity::kInfo, "training finished");
     } else {
-      line(t.at, LogSeverity::kError,
-           t.error ? t.error->message : std::string("training failed"));
+      line(t.at, LogSeverity::kError, t.error ? t.error->message : std::string("training failed"));
     }
   }
   if (lines.empty()) return;
