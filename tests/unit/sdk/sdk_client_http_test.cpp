@@ -14,7 +14,7 @@
 #include "api/http_server.h"
 #include "api/wire/custom_job_codec.h"
 #include "sdk/client.h"
-#include "tests/unit/sdk_fake_timing.h"
+#include "tests/unit/sdk/sdk_fake_timing.h"
 
 namespace trainyard::sdk {
 namespace {

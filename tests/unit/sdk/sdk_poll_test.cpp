@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "sdk/poll.h"
-#include "tests/unit/sdk_fake_timing.h"
+#include "tests/unit/sdk/sdk_fake_timing.h"
 
 namespace trainyard::sdk {
 namespace {

@@ -1,0 +1,123 @@
+#include "workers/sim/sim_runtime.h"
+
+#include <gtest/gtest.h>
+
+namespace trainyard::sim {
+namespace {
+
+using std::chrono::seconds;
+
+const Timestamp kT0 = FromUnixMicros(1'000'000'000'000);
+
+// A chief and one worker on a3-megagpu-8g, running `run` as TRAINYARD_SIM_DURATION.
+JobRecord Job(const std::string& run, std::optional<std::string> exit_code = std::nullopt) {
+  JobRecord record;
+  record.id = 42;
+  record.version = 3;
+  record.project_number = 100000000001;
+  record.job.state = JobState::kPending;
+  for (int replicas : {1, 1}) {
+    WorkerPoolSpec pool;
+    pool.machine_spec = MachineSpec{};
+    pool.machine_spec->machine_type = "a3-megagpu-8g";
+    pool.machine_spec->accelerator_type = AcceleratorType::kNvidiaH100Mega80gb;
+    pool.machine_spec->accelerator_count = 8;
+    pool.replica_count = replicas;
+    pool.container_spec = ContainerSpec{};
+    pool.container_spec->image_uri = "nemo:24.07";
+    record.job.job_spec.worker_pool_specs.push_back(pool);
+  }
+  auto& env = record.job.job_spec.worker_pool_specs[0].container_spec->env;
+  env.push_back({"TRAINYARD_SIM_DURATION", run});
+  if (exit_code) env.push_back({"TRAINYARD_SIM_EXIT_CODE", *exit_code});
+  return record;
+}
+
+TEST(SimRuntimeTest, ReplicasRunForTheJobsRunTimeThenThePrimaryExitsWithTheKnob) {
+  SimRuntime runtime;
+  JobRecord job = Job("100s", "3");
+  auto run = runtime.Launch(job, 0, kT0);
+  ASSERT_TRUE(run.ok()) << run.status().message();
+  ASSERT_EQ(run->replicas.size(), 2u);
+  EXPECT_EQ(run->replicas[0].task_name, "workerpool0-0");
+  EXPECT_EQ(run->replicas[1].task_name, "workerpool1-0");
+  job.run = *run;
+  auto during = runtime.Observe(job, kT0 + seconds(99));
+  ASSERT_TRUE(during.ok());
+  EXPECT_EQ(during->replicas[0].phase, ReplicaPhase::kRunning);
+  EXPECT_EQ(during->next_change, kT0 + seconds(100)) << "the simulator knows exactly when";
+  auto after = runtime.Observe(job, kT0 + seconds(100));
+  ASSERT_TRUE(after.ok());
+  EXPECT_EQ(after->replicas[0].phase, ReplicaPhase::kExited);
+  EXPECT_EQ(after->replicas[0].exit_code, 3);
+  EXPECT_EQ(after->replicas[1].exit_code, 0) << "only the primary takes the exit-code knob";
+}
+
+TEST(SimRuntimeTest, RightAfterAdmissionReplicasWaitForTheSimulatedBootAndPull) {
+  SimRuntime runtime;
+  JobRecord job = Job("100s");
+  job.job.trainyard = SchedulingStatus{};
+  job.job.trainyard->admitted_at = kT0;
+  job.job.trainyard->startup = seconds(30);
+  auto run = runtime.Launch(job, 0, kT0 + seconds(10));
+  ASSERT_TRUE(run.ok());
+  job.run = *run;
+  auto booting = runtime.Observe(job, kT0 + seconds(10));
+  ASSERT_TRUE(booting.ok());
+  EXPECT_EQ(booting->replicas[0].phase, ReplicaPhase::kPending);
+  EXPECT_EQ(booting->next_change, kT0 + seconds(30));
+  auto up = runtime.Observe(job, kT0 + seconds(30));
+  EXPECT_EQ(up->replicas[0].phase, ReplicaPhase::kRunning);
+  EXPECT_EQ(up->next_change, kT0 + seconds(130)) << "the run starts when the nodes are up";
+}
+
+TEST(SimRuntimeTest, AResumedJobRunsOnlyWhatItHadLeft) {
+  SimRuntime runtime;
+  JobRecord job = Job("100s");
+  job.run_remaining = seconds(25);
+  auto run = runtime.Launch(job, 0, kT0);
+  ASSERT_TRUE(run.ok());
+  job.run = *run;
+  EXPECT_EQ(runtime.Observe(job, kT0)->next_change, kT0 + seconds(25));
+}
+
+TEST(SimRuntimeTest, ACancellingJobsReplicasAreStopped) {
+  SimRuntime runtime;
+  JobRecord job = Job("100s");
+  job.run = *runtime.Launch(job, 0, kT0);
+  job.job.state = JobState::kCancelling;
+  auto seen = runtime.Observe(job, kT0 + seconds(1));
+  ASSERT_TRUE(seen.ok());
+  for (const ReplicaObservation& r : seen->replicas) {
+    EXPECT_EQ(r.phase, ReplicaPhase::kExited);
+    EXPECT_EQ(r.exit_code, 143);
+  }
+}
+
+TEST(SimRuntimeTest, ATrainingRunPrintsItsProgressAndAShortOneOnlyItsEnd) {
+  SimRuntime runtime;
+  JobRecord job = Job("600s");
+  job.job.start_time = kT0;
+  JobTransition done;
+  done.from = JobState::kRunning;
+  done.to = JobState::kSucceeded;
+  done.at = kT0 + seconds(600);
+  runtime.Applied(job, done);
+  std::vector<LogLine> lines = runtime.CollectLogs(done.at);
+  ASSERT_EQ(lines.size(), 13u);  // ten progress lines, two checkpoints, the end
+  EXPECT_EQ(lines.front().message.rfind("step 100/1000 loss=", 0), 0u) << lines.front().message;
+  EXPECT_EQ(lines.back().message, "training finished");
+  EXPECT_EQ(lines.back().task_name, "workerpool0-0");
+  EXPECT_TRUE(runtime.CollectLogs(done.at).empty()) << "collected once";
+
+  JobRecord stub = Job("1s");
+  stub.job.start_time = kT0;
+  done.at = kT0 + seconds(1);
+  runtime.Applied(stub, done);
+  lines = runtime.CollectLogs(done.at);
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0].message, "training finished");
+}
+
+}  // namespace
+}  // namespace trainyard::sim
