@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "api/wire/enums.h"
+
 namespace trainyard {
 namespace {
 
@@ -208,38 +210,6 @@ class Lexer {
 
 // ---------------------------------------------------------------------------------------------
 // Values
-
-constexpr std::array<std::pair<std::string_view, JobState>, 12> kStateNames = {{
-    {"JOB_STATE_UNSPECIFIED", JobState::kUnspecified},
-    {"JOB_STATE_QUEUED", JobState::kQueued},
-    {"JOB_STATE_PENDING", JobState::kPending},
-    {"JOB_STATE_RUNNING", JobState::kRunning},
-    {"JOB_STATE_SUCCEEDED", JobState::kSucceeded},
-    {"JOB_STATE_FAILED", JobState::kFailed},
-    {"JOB_STATE_CANCELLING", JobState::kCancelling},
-    {"JOB_STATE_CANCELLED", JobState::kCancelled},
-    {"JOB_STATE_PAUSED", JobState::kPaused},
-    {"JOB_STATE_EXPIRED", JobState::kExpired},
-    {"JOB_STATE_UPDATING", JobState::kUpdating},
-    {"JOB_STATE_PARTIALLY_SUCCEEDED", JobState::kPartiallySucceeded},
-}};
-
-// Proto enum names are upper case on the wire, so the match is exact.
-std::optional<JobState> ParseStateName(std::string_view name) {
-  for (const auto& [spelling, state] : kStateNames) {
-    if (spelling == name) return state;
-  }
-  return std::nullopt;
-}
-
-std::string StateNameList() {
-  std::string list;
-  for (const auto& entry : kStateNames) {
-    if (!list.empty()) list += ", ";
-    list.append(entry.first);
-  }
-  return list;
-}
 
 // Reads exactly `count` decimal digits at s[i] into *out and advances i.
 bool ReadDigits(std::string_view s, size_t& i, size_t count, int* out) {
@@ -551,10 +521,10 @@ class Parser {
   Status SetValue(const Token& value, FilterComparison& cmp) const {
     switch (cmp.field) {
       case FilterField::kState: {
-        const std::optional<JobState> state = ParseStateName(value.text);
+        const std::optional<JobState> state = ParseJobStateName(value.text);
         if (!state) {
           return Error("unknown state " + Quote(value.text), value.pos,
-                       "; expected one of " + StateNameList());
+                       "; expected one of " + JobStateTable().ValidNames());
         }
         cmp.state = *state;
         return Status::Ok();

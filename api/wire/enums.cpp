@@ -2,23 +2,19 @@
 
 #include <array>
 
+#include "services/job_state_names.h"
+
 namespace trainyard {
 namespace {
 
-constexpr std::array<EnumEntry, 12> kJobStates = {{
-    {"JOB_STATE_UNSPECIFIED", 0},
-    {"JOB_STATE_QUEUED", 1},
-    {"JOB_STATE_PENDING", 2},
-    {"JOB_STATE_RUNNING", 3},
-    {"JOB_STATE_SUCCEEDED", 4},
-    {"JOB_STATE_FAILED", 5},
-    {"JOB_STATE_CANCELLING", 6},
-    {"JOB_STATE_CANCELLED", 7},
-    {"JOB_STATE_PAUSED", 8},
-    {"JOB_STATE_EXPIRED", 9},
-    {"JOB_STATE_UPDATING", 10},
-    {"JOB_STATE_PARTIALLY_SUCCEEDED", 11},
-}};
+// From the one list of job-state names (services/job_state_names.h).
+constexpr std::array<EnumEntry, kJobStateSpellings.size()> kJobStates = [] {
+  std::array<EnumEntry, kJobStateSpellings.size()> out{};
+  for (size_t i = 0; i < out.size(); ++i) {
+    out[i] = EnumEntry{kJobStateSpellings[i].name, static_cast<int>(kJobStateSpellings[i].state)};
+  }
+  return out;
+}();
 
 // Proto order (by number). Deliberately no TPU_V5P/TPU_V6E: they do not exist in the API, and
 // accepting them would let a body through that real Vertex rejects.

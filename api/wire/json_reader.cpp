@@ -6,6 +6,8 @@
 #include <limits>
 #include <utility>
 
+#include "services/model/duration_text.h"
+
 namespace trainyard {
 namespace {
 
@@ -106,7 +108,7 @@ Status BadTimestamp(std::string_view text) {
 Status BadDuration(std::string_view text) {
   return InvalidArgument("invalid Duration \"" + std::string(text.substr(0, kMaxShownChars)) +
                          "\": expected seconds with up to 9 fraction digits and an \"s\" suffix, "
-                         "such as \"3600s\" or \"1.5s\"");
+                         "such as \"3600s\" or \"1.5s\", within about 292 years");
 }
 
 struct Clock {
@@ -242,21 +244,9 @@ StatusOr<Timestamp> ParseTimestamp(std::string_view text) {
 }
 
 StatusOr<Duration> ParseDuration(std::string_view text) {
-  Scanner s(text);
-  const bool negative = s.Consume('-');
-  constexpr uint64_t kMaxSeconds = std::numeric_limits<int64_t>::max() / kNanosPerSecond;
-  uint64_t secs = 0;
-  int64_t nanos = 0;
-  bool ok =
-      s.Unsigned(&secs) && (!s.Consume('.') || s.Fraction(&nanos)) && s.Consume('s') && s.AtEnd();
-  if (!ok) return BadDuration(text);
-  const uint64_t total = secs <= kMaxSeconds ? secs * kNanosPerSecond + nanos : UINT64_MAX;
-  if (total > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
-    return InvalidArgument("Duration \"" + std::string(text.substr(0, kMaxShownChars)) +
-                           "\" is out of range (at most about 292 years)");
-  }
-  const int64_t value = static_cast<int64_t>(total);
-  return Duration(negative ? -value : value);
+  std::optional<Duration> value = ParseDurationText(text, /*allow_negative=*/true);
+  if (!value) return BadDuration(text);
+  return *value;
 }
 
 // ---- Paths -------------------------------------------------------------------------------------
