@@ -4,8 +4,8 @@
 #include <signal.h>
 
 #include <algorithm>
-#include <filesystem>
 #include <atomic>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
@@ -31,9 +31,9 @@
 #include "storage/sim_clock_store.h"
 #include "workers/failure_simulator.h"
 #include "workers/job_executor.h"
+#include "workers/local/local_runtime.h"
 #include "workers/scheduler_loop.h"
 #include "workers/sim/fleet_file.h"
-#include "workers/local/local_runtime.h"
 #include "workers/sim/sim_runtime.h"
 
 namespace trainyard::cmd {
@@ -189,8 +189,8 @@ int RunServe(const ServeOptions& options) {
   if (options.runtime == "local") {
     local::LocalRuntimeOptions local_options;
     local_options.root = std::filesystem::absolute(options.data_dir) / "replicas";
-    local_options.grace = std::chrono::milliseconds(
-        static_cast<int64_t>(options.stop_grace_seconds * 1000));
+    local_options.grace =
+        std::chrono::milliseconds(static_cast<int64_t>(options.stop_grace_seconds * 1000));
     auto owned = std::make_unique<local::LocalRuntime>(local_options, **clock);
     local_runtime = owned.get();
     runtime = std::move(owned);

@@ -256,8 +256,8 @@ std::optional<PlannedAdmission> Plan(const Fleet& fleet, const AdmissionDecision
   if (!choices) return std::nullopt;
   JobAdmission admission = AdmissionOf(a, *choices);
   if (simulated_startup) admission.startup = StartupTime(fleet, a, *choices);
-  auto transition = JobStateMachine::Admit(JobSnapshot{a.job_id, a.version, JobState::kQueued},
-                                           now, std::move(admission), a.message);
+  auto transition = JobStateMachine::Admit(JobSnapshot{a.job_id, a.version, JobState::kQueued}, now,
+                                           std::move(admission), a.message);
   if (!transition.ok()) return std::nullopt;
   PlannedAdmission plan;
   plan.decision = &a;
