@@ -191,7 +191,7 @@ int RunServe(const ServeOptions& options) {
     local_options.root = std::filesystem::absolute(options.data_dir) / "replicas";
     local_options.grace =
         std::chrono::milliseconds(static_cast<int64_t>(options.stop_grace_seconds * 1000));
-    auto owned = std::make_unique<local::LocalRuntime>(local_options, **clock);
+    auto owned = std::make_unique<local::LocalRuntime>(local_options);
     local_runtime = owned.get();
     runtime = std::move(owned);
   } else {

@@ -8,7 +8,6 @@
 #include "services/job_state_machine.h"
 #include "services/log.h"
 #include "services/scheduler/verdict_text.h"
-#include "workers/sim/sim_runtime.h"
 
 namespace trainyard {
 namespace {
@@ -93,7 +92,7 @@ Status FailureSimulator::FinishRepairs(Timestamp now, FailureStepStats& stats) {
     if (job != jobs.end() && job->second.job.state == JobState::kPending &&
         !job->second.next_action_at) {
       // The repaired node is a new VM: it pulls the image again before the replicas restart.
-      auto image = sim::PrimaryImage(job->second.job);
+      auto image = PrimaryImage(job->second.job.job_spec);
       Duration pull = fleet_.ImagePullTime(image.value_or(""));
       const JobRecord& record = job->second;
       auto resume = JobStateMachine::ResumeAfterRepair(

@@ -8,7 +8,6 @@
 
 #include "services/job_state_machine.h"
 #include "services/log.h"
-#include "workers/sim/sim_runtime.h"
 
 namespace trainyard {
 
@@ -75,7 +74,7 @@ std::optional<JobExecutor::Step> JobExecutor::StepJob(const JobRecord& record, T
     }
   }
   if (verdict.transition->to == JobState::kRunning) {
-    verdict.transition->image_uri = sim::PrimaryImage(record.job);
+    verdict.transition->image_uri = PrimaryImage(record.job.job_spec);
   }
   return Step{std::move(verdict), &record};
 }
@@ -124,8 +123,9 @@ StatusOr<int> JobExecutor::RunOnce() {
   for (const JobRecord& record : due) {
     std::optional<Step> step = StepJob(record, now);
     if (!step) continue;
-    updates.push_back(
-        StateUpdate{record.id, record.version, *step->verdict.transition, options_.owner});
+    // The transition moves into the update; the step keeps what follows the commit (the stop).
+    updates.push_back(StateUpdate{record.id, record.version, std::move(*step->verdict.transition),
+                                  options_.owner});
     steps.push_back(std::move(*step));
   }
   // One transaction for the whole pass: one commit instead of one per step.

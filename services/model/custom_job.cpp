@@ -17,4 +17,19 @@ bool IsTerminal(JobState state) {
   }
 }
 
+Duration JobTimeout(const CustomJobSpec& spec) {
+  if (spec.scheduling && spec.scheduling->timeout && spec.scheduling->timeout->count() > 0) {
+    return *spec.scheduling->timeout;
+  }
+  return kDefaultJobTimeout;
+}
+
+std::optional<std::string> PrimaryImage(const CustomJobSpec& spec) {
+  for (const WorkerPoolSpec& wp : spec.worker_pool_specs) {
+    if (wp.container_spec) return wp.container_spec->image_uri;
+    if (wp.python_package_spec) return wp.python_package_spec->executor_image_uri;
+  }
+  return std::nullopt;
+}
+
 }  // namespace trainyard

@@ -238,4 +238,12 @@ struct CustomJob {
 
 bool IsTerminal(JobState state);
 
+// Vertex's default scheduling.timeout, also FLEX_START's cap.
+inline constexpr Duration kDefaultJobTimeout = std::chrono::hours(24 * 7);
+// scheduling.timeout, or the default when it is unset or 0: how long the job may run.
+Duration JobTimeout(const CustomJobSpec& spec);
+// The first worker pool's image (container or executor image): what the job's nodes pull and
+// cache.
+std::optional<std::string> PrimaryImage(const CustomJobSpec& spec);
+
 }  // namespace trainyard

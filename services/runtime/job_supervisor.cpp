@@ -7,8 +7,6 @@
 namespace trainyard {
 namespace {
 
-constexpr Duration kDefaultTimeout = std::chrono::hours(24 * 7);
-
 Timestamp After(Timestamp t, Duration d) {
   return t + std::chrono::duration_cast<std::chrono::microseconds>(d);
 }
@@ -126,10 +124,7 @@ void OnReplicaFailure(SupervisorVerdict& verdict, const JobRecord& job, JobRun r
 
 std::optional<Timestamp> RunDeadline(const CustomJob& job) {
   if (!job.start_time) return std::nullopt;
-  const Duration timeout = job.job_spec.scheduling && job.job_spec.scheduling->timeout
-                               ? *job.job_spec.scheduling->timeout
-                               : kDefaultTimeout;
-  return After(*job.start_time, timeout);
+  return After(*job.start_time, JobTimeout(job.job_spec));
 }
 
 SupervisorVerdict Supervise(const JobRecord& job, const std::optional<Observation>& observation,
@@ -155,7 +150,6 @@ SupervisorVerdict Supervise(const JobRecord& job, const std::optional<Observatio
   }
   if (state != JobState::kPending && state != JobState::kRunning) return verdict;
   if (!observation) {
-    verdict.relaunch = state == JobState::kPending;
     verdict.look_again = After(now, policy.poll);
     return verdict;
   }

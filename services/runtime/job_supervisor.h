@@ -30,7 +30,6 @@ struct SupervisorVerdict {
   std::optional<JobTransition> transition;  // to apply (checked by JobStateMachine)
   std::vector<std::string> restart;         // replicas to restart in place before applying
   bool stop = false;                        // stop every replica (after applying)
-  bool relaunch = false;                    // launch the job's replicas (before applying)
   std::optional<Timestamp> look_again;      // no transition: when to look next
 };
 

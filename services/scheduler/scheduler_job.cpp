@@ -68,12 +68,9 @@ StatusOr<SchedulerJob> MakeSchedulerJob(int64_t id, int64_t version, const std::
   TY_ASSIGN_OR_RETURN(out.priority, ParsePriorityLabel(job.labels));
   out.queue_time = job.create_time.value_or(Timestamp{});
   const CustomJobSpec& spec = job.job_spec;
-  Duration timeout = kDefaultTimeout;
+  const Duration timeout = JobTimeout(spec);
   if (spec.scheduling) {
     out.strategy = spec.scheduling->strategy;
-    if (spec.scheduling->timeout && spec.scheduling->timeout->count() > 0) {
-      timeout = *spec.scheduling->timeout;
-    }
     if (out.strategy == SchedulingStrategy::kFlexStart) {
       // Vertex: maxWaitDuration defaults to 24h; 0 means wait forever.
       Duration wait = spec.scheduling->max_wait_duration.value_or(std::chrono::hours(24));
@@ -88,11 +85,7 @@ StatusOr<SchedulerJob> MakeSchedulerJob(int64_t id, int64_t version, const std::
     if (auto d = ParseDurationText(it->second); d && *d < timeout) out.expected_runtime = *d;
   }
 
-  for (const WorkerPoolSpec& wp : spec.worker_pool_specs) {
-    if (!out.image_uri.empty()) break;
-    if (wp.container_spec) out.image_uri = wp.container_spec->image_uri;
-    if (wp.python_package_spec) out.image_uri = wp.python_package_spec->executor_image_uri;
-  }
+  out.image_uri = PrimaryImage(spec).value_or("");
   out.shape = project_id + "|" + region + "|" + std::to_string(static_cast<int>(out.strategy)) +
               "|" + std::to_string(out.priority);
   for (size_t i = 0; i < spec.worker_pool_specs.size(); ++i) {

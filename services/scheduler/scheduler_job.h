@@ -20,7 +20,6 @@ inline constexpr std::string_view kPriorityLabel = "trainyard-priority";
 // backfill can plan around it.
 inline constexpr std::string_view kExpectedRuntimeLabel = "trainyard-expected-runtime";
 inline constexpr int kDefaultPriority = 500;
-inline constexpr auto kDefaultTimeout = std::chrono::hours(24 * 7);
 
 // low/medium/high or a number; nullopt when the label is absent, an error when it is malformed.
 StatusOr<int> ParsePriorityLabel(const std::map<std::string, std::string>& labels);
@@ -52,7 +51,7 @@ struct SchedulerJob {
   std::vector<GangPool> pools;
   std::vector<QuotaDemand> quota;         // summed over the pools, without the PREEMPTIBLE_ prefix
   std::optional<Timestamp> dws_deadline;  // FLEX_START: FAILED after this; none = wait forever
-  Duration expected_runtime = kDefaultTimeout;
+  Duration expected_runtime = kDefaultJobTimeout;
   std::string image_uri;  // the first pool's image: nodes that have it cached skip the pull
   std::string shape;      // equal shapes get one verdict per cycle
 };

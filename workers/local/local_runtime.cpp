@@ -199,10 +199,7 @@ std::optional<int> ExitCodeIn(const fs::path& dir) {
 
 }  // namespace
 
-LocalRuntime::LocalRuntime(LocalRuntimeOptions options, const Clock& clock)
-    : options_(std::move(options)), clock_(clock) {
-  Adopt();
-}
+LocalRuntime::LocalRuntime(LocalRuntimeOptions options) : options_(std::move(options)) { Adopt(); }
 
 LocalRuntime::~LocalRuntime() = default;
 
@@ -298,6 +295,14 @@ StatusOr<JobRun> LocalRuntime::Launch(const JobRecord& job, int attempt, Timesta
   options.master_port = master_port;
   TY_ASSIGN_OR_RETURN(std::vector<Replica> replicas, PlanReplicas(job.job, options));
   TY_RETURN_IF_ERROR(port_error);
+  // Every replica must be runnable before any starts: a half-launched gang is worse than none.
+  for (const Replica& r : replicas) {
+    if (r.command.empty()) {
+      return InvalidArgument("jobSpec.workerPoolSpecs[" + std::to_string(r.pool) +
+                             "].containerSpec.command: the local runtime runs a command on this "
+                             "host and does not pull images; set command (and args)");
+    }
+  }
 
   std::vector<std::string> base_env;
   for (const char* name : kInherited) {
@@ -311,11 +316,6 @@ StatusOr<JobRun> LocalRuntime::Launch(const JobRecord& job, int attempt, Timesta
   for (const Replica& r : replicas) {
     std::vector<std::string> argv = r.command;
     argv.insert(argv.end(), r.args.begin(), r.args.end());
-    if (r.command.empty()) {
-      return InvalidArgument("jobSpec.workerPoolSpecs[" + std::to_string(r.pool) +
-                             "].containerSpec.command: the local runtime runs a command on this "
-                             "host and does not pull images; set command (and args)");
-    }
     std::vector<std::string> env = base_env;
     env.push_back("HOSTNAME=" + r.hostname);
     for (const EnvVar& var : r.env) env.push_back(var.name + "=" + var.value);

@@ -20,7 +20,6 @@
 #include <string>
 #include <vector>
 
-#include "services/clock.h"
 #include "services/logs/log_entry.h"
 #include "services/runtime/runtime.h"
 
@@ -34,7 +33,7 @@ struct LocalRuntimeOptions {
 
 class LocalRuntime : public Runtime {
  public:
-  LocalRuntime(LocalRuntimeOptions options, const Clock& clock);
+  explicit LocalRuntime(LocalRuntimeOptions options);
   ~LocalRuntime() override;
 
   std::string_view name() const override { return "local"; }
@@ -73,7 +72,6 @@ class LocalRuntime : public Runtime {
   void Signal(Process& p);
 
   LocalRuntimeOptions options_;
-  const Clock& clock_;
   std::mutex mu_;
   std::map<std::string, Process> processes_;  // by handle
   std::map<std::filesystem::path, uint64_t> output_offsets_;

@@ -69,14 +69,6 @@ Timestamp After(Timestamp now, Duration d) {
 
 }  // namespace
 
-std::optional<std::string> PrimaryImage(const CustomJob& job) {
-  for (const WorkerPoolSpec& wp : job.job_spec.worker_pool_specs) {
-    if (wp.container_spec) return wp.container_spec->image_uri;
-    if (wp.python_package_spec) return wp.python_package_spec->executor_image_uri;
-  }
-  return std::nullopt;
-}
-
 // The knobs, else the compute model, else the default. Jobs stored before a knob was validated
 // fall back to the default rather than fail.
 Duration SimRunTime(const CustomJob& job, const SimTimings& timings) {
@@ -183,7 +175,8 @@ void SimRuntime::Applied(const JobRecord& job, const JobTransition& t) {
       StepLines(SimRunTime(spec, timings_)) > 0) {
     line(t.at, LogSeverity::kInfo,
          Format("starting training of %s on %lld replica(s), image %s", spec.display_name.c_str(),
-                static_cast<long long>(Replicas(job)), PrimaryImage(spec).value_or("").c_str()));
+                static_cast<long long>(Replicas(job)),
+                PrimaryImage(spec.job_spec).value_or("").c_str()));
   }
   const bool ended =
       t.from == JobState::kRunning && (t.to == JobState::kSucceeded || t.to == JobState::kFailed);

@@ -18,9 +18,6 @@ struct SimTimings {
   Duration run = std::chrono::seconds(10);  // for jobs stored before the workload knobs existed
 };
 
-// The image the job's nodes pull (and then cache): the first worker pool's.
-std::optional<std::string> PrimaryImage(const CustomJob& job);
-
 // How long the job's work takes on its placement.
 Duration SimRunTime(const CustomJob& job, const SimTimings& timings);
 
