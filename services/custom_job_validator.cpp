@@ -695,7 +695,8 @@ Status ValidateCustomJob(const CustomJob& job) {
   TY_RETURN_IF_ERROR(ValidateAcrossPools(spec));
   TY_RETURN_IF_ERROR(ValidateJobSpecFields(spec));
   // The simulator's run-time knobs: a bad one is refused now, not ignored at run time.
-  return EstimateWorkload(spec).status();
+  TY_RETURN_IF_ERROR(EstimateWorkload(spec).status());
+  return CheckpointInterval(spec).status();
 }
 
 }  // namespace trainyard

@@ -31,10 +31,13 @@ struct JobRecord {
   // admitted_at (job.trainyard carries both).
   int64_t cost_micros = 0;
   int64_t hourly_price_micros = 0;
-  // Run time left when a preemption or a node failure stopped the job (nullopt: all of it).
-  std::optional<Duration> run_remaining;
-  int spot_restarts = 0;      // restarts after spot preemptions so far (Vertex allows 6)
-  int attempt = 0;            // whole-job retries so far (Vertex allows 3)
+  // The run time whose work the job's checkpoints hold: a gang relaunched after a preemption, a
+  // node failure or a retry resumes from there (services/workload_model.h).
+  Duration checkpointed{};
+  Duration checkpoint_interval{};        // 0: the job never checkpoints
+  std::optional<Timestamp> state_since;  // when the job entered its current state
+  int spot_restarts = 0;                 // restarts after spot preemptions so far (Vertex allows 6)
+  int attempt = 0;                       // whole-job retries so far (Vertex allows 3)
   std::optional<JobRun> run;  // the launched replicas; nullopt until launched (and once stopped)
 };
 

@@ -5,6 +5,7 @@
 #include "services/custom_job_validator.h"
 #include "services/job_state_machine.h"
 #include "services/scheduler/scheduler_job.h"
+#include "services/workload_model.h"
 
 namespace trainyard {
 namespace {
@@ -37,9 +38,14 @@ StatusOr<JobKey> ResolveJobRef(ProjectRepository& projects, const JobRef& ref) {
   return JobKey{project->number, *id};
 }
 
-void AddRunningCost(JobRecord& record, Timestamp now) {
+// The cost and goodput stored at the job's last change, plus what accrued since, as of `now`.
+void AccrueToNow(JobRecord& record, Timestamp now) {
   if (!record.job.trainyard) return;
   SchedulingStatus& s = *record.job.trainyard;
+  if (record.state_since) {
+    s.goodput = GoodputAsOf(s.goodput, record.job.state, record.job.start_time.has_value(),
+                            *record.state_since, now);
+  }
   if (!s.admitted_at || IsTerminal(record.job.state) || now <= *s.admitted_at) return;
   double hours = std::chrono::duration<double>(now - *s.admitted_at).count() / 3600;
   s.cost_usd += s.hourly_price_usd * hours;
@@ -85,6 +91,7 @@ StatusOr<CustomJob> JobService::Create(const ParentRef& parent, CustomJob job,
   record.job.start_time.reset();
   record.job.end_time.reset();
   record.job.web_access_uris.clear();
+  TY_ASSIGN_OR_RETURN(record.checkpoint_interval, CheckpointInterval(record.job.job_spec));
   // QUEUED belongs to the scheduler, which follows new rows by their change feed; the runtime looks
   // at the job once it is admitted.
   record.next_action_at.reset();
@@ -107,7 +114,7 @@ StatusOr<JobRecord> JobService::Load(const JobRef& ref) {
 
 StatusOr<CustomJob> JobService::Get(const JobRef& ref) {
   TY_ASSIGN_OR_RETURN(JobRecord record, Load(ref));
-  AddRunningCost(record, clock_.Now());
+  AccrueToNow(record, clock_.Now());
   return std::move(record.job);
 }
 
@@ -134,7 +141,7 @@ StatusOr<ListJobsResult> JobService::List(const ListJobsRequest& request) {
   result.jobs.reserve(rows.size());
   Timestamp now = clock_.Now();
   for (auto& row : rows) {
-    AddRunningCost(row, now);
+    AccrueToNow(row, now);
     result.jobs.push_back(std::move(row.job));
   }
   return result;

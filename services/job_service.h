@@ -46,9 +46,10 @@ class JobService {
   const Clock& clock_;
 };
 
-// The cost a job shows: what earlier admissions accrued plus the current one's hourly price times
-// its time so far (terminal jobs have accrued everything already).
-void AddRunningCost(JobRecord& record, Timestamp now);
+// The cost and goodput a job shows: what its earlier states accrued plus its current state's time
+// so far (the admission's hourly price times its time; the current state's goodput bucket).
+// Terminal jobs have accrued everything already.
+void AccrueToNow(JobRecord& record, Timestamp now);
 
 // The NOT_FOUND a client sees for a job that does not exist (or is not theirs).
 Status JobNotFound(const JobRef& ref);

@@ -97,7 +97,7 @@ StatusOr<JobTransition> JobStateMachine::Requeue(const JobSnapshot& job, Timesta
   TY_ASSIGN_OR_RETURN(JobTransition t, Transition(job, JobState::kQueued, now, message));
   t.ends_admission = true;
   t.clears_admission = true;
-  t.keeps_progress = job.state == JobState::kRunning;
+  t.interrupts_run = job.state == JobState::kRunning;
   t.spot_restart = spot_restart;
   t.stops_replicas = true;
   t.note = SchedulingNote{"PREEMPTED", std::move(message)};
@@ -117,7 +117,7 @@ StatusOr<JobTransition> JobStateMachine::StopForRepair(const JobSnapshot& job, T
                                                        std::string message) {
   TY_RETURN_IF_ERROR(RequireAdmitted(job));
   TY_ASSIGN_OR_RETURN(JobTransition t, Transition(job, JobState::kPending, now, message));
-  t.keeps_progress = job.state == JobState::kRunning;
+  t.interrupts_run = job.state == JobState::kRunning;
   t.stops_replicas = true;
   t.note = SchedulingNote{"NODE_REPAIR", std::move(message)};
   return t;

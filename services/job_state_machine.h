@@ -55,8 +55,10 @@ struct JobTransition {
   std::optional<JobAdmission> admission;  // set on admission
   bool ends_admission = false;            // the admission's cost so far is accrued
   bool clears_admission = false;          // back in the queue: placement and price go
-  bool keeps_progress = false;            // a RUNNING job stopped early keeps its run time left
-  bool spot_restart = false;              // counts against the spot restarts
+  // A RUNNING gang stopped before its end (preempted, a node failed, retried): it keeps the work
+  // its checkpoints hold and the time since the last one is redone.
+  bool interrupts_run = false;
+  bool spot_restart = false;  // counts against the spot restarts
   std::optional<SchedulingNote> note;
   bool requires_nodes_up = false;        // applies only when none of the job's nodes is down
   std::optional<std::string> image_uri;  // RUNNING: cached on the job's nodes from now on
@@ -83,14 +85,14 @@ class JobStateMachine {
   static StatusOr<JobTransition> FailInQueue(const JobSnapshot& job, Timestamp now,
                                              std::string message);
   // PENDING/RUNNING → QUEUED: its capacity was taken (a higher priority, a spot reclaim). It keeps
-  // its place (queue time is create time), its cost so far and its progress.
+  // its place (queue time is create time), its cost so far and its checkpointed work.
   static StatusOr<JobTransition> Requeue(const JobSnapshot& job, Timestamp now, std::string message,
                                          bool spot_restart);
   // PENDING/RUNNING → FAILED when a spot reclaim finds no restarts left (STOCKOUT).
   static StatusOr<JobTransition> Stockout(const JobSnapshot& job, Timestamp now,
                                           std::string message);
   // PENDING/RUNNING → PENDING: a node under the gang failed; it holds its nodes and waits for the
-  // repair, keeping its progress.
+  // repair, keeping its checkpointed work.
   static StatusOr<JobTransition> StopForRepair(const JobSnapshot& job, Timestamp now,
                                                std::string message);
   // PENDING → PENDING: the last node it waited for is repaired; replicas restart at `resume_at`.

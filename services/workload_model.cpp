@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cmath>
 #include <map>
+#include <span>
 
 #include "services/catalog.h"
 #include "services/model/duration_text.h"
@@ -19,6 +20,9 @@ constexpr std::string_view kBatch = "TRAINYARD_GLOBAL_BATCH_SIZE";
 constexpr std::string_view kSeqLen = "TRAINYARD_SEQ_LEN";
 constexpr std::string_view kPrecision = "TRAINYARD_PRECISION";
 constexpr std::string_view kMfu = "TRAINYARD_MFU";
+constexpr std::string_view kCheckpointInterval = "TRAINYARD_CHECKPOINT_INTERVAL";
+constexpr std::string_view kRunTimeKnobs[] = {kDuration, kSteps,  kStepTime,  kParams, kTokens,
+                                              kBatch,    kSeqLen, kPrecision, kMfu};
 
 constexpr double kGpuMfu = 0.4;
 constexpr double kTpuMfu = 0.5;
@@ -41,7 +45,7 @@ struct Knobs {
   }
 };
 
-Knobs ReadKnobs(const CustomJobSpec& spec) {
+Knobs ReadKnobs(const CustomJobSpec& spec, std::span<const std::string_view> names) {
   Knobs knobs;
   if (spec.worker_pool_specs.empty()) return knobs;
   const WorkerPoolSpec& primary = spec.worker_pool_specs[0];
@@ -54,8 +58,7 @@ Knobs ReadKnobs(const CustomJobSpec& spec) {
     knobs.env_path = "jobSpec.workerPoolSpecs[0].pythonPackageSpec.env";
   }
   if (env == nullptr) return knobs;
-  for (std::string_view name :
-       {kDuration, kSteps, kStepTime, kParams, kTokens, kBatch, kSeqLen, kPrecision, kMfu}) {
+  for (std::string_view name : names) {
     for (size_t i = 0; i < env->size(); ++i) {
       if ((*env)[i].name == name) knobs.set[name] = {i, (*env)[i].value};
     }
@@ -213,7 +216,7 @@ Duration ModelTrainingTime(double params, double tokens, double flops_per_second
 }
 
 StatusOr<std::optional<WorkloadEstimate>> EstimateWorkload(const CustomJobSpec& spec) {
-  Knobs k = ReadKnobs(spec);
+  Knobs k = ReadKnobs(spec, kRunTimeKnobs);
   if (k.set.empty()) return std::optional<WorkloadEstimate>{};
   TY_RETURN_IF_ERROR(CheckValues(k));
   if (const std::string* v = k.Value(kDuration)) {
@@ -246,6 +249,21 @@ StatusOr<std::optional<WorkloadEstimate>> EstimateWorkload(const CustomJobSpec& 
   }
   TY_ASSIGN_OR_RETURN(WorkloadEstimate e, FromModel(spec, k));
   return std::optional<WorkloadEstimate>{std::move(e)};
+}
+
+StatusOr<Duration> CheckpointInterval(const CustomJobSpec& spec) {
+  const std::string_view names[] = {kCheckpointInterval};
+  Knobs k = ReadKnobs(spec, names);
+  const std::string* v = k.Value(kCheckpointInterval);
+  if (v == nullptr) return kDefaultCheckpointInterval;
+  std::optional<Duration> interval = ParseDurationText(*v);
+  if (!interval) {
+    return k.Invalid(kCheckpointInterval,
+                     "must be a duration in seconds like \"600s\", or \"0s\" for a job that "
+                     "never checkpoints (got \"" +
+                         *v + "\")");
+  }
+  return *interval;
 }
 
 }  // namespace trainyard

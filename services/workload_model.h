@@ -13,6 +13,10 @@
 //   TRAINYARD_SEQ_LEN            tokens per sequence
 //   TRAINYARD_PRECISION          bf16 (default) or fp8
 //   TRAINYARD_MFU                model FLOPs utilisation in (0, 1]; default 0.4 GPUs, 0.5 TPUs
+//
+// And what an interruption costs: TRAINYARD_CHECKPOINT_INTERVAL ("600s", the default; "0s": the
+// job never checkpoints). A gang stopped by a preemption, a node failure or a whole-job retry
+// restarts from its last checkpoint; the work since then is lost and done again.
 #include <optional>
 #include <string>
 
@@ -32,6 +36,12 @@ struct WorkloadEstimate {
 // value, or a set of knobs that does not determine a run time, is INVALID_ARGUMENT naming
 // jobSpec.workerPoolSpecs[0].containerSpec.env[i].value (or pythonPackageSpec.env).
 StatusOr<std::optional<WorkloadEstimate>> EstimateWorkload(const CustomJobSpec& spec);
+
+inline constexpr Duration kDefaultCheckpointInterval = std::chrono::minutes(10);
+
+// How often the job saves a checkpoint, in run time: TRAINYARD_CHECKPOINT_INTERVAL or the
+// default. A bad value is INVALID_ARGUMENT naming the env entry.
+StatusOr<Duration> CheckpointInterval(const CustomJobSpec& spec);
 
 // 6 × params × tokens / (flops_per_second): the compute-bound training time.
 Duration ModelTrainingTime(double params, double tokens, double flops_per_second);

@@ -17,8 +17,9 @@ namespace trainyard::storage {
   TY_MICROS("next_action_at") ", version, "                                                \
   "(SELECT p.project_id FROM projects p WHERE p.number = custom_jobs.project_number), "       \
   "change_seq, placement::text, " TY_MICROS("admitted_at") ", hourly_price_micros, "         \
-  "cost_micros, sched_code, sched_message, queue_position, run_remaining_us, spot_restarts, " \
-  "change_xid::text, run_attempt, run_replicas::text"
+  "cost_micros, sched_code, sched_message, queue_position, checkpointed_us, spot_restarts, " \
+  "change_xid::text, run_attempt, run_replicas::text, " TY_MICROS("state_since") ", "          \
+  "waiting_us, starting_us, restarting_us, running_us, redone_us, checkpoint_interval_us"
 
 StatusOr<JobRecord> DecodeJobRow(const pg::Result& r, int row);
 StatusOr<std::vector<JobRecord>> DecodeJobRows(const pg::Result& r);

@@ -11,13 +11,21 @@ namespace {
 
 // $1 id, $2 expected version, $3 from, $4 to, $5 at, $6 start_time, $7 end_time, $8 error code,
 // $9 error message, $10 next_action_at, $11 lease fence, $12 reason, $13 ends admission,
-// $14 clears admission, $15 keeps progress, $16 clears progress, $17 spot restarts added,
+// $14 clears admission, $15 interrupts the run, $16 the goodput clock stopped, $17 spot restarts
+// added,
 // $18 sets the note, $19 note code, $20 note message, $21 placement, $22 hourly price,
 // $23 requires nodes up, $24 the node states that count as down, $25 run attempt, $26 stops
 // replicas, $27 run replicas.
 //
-// SET expressions read the row as it was, so the cost accrues on the old admission and the run
-// time left is measured from the old next action (a RUNNING job's next action is its end).
+// SET expressions read the row as it was, so the cost accrues on the old admission, and the time
+// in the old state (since state_since) goes to its goodput bucket: before the first start
+// (start_time still NULL) QUEUED is waiting and PENDING starting, after it both are restarting.
+// An interrupted run keeps the work of its whole checkpoint intervals; the rest is redone.
+#define TY_IN_STATE "GREATEST(0, $5::bigint - " TY_MICROS("COALESCE(state_since, update_time)") ")"
+#define TY_SINCE_CHECKPOINT                                \
+  "CASE WHEN checkpoint_interval_us > 0 THEN " TY_IN_STATE \
+  " % checkpoint_interval_us "                             \
+  "ELSE " TY_IN_STATE " END"
 constexpr const char* kApplyTransition =
     "WITH u AS (UPDATE custom_jobs SET state = $4::smallint, version = version + 1, "
     "update_time = " TY_TS("$5") ", "
@@ -31,9 +39,17 @@ constexpr const char* kApplyTransition =
     "cost_micros = cost_micros + CASE WHEN $13::boolean AND admitted_at IS NOT NULL THEN "
     "(hourly_price_micros * extract(epoch from (" TY_TS("$5") " - admitted_at)) / 3600)::bigint "
     "ELSE 0 END, "
-    "run_remaining_us = CASE WHEN $16::boolean THEN NULL "
-    "WHEN $15::boolean AND next_action_at IS NOT NULL THEN "
-    "GREATEST(0, " TY_MICROS("next_action_at") " - $5::bigint) ELSE run_remaining_us END, "
+    "state_since = CASE WHEN $3::smallint = $4::smallint THEN state_since ELSE " TY_TS("$5") " END, "
+    "waiting_us = waiting_us + CASE WHEN $16::text = 'queued' AND start_time IS NULL "
+    "THEN " TY_IN_STATE " ELSE 0 END, "
+    "starting_us = starting_us + CASE WHEN $16::text = 'pending' AND start_time IS NULL "
+    "THEN " TY_IN_STATE " ELSE 0 END, "
+    "restarting_us = restarting_us + CASE WHEN $16::text IN ('queued', 'pending') "
+    "AND start_time IS NOT NULL THEN " TY_IN_STATE " ELSE 0 END, "
+    "running_us = running_us + CASE WHEN $16::text = 'running' THEN " TY_IN_STATE " ELSE 0 END, "
+    "redone_us = redone_us + CASE WHEN $15::boolean THEN " TY_SINCE_CHECKPOINT " ELSE 0 END, "
+    "checkpointed_us = checkpointed_us + CASE WHEN $15::boolean THEN "
+    TY_IN_STATE " - (" TY_SINCE_CHECKPOINT ") ELSE 0 END, "
     "admitted_at = CASE WHEN $21::jsonb IS NOT NULL THEN " TY_TS("$5") " "
     "WHEN $14::boolean THEN NULL ELSE admitted_at END, "
     "placement = CASE WHEN $21::jsonb IS NOT NULL THEN $21::jsonb "
@@ -63,6 +79,23 @@ constexpr const char* kNodesRunning =
 
 std::string Number(auto value) { return std::to_string(static_cast<int64_t>(value)); }
 std::string Bool(bool value) { return value ? "true" : "false"; }
+
+// The goodput bucket the time in the old state goes to; none on a self-transition (the state goes
+// on) or from a state that has none.
+std::optional<std::string> GoodputClockName(const JobTransition& t) {
+  if (t.from == t.to) return std::nullopt;
+  switch (GoodputClockOf(t.from)) {
+    case GoodputClock::kQueued:
+      return "queued";
+    case GoodputClock::kPending:
+      return "pending";
+    case GoodputClock::kRunning:
+      return "running";
+    case GoodputClock::kNone:
+      break;
+  }
+  return std::nullopt;
+}
 
 std::string NodeStates(std::initializer_list<NodeState> states) {
   std::vector<int> numbers;
@@ -168,8 +201,8 @@ pg::Statement TransitionStatement(const StateUpdate& update) {
           t.reason,
           Bool(t.ends_admission),
           Bool(t.clears_admission),
-          Bool(t.keeps_progress),
-          Bool(t.to == JobState::kRunning),
+          Bool(t.interrupts_run),
+          GoodputClockName(t),
           t.spot_restart ? "1" : "0",
           Bool(t.note.has_value()),
           note([](const SchedulingNote& n) { return n.code; }),

@@ -36,7 +36,7 @@ constexpr const char* kQueuedJobs =
     "WHERE rank <= $1::int ORDER BY project_id, location, rank";
 
 // A job's cost goes to the consumption model of its (last) placement; a job queued again after a
-// preemption has none, and its accrued cost goes to "". Running cost as AddRunningCost computes
+// preemption has none, and its accrued cost goes to "". Running cost as AccrueToNow computes
 // it: current admission, non-terminal jobs only.
 constexpr const char* kProjectCosts =
     "SELECT COALESCE(placement->'pools'->0->>'consumptionModel', ''), count(*), "

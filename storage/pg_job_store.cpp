@@ -15,9 +15,11 @@ namespace {
 
 constexpr const char* kInsertJob =
     "WITH j AS (INSERT INTO custom_jobs (id, project_number, location, display_name, state, "
-    "job_spec, labels, encryption_spec, create_time, update_time, next_action_at, request_id) "
+    "job_spec, labels, encryption_spec, create_time, update_time, next_action_at, request_id, "
+    "state_since, checkpoint_interval_us) "
     "VALUES ($1::bigint, $2::bigint, $3, $4, $5::smallint, $6::jsonb, $7::jsonb, $8::jsonb, "
-    TY_TS("$9") ", " TY_TS("$9") ", " TY_TS("$10") ", $11) RETURNING id) "
+    TY_TS("$9") ", " TY_TS("$9") ", " TY_TS("$10") ", $11, " TY_TS("$9") ", $13::bigint) "
+    "RETURNING id) "
     "INSERT INTO job_events (job_id, time, from_state, to_state, reason) "
     "SELECT id, " TY_TS("$9") ", $12::smallint, $5::smallint, 'created' FROM j";
 
@@ -117,7 +119,7 @@ StatusOr<JobRecord> DecodeJobRow(const pg::Result& r, int row) {
   status.admitted_at = OptionalTime(r, row, 19);
   status.hourly_price_usd = static_cast<double>(rec.hourly_price_micros) / 1e6;
   status.cost_usd = static_cast<double>(rec.cost_micros) / 1e6;
-  if (!r.IsNull(row, 25)) rec.run_remaining = std::chrono::microseconds(r.GetInt64(row, 25));
+  rec.checkpointed = std::chrono::microseconds(r.GetInt64(row, 25));
   rec.spot_restarts = static_cast<int>(r.GetInt64(row, 26));
   status.spot_restarts = rec.spot_restarts;
   rec.attempt = static_cast<int>(r.GetInt64(row, 28));
@@ -127,6 +129,10 @@ StatusOr<JobRecord> DecodeJobRow(const pg::Result& r, int row) {
   if (!r.IsNull(row, 22)) status.reason_code = std::string(r.Get(row, 22));
   if (!r.IsNull(row, 23)) status.reason_message = std::string(r.Get(row, 23));
   if (!r.IsNull(row, 24)) status.queue_position = r.GetInt64(row, 24);
+  rec.state_since = OptionalTime(r, row, 30);
+  auto micros = [&](int column) { return std::chrono::microseconds(r.GetInt64(row, column)); };
+  status.goodput = JobGoodput{micros(31), micros(32), micros(33), micros(34), micros(35)};
+  rec.checkpoint_interval = micros(36);
   job.trainyard = std::move(status);
   return rec;
 }
@@ -159,6 +165,9 @@ Status PgJobStore::Insert(const JobRecord& record, const std::string& request_id
       MicrosParam(record.next_action_at),
       request_id.empty() ? std::nullopt : std::optional<std::string>(request_id),
       std::to_string(static_cast<int>(JobState::kUnspecified)),  // a created job comes from none
+      std::to_string(
+          std::chrono::duration_cast<std::chrono::microseconds>(record.checkpoint_interval)
+              .count()),
   };
   return creates_.Commit({pg::Statement{kInsertJob, std::move(params)}});
 }

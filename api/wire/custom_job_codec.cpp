@@ -1,5 +1,6 @@
 #include "api/wire/custom_job_codec.h"
 
+#include <cmath>
 #include <exception>
 #include <optional>
 #include <string_view>
@@ -41,6 +42,7 @@ constexpr std::string_view kSchedulingStatusType = "trainyard.SchedulingStatus";
 constexpr std::string_view kPlacementType = "trainyard.Placement";
 constexpr std::string_view kPlacedPoolType = "trainyard.PlacedPool";
 constexpr std::string_view kReasonType = "trainyard.Reason";
+constexpr std::string_view kGoodputType = "trainyard.Goodput";
 
 // ---- Decoding ----------------------------------------------------------------------------------
 
@@ -226,6 +228,15 @@ void ReadSchedulingStatus(ObjectReader& r, SchedulingStatus* s) {
   r.GetTimestamp("admitTime", &s->admitted_at);
   r.GetDouble("hourlyPriceUsd", &s->hourly_price_usd);
   r.GetDouble("costUsd", &s->cost_usd);
+  // The buckets; productive, lost and the ratio follow from them.
+  r.GetObject("goodput", kGoodputType, [&](ObjectReader& g) {
+    g.GetDuration("waitingTime", &s->goodput.waiting);
+    g.GetDuration("startingTime", &s->goodput.starting);
+    g.GetDuration("restartingTime", &s->goodput.restarting);
+    g.GetDuration("runningTime", &s->goodput.running);
+    g.GetDuration("redoneTime", &s->goodput.redone);
+    for (std::string_view derived : {"productiveTime", "lostTime", "ratio"}) g.Skip(derived);
+  });
 }
 
 void ReadCustomJob(ObjectReader& r, CustomJob* job, OutputOnlyFields output_only,
@@ -523,6 +534,19 @@ nlohmann::json EncodeRpcStatus(const RpcStatus& status) {
   return out;
 }
 
+// Durations to the millisecond: a ratio's inputs, not a clock.
+json EncodeGoodput(const JobGoodput& g) {
+  auto time = [](Duration d) {
+    return FormatDuration(std::chrono::duration_cast<std::chrono::milliseconds>(d));
+  };
+  json out = {{"productiveTime", time(g.Productive())}, {"lostTime", time(g.Lost())},
+              {"redoneTime", time(g.redone)},           {"restartingTime", time(g.restarting)},
+              {"waitingTime", time(g.waiting)},         {"startingTime", time(g.starting)},
+              {"runningTime", time(g.running)}};
+  if (std::optional<double> ratio = g.Ratio()) out["ratio"] = std::round(*ratio * 1e4) / 1e4;
+  return out;
+}
+
 nlohmann::json EncodeSchedulingStatus(const SchedulingStatus& s) {
   json out = json::object();
   if (!s.reason_code.empty()) {
@@ -548,6 +572,7 @@ nlohmann::json EncodeSchedulingStatus(const SchedulingStatus& s) {
   out["costUsd"] = s.cost_usd;
   if (s.spot_restarts > 0) out["spotRestarts"] = s.spot_restarts;
   if (s.attempt > 0) out["attempt"] = s.attempt;
+  out["goodput"] = EncodeGoodput(s.goodput);
   if (!s.replicas.empty()) {
     json replicas = json::array();
     for (const ReplicaRun& r : s.replicas) {

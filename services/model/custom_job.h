@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "services/model/goodput.h"
 #include "services/model/time.h"
 #include "services/runtime/job_run.h"
 
@@ -218,6 +219,7 @@ struct SchedulingStatus {
   int spot_restarts = 0;  // restarts after spot preemptions (STOCKOUT), at most 6
   int attempt = 0;        // whole-job retries after replica failures, at most 3
   std::vector<ReplicaRun> replicas;
+  JobGoodput goodput;  // as of the read
 };
 
 struct CustomJob {

@@ -49,6 +49,19 @@ std::string FailureMessage(const ReplicaRun& r) {
          std::to_string(r.exit_code.value_or(-1)) + ".";
 }
 
+// When the last replica started, as far as the runtime says, and never before the job's last change
+// (the launch) nor after now.
+Timestamp AllRunningSince(const JobRecord& job, const Observation& observation, Timestamp now) {
+  std::optional<Timestamp> last;
+  for (const ReplicaObservation& r : observation.replicas) {
+    if (!r.running_since) return now;  // the runtime does not know: now is the best we have
+    last = last ? std::max(*last, *r.running_since) : *r.running_since;
+  }
+  if (!last) return now;
+  const Timestamp floor = job.job.update_time.value_or(*last);
+  return std::clamp(*last, std::min(floor, now), now);
+}
+
 std::optional<Timestamp> Earliest(std::optional<Timestamp> a, std::optional<Timestamp> b) {
   if (!a) return b;
   if (!b) return a;
@@ -113,7 +126,11 @@ void OnReplicaFailure(SupervisorVerdict& verdict, const JobRecord& job, JobRun r
                          " of " + std::to_string(policy.max_job_retries) + ").";
     Move(verdict, job, JobState::kPending, now, std::move(reason), std::nullopt, std::move(next),
          now);
-    if (verdict.transition) verdict.transition->stops_replicas = true;
+    if (verdict.transition) {
+      verdict.transition->stops_replicas = true;
+      // The retry resumes from the last checkpoint (AIP_CHECKPOINT_DIR outlives the attempt).
+      verdict.transition->interrupts_run = job.job.state == JobState::kRunning;
+    }
     verdict.stop = true;
     return;
   }
@@ -195,14 +212,14 @@ SupervisorVerdict Supervise(const JobRecord& job, const std::optional<Observatio
     }
   }
   if (state == JobState::kPending && all_up) {
+    const Timestamp at = AllRunningSince(job, *observation, now);
     // The deadline counts from the first start, which this transition stamps when it is the first.
-    const Timestamp first_start = job.job.start_time.value_or(now);
     CustomJob started = job.job;
-    started.start_time = first_start;
+    started.start_time = job.job.start_time.value_or(at);
     std::string reason = job.job.start_time || run.attempt > 0
                              ? "all replicas are running again, resuming from the last checkpoint"
                              : "all replicas are running";
-    Move(verdict, job, JobState::kRunning, now, std::move(reason), std::nullopt, std::move(run),
+    Move(verdict, job, JobState::kRunning, at, std::move(reason), std::nullopt, std::move(run),
          Earliest(next, RunDeadline(started)));
     return verdict;
   }

@@ -25,6 +25,9 @@ struct ReplicaObservation {
   ReplicaPhase phase = ReplicaPhase::kPending;
   std::optional<int> exit_code;  // kExited: the process's status, or 128 + signal when killed
   std::string handle;            // the runtime's reference to the replica, as stored
+  // When it started running, where the runtime knows better than the time it was observed (the
+  // simulator knows exactly): the job is RUNNING from the moment its last replica started.
+  std::optional<Timestamp> running_since;
 };
 
 struct Observation {

@@ -2,7 +2,7 @@
 # Fleet failures over curl on a real server: an injected spot preemption restarts a SPOT job on new
 # capacity (restart 1 of 6) and it still SUCCEEDS; an injected node failure sends a running gang
 # back to PENDING until the node is repaired — across a kill -9 — then it SUCCEEDS; bad injections
-# are 400s naming the field.
+# are 400s naming the field; goodput shows the work each interruption cost.
 source "$(dirname "$0")/lib.sh"
 
 # A fleet with no spot hazard of its own, so only the injected preemption happens.
@@ -92,6 +92,23 @@ check "the SPOT job's events show the restart" \
 check "the STANDARD job's events show the failure and the repair" \
   "$(events "$standard" | grep -E -c "^RUNNING>PENDING node $std_node failed|^PENDING>PENDING node $std_node repaired")" 2
 check "the STANDARD job was never restarted by spot" "$(field "$standard" '.trainyard.spotRestarts // 0')" 0
+
+# Goodput: both jobs were interrupted before their first checkpoint (every 600s by default), so the
+# work they had done was redone; what they kept is their 1200s of work (to within the executor's
+# lateness in noticing the end at 100x).
+for job in "$spot" "$standard"; do
+  short=$(basename "$job")
+  check "job $short redid the work since its last checkpoint" \
+    "$(field "$job" '.trainyard.goodput.redoneTime | rtrimstr("s") | tonumber > 0')" true
+  check "job $short kept exactly its run time as productive time" \
+    "$(field "$job" '.trainyard.goodput.productiveTime | rtrimstr("s") | tonumber | . >= 1200 and . < 1210')" true
+  check "job $short ran its work plus what it redid" \
+    "$(field "$job" '.trainyard.goodput | ((.runningTime, .productiveTime, .redoneTime) |= (rtrimstr("s") | tonumber)) | (.runningTime - .productiveTime - .redoneTime | fabs) < 0.01')" true
+  check "job $short's ratio is productive over its wall time" \
+    "$(field "$job" '.trainyard.goodput.ratio > 0 and .trainyard.goodput.ratio < 1')" true
+done
+check "the repair counts as time lost to restarting (600s and the new VM's pull)" \
+  "$(field "$standard" '.trainyard.goodput.restartingTime | rtrimstr("s") | tonumber >= 600')" true
 
 # Bad injections: 400 INVALID_ARGUMENT naming the field.
 check "unknown node" "$(bad_field injectNodeFailure '{"node": "us-central1-a-nope-0000"}')" "400 INVALID_ARGUMENT node"

@@ -38,6 +38,9 @@ class SimFixture : public ::testing::Test {
   void Step();
   int64_t NodesInState(int state);
 
+  // TRAINYARD_CHECKPOINT_INTERVAL of the jobs created from now on; empty: the default.
+  std::string checkpoint_interval_;
+
   std::string conninfo_;
   ManualClock clock_{FromUnixMicros(1'800'000'000'000'000)};
   std::unique_ptr<pg::Pool> pool_;

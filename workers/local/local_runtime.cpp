@@ -352,7 +352,7 @@ StatusOr<Observation> LocalRuntime::Observe(const JobRecord& job, Timestamp now)
   if (!job.run) return out;
   std::lock_guard lock(mu_);
   for (const ReplicaRun& r : job.run->replicas) {
-    ReplicaObservation seen{r.task_name, ReplicaPhase::kLost, std::nullopt, r.handle};
+    ReplicaObservation seen{r.task_name, ReplicaPhase::kLost, std::nullopt, r.handle, std::nullopt};
     auto handle = ParseHandle(r.handle);
     fs::path dir = ReplicaDir(job.id, job.run->attempt, r.task_name);
     if (handle) {

@@ -77,6 +77,17 @@ Duration SimRunTime(const CustomJob& job, const SimTimings& timings) {
   return timings.run;
 }
 
+namespace {
+
+// The run time still to do after `saved` more of it was checkpointed in the current run.
+Duration WorkLeft(const JobRecord& job, const SimTimings& timings, Duration saved) {
+  const Duration total = SimRunTime(job.job, timings);
+  const Duration done = job.checkpointed + saved;
+  return done < total ? total - done : Duration{};
+}
+
+}  // namespace
+
 StatusOr<JobRun> SimRuntime::Launch(const JobRecord& job, int attempt, Timestamp now) {
   ReplicaPlanOptions options;
   options.project_number = job.project_number;
@@ -88,8 +99,8 @@ StatusOr<JobRun> SimRuntime::Launch(const JobRecord& job, int attempt, Timestamp
   if (job.job.trainyard && job.job.trainyard->admitted_at) {
     start = std::max(now, After(*job.job.trainyard->admitted_at, job.job.trainyard->startup));
   }
-  // A job stopped by a preemption or a repair resumes with the work it had left.
-  const Span span{start, After(start, job.run_remaining.value_or(SimRunTime(job.job, timings_)))};
+  // A job stopped by a preemption, a repair or a retry resumes from its last checkpoint.
+  const Span span{start, After(start, WorkLeft(job, timings_, Duration{}))};
   JobRun run;
   run.attempt = attempt;
   for (const Replica& r : replicas) {
@@ -104,7 +115,7 @@ StatusOr<Observation> SimRuntime::Observe(const JobRecord& job, Timestamp now) {
   Observation out;
   if (!job.run) return out;
   for (const ReplicaRun& r : job.run->replicas) {
-    ReplicaObservation seen{r.task_name, r.phase, r.exit_code, r.handle};
+    ReplicaObservation seen{r.task_name, r.phase, r.exit_code, r.handle, std::nullopt};
     if (job.job.state == JobState::kCancelling) {
       seen.phase = ReplicaPhase::kExited;
       seen.exit_code = 128 + 15;  // SIGTERM
@@ -119,6 +130,7 @@ StatusOr<Observation> SimRuntime::Observe(const JobRecord& job, Timestamp now) {
       } else {
         seen.phase = ReplicaPhase::kRunning;
       }
+      if (seen.phase != ReplicaPhase::kPending) seen.running_since = span->start;
       if (seen.phase != ReplicaPhase::kExited) {
         out.next_change = out.next_change ? std::min(*out.next_change, next) : next;
       }
@@ -130,8 +142,15 @@ StatusOr<Observation> SimRuntime::Observe(const JobRecord& job, Timestamp now) {
 
 StatusOr<std::string> SimRuntime::RestartReplica(const JobRecord& job, const ReplicaRun&,
                                                  Timestamp now) {
-  // No checkpoints are modelled yet: a restarted replica does its work again.
-  return SpanHandle(Span{now, After(now, SimRunTime(job.job, timings_))});
+  // A replica restarted in place resumes from the gang's last checkpoint: the whole intervals the
+  // job has run since it was last RUNNING are saved, the rest is done again.
+  Duration saved{};
+  if (job.job.state == JobState::kRunning && job.state_since && now > *job.state_since &&
+      job.checkpoint_interval > Duration{}) {
+    const Duration ran = now - *job.state_since;
+    saved = ran - ran % job.checkpoint_interval;
+  }
+  return SpanHandle(Span{now, After(now, WorkLeft(job, timings_, saved))});
 }
 
 namespace {

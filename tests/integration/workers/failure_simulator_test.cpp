@@ -117,6 +117,7 @@ class FailureSimulatorTest : public testing::SimFixture {
 };
 
 TEST_F(FailureSimulatorTest, SpotPreemptionGivesNoticeRequeuesAndTheJobFinishesOnNewCapacity) {
+  checkpoint_interval_ = "60s";
   CustomJob job = Create(0, SchedulingStrategy::kSpot, "", "600s");
   Step();
   clock_.Advance(68s);  // cold boot 60s + pull 8s
@@ -158,10 +159,54 @@ TEST_F(FailureSimulatorTest, SpotPreemptionGivesNoticeRequeuesAndTheJobFinishesO
   clock_.Advance(8s);  // 68s of boot and pull in all
   Step();
   ASSERT_EQ(Get(job).state, JobState::kRunning);
-  RunsFor(job, 470s);  // 130s ran before the preemption
+  // 130s ran before the preemption: two checkpoints (120s) hold, 10s is done again.
+  RunsFor(job, 480s);
   CustomJob done = Get(job);
-  EXPECT_EQ(RunningTime(job), 600s);
-  EXPECT_NEAR(done.trainyard->cost_usd, 18.0 * (198 + 68 + 470) / 3600, 1e-3);
+  EXPECT_EQ(RunningTime(job), 610s);
+  EXPECT_NEAR(done.trainyard->cost_usd, 18.0 * (198 + 68 + 480) / 3600, 1e-3);
+  const JobGoodput& g = done.trainyard->goodput;
+  EXPECT_EQ(g.waiting, 0s) << "admitted at once";
+  EXPECT_EQ(g.starting, 68s) << "the first boot and pull";
+  EXPECT_EQ(g.running, 610s);
+  EXPECT_EQ(g.redone, 10s) << "the work since the last checkpoint";
+  EXPECT_EQ(g.restarting, 68s) << "back in the queue, then boot and pull on new capacity";
+  EXPECT_EQ(g.Productive(), 600s) << "exactly the job's work";
+  EXPECT_NEAR(*g.Ratio(), 600.0 / 746, 1e-9);
+}
+
+TEST_F(FailureSimulatorTest, AJobThatNeverCheckpointsRedoesAllItsWorkAfterAPreemption) {
+  checkpoint_interval_ = "0s";
+  CustomJob job = Create(0, SchedulingStrategy::kSpot, "", "600s");
+  Step();
+  clock_.Advance(68s);
+  Step();
+  ASSERT_EQ(Get(job).state, JobState::kRunning);
+  clock_.Advance(100s);
+  PreemptNode(NodeOf(Get(job)));
+  Step();
+  clock_.Advance(30s);
+  Step();
+  ASSERT_EQ(Get(job).state, JobState::kPending);
+  EXPECT_EQ(Get(job).trainyard->goodput.redone, 130s) << "every second it ran is lost";
+  clock_.Advance(68s);
+  Step();
+  ASSERT_EQ(Get(job).state, JobState::kRunning);
+  RunsFor(job, 600s);
+  EXPECT_EQ(Get(job).trainyard->goodput.Productive(), 600s);
+}
+
+TEST_F(FailureSimulatorTest, GoodputShowsTheCurrentStateSoFar) {
+  CustomJob job = Create(0, SchedulingStrategy::kSpot, "", "600s");
+  Step();
+  clock_.Advance(20s);
+  EXPECT_EQ(Get(job).trainyard->goodput.starting, 20s) << "booting for 20s so far";
+  clock_.Advance(48s);
+  Step();
+  clock_.Advance(32s);
+  const JobGoodput g = Get(job).trainyard->goodput;
+  EXPECT_EQ(g.starting, 68s);
+  EXPECT_EQ(g.running, 32s);
+  EXPECT_NEAR(*g.Ratio(), 32.0 / 100, 1e-9);
 }
 
 TEST_F(FailureSimulatorTest, SpotRestartsExhaustedFailsTheJobWithStockout) {
@@ -221,7 +266,7 @@ TEST_F(FailureSimulatorTest, DisableRetriesFailsAtTheFirstPreemption) {
   EXPECT_EQ(Get(spec).state, JobState::kPending) << "the other job was not touched";
 }
 
-TEST_F(FailureSimulatorTest, NodeFailureRepairsAndTheGangResumesWithItsRemainingRunTime) {
+TEST_F(FailureSimulatorTest, NodeFailureRepairsAndTheGangResumesFromItsLastCheckpoint) {
   CustomJob job = Create(1, SchedulingStrategy::kStandard, "", "600s");  // 2 warm nodes
   Step();
   clock_.Advance(8s);  // image pull
@@ -254,13 +299,17 @@ TEST_F(FailureSimulatorTest, NodeFailureRepairsAndTheGangResumesWithItsRemaining
   Step();
   ASSERT_EQ(Get(job).state, JobState::kRunning);
   EXPECT_EQ(NodeOf(Get(job), 1), node) << "the same placement: GKE recreates the node by name";
-  RunsFor(job, 400s);  // 200s ran before the failure
+  // 200s ran before the failure, and the default checkpoint interval is 10 minutes: it all
+  // went, and the run starts over.
+  RunsFor(job, 600s);
   CustomJob done = Get(job);
-  EXPECT_EQ(RunningTime(job), 600s) << "the run continued where it stopped";
+  EXPECT_EQ(RunningTime(job), 800s);
+  EXPECT_EQ(done.trainyard->goodput.redone, 200s);
+  EXPECT_EQ(done.trainyard->goodput.restarting, 608s) << "the repair and the new VM's pull";
   EXPECT_TRUE(HasEvent(job, "3>2 node " + node + " failed"));
   EXPECT_EQ(NodesInState(2), 2) << "both reservation nodes warm again";
-  // The nodes were held (and paid for) through the repair: 8 + 200 + 600 + 8 + 400 s.
-  EXPECT_NEAR(done.trainyard->cost_usd, 72.0 * 1216 / 3600, 1e-3);
+  // The nodes were held (and paid for) through the repair: 8 + 200 + 600 + 8 + 600 s.
+  EXPECT_NEAR(done.trainyard->cost_usd, 72.0 * 1416 / 3600, 1e-3);
 }
 
 TEST_F(FailureSimulatorTest, ACancelDuringTheRepairEndsTheJobAndTheNodeStillGetsRepaired) {
@@ -286,7 +335,8 @@ TEST_F(FailureSimulatorTest, ACancelDuringTheRepairEndsTheJobAndTheNodeStillGets
   EXPECT_EQ(NodesInState(2), 2) << "the repaired reservation node is READY";
 }
 
-TEST_F(FailureSimulatorTest, APriorityPreemptionVictimAlsoKeepsItsProgress) {
+TEST_F(FailureSimulatorTest, APriorityPreemptionVictimAlsoKeepsItsCheckpoints) {
+  checkpoint_interval_ = "60s";
   CustomJob low = Create(1, SchedulingStrategy::kStandard, "low", "600s");  // both warm nodes
   Step();
   clock_.Advance(8s);
@@ -302,8 +352,9 @@ TEST_F(FailureSimulatorTest, APriorityPreemptionVictimAlsoKeepsItsProgress) {
   ASSERT_EQ(Get(high).state, JobState::kSucceeded);
   Step();  // re-admitted on both warm, cached nodes: RUNNING at once
   ASSERT_EQ(Get(low).state, JobState::kRunning);
-  RunsFor(low, 500s);
-  EXPECT_EQ(RunningTime(low), 600s);
+  RunsFor(low, 540s);  // one checkpoint of the 100s it ran holds
+  EXPECT_EQ(RunningTime(low), 640s);
+  EXPECT_EQ(Get(low).trainyard->goodput.redone, 40s);
 }
 
 TEST_F(FailureSimulatorTest, AFreeNodeFailsAndComesBackWithoutAJob) {
@@ -405,7 +456,9 @@ TEST_F(FleetHazardTest, APoolsFailureHazardFailsAndRepairsNodesUnderAJob) {
   EXPECT_TRUE(HasEvent(job, "failed; the whole gang stops and restarts when it is repaired"));
   CustomJob done = Get(job);
   EXPECT_EQ(done.state, JobState::kSucceeded) << "2h of work fits in 4h despite the repairs";
-  EXPECT_EQ(RunningTime(job), 7200s);
+  EXPECT_GT(done.trainyard->goodput.redone, 0s) << "a failure lost the work since a checkpoint";
+  EXPECT_EQ(RunningTime(job), 7200s + done.trainyard->goodput.redone);
+  EXPECT_EQ(done.trainyard->goodput.Productive(), 7200s) << "exactly the job's work";
 }
 
 // Twice with the same seed and once with another: the notices (node and time) repeat exactly,

@@ -102,14 +102,14 @@ TEST(JobStateMachineTest, RequeueRecordsTheTrueFromStateAndKeepsProgressOnlyWhen
   ASSERT_TRUE(running.ok());
   EXPECT_EQ(running->from, S::kRunning);
   EXPECT_EQ(running->to, S::kQueued);
-  EXPECT_TRUE(running->keeps_progress);
+  EXPECT_TRUE(running->interrupts_run);
   EXPECT_TRUE(running->ends_admission);
   EXPECT_TRUE(running->clears_admission);
   EXPECT_FALSE(running->next_action_at.has_value());  // the executor's lease goes with it
   auto pending = JobStateMachine::Requeue({1, 5, S::kPending}, now, "preempted", true);
   ASSERT_TRUE(pending.ok());
   EXPECT_EQ(pending->from, S::kPending);  // not recorded as coming from RUNNING
-  EXPECT_FALSE(pending->keeps_progress);
+  EXPECT_FALSE(pending->interrupts_run);
   EXPECT_TRUE(pending->spot_restart);
   ASSERT_TRUE(pending->note.has_value());
   EXPECT_EQ(pending->note->code, "PREEMPTED");
@@ -133,7 +133,7 @@ TEST(JobStateMachineTest, ARepairStopsTheGangAndResumesItOnlyWhenNoNodeIsDown) {
   auto stop = JobStateMachine::StopForRepair({1, 2, S::kRunning, true}, now, "node failed");
   ASSERT_TRUE(stop.ok());
   EXPECT_EQ(stop->to, S::kPending);
-  EXPECT_TRUE(stop->keeps_progress);
+  EXPECT_TRUE(stop->interrupts_run);
   EXPECT_FALSE(stop->next_action_at.has_value());
   auto resume = JobStateMachine::ResumeAfterRepair({1, 3, S::kPending, true}, now,
                                                    FromUnixMicros(900), "repaired");

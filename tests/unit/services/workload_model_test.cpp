@@ -181,5 +181,24 @@ TEST(WorkloadModelTest, CreateRefusesABadKnobThroughTheValidator) {
   EXPECT_TRUE(ValidateCustomJob(job).ok()) << ValidateCustomJob(job).message();
 }
 
+TEST(WorkloadModelTest, TheCheckpointIntervalIsAKnobWithATenMinuteDefault) {
+  EXPECT_EQ(*CheckpointInterval(H100Gang(0, {})), std::chrono::minutes(10));
+  EXPECT_EQ(*CheckpointInterval(H100Gang(0, {{"TRAINYARD_CHECKPOINT_INTERVAL", "90s"}})),
+            seconds(90));
+  EXPECT_EQ(*CheckpointInterval(H100Gang(0, {{"TRAINYARD_CHECKPOINT_INTERVAL", "0s"}})), seconds(0))
+      << "a job that never checkpoints";
+  CustomJob job;
+  job.display_name = "knobs";
+  job.job_spec =
+      H100Gang(0, {{"TRAINYARD_SIM_DURATION", "60s"}, {"TRAINYARD_CHECKPOINT_INTERVAL", "often"}});
+  Status s = ValidateCustomJob(job);
+  EXPECT_EQ(s.code(), Code::kInvalidArgument);
+  EXPECT_EQ(FieldOf(s), "jobSpec.workerPoolSpecs[0].containerSpec.env[1].value");
+  EXPECT_NE(s.message().find("TRAINYARD_CHECKPOINT_INTERVAL"), std::string::npos) << s.message();
+  job.job_spec = H100Gang(0, {{"TRAINYARD_CHECKPOINT_INTERVAL", "-5s"}});
+  EXPECT_EQ(FieldOf(ValidateCustomJob(job)),
+            "jobSpec.workerPoolSpecs[0].containerSpec.env[0].value");
+}
+
 }  // namespace
 }  // namespace trainyard

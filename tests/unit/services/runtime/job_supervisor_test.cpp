@@ -35,7 +35,8 @@ JobRecord Gang(S state, int attempt = 0) {
 Observation AllRunning(const JobRecord& record) {
   Observation seen;
   for (const ReplicaRun& r : record.run->replicas) {
-    seen.replicas.push_back({r.task_name, ReplicaPhase::kRunning, std::nullopt, r.handle});
+    seen.replicas.push_back(
+        {r.task_name, ReplicaPhase::kRunning, std::nullopt, r.handle, std::nullopt});
   }
   seen.next_change = kNow + seconds(5);
   return seen;
@@ -66,6 +67,29 @@ TEST(JobSupervisorTest, TheJobRunsOnlyWhenEveryReplicaIsUp) {
   EXPECT_EQ(up.transition->to, S::kRunning);
   EXPECT_EQ(up.transition->start_time, kNow);
   EXPECT_EQ(up.transition->next_action_at, kNow + seconds(5));
+}
+
+TEST(JobSupervisorTest, TheJobIsRunningFromWhenItsLastReplicaStarted) {
+  JobRecord record = Gang(S::kPending);
+  record.job.start_time.reset();
+  record.job.update_time = kNow - seconds(30);  // launched
+  Observation seen = AllRunning(record);
+  seen.replicas[0].running_since = kNow - seconds(20);
+  seen.replicas[1].running_since = kNow - seconds(10);
+  seen.replicas[2].running_since = kNow - seconds(15);
+  SupervisorVerdict up = Supervise(record, seen, kNow);
+  ASSERT_TRUE(up.transition);
+  EXPECT_EQ(up.transition->at, kNow - seconds(10)) << "not when a pass happened to look";
+  EXPECT_EQ(up.transition->start_time, kNow - seconds(10));
+
+  seen.replicas[1].running_since = kNow - seconds(40);
+  seen.replicas[0].running_since = kNow - seconds(40);
+  seen.replicas[2].running_since = kNow - seconds(40);
+  EXPECT_EQ(Supervise(record, seen, kNow).transition->at, kNow - seconds(30))
+      << "never before the launch it follows";
+  seen.replicas[2].running_since.reset();
+  EXPECT_EQ(Supervise(record, seen, kNow).transition->at, kNow)
+      << "a replica the runtime cannot date";
 }
 
 TEST(JobSupervisorTest, ThePrimaryExitingZeroSucceedsAndStopsTheRest) {
@@ -126,6 +150,7 @@ TEST(JobSupervisorTest, AFailedWorkerRestartsInPlaceFiveTimesThenTheJobIsRetried
   ASSERT_TRUE(retry.transition->run);
   EXPECT_EQ(retry.transition->run->attempt, 1);
   EXPECT_EQ(retry.transition->next_action_at, kNow) << "relaunched at once";
+  EXPECT_TRUE(retry.transition->interrupts_run) << "the retry resumes from the last checkpoint";
 }
 
 TEST(JobSupervisorTest, AfterThreeRetriesTheJobFailsNamingTheReplicaAndItsCode) {
@@ -223,7 +248,7 @@ TEST(JobSupervisorTest, AJustLaunchedJobStoresItsRunBeforeItRuns) {
   Observation seen;
   for (const char* task : {"workerpool0-0", "workerpool1-0", "workerpool1-1"}) {
     seen.replicas.push_back(
-        {task, ReplicaPhase::kPending, std::nullopt, std::string("pid:") + task});
+        {task, ReplicaPhase::kPending, std::nullopt, std::string("pid:") + task, std::nullopt});
   }
   SupervisorVerdict verdict = Supervise(record, seen, kNow);
   ASSERT_TRUE(verdict.transition);

@@ -71,14 +71,31 @@ TEST(SimRuntimeTest, RightAfterAdmissionReplicasWaitForTheSimulatedBootAndPull) 
   EXPECT_EQ(up->next_change, kT0 + seconds(130)) << "the run starts when the nodes are up";
 }
 
-TEST(SimRuntimeTest, AResumedJobRunsOnlyWhatItHadLeft) {
+TEST(SimRuntimeTest, AResumedJobRunsOnlyWhatItsCheckpointsDoNotHold) {
   SimRuntime runtime;
   JobRecord job = Job("100s");
-  job.run_remaining = seconds(25);
+  job.checkpointed = seconds(75);
   auto run = runtime.Launch(job, 0, kT0);
   ASSERT_TRUE(run.ok());
   job.run = *run;
-  EXPECT_EQ(runtime.Observe(job, kT0)->next_change, kT0 + seconds(25));
+  auto seen = runtime.Observe(job, kT0);
+  EXPECT_EQ(seen->next_change, kT0 + seconds(25));
+  EXPECT_EQ(seen->replicas[0].running_since, kT0) << "the simulator knows when it started";
+}
+
+TEST(SimRuntimeTest, AReplicaRestartedInPlaceResumesFromTheLastCheckpoint) {
+  SimRuntime runtime;
+  JobRecord job = Job("100s");
+  job.checkpoint_interval = seconds(30);
+  job.job.state = JobState::kRunning;
+  job.state_since = kT0;
+  job.run = *runtime.Launch(job, 0, kT0);
+  // 70s in: two checkpoints (60s of work) are saved, 10s is done again.
+  auto handle = runtime.RestartReplica(job, job.run->replicas[0], kT0 + seconds(70));
+  ASSERT_TRUE(handle.ok());
+  EXPECT_EQ(*handle, std::to_string(ToUnixMicros(kT0 + seconds(70))) + ":" +
+                         std::to_string(ToUnixMicros(kT0 + seconds(110))))
+      << "runs from 70s to 110s: the 40s its checkpoints do not hold";
 }
 
 TEST(SimRuntimeTest, ACancellingJobsReplicasAreStopped) {

@@ -1,0 +1,47 @@
+#include "services/model/goodput.h"
+
+#include "services/model/custom_job.h"
+
+namespace trainyard {
+
+std::optional<double> JobGoodput::Ratio() const {
+  const Duration total = Total();
+  if (total <= Duration{}) return std::nullopt;
+  return std::chrono::duration<double>(Productive()).count() /
+         std::chrono::duration<double>(total).count();
+}
+
+GoodputClock GoodputClockOf(JobState state) {
+  switch (state) {
+    case JobState::kQueued:
+      return GoodputClock::kQueued;
+    case JobState::kPending:
+      return GoodputClock::kPending;
+    case JobState::kRunning:
+      return GoodputClock::kRunning;
+    default:
+      return GoodputClock::kNone;
+  }
+}
+
+JobGoodput GoodputAsOf(JobGoodput goodput, JobState state, bool started, Timestamp state_since,
+                       Timestamp now) {
+  if (now <= state_since) return goodput;
+  const Duration so_far = now - state_since;
+  switch (GoodputClockOf(state)) {
+    case GoodputClock::kQueued:
+      (started ? goodput.restarting : goodput.waiting) += so_far;
+      break;
+    case GoodputClock::kPending:
+      (started ? goodput.restarting : goodput.starting) += so_far;
+      break;
+    case GoodputClock::kRunning:
+      goodput.running += so_far;
+      break;
+    case GoodputClock::kNone:
+      break;
+  }
+  return goodput;
+}
+
+}  // namespace trainyard

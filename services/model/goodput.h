@@ -1,0 +1,41 @@
+#pragma once
+// Where a job's wall time went (`trainyard.goodput`): the share of it that trained and kept the
+// result. Storage accrues the buckets at every state change (each state's time goes to the bucket
+// of that state); reads add the time the job has spent in its current state so far.
+//
+//   waiting     QUEUED before the first start
+//   starting    PENDING before the first start (boot, image pull, launch)
+//   restarting  QUEUED or PENDING after the first start (preemptions, repairs, retries)
+//   running     RUNNING; of it, `redone` is work lost to an interruption (done since the last
+//               checkpoint) and done again, the rest is productive
+#include <optional>
+
+#include "services/model/time.h"
+
+namespace trainyard {
+
+enum class JobState : int;  // services/model/custom_job.h, which holds a JobGoodput
+
+struct JobGoodput {
+  Duration waiting{};
+  Duration starting{};
+  Duration restarting{};
+  Duration running{};
+  Duration redone{};
+
+  Duration Productive() const { return running > redone ? running - redone : Duration{}; }
+  Duration Lost() const { return restarting + redone; }
+  Duration Total() const { return waiting + starting + restarting + running; }
+  // Productive over the whole wall time; nullopt before any time has passed.
+  std::optional<double> Ratio() const;
+};
+
+// The bucket a state's time goes to, by whether the job had started when it was in that state.
+enum class GoodputClock { kNone, kQueued, kPending, kRunning };
+GoodputClock GoodputClockOf(JobState state);
+
+// `goodput` plus the time since `state_since` in the job's current `state` (none once terminal).
+JobGoodput GoodputAsOf(JobGoodput goodput, JobState state, bool started, Timestamp state_since,
+                       Timestamp now);
+
+}  // namespace trainyard
