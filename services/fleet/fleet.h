@@ -83,6 +83,9 @@ struct Fleet {
   std::map<std::string, double> image_size_gb;  // image uri (or "default") → size
   Duration spot_notice = std::chrono::seconds(30);
   Duration repair_time = std::chrono::minutes(10);
+  // A queued job that can never fit this fleet (NEVER_FITS) fails after waiting this long
+  // (RESOURCE_EXHAUSTED, like a Vertex stockout); 0: it waits for a fleet change forever.
+  Duration never_fits_timeout = std::chrono::hours(1);
   QuotaConfig quotas;
   std::vector<CapacityPool> pools;
 

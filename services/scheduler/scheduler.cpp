@@ -1,6 +1,7 @@
 #include "services/scheduler/scheduler.h"
 
 #include <algorithm>
+#include <array>
 #include <queue>
 
 #include "services/scheduler/verdict_text.h"
@@ -93,11 +94,13 @@ void Scheduler::UpsertPending(SchedulerJob job) {
   Remove(job.id);  // a requeued job leaves the running set
   PendingEntry entry;
   entry.queue = QueueFor(job.project_id, job.region);
-  queues_[entry.queue].order.insert(KeyOf(job));
   if (job.dws_deadline) dws_deadlines_.insert({*job.dws_deadline, job.id});
   entry.job = std::move(job);
   int64_t id = entry.job.id;
-  pending_.emplace(id, std::move(entry));
+  PendingEntry& stored = pending_.emplace(id, std::move(entry)).first->second;
+  Queue& queue = queues_[stored.queue];
+  queue.order.insert({KeyOf(stored.job), &stored});
+  queue.positions_stale = true;
 }
 
 void Scheduler::UpsertRunning(RunningJob job) {
@@ -109,8 +112,12 @@ void Scheduler::UpsertRunning(RunningJob job) {
 
 void Scheduler::Remove(int64_t id) {
   if (auto it = pending_.find(id); it != pending_.end()) {
-    queues_[it->second.queue].order.erase(KeyOf(it->second.job));
-    if (it->second.job.dws_deadline) dws_deadlines_.erase({*it->second.job.dws_deadline, id});
+    const PendingEntry& entry = it->second;
+    Queue& queue = queues_[entry.queue];
+    SetOf(queue, entry.parked).erase(KeyOf(entry.job));
+    queue.positions_stale = true;
+    if (entry.job.dws_deadline) dws_deadlines_.erase({*entry.job.dws_deadline, id});
+    if (entry.never_fits_deadline) never_fits_deadlines_.erase({*entry.never_fits_deadline, id});
     pending_.erase(it);
   }
   if (auto it = running_.find(id); it != running_.end()) {
@@ -119,10 +126,24 @@ void Scheduler::Remove(int64_t id) {
   }
 }
 
+Scheduler::OrderedKeys& Scheduler::SetOf(Queue& queue, Parked parked) {
+  switch (parked) {
+    case Parked::kUntilQuotaFrees:
+      return queue.quota_parked;
+    case Parked::kUntilFleetChanges:
+      return queue.never_parked;
+    case Parked::kNo:
+      break;
+  }
+  return queue.order;
+}
+
 void Scheduler::Clear() {
   pending_.clear();
   running_.clear();
   dws_deadlines_.clear();
+  never_fits_deadlines_.clear();
+  quota_freed_.clear();
   queues_.clear();
   queue_index_.clear();
   quota_used_.clear();
@@ -143,6 +164,7 @@ void Scheduler::AddUsage(const RunningJob& job, int sign) {
     queues_[q].running.insert(job.id);
   } else {
     queues_[q].running.erase(job.id);
+    if (!job.quota.empty()) quota_freed_.insert(job.project_id);
   }
 }
 
@@ -499,6 +521,7 @@ void Scheduler::Admit(PendingEntry& entry, const Placement& placement, std::vect
 void Scheduler::Evaluate(PendingEntry& entry, Cycle& cycle, CycleResult& result) {
   const SchedulerJob& job = entry.job;
   cycle.evaluated.insert(job.id);
+  entry.evaluated_in = cycles_;
   const bool flex = job.strategy == SchedulingStrategy::kFlexStart;
   const bool eligible = !flex && (job.priority >= config_.reserve_min_priority ||
                                   cycle.now - job.queue_time >=
@@ -546,26 +569,90 @@ void Scheduler::Evaluate(PendingEntry& entry, Cycle& cycle, CycleResult& result)
   if (!eligible) cycle.shape_verdicts[shape_key] = entry.verdict;
 }
 
-void Scheduler::ReportPositions(Cycle& cycle, CycleResult& result) {
-  for (const Queue& queue : queues_) {
-    int64_t position = 0;
-    for (const RankKey& key : queue.order) {
-      PendingEntry& entry = pending_.at(std::get<2>(key));
-      ++position;
-      Verdict v = entry.verdict;
-      v.position = DisplayPosition(position);
-      if (!cycle.evaluated.count(entry.job.id) &&
-          (!entry.reported || v.code == ReasonCode::kNotEvaluated)) {
-        v.code = ReasonCode::kNotEvaluated;
-        v.message = NotEvaluatedMessage(v.position, config_.lookback);
-      }
-      if (!entry.reported || !(v == entry.verdict)) {
-        const bool code_changed = !entry.reported || v.code != entry.verdict.code;
-        entry.verdict = v;
-        entry.reported = true;
-        result.verdicts.push_back({entry.job.id, entry.job.version, v, code_changed});
-      }
+bool Scheduler::Park(PendingEntry& entry, const Cycle& cycle) {
+  if (entry.parked != Parked::kNo) return false;
+  Parked to = Parked::kNo;
+  if (entry.verdict.code == ReasonCode::kNeverFits) to = Parked::kUntilFleetChanges;
+  if (entry.verdict.code == ReasonCode::kQuotaExceeded) to = Parked::kUntilQuotaFrees;
+  if (to == Parked::kNo) return false;
+  Queue& queue = queues_[entry.queue];
+  const RankKey key = KeyOf(entry.job);
+  queue.order.erase(key);
+  SetOf(queue, to).insert({key, &entry});
+  entry.parked = to;
+  const Duration timeout = fleet_.never_fits_timeout;
+  if (to == Parked::kUntilFleetChanges && timeout > Duration{}) {
+    // From when this fleet could first have said so: a job queued before a restart (perhaps on
+    // another fleet) gets the whole wait again.
+    const Timestamp from = std::max(entry.job.queue_time, first_cycle_.value_or(cycle.now));
+    entry.never_fits_deadline = from + duration_cast<microseconds>(timeout);
+    never_fits_deadlines_.insert({*entry.never_fits_deadline, entry.job.id});
+  }
+  return true;
+}
+
+void Scheduler::UnparkQuotaWaiters() {
+  if (quota_freed_.empty()) return;
+  for (Queue& queue : queues_) {
+    if (queue.quota_parked.empty() || quota_freed_.count(queue.project_id) == 0) continue;
+    for (const auto& [key, entry] : queue.quota_parked) {
+      entry->parked = Parked::kNo;
+      queue.order.insert({key, entry});
     }
+    queue.quota_parked.clear();
+  }
+  quota_freed_.clear();
+}
+
+void Scheduler::Report(PendingEntry& entry, int64_t position, CycleResult& result) {
+  const int64_t shown = DisplayPosition(position);
+  const bool evaluated = entry.evaluated_in == cycles_;
+  // Most of a deep queue: not looked at, and its shown place has not moved.
+  if (!evaluated && entry.reported && entry.reported->position == shown) return;
+  Verdict v = entry.verdict;
+  v.position = shown;
+  if (!evaluated && v.code == ReasonCode::kNotEvaluated) {
+    v.message = NotEvaluatedMessage(v.position, config_.lookback);
+  }
+  entry.verdict = v;
+  if (entry.reported && *entry.reported == v) return;
+  const bool code_changed = !entry.reported || entry.reported->code != v.code;
+  entry.reported = v;
+  result.verdicts.push_back({entry.job.id, entry.job.version, v, code_changed});
+}
+
+// Positions count every waiting job of the queue, parked or not, in rank order. They change only
+// when a job joins or leaves the queue, so only those queues are walked; elsewhere only the jobs
+// evaluated this cycle may have a new verdict.
+void Scheduler::ReportPositions(Cycle& cycle, CycleResult& result) {
+  std::vector<bool> walked(queues_.size(), false);
+  for (size_t q = 0; q < queues_.size(); ++q) {
+    Queue& queue = queues_[q];
+    if (!queue.positions_stale) continue;
+    queue.positions_stale = false;
+    walked[q] = true;
+    std::array<std::pair<OrderedKeys::iterator, OrderedKeys::iterator>, 3> sets = {
+        std::pair{queue.order.begin(), queue.order.end()},
+        std::pair{queue.quota_parked.begin(), queue.quota_parked.end()},
+        std::pair{queue.never_parked.begin(), queue.never_parked.end()}};
+    int64_t position = 0;
+    while (true) {
+      auto* next = static_cast<std::pair<OrderedKeys::iterator, OrderedKeys::iterator>*>(nullptr);
+      for (auto& set : sets) {
+        if (set.first != set.second && (next == nullptr || set.first->first < next->first->first)) {
+          next = &set;
+        }
+      }
+      if (next == nullptr) break;
+      Report(*next->first->second, ++position, result);
+      ++next->first;
+    }
+  }
+  for (int64_t id : cycle.evaluated) {
+    auto it = pending_.find(id);
+    if (it == pending_.end() || walked[it->second.queue]) continue;
+    PendingEntry& entry = it->second;
+    Report(entry, entry.reported ? entry.reported->position : 0, result);
   }
 }
 
@@ -577,11 +664,25 @@ CycleResult Scheduler::RunCycle(Timestamp now) {
   cycle.victims_left = config_.max_victims;
   cycle.reservations_left = config_.max_reservations;
 
+  if (!first_cycle_) first_cycle_ = now;
+  ++cycles_;
+  UnparkQuotaWaiters();
+
   // DWS requests that waited their maxWaitDuration fail (Vertex: FLEX_START, default 24h).
   while (!dws_deadlines_.empty() && dws_deadlines_.begin()->first <= now) {
     int64_t id = dws_deadlines_.begin()->second;
     const PendingEntry& entry = pending_.at(id);
     result.failures.push_back({id, entry.job.version, DwsTimeoutMessage(entry.job)});
+    Remove(id);
+  }
+  // So do jobs that can never fit this fleet once it has not changed for the fleet's
+  // neverFitsTimeout (like a Vertex stockout).
+  while (!never_fits_deadlines_.empty() && never_fits_deadlines_.begin()->first <= now) {
+    int64_t id = never_fits_deadlines_.begin()->second;
+    const PendingEntry& entry = pending_.at(id);
+    result.failures.push_back(
+        {id, entry.job.version,
+         NeverFitsTimeoutMessage(entry.verdict.message, fleet_.never_fits_timeout)});
     Remove(id);
   }
 
@@ -597,17 +698,23 @@ CycleResult Scheduler::RunCycle(Timestamp now) {
   for (size_t q = 0; q < queues_.size(); ++q) {
     if (!queues_[q].order.empty()) {
       auto it = queues_[q].order.begin();
-      heap.push({*it, static_cast<int>(q), it, 0});
+      heap.push({it->first, static_cast<int>(q), it, 0});
     }
   }
   while (!heap.empty() && cycle.budget > 0) {
     Cursor c = heap.top();
     heap.pop();
-    const int64_t id = std::get<2>(*c.it);
+    const int64_t id = std::get<2>(c.it->first);
     auto next = std::next(c.it);
-    Evaluate(pending_.at(id), cycle, result);  // may erase *c.it (admitted), never *next
-    if (next != queues_[c.queue].order.end() && c.visited + 1 < config_.lookback) {
-      heap.push({*next, c.queue, next, c.visited + 1});
+    Evaluate(*c.it->second, cycle, result);  // may erase *c.it (admitted), never *next
+    // A job parked now does not count against the lookback: the jobs behind it are looked at as
+    // if it were not there, in this cycle already.
+    int visited = c.visited + 1;
+    if (auto it = pending_.find(id); it != pending_.end() && Park(it->second, cycle)) {
+      visited = c.visited;
+    }
+    if (next != queues_[c.queue].order.end() && visited < config_.lookback) {
+      heap.push({next->first, c.queue, next, visited});
     }
   }
   ReportPositions(cycle, result);

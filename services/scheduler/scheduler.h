@@ -6,6 +6,7 @@
 #include <ext/pb_ds/assoc_container.hpp>
 #include <ext/pb_ds/tree_policy.hpp>
 #include <functional>
+#include <optional>
 #include <set>
 #include <tuple>
 #include <unordered_map>
@@ -81,22 +82,38 @@ class Scheduler {
 
  private:
   using RankKey = std::tuple<int, int64_t, int64_t>;  // (-priority, queue time µs, id)
+  struct PendingEntry;
+  // Rank → the job's entry in pending_ (whose nodes never move), so walks need no lookups.
   using OrderedKeys =
-      __gnu_pbds::tree<RankKey, __gnu_pbds::null_type, std::less<RankKey>, __gnu_pbds::rb_tree_tag,
+      __gnu_pbds::tree<RankKey, PendingEntry*, std::less<RankKey>, __gnu_pbds::rb_tree_tag,
                        __gnu_pbds::tree_order_statistics_node_update>;
 
+  // Why a job is out of the active order (Kueue's inadmissible workloads): it waits for a change
+  // elsewhere, costs nothing per cycle until then and takes no place in the lookback.
+  enum class Parked {
+    kNo,
+    kUntilQuotaFrees,    // QUOTA_EXCEEDED: until its project's usage drops
+    kUntilFleetChanges,  // NEVER_FITS: until the fleet (pools, quotas) is another one
+  };
   struct Queue {
     std::string project_id;
     std::string region;
-    OrderedKeys order;
+    OrderedKeys order;         // active: looked at in this order, at most `lookback` a cycle
+    OrderedKeys quota_parked;  // Parked::kUntilQuotaFrees
+    OrderedKeys never_parked;  // Parked::kUntilFleetChanges
     std::unordered_set<int64_t> running;
+    // Jobs joined or left since positions were last reported: positions are walked again.
+    bool positions_stale = true;
   };
   struct PendingEntry {
     SchedulerJob job;
     int queue = 0;
-    Verdict verdict;  // the last one reported
-    bool reported = false;
-    bool admitted = false;  // this cycle
+    Verdict verdict;                  // the latest decided (this cycle's, when evaluated)
+    std::optional<Verdict> reported;  // as last reported
+    bool admitted = false;            // this cycle
+    Parked parked = Parked::kNo;
+    std::optional<Timestamp> never_fits_deadline;
+    int64_t evaluated_in = -1;  // the cycle that last evaluated it
   };
   struct Hold {
     int64_t job_id = 0;
@@ -134,6 +151,12 @@ class Scheduler {
   void Admit(PendingEntry& entry, const Placement& placement, std::vector<int64_t> victims,
              Cycle& cycle, CycleResult& result);
   void ReportPositions(Cycle& cycle, CycleResult& result);
+  void Report(PendingEntry& entry, int64_t position, CycleResult& result);
+  // Takes a job whose verdict only a change elsewhere can lift out of the active order; true when
+  // it did.
+  bool Park(PendingEntry& entry, const Cycle& cycle);
+  void UnparkQuotaWaiters();
+  OrderedKeys& SetOf(Queue& queue, Parked parked);
   int64_t QuotaUsed(const std::string& project_id, const std::string& metric) const;
   void AddUsage(const RunningJob& job, int sign);
 
@@ -153,6 +176,10 @@ class Scheduler {
   std::unordered_map<int64_t, PendingEntry> pending_;
   std::unordered_map<int64_t, RunningJob> running_;
   std::set<std::pair<Timestamp, int64_t>> dws_deadlines_;
+  std::set<std::pair<Timestamp, int64_t>> never_fits_deadlines_;
+  std::unordered_set<std::string> quota_freed_;  // projects whose usage dropped since the cycle
+  std::optional<Timestamp> first_cycle_;         // the never-fits wait counts from here at least
+  int64_t cycles_ = 0;
 };
 
 }  // namespace trainyard

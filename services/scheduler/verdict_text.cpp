@@ -103,6 +103,15 @@ std::string DwsTimeoutMessage(const SchedulerJob& job) {
          "forever)";
 }
 
+std::string NeverFitsTimeoutMessage(std::string why, Duration timeout) {
+  constexpr std::string_view kParked = " (parked until configuration changes)";
+  if (why.size() >= kParked.size() && why.ends_with(kParked)) {
+    why.resize(why.size() - kParked.size());
+  }
+  return "NEVER_FITS: " + why + "; the fleet did not change within its neverFitsTimeout (" +
+         ShortDuration(timeout) + "), so the job fails";
+}
+
 std::string HeldMessage(int64_t job_id, int priority, Timestamp start) {
   return "capacity held for job " + std::to_string(job_id) + " (priority " +
          std::to_string(priority) + "), expected start " + ClockText(start);

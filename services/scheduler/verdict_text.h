@@ -26,6 +26,9 @@ std::string NoZoneFitsMessage(const GangText& gang, const std::string& zone, int
 std::string GangSplitMessage(const std::string& region, size_t pools);
 std::string WaitingForDwsMessage(const GangText& gang, const SchedulerJob& job, Timestamp now);
 std::string DwsTimeoutMessage(const SchedulerJob& job);
+// The error of a job failed after waiting the fleet's neverFitsTimeout; `why` is its NEVER_FITS
+// verdict.
+std::string NeverFitsTimeoutMessage(std::string why, Duration timeout);
 std::string HeldMessage(int64_t job_id, int priority, Timestamp start);
 std::string ReservedSuffix(const std::string& zone, Timestamp start);
 std::string NotEvaluatedMessage(int64_t position, int lookback);

@@ -1,10 +1,19 @@
 #!/usr/bin/env bash
 # The default fleet through curl: a STANDARD, a SPOT and a FLEX_START job each reach SUCCEEDED and
-# say where they ran and what they cost; a job that cannot fit says why and where it stands.
+# say where they ran and what they cost; a job that cannot fit says why and where it stands, is
+# parked out of the way of the jobs behind it (1,100 of them do not hold back a job that fits), and
+# fails with NEVER_FITS once the fleet's neverFitsTimeout has passed.
 source "$(dirname "$0")/lib.sh"
 
+# The default fleet, with the never-fits wait set by the test: long for the first part (at 1000x the
+# default hour is 3.6 s of wall time), short for the last.
+fleet_with_timeout() {
+  jq --arg t "$1" '.neverFitsTimeout = $t' "$(dirname "$0")/../../payloads/fleets/default.json" \
+    >"$E2E_DIR/fleet.json"
+}
+fleet_with_timeout 2592000s
 # 1000 virtual seconds per wall second: a 6-minute A3 Mega boot takes 0.36s.
-start_server --sim-speed 1000
+start_server --sim-speed 1000 --fleet "$E2E_DIR/fleet.json"
 P="$BASE/v1/projects/demo/locations/us-central1"
 
 field() { curl -fsS "$BASE/v1/$1" | jq -r "$2"; }
@@ -58,6 +67,37 @@ ran=$(field "$late" '[.startTime, .endTime] | map(sub("\\.[0-9]+Z$"; "Z") | from
 # The runtime sleeps until a step is due, so at 1000x it lands within a few virtual seconds.
 awk -v r="$ran" 'BEGIN { exit !(r >= 30 && r < 40) }' && pass "it ran its 30 s timeout (${ran}s)" ||
   fail "ran ${ran}s, expected 30-40"
+
+# Head of line (issue 17): team-a queues 1,100 jobs on n1-standard-4, which no pool of this fleet
+# has, then one LoRA job that fits at once. The parked jobs do not count against the lookback of
+# 1,000: the LoRA job runs.
+TA="$BASE/v1/projects/team-a/locations/us-central1/customJobs"
+jq -c '.jobSpec.workerPoolSpecs[0].machineSpec = {"machineType": "n1-standard-4"}' \
+  "$PAYLOADS/lora-single-node.json" >"$E2E_DIR/n1.json"
+seq 1100 | xargs -P 8 -I{} curl -fsS -o /dev/null -X POST "$TA" -H 'content-type: application/json' \
+  --data-binary @"$E2E_DIR/n1.json" && pass "1,100 n1 jobs created" || fail "creating the n1 jobs"
+lora=$(jq . "$PAYLOADS/lora-single-node.json" |
+  curl -fsS -X POST "$TA" -H 'content-type: application/json' --data-binary @- | jq -r .name)
+wait_until 30 "the LoRA job behind 1,100 parked jobs succeeds" state_is "$lora" JOB_STATE_SUCCEEDED
+pass "the LoRA job behind 1,100 parked jobs SUCCEEDED"
+newest=$(curl -fsS "$TA?pageSize=10" | jq -r '[.customJobs[] | select(.jobSpec.workerPoolSpecs[0].machineSpec.machineType == "n1-standard-4")] | first | .name')
+wait_until 30 "the newest n1 job has its verdict" \
+  bash -c "[ \"\$(curl -fsS '$BASE/v1/$newest' | jq -r .trainyard.reason.code)\" = NEVER_FITS ]"
+check "an n1 job says it never fits" "$(field "$newest" .trainyard.reason.message)" \
+  "no RESERVATION or ON_DEMAND capacity for n1-standard-4 in us-central1 (parked until configuration changes)"
+check "the newest n1 job keeps its true place, last of 1,100 in team-a's queue" \
+  "$(field "$newest" .trainyard.queuePosition)" 1100
+check "the n1 job is still QUEUED" "$(field "$newest" .state)" JOB_STATE_QUEUED
+
+# A restart on a fleet that waits 120 s (0.12 s here) for a change: the huge job fails NEVER_FITS.
+stop_server
+fleet_with_timeout 120s
+start_server --sim-speed 1000 --fleet "$E2E_DIR/fleet.json"
+P="$BASE/v1/projects/demo/locations/us-central1"
+wait_until 30 "the huge job fails" state_is "$huge" JOB_STATE_FAILED
+check "it fails RESOURCE_EXHAUSTED" "$(field "$huge" .error.code)" 8
+check "the error says NEVER_FITS and why" "$(field "$huge" .error.message)" \
+  "NEVER_FITS: needs 63 a3-megagpu-8g in one zone; the largest RESERVATION or ON_DEMAND pool in us-central1 has 32; the fleet did not change within its neverFitsTimeout (2m), so the job fails"
 
 # gcloud and the SDKs ignore the trainyard object; a client that echoes it back is not refused.
 code=$(curl -sS -o /dev/null -w '%{http_code}' -X POST "$P/customJobs" -H 'content-type: application/json' \

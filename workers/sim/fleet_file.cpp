@@ -223,6 +223,10 @@ StatusOr<Fleet> ParseFleet(const std::string& json_text, const std::string& sour
   GetNumber(json, r, "imagePullGbps", &fleet.image_pull_gbps);
   ReadNumberMap(json, r, "imageSizeGb", &fleet.image_size_gb);
   r.GetDuration("spotNotice", &fleet.spot_notice);
+  if (r.GetDuration("neverFitsTimeout", &fleet.never_fits_timeout) &&
+      fleet.never_fits_timeout < Duration{}) {
+    r.Fail(InvalidField("fleet.neverFitsTimeout", "must not be negative (0s waits forever)"));
+  }
   r.GetDuration("repairTime", &fleet.repair_time);
   if (json.is_object() && json.contains("quotas")) {
     r.GetObject("quotas", "trainyard.fleet.Quotas",

@@ -7,6 +7,7 @@
 //   "bootTime": {"default": "300s", "a3-megagpu-8g": "360s"},   // boot + driver, per machine type
 //   "imagePullGbps": 10, "imageSizeGb": {"default": 8, "<imageUri>": 20},
 //   "spotNotice": "30s", "repairTime": "600s",
+//   "neverFitsTimeout": "3600s",   // a job that can never fit fails after this wait; 0s: never
 //   "quotas": {"default": {"NVIDIA_H100_MEGA_80GB": 512}, "projects": {"demo": {"TPU_V5P": 256}}},
 //   "zones": [{"zone": "us-central1-a", "pools": [
 //     {"machineType": "a3-megagpu-8g", "model": "RESERVATION", "reservation": "r-a3m",

@@ -321,6 +321,112 @@ TEST(SchedulerTest, PositionsFollowPriorityThenAge) {
   EXPECT_TRUE(s.RunCycle(kT0 + 1s).verdicts.empty());
 }
 
+// The head-of-line case of issue 17: 1,100 jobs that can never fit (no n1 pool in this fleet)
+// ahead of one that fits at once, in the same queue.
+TEST(SchedulerTest, JobsThatCanNeverFitAreParkedAndTheJobsBehindThemRunInTheSameCycle) {
+  Fleet fleet = TestFleet();
+  Scheduler s(fleet);
+  for (int64_t id = 1; id <= 1100; ++id) {
+    s.UpsertPending(Job(id, {.machine = "n1-standard-4", .created = kT0 + 1ms * id}));
+  }
+  s.UpsertPending(Job(5000, {.created = kT0 + 1h}));
+  CycleResult first = s.RunCycle(kT0 + 1h);
+  ASSERT_NE(Admitted(first, 5000), nullptr) << "not held back by the lookback of 1,000";
+  const Verdict* last = VerdictOf(first, 1100);
+  ASSERT_NE(last, nullptr);
+  EXPECT_EQ(last->code, ReasonCode::kNeverFits);
+  EXPECT_EQ(last->position, 1100) << "a parked job keeps its true place";
+  EXPECT_NE(last->message.find("parked until configuration changes"), std::string::npos);
+
+  CycleResult second = s.RunCycle(kT0 + 1h + 1s);
+  EXPECT_EQ(second.evaluations + second.reused, 0) << "parked jobs cost nothing per cycle";
+  EXPECT_TRUE(second.verdicts.empty());
+
+  // A job that fits, behind them all, is admitted at once in a later cycle too.
+  s.UpsertPending(Job(5001, {.created = kT0 + 2h}));
+  CycleResult third = s.RunCycle(kT0 + 2h);
+  EXPECT_NE(Admitted(third, 5001), nullptr);
+  EXPECT_EQ(third.evaluations + third.reused, 1);
+}
+
+TEST(SchedulerTest, AJobThatCanNeverFitFailsAfterTheFleetsNeverFitsTimeout) {
+  Fleet fleet = TestFleet();
+  fleet.never_fits_timeout = 1h;
+  Scheduler s(fleet);
+  s.UpsertPending(Job(1, {.replicas = 9}));  // no pool has 9 nodes
+  EXPECT_TRUE(s.RunCycle(kT0).failures.empty());
+  EXPECT_TRUE(s.RunCycle(kT0 + 59min).failures.empty());
+  CycleResult r = s.RunCycle(kT0 + 1h);
+  ASSERT_EQ(r.failures.size(), 1u);
+  EXPECT_EQ(r.failures[0].job_id, 1);
+  EXPECT_EQ(r.failures[0].message,
+            "NEVER_FITS: needs 9 a3-megagpu-8g in one zone; the largest RESERVATION or ON_DEMAND "
+            "pool in us-central1 has 8; the fleet did not change within its neverFitsTimeout (1h), "
+            "so the job fails");
+  EXPECT_EQ(s.pending_count(), 0u);
+}
+
+TEST(SchedulerTest, ANeverFitsTimeoutOfZeroWaitsForAFleetChangeForever) {
+  Fleet fleet = TestFleet();
+  fleet.never_fits_timeout = Duration{};
+  Scheduler s(fleet);
+  s.UpsertPending(Job(1, {.replicas = 9}));
+  s.RunCycle(kT0);
+  EXPECT_TRUE(s.RunCycle(kT0 + 24h * 30).failures.empty());
+  EXPECT_EQ(s.pending_count(), 1u);
+}
+
+TEST(SchedulerTest, TheNeverFitsWaitCountsFromTheSchedulersFirstCycleAtLeast) {
+  Fleet fleet = TestFleet();
+  Scheduler s(fleet);
+  s.UpsertPending(Job(1, {.replicas = 9, .created = kT0 - 5h}));  // queued under another leader
+  EXPECT_TRUE(s.RunCycle(kT0).failures.empty()) << "this fleet has not had its hour yet";
+  EXPECT_EQ(s.RunCycle(kT0 + 1h).failures.size(), 1u);
+}
+
+TEST(SchedulerTest, AJobOverItsQuotaWaitsParkedUntilItsProjectFreesSome) {
+  Fleet fleet = TestFleet();
+  fleet.quotas.defaults["NVIDIA_H100_MEGA_80GB"] = 8;  // one node
+  Scheduler s(fleet);
+  s.UpsertPending(Job(1));
+  s.UpsertPending(Job(2, {.created = kT0 + 1s}));
+  s.UpsertPending(Job(3, {.project = "other", .created = kT0 + 2s}));
+  CycleResult r = s.RunCycle(kT0);
+  ASSERT_NE(Admitted(r, 1), nullptr);
+  EXPECT_EQ(VerdictOf(r, 2)->code, ReasonCode::kQuotaExceeded);
+  CycleResult idle = s.RunCycle(kT0 + 1min);
+  EXPECT_EQ(idle.evaluations + idle.reused, 0) << "nothing changed for it: not looked at";
+  s.Remove(3);  // another project's job ends: no quota of demo's comes back
+  EXPECT_EQ(s.RunCycle(kT0 + 2min).evaluations, 0);
+  s.Remove(1);  // demo's own job ends
+  EXPECT_NE(Admitted(s.RunCycle(kT0 + 3min), 2), nullptr);
+}
+
+TEST(SchedulerTest, AVerdictThatChangesAtTheSamePositionIsReported) {
+  Fleet fleet = TestFleet();
+  fleet.quotas.defaults["PREEMPTIBLE_NVIDIA_H100_MEGA_80GB"] = 8;  // one spot node a project
+  fleet.quotas.per_project["other"]["PREEMPTIBLE_NVIDIA_H100_MEGA_80GB"] = 32;
+  Scheduler s(fleet);
+  const SchedulingStrategy spot = SchedulingStrategy::kSpot;
+  s.UpsertPending(Job(1, {.strategy = spot}));                                     // demo: 1
+  s.UpsertPending(Job(2, {.project = "other", .replicas = 3, .strategy = spot}));  // 3 of 4
+  s.UpsertPending(Job(3, {.strategy = spot, .created = kT0 + 1s}));                // quota
+  CycleResult r = s.RunCycle(kT0);
+  ASSERT_NE(Admitted(r, 1), nullptr);
+  ASSERT_NE(Admitted(r, 2), nullptr);
+  ASSERT_EQ(VerdictOf(r, 3)->code, ReasonCode::kQuotaExceeded);
+  EXPECT_EQ(VerdictOf(r, 3)->position, 1);
+  // Demo's job ends, and a higher-priority job of another project takes its spot node first.
+  s.Remove(1);
+  s.UpsertPending(Job(4, {.project = "other", .strategy = spot, .priority = "high"}));
+  r = s.RunCycle(kT0 + 1min);
+  ASSERT_NE(Admitted(r, 4), nullptr);
+  const Verdict* v = VerdictOf(r, 3);
+  ASSERT_NE(v, nullptr) << "QUOTA_EXCEEDED → NO_CAPACITY must reach the API";
+  EXPECT_EQ(v->code, ReasonCode::kNoCapacity);
+  EXPECT_EQ(v->position, 1);
+}
+
 TEST(SchedulerTest, DisplayPositionKeepsTwoSignificantDigitsPastAHundred) {
   EXPECT_EQ(DisplayPosition(7), 7);
   EXPECT_EQ(DisplayPosition(100), 100);
