@@ -111,6 +111,7 @@ StatusOr<Timestamp> PgSchedulerStore::SyncNodes(const Fleet& fleet, Timestamp no
   std::vector<std::string> ids, zones, machines, warm;
   std::vector<int> nodes;
   for (const CapacityPool& pool : fleet.pools) {
+    if (pool.elastic) continue;  // no node rows: its VMs exist only while a job holds them
     ids.push_back(pool.id);
     zones.push_back(pool.zone);
     machines.push_back(pool.machine_type);
@@ -158,7 +159,10 @@ StatusOr<std::map<std::string, int64_t>> PgSchedulerStore::UnitsDown(const Fleet
 Status PgSchedulerStore::LoadFree(pg::Transaction& tx, const Fleet& fleet,
                                   const std::set<int>& pools, FreeByPool& free) {
   std::vector<std::string> ids;
-  for (int p : pools) ids.push_back(fleet.pools[p].id);
+  for (int p : pools) {
+    if (!fleet.pools[p].elastic) ids.push_back(fleet.pools[p].id);
+  }
+  if (ids.empty()) return Status::Ok();
   TY_ASSIGN_OR_RETURN(pg::Result r, tx.Exec(kFreeNodes, {TextArray(ids)}));
   std::map<std::string, std::vector<FreeNode>> nodes;
   for (int i = 0; i < r.rows(); ++i) {
@@ -174,6 +178,7 @@ Status PgSchedulerStore::LoadFree(pg::Transaction& tx, const Fleet& fleet,
     nodes[std::string(r.Get(i, 0))].push_back(std::move(n));
   }
   for (int p : pools) {
+    if (fleet.pools[p].elastic) continue;
     free.insert_or_assign(p, FreeUnits(fleet.pools[p].hosts_per_unit, nodes[fleet.pools[p].id]));
   }
   return Status::Ok();
@@ -185,7 +190,9 @@ namespace {
 struct PoolChoice {
   const CapacityPool* pool = nullptr;
   int64_t units = 0;
-  FreeUnits::Taken taken;
+  std::string machine_type;  // the pool's, or the job's on an elastic pool
+  FreeUnits::Taken taken;    // an elastic pool's: fresh VMs, cold and uncached
+  std::vector<std::string> elastic_nodes;
 };
 
 // Chooses the admission's nodes pool by pool (nullopt: a pool is short, the admission is skipped).
@@ -193,20 +200,35 @@ std::optional<std::vector<PoolChoice>> ChooseNodes(const Fleet& fleet, const Adm
                                                    std::map<int, FreeUnits>& free) {
   std::vector<PoolChoice> choices;
   for (const PlacedPool& pp : a.placement.pools) {
-    PoolChoice choice{&fleet.pools[pp.pool], pp.units,
-                      free.at(pp.pool).Take(pp.units, a.image_uri)};
-    if (choice.taken.ordinals.empty()) return std::nullopt;
+    const CapacityPool& pool = fleet.pools[pp.pool];
+    PoolChoice choice{&pool, pp.units, pool.machine_type, {}, {}};
+    if (pool.elastic) {
+      // VMs made for this job, named after it: "us-central1-a-n1-standard-4-ON_DEMAND-j42-0".
+      choice.machine_type = pp.machine_type;
+      choice.taken.cold = choice.taken.uncached = true;
+      for (int64_t i = 0; i < pp.units; ++i) {
+        choice.elastic_nodes.push_back(pool.zone + "-" + pp.machine_type + "-" +
+                                       std::string(ConsumptionModelName(pool.model)) + "-j" +
+                                       std::to_string(a.job_id) + "-" + std::to_string(i));
+      }
+    } else {
+      choice.taken = free.at(pp.pool).Take(pp.units, a.image_uri);
+      if (choice.taken.ordinals.empty()) return std::nullopt;
+    }
     choices.push_back(std::move(choice));
   }
   return choices;
 }
 
-// What the admission costs an hour: every node of every unit, at its pool's price.
+// What the admission costs an hour: every node of every unit, at its pool's price (an elastic
+// pool's: the list price of the machine type).
 int64_t HourlyPriceMicros(const std::vector<PoolChoice>& choices) {
   int64_t micros = 0;
   for (const PoolChoice& c : choices) {
-    micros +=
-        static_cast<int64_t>(c.pool->price_per_node_hour * 1e6) * c.units * c.pool->hosts_per_unit;
+    const double node_hour = c.pool->elastic
+                                 ? ListPricePerNodeHour(c.machine_type, c.pool->model, "", 0)
+                                 : c.pool->price_per_node_hour;
+    micros += static_cast<int64_t>(node_hour * 1e6) * c.units * c.pool->hosts_per_unit;
   }
   return micros;
 }
@@ -217,7 +239,7 @@ Duration StartupTime(const Fleet& fleet, const AdmissionDecision& a,
                      const std::vector<PoolChoice>& choices) {
   Duration startup{};
   for (const PoolChoice& c : choices) {
-    Duration pool = (c.taken.cold ? fleet.BootTime(c.pool->machine_type) : Duration{}) +
+    Duration pool = (c.taken.cold ? fleet.BootTime(c.machine_type) : Duration{}) +
                     (c.taken.uncached ? fleet.ImagePullTime(a.image_uri) : Duration{});
     startup = std::max(startup, pool);
   }
@@ -231,11 +253,12 @@ JobAdmission AdmissionOf(const AdmissionDecision& a, const std::vector<PoolChoic
   for (const PoolChoice& c : choices) {
     PlacedPoolStatus pool;
     pool.pool_id = c.pool->id;
-    pool.machine_type = c.pool->machine_type;
+    pool.machine_type = c.machine_type;
     pool.consumption_model = std::string(ConsumptionModelName(c.pool->model));
     pool.reservation = c.pool->reservation;
     pool.units = c.units;
     for (int64_t ordinal : c.taken.ordinals) pool.nodes.push_back(NodeName(c.pool->id, ordinal));
+    pool.nodes.insert(pool.nodes.end(), c.elastic_nodes.begin(), c.elastic_nodes.end());
     admission.pools.push_back(std::move(pool));
   }
   return admission;
@@ -262,6 +285,7 @@ std::optional<PlannedAdmission> Plan(const Fleet& fleet, const AdmissionDecision
   PlannedAdmission plan;
   plan.decision = &a;
   for (const PoolChoice& c : *choices) {
+    if (c.pool->elastic) continue;  // nothing to claim
     plan.claims.push_back(pg::Statement{
         kClaimNodes,
         {std::to_string(a.job_id), c.pool->id, NumberArray(c.taken.ordinals), MicrosParam(now)}});

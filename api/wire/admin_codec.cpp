@@ -38,6 +38,15 @@ json EncodePool(const PoolView& view) {
               {"nodesByState", NodesByState(view.nodes)},
               {"nodesHeld", view.nodes.with_job},
               {"pricePerNodeHourUsd", pool.price_per_node_hour}};
+  if (pool.elastic) {
+    // No node count and no list price of its own: any CPU-only machine type the zone has no
+    // explicit pool of, bounded by the CPUS quota, at that type's price.
+    out["elastic"] = true;
+    out["machineType"] = "any CPU-only machine type";
+    out.erase("units");
+    out.erase("unitsUsableNow");
+    out.erase("pricePerNodeHourUsd");
+  }
   if (!pool.tpu_topology.empty()) {
     out["tpuTopology"] = pool.tpu_topology;
     out["hostsPerUnit"] = pool.hosts_per_unit;

@@ -55,12 +55,17 @@ struct CapacityPool {
   int tpu_chips = 0;         // TPU pools: chips per slice (from the topology)
   int hosts_per_unit = 1;
   int units = 0;  // total capacity (for FLEX_START: the most it can ever offer)
+  // Elastic CPU capacity (the fleet file's elasticCpu): every CPU-only machine type (n1, n2, e2,
+  // c3 …, no GPU) that no explicit pool of the zone lists, without a node count: the project's
+  // CPUS quota is the bound, as in a real region. machine_type is empty; there are no node rows,
+  // every admission boots fresh VMs, and each is priced by its machine type's list price.
+  bool elastic = false;
   double price_per_node_hour = 0;
   double spot_preemptions_per_node_hour = 0;  // SPOT: hazard per node-hour
   double failures_per_node_hour = 0;          // any pool: node failure hazard (repaired)
   std::vector<FlexStartStep> flex_start;      // FLEX_START: capacity over time, ascending
 
-  int nodes() const { return units * hosts_per_unit; }
+  int nodes() const { return elastic ? 0 : units * hosts_per_unit; }
   // Units usable at `now` by `project`, ignoring what is in use: calendar windows and DWS steps.
   int UnitsAvailableAt(Timestamp now, Timestamp epoch) const;
   bool UsableBy(std::string_view project_id) const;

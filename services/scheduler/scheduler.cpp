@@ -67,6 +67,12 @@ Scheduler::Scheduler(const Fleet& fleet, SchedulerConfig config) : fleet_(fleet)
     pools_of_zone_[zit->second].push_back(static_cast<int>(p));
     zone_of_pool_.push_back(zit->second);
   }
+  explicit_types_of_zone_.resize(zone_names_.size());
+  for (size_t p = 0; p < fleet_.pools.size(); ++p) {
+    if (!fleet_.pools[p].elastic) {
+      explicit_types_of_zone_[zone_of_pool_[p]].insert(fleet_.pools[p].machine_type);
+    }
+  }
   used_.assign(fleet_.pools.size(), 0);
   down_.assign(fleet_.pools.size(), 0);
 }
@@ -175,6 +181,7 @@ int64_t Scheduler::QuotaUsed(const std::string& project_id, const std::string& m
 
 int64_t Scheduler::Available(int pool, Timestamp now) const {
   const CapacityPool& p = fleet_.pools[pool];
+  if (p.elastic) return kElasticUnits;
   return std::max<int64_t>(0, p.UnitsAvailableAt(now, fleet_.epoch) - used_[pool] - down_[pool]);
 }
 
@@ -195,8 +202,14 @@ std::vector<ConsumptionModel> Scheduler::FlavorOrder(const SchedulerJob& job) co
   }
 }
 
-bool Scheduler::PoolMatches(const CapacityPool& pool, const SchedulerJob& job, const GangPool& gp,
+bool Scheduler::PoolMatches(int p, const SchedulerJob& job, const GangPool& gp,
                             ConsumptionModel model) const {
+  const CapacityPool& pool = fleet_.pools[p];
+  if (pool.elastic) {
+    // Only for a CPU-only type the zone has no explicit (bounded) pool of.
+    return pool.model == model && gp.cpu_only &&
+           explicit_types_of_zone_[zone_of_pool_[p]].count(gp.machine_type) == 0;
+  }
   if (pool.model != model || pool.machine_type != gp.machine_type ||
       pool.tpu_chips != gp.tpu_chips) {
     return false;
@@ -253,7 +266,7 @@ Scheduler::FitOutcome Scheduler::Fit(const SchedulerJob& job, Cycle& cycle, cons
     ZoneRank rank{models.size(), 0, z};
     for (int p : pools_of_zone_[z]) {
       for (size_t m = 0; m < models.size(); ++m) {
-        if (!PoolMatches(fleet_.pools[p], job, job.pools[0], models[m])) continue;
+        if (!PoolMatches(p, job, job.pools[0], models[m])) continue;
         int64_t free = usable(p, Placement{}, nullptr);
         rank.neg_free -= free;
         if (free >= job.pools[0].units) rank.flavor = std::min(rank.flavor, m);
@@ -273,11 +286,11 @@ Scheduler::FitOutcome Scheduler::Fit(const SchedulerJob& job, Cycle& cycle, cons
       bool placed = false;
       for (ConsumptionModel m : models) {
         for (int p : pools_of_zone_[z]) {
-          if (!PoolMatches(fleet_.pools[p], job, gp, m)) continue;
+          if (!PoolMatches(p, job, gp, m)) continue;
           const Hold* held = nullptr;
           int64_t a = usable(p, placement, &held);
           if (a >= gp.units) {
-            placement.pools.push_back({p, gp.units});
+            placement.pools.push_back({p, gp.units, gp.machine_type});
             placed = true;
             break;
           }
@@ -315,8 +328,9 @@ Scheduler::FitOutcome Scheduler::Fit(const SchedulerJob& job, Cycle& cycle, cons
       int64_t zone_best = 0;
       for (int p : pools_of_zone_[z]) {
         for (ConsumptionModel m : models) {
-          if (!PoolMatches(fleet_.pools[p], job, gp, m)) continue;
-          largest_pool = std::max<int64_t>(largest_pool, fleet_.pools[p].units);
+          if (!PoolMatches(p, job, gp, m)) continue;
+          largest_pool = std::max<int64_t>(
+              largest_pool, fleet_.pools[p].elastic ? kElasticUnits : fleet_.pools[p].units);
           zone_best = std::max(zone_best, usable(p, Placement{}, nullptr));
         }
       }

@@ -61,6 +61,9 @@ struct CycleResult {
 
 class Scheduler {
  public:
+  // What an elastic pool offers: more than any quota lets one project take.
+  static constexpr int64_t kElasticUnits = int64_t{1} << 40;
+
   Scheduler(const Fleet& fleet, SchedulerConfig config = {});
 
   // Idempotent by (id, version): an older version never replaces a newer one.
@@ -135,7 +138,7 @@ class Scheduler {
   int QueueFor(const std::string& project_id, const std::string& region);
   RankKey KeyOf(const SchedulerJob& job) const;
   std::vector<ConsumptionModel> FlavorOrder(const SchedulerJob& job) const;
-  bool PoolMatches(const CapacityPool& pool, const SchedulerJob& job, const GangPool& gp,
+  bool PoolMatches(int pool, const SchedulerJob& job, const GangPool& gp,
                    ConsumptionModel model) const;
   int64_t Available(int pool, Timestamp now) const;
   FitOutcome Fit(const SchedulerJob& job, Cycle& cycle, const Extra* extra, int only_zone,
@@ -167,6 +170,7 @@ class Scheduler {
   std::vector<std::string> zone_names_;
   std::vector<std::vector<int>> pools_of_zone_;  // zone index → pool indexes
   std::vector<int> zone_of_pool_;
+  std::vector<std::set<std::string>> explicit_types_of_zone_;  // machine types with a real pool
   std::vector<int64_t> used_;                            // per pool: units held by admitted jobs
   std::vector<int64_t> down_;                            // per pool: units out of service
   std::unordered_map<std::string, int64_t> quota_used_;  // project|metric → amount

@@ -114,6 +114,7 @@ StatusOr<SchedulerJob> MakeSchedulerJob(int64_t id, int64_t version, const std::
       gp.quota_metric = AcceleratorName(ms.accelerator_type);
       gp.quota_amount = int64_t{ms.accelerator_count} * replicas;
     } else {
+      gp.cpu_only = true;
       gp.quota_metric = "CPUS";
       gp.quota_amount = int64_t{machine->vcpus} * replicas;
     }

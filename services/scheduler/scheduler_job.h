@@ -26,6 +26,7 @@ StatusOr<int> ParsePriorityLabel(const std::map<std::string, std::string>& label
 
 struct GangPool {
   std::string machine_type;
+  bool cpu_only = false;     // no GPU and no TPU: elastic CPU capacity can hold it
   int tpu_chips = 0;         // TPU: chips per slice; matched against the pool's slice shape
   int64_t units = 0;         // nodes, or slices for TPU
   std::string quota_metric;  // without the PREEMPTIBLE_ prefix
@@ -59,6 +60,7 @@ struct SchedulerJob {
 struct PlacedPool {
   int pool = 0;  // index into Fleet::pools
   int64_t units = 0;
+  std::string machine_type;  // what runs there (an elastic pool holds many types)
 };
 
 struct Placement {

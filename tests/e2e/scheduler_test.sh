@@ -68,26 +68,41 @@ ran=$(field "$late" '[.startTime, .endTime] | map(sub("\\.[0-9]+Z$"; "Z") | from
 awk -v r="$ran" 'BEGIN { exit !(r >= 30 && r < 40) }' && pass "it ran its 30 s timeout (${ran}s)" ||
   fail "ran ${ran}s, expected 30-40"
 
-# Head of line (issue 17): team-a queues 1,100 jobs on n1-standard-4, which no pool of this fleet
+# Vertex's most common machine type runs on the default fleet: CPU-only types are elastic capacity
+# in every zone, bounded by the CPUS quota rather than a node count.
+cpu=$(create '.jobSpec.workerPoolSpecs[0].machineSpec = {"machineType": "n1-standard-4"}
+  | .jobSpec.workerPoolSpecs += [.jobSpec.workerPoolSpecs[0] | .replicaCount = "2"]' lora-single-node.json)
+wait_until 30 "the n1-standard-4 job succeeds" state_is "$cpu" JOB_STATE_SUCCEEDED
+pass "a chief + 2 workers n1-standard-4 job SUCCEEDED on the default fleet"
+check "it ran on elastic on-demand CPU capacity" \
+  "$(field "$cpu" '[.trainyard.placement.pools[] | (.pool | sub("^us-central1-[a-z]/"; "")) + " " + .machineType + " " + (.nodes | length | tostring)] | join(", ")')" \
+  "elastic-cpu/ON_DEMAND n1-standard-4 1, elastic-cpu/ON_DEMAND n1-standard-4 2"
+check "at the n1-standard-4 list price (3 nodes x 4 vCPUs x \$0.0475)" \
+  "$(field "$cpu" '.trainyard.hourlyPriceUsd')" 0.57
+check "the admin view shows the elastic pools" \
+  "$(curl -fsS "$BASE/trainyard/v1/fleet" | jq '[.regions[].zones[].pools[] | select(.elastic)] | length')" 6
+
+# Head of line (issue 17): team-a queues 1,100 jobs on a2-highgpu-1g, which no pool of this fleet
 # has, then one LoRA job that fits at once. The parked jobs do not count against the lookback of
 # 1,000: the LoRA job runs.
 TA="$BASE/v1/projects/team-a/locations/us-central1/customJobs"
-jq -c '.jobSpec.workerPoolSpecs[0].machineSpec = {"machineType": "n1-standard-4"}' \
-  "$PAYLOADS/lora-single-node.json" >"$E2E_DIR/n1.json"
+jq -c '.jobSpec.workerPoolSpecs[0].machineSpec = {"machineType": "a2-highgpu-1g",
+    "acceleratorType": "NVIDIA_TESLA_A100", "acceleratorCount": 1}' \
+  "$PAYLOADS/lora-single-node.json" >"$E2E_DIR/a2.json"
 seq 1100 | xargs -P 8 -I{} curl -fsS -o /dev/null -X POST "$TA" -H 'content-type: application/json' \
-  --data-binary @"$E2E_DIR/n1.json" && pass "1,100 n1 jobs created" || fail "creating the n1 jobs"
+  --data-binary @"$E2E_DIR/a2.json" && pass "1,100 a2 jobs created" || fail "creating the a2 jobs"
 lora=$(jq . "$PAYLOADS/lora-single-node.json" |
   curl -fsS -X POST "$TA" -H 'content-type: application/json' --data-binary @- | jq -r .name)
 wait_until 30 "the LoRA job behind 1,100 parked jobs succeeds" state_is "$lora" JOB_STATE_SUCCEEDED
 pass "the LoRA job behind 1,100 parked jobs SUCCEEDED"
-newest=$(curl -fsS "$TA?pageSize=10" | jq -r '[.customJobs[] | select(.jobSpec.workerPoolSpecs[0].machineSpec.machineType == "n1-standard-4")] | first | .name')
-wait_until 30 "the newest n1 job has its verdict" \
+newest=$(curl -fsS "$TA?pageSize=10" | jq -r '[.customJobs[] | select(.jobSpec.workerPoolSpecs[0].machineSpec.machineType == "a2-highgpu-1g")] | first | .name')
+wait_until 30 "the newest a2 job has its verdict" \
   bash -c "[ \"\$(curl -fsS '$BASE/v1/$newest' | jq -r .trainyard.reason.code)\" = NEVER_FITS ]"
-check "an n1 job says it never fits" "$(field "$newest" .trainyard.reason.message)" \
-  "no RESERVATION or ON_DEMAND capacity for n1-standard-4 in us-central1 (parked until configuration changes)"
-check "the newest n1 job keeps its true place, last of 1,100 in team-a's queue" \
+check "an a2 job says it never fits" "$(field "$newest" .trainyard.reason.message)" \
+  "no RESERVATION or ON_DEMAND capacity for a2-highgpu-1g in us-central1 (parked until configuration changes)"
+check "the newest a2 job keeps its true place, last of 1,100 in team-a's queue" \
   "$(field "$newest" .trainyard.queuePosition)" 1100
-check "the n1 job is still QUEUED" "$(field "$newest" .state)" JOB_STATE_QUEUED
+check "the a2 job is still QUEUED" "$(field "$newest" .state)" JOB_STATE_QUEUED
 
 # A restart on a fleet that waits 120 s (0.12 s here) for a change: the huge job fails NEVER_FITS.
 stop_server

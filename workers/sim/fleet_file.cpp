@@ -211,6 +211,25 @@ void ReadPool(const nlohmann::json& json, ObjectReader& r, const std::string& zo
 
 }  // namespace
 
+namespace {
+
+// elasticCpu: CPU-only machine types run on demand or on spot in every zone, bounded by the
+// project's CPUS quota rather than by a node count (services/fleet/fleet.h, CapacityPool::elastic).
+void AddElasticCpuPools(const std::string& zone, Fleet& fleet) {
+  for (ConsumptionModel model : {ConsumptionModel::kOnDemand, ConsumptionModel::kSpot}) {
+    CapacityPool pool;
+    pool.elastic = true;
+    pool.zone = zone;
+    const size_t dash = zone.rfind('-');
+    pool.region = dash == std::string::npos ? zone : zone.substr(0, dash);
+    pool.model = model;
+    pool.id = zone + "/elastic-cpu/" + std::string(ConsumptionModelName(model));
+    fleet.pools.push_back(std::move(pool));
+  }
+}
+
+}  // namespace
+
 StatusOr<Fleet> ParseFleet(const std::string& json_text, const std::string& source) {
   auto json = nlohmann::json::parse(json_text, nullptr, false);
   if (json.is_discarded()) return InvalidArgument("fleet file " + source + ": not valid JSON");
@@ -232,6 +251,8 @@ StatusOr<Fleet> ParseFleet(const std::string& json_text, const std::string& sour
     r.GetObject("quotas", "trainyard.fleet.Quotas",
                 [&](ObjectReader& q) { ReadQuotas(json["quotas"], q, &fleet.quotas); });
   }
+  bool elastic_cpu = false;
+  r.GetBool("elasticCpu", &elastic_cpu);
   r.GetObjectList("zones", "trainyard.fleet.Zone", [&](ObjectReader& z, size_t zi) {
     std::string zone;
     if (!z.GetString("zone", &zone) || zone.find('-') == std::string::npos) {
@@ -241,6 +262,7 @@ StatusOr<Fleet> ParseFleet(const std::string& json_text, const std::string& sour
     const nlohmann::json& pools = json["zones"][zi]["pools"];
     z.GetObjectList("pools", "trainyard.fleet.Pool",
                     [&](ObjectReader& p, size_t pi) { ReadPool(pools[pi], p, zone, fleet); });
+    if (elastic_cpu) AddElasticCpuPools(zone, fleet);
   });
   Status status = r.Finish();
   if (status.ok() && fleet.pools.empty()) {

@@ -8,6 +8,8 @@
 //   "imagePullGbps": 10, "imageSizeGb": {"default": 8, "<imageUri>": 20},
 //   "spotNotice": "30s", "repairTime": "600s",
 //   "neverFitsTimeout": "3600s",   // a job that can never fit fails after this wait; 0s: never
+//   "elasticCpu": true,   // CPU-only machine types on demand and spot in every zone, bounded by
+//                         // the CPUS quota instead of a node count (explicit pools still bound)
 //   "quotas": {"default": {"NVIDIA_H100_MEGA_80GB": 512}, "projects": {"demo": {"TPU_V5P": 256}}},
 //   "zones": [{"zone": "us-central1-a", "pools": [
 //     {"machineType": "a3-megagpu-8g", "model": "RESERVATION", "reservation": "r-a3m",

@@ -29,7 +29,8 @@ class SchedulerCommitTest : public testing::SimFixture {
     a.job_id = IdOf(job);
     a.version = version;
     a.placement.zone = "us-central1-a";
-    a.placement.pools.push_back({fleet_.PoolIndex(pool), units});
+    const int index = fleet_.PoolIndex(pool);
+    a.placement.pools.push_back({index, units, fleet_.pools[index].machine_type});
     a.image_uri = "us-docker.pkg.dev/x/train:1";
     a.message = "admitted by the test";
     return a;

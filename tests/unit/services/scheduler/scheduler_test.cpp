@@ -427,6 +427,56 @@ TEST(SchedulerTest, AVerdictThatChangesAtTheSamePositionIsReported) {
   EXPECT_EQ(v->position, 1);
 }
 
+CapacityPool ElasticCpu(std::string zone, CM model) {
+  CapacityPool p = Pool(zone, "", model, 0);
+  p.elastic = true;
+  p.id = zone + "/elastic-cpu/" + std::string(ConsumptionModelName(model));
+  return p;
+}
+
+TEST(SchedulerTest, CpuJobsRunOnElasticCapacityBoundedByTheCpuQuota) {
+  Fleet fleet = TestFleet();
+  fleet.pools.push_back(ElasticCpu("us-central1-a", CM::kOnDemand));
+  fleet.pools.push_back(ElasticCpu("us-central1-a", CM::kSpot));
+  fleet.quotas.defaults["CPUS"] = 400;  // 100 n1-standard-4
+  Scheduler s(fleet);
+  s.UpsertPending(Job(1, {.machine = "n1-standard-4", .replicas = 60}));
+  s.UpsertPending(Job(2, {.machine = "n1-standard-4", .replicas = 40, .created = kT0 + 1s}));
+  s.UpsertPending(Job(3, {.machine = "n1-standard-4", .created = kT0 + 2s}));
+  s.UpsertPending(Job(4, {.machine = "e2-standard-8", .strategy = SchedulingStrategy::kSpot}));
+  s.UpsertPending(Job(5, {.replicas = 20, .created = kT0 + 3s}));  // A3 Mega: still scarce
+  CycleResult r = s.RunCycle(kT0);
+  ASSERT_NE(Admitted(r, 1), nullptr) << "60 nodes: no node count bounds it";
+  const PlacedPool& placed = Admitted(r, 1)->placement.pools[0];
+  EXPECT_TRUE(fleet.pools[placed.pool].elastic);
+  EXPECT_EQ(placed.units, 60);
+  EXPECT_EQ(placed.machine_type, "n1-standard-4");
+  ASSERT_NE(Admitted(r, 2), nullptr);
+  EXPECT_EQ(VerdictOf(r, 3)->code, ReasonCode::kQuotaExceeded) << "400 of 400 CPUs in use";
+  ASSERT_NE(Admitted(r, 4), nullptr);
+  EXPECT_EQ(fleet.pools[Admitted(r, 4)->placement.pools[0].pool].model, CM::kSpot);
+  EXPECT_EQ(VerdictOf(r, 5)->code, ReasonCode::kNeverFits) << "GPUs are not elastic";
+}
+
+TEST(SchedulerTest, AnExplicitPoolBoundsItsMachineTypeInItsZone) {
+  Fleet fleet = TestFleet();
+  fleet.pools.push_back(Pool("us-central1-a", "n2-standard-8", CM::kOnDemand, 1));
+  fleet.pools.push_back(ElasticCpu("us-central1-a", CM::kOnDemand));
+  Scheduler s(fleet);
+  s.UpsertPending(Job(1, {.machine = "n2-standard-8", .replicas = 2}));
+  CycleResult r = s.RunCycle(kT0);
+  EXPECT_EQ(Admitted(r, 1), nullptr);
+  EXPECT_EQ(VerdictOf(r, 1)->code, ReasonCode::kNeverFits) << VerdictOf(r, 1)->message;
+
+  Fleet wider = fleet;
+  wider.pools.push_back(ElasticCpu("us-central1-b", CM::kOnDemand));
+  Scheduler t(wider);
+  t.UpsertPending(Job(1, {.machine = "n2-standard-8", .replicas = 2}));
+  r = t.RunCycle(kT0);
+  ASSERT_NE(Admitted(r, 1), nullptr) << "zone b has no n2 pool of its own: elastic there";
+  EXPECT_EQ(Admitted(r, 1)->placement.zone, "us-central1-b");
+}
+
 TEST(SchedulerTest, DisplayPositionKeepsTwoSignificantDigitsPastAHundred) {
   EXPECT_EQ(DisplayPosition(7), 7);
   EXPECT_EQ(DisplayPosition(100), 100);

@@ -23,6 +23,32 @@ TEST(FleetFileTest, TheDefaultFleetLoads) {
   EXPECT_EQ(cal->UnitsAvailableAt(FromUnixMicros(0) + std::chrono::hours(24 * 15), copy.epoch), 0);
 }
 
+TEST(FleetFileTest, ElasticCpuAddsAnOnDemandAndASpotPoolToEveryZone) {
+  auto fleet = LoadFleetFile(TRAINYARD_SOURCE_DIR "/payloads/fleets/default.json");
+  ASSERT_TRUE(fleet.ok()) << fleet.status().message();
+  for (const char* zone : {"us-central1-a", "us-central1-b", "us-central1-c"}) {
+    for (const char* model : {"ON_DEMAND", "SPOT"}) {
+      const CapacityPool* pool =
+          fleet->FindPool(std::string(zone) + "/elastic-cpu/" + std::string(model));
+      ASSERT_NE(pool, nullptr) << zone << " " << model;
+      EXPECT_TRUE(pool->elastic);
+      EXPECT_EQ(pool->nodes(), 0) << "no node rows: VMs exist while a job holds them";
+      EXPECT_EQ(pool->region, "us-central1");
+    }
+  }
+  auto plain = ParseFleet(R"({"zones": [{"zone": "us-central1-a", "pools": [
+      {"machineType": "a3-megagpu-8g", "model": "ON_DEMAND", "nodes": 2}]}]})",
+                          "f.json");
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(plain->pools.size(), 1u) << "off unless the fleet file asks";
+  auto negative = ParseFleet(R"({"neverFitsTimeout": "-5s", "zones": [{"zone": "us-central1-a",
+      "pools": [{"machineType": "a3-megagpu-8g", "model": "ON_DEMAND", "nodes": 2}]}]})",
+                             "f.json");
+  ASSERT_FALSE(negative.ok());
+  EXPECT_NE(negative.status().message().find("neverFitsTimeout"), std::string::npos)
+      << negative.status().message();
+}
+
 TEST(FleetFileTest, ABadFieldIsNamedByItsPath) {
   auto fleet = ParseFleet(R"({"zones": [{"zone": "us-central1-a", "pools": [
       {"machineType": "a3-megagpu-8g", "model": "ON_DEMAND", "nodes": 2},
