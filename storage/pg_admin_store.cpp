@@ -11,6 +11,11 @@ namespace {
 constexpr const char* kNodeCounts =
     "SELECT pool_id, state, count(*), count(job_id) FROM nodes GROUP BY 1, 2";
 
+constexpr const char* kNodesHeldByProject =
+    "SELECT n.pool_id, p.project_id, count(*) FROM nodes n "
+    "JOIN custom_jobs j ON j.id = n.job_id JOIN projects p ON p.number = j.project_number "
+    "WHERE n.pool_id = ANY($1::text[]) GROUP BY 1, 2";
+
 constexpr const char* kListNodes =
     "SELECT pool_id, ordinal, zone, machine_type, state, job_id, " TY_MICROS("state_since")
     ", array_to_json(image_cache)::text FROM nodes "
@@ -64,6 +69,18 @@ std::vector<std::string> TextList(std::string_view json_array) {
 }
 
 }  // namespace
+
+StatusOr<std::map<std::pair<std::string, std::string>, int64_t>> PgAdminStore::NodesHeldByProject(
+    const std::vector<std::string>& pool_ids) {
+  std::map<std::pair<std::string, std::string>, int64_t> out;
+  if (pool_ids.empty()) return out;
+  TY_ASSIGN_OR_RETURN(auto conn, pool_.Acquire());
+  TY_ASSIGN_OR_RETURN(pg::Result r, conn->Exec(kNodesHeldByProject, {TextArray(pool_ids)}));
+  for (int i = 0; i < r.rows(); ++i) {
+    out[{std::string(r.Get(i, 0)), std::string(r.Get(i, 1))}] = r.GetInt64(i, 2);
+  }
+  return out;
+}
 
 StatusOr<std::map<std::string, PoolNodeCounts>> PgAdminStore::NodeCounts() {
   TY_ASSIGN_OR_RETURN(auto conn, pool_.Acquire());

@@ -10,6 +10,8 @@ class PgAdminStore final : public AdminRepository {
   explicit PgAdminStore(pg::Pool& pool) : pool_(pool) {}
 
   StatusOr<std::map<std::string, PoolNodeCounts>> NodeCounts() override;
+  StatusOr<std::map<std::pair<std::string, std::string>, int64_t>> NodesHeldByProject(
+      const std::vector<std::string>& pool_ids) override;
   StatusOr<std::vector<NodeRecord>> ListNodes(const NodeQuery& query) override;
   StatusOr<std::vector<QueueCount>> QueueCounts() override;
   StatusOr<std::vector<QueuedJobRecord>> QueuedJobs(int per_queue) override;

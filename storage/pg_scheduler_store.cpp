@@ -1,5 +1,6 @@
 #include "storage/pg_scheduler_store.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -298,14 +299,17 @@ std::optional<PlannedAdmission> Plan(const Fleet& fleet, const AdmissionDecision
 }  // namespace
 
 StatusOr<bool> PgSchedulerStore::RequeueVictim(pg::Transaction& tx, int64_t victim,
-                                               int64_t preemptor, Timestamp now) {
+                                               int64_t preemptor, bool reclaimed, Timestamp now) {
   TY_ASSIGN_OR_RETURN(pg::Result r, tx.Exec(kLockVictim, {std::to_string(victim)}));
   if (r.rows() == 0) return false;
   JobSnapshot snapshot{victim, r.GetInt64(0, 0), static_cast<JobState>(r.GetInt64(0, 1)),
                        r.GetBool(0, 2)};
   auto transition = JobStateMachine::Requeue(
       snapshot, now,
-      "preempted by higher-priority job " + std::to_string(preemptor) + "; back in the queue",
+      reclaimed
+          ? "borrowed capacity reclaimed by job " + std::to_string(preemptor) +
+                ", whose project is within its cohort share; back in the queue"
+          : "preempted by higher-priority job " + std::to_string(preemptor) + "; back in the queue",
       /*spot_restart=*/false);
   // A victim that moved on meanwhile (cancelled, finished) is no victim: the admission waits.
   if (!transition.ok()) return false;
@@ -328,7 +332,9 @@ Status PgSchedulerStore::AdmitPreempting(pg::Transaction& tx, const Fleet& fleet
     return tx.Exec("ROLLBACK TO SAVEPOINT admission").status();
   };
   for (int64_t victim : a.victims) {
-    TY_ASSIGN_OR_RETURN(bool requeued, RequeueVictim(tx, victim, a.job_id, now));
+    const bool reclaimed =
+        std::find(a.reclaimed.begin(), a.reclaimed.end(), victim) != a.reclaimed.end();
+    TY_ASSIGN_OR_RETURN(bool requeued, RequeueVictim(tx, victim, a.job_id, reclaimed, now));
     if (!requeued) return skip();
     ++preempted;
   }

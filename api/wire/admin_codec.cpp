@@ -85,7 +85,35 @@ json EncodeFleetView(const FleetView& view) {
     }
     zones.back()["pools"].push_back(EncodePool(p));
   }
-  return {{"name", view.name}, {"epoch", FormatTimestamp(view.epoch)}, {"regions", regions}};
+  json out = {{"name", view.name}, {"epoch", FormatTimestamp(view.epoch)}, {"regions", regions}};
+  // Cohorts → resources → members, in fleet file order.
+  json cohorts = json::array();
+  for (const CohortShareView& share : view.cohorts) {
+    const Cohort& cohort = *share.cohort;
+    if (cohorts.empty() || cohorts.back()["name"] != cohort.name) {
+      cohorts.push_back(
+          {{"name", cohort.name}, {"pools", cohort.pools}, {"resources", json::array()}});
+    }
+    json members = json::array();
+    for (const CohortShareView::Member& m : share.members) {
+      json member = {{"project", m.member->project}, {"weight", m.member->weight},
+                     {"nominal", m.nominal},         {"used", m.used},
+                     {"borrowed", m.borrowed},       {"lent", m.lent}};
+      if (auto l = m.member->borrowing_limit.find(share.resource);
+          l != m.member->borrowing_limit.end()) {
+        member["borrowingLimit"] = l->second;
+      }
+      if (auto l = m.member->lending_limit.find(share.resource);
+          l != m.member->lending_limit.end()) {
+        member["lendingLimit"] = l->second;
+      }
+      members.push_back(std::move(member));
+    }
+    cohorts.back()["resources"].push_back(
+        {{"resource", share.resource}, {"capacity", share.capacity}, {"members", members}});
+  }
+  if (!cohorts.empty()) out["cohorts"] = std::move(cohorts);
+  return out;
 }
 
 json EncodeNodeRecord(const NodeRecord& node) {

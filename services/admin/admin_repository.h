@@ -85,6 +85,9 @@ class AdminRepository {
   virtual ~AdminRepository() = default;
   // Per pool id.
   virtual StatusOr<std::map<std::string, PoolNodeCounts>> NodeCounts() = 0;
+  // Nodes of `pool_ids` held by jobs, per (pool id, project id).
+  virtual StatusOr<std::map<std::pair<std::string, std::string>, int64_t>> NodesHeldByProject(
+      const std::vector<std::string>& pool_ids) = 0;
   // Up to query.limit + 1 nodes in (pool_id, ordinal) order, so the caller knows if more exist.
   virtual StatusOr<std::vector<NodeRecord>> ListNodes(const NodeQuery& query) = 0;
   // QUEUED, PENDING, RUNNING and CANCELLING jobs counted per queue.

@@ -29,7 +29,49 @@ StatusOr<FleetView> AdminService::FleetStatus() {
     p.units_usable_now = pool.UnitsAvailableAt(now, fleet_.epoch);
     view.pools.push_back(std::move(p));
   }
+  TY_ASSIGN_OR_RETURN(view.cohorts, CohortShares());
   return view;
+}
+
+StatusOr<std::vector<CohortShareView>> AdminService::CohortShares() {
+  std::vector<std::string> pool_ids;
+  for (const Cohort& c : fleet_.cohorts)
+    pool_ids.insert(pool_ids.end(), c.pools.begin(), c.pools.end());
+  TY_ASSIGN_OR_RETURN(auto held, admin_.NodesHeldByProject(pool_ids));
+  std::vector<CohortShareView> out;
+  for (const Cohort& cohort : fleet_.cohorts) {
+    // Units each member holds per resource.
+    std::map<std::string, std::map<std::string, int64_t>> used;
+    for (const std::string& id : cohort.pools) {
+      const CapacityPool* pool = fleet_.FindPool(id);
+      for (const CohortMember& m : cohort.members) {
+        auto it = held.find({id, m.project});
+        if (pool != nullptr && it != held.end()) {
+          used[CohortResource(*pool)][m.project] += it->second / pool->hosts_per_unit;
+        }
+      }
+    }
+    for (const auto& [resource, capacity] : cohort.capacity) {
+      CohortShareView view{&cohort, resource, capacity, {}};
+      int64_t nominal_sum = 0, borrowed_sum = 0, unused_sum = 0;
+      for (const CohortMember& m : cohort.members) {
+        CohortShareView::Member share{&m, 0, used[resource][m.project], 0, 0};
+        if (auto n = m.nominal.find(resource); n != m.nominal.end()) share.nominal = n->second;
+        share.borrowed = std::max<int64_t>(0, share.used - share.nominal);
+        nominal_sum += share.nominal;
+        borrowed_sum += share.borrowed;
+        unused_sum += std::max<int64_t>(0, share.nominal - share.used);
+        view.members.push_back(share);
+      }
+      const int64_t from_lenders = std::max<int64_t>(0, borrowed_sum - (capacity - nominal_sum));
+      for (CohortShareView::Member& share : view.members) {
+        const int64_t unused = std::max<int64_t>(0, share.nominal - share.used);
+        if (unused_sum > 0) share.lent = from_lenders * unused / unused_sum;
+      }
+      out.push_back(std::move(view));
+    }
+  }
+  return out;
 }
 
 StatusOr<NodePage> AdminService::Nodes(const NodeQuery& query) {

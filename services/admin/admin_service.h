@@ -18,10 +18,29 @@ struct PoolView {
   int units_usable_now = 0;  // calendar windows and DWS steps applied; in use or not
 };
 
+// One resource of a cohort (services/fleet/fleet.h) as it is used now, per member: its nominal
+// share, what it uses, what of that it borrows (beyond its nominal) and what of its unused nominal
+// others borrow (the borrowing beyond the cohort's unassigned capacity, split over the lenders by
+// their unused nominal).
+struct CohortShareView {
+  const Cohort* cohort = nullptr;
+  std::string resource;
+  int64_t capacity = 0;
+  struct Member {
+    const CohortMember* member = nullptr;
+    int64_t nominal = 0;
+    int64_t used = 0;
+    int64_t borrowed = 0;
+    int64_t lent = 0;
+  };
+  std::vector<Member> members;
+};
+
 struct FleetView {
   std::string name;
   Timestamp epoch{};
   std::vector<PoolView> pools;  // fleet file order (zones in order, pools within)
+  std::vector<CohortShareView> cohorts;
 };
 
 struct NodePage {
@@ -76,6 +95,8 @@ class AdminService {
   StatusOr<std::vector<JobEvent>> JobEvents(const JobRef& ref);
 
  private:
+  StatusOr<std::vector<CohortShareView>> CohortShares();
+
   AdminRepository& admin_;
   ProjectRepository& projects_;
   const Fleet& fleet_;

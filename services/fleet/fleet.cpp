@@ -103,6 +103,17 @@ std::optional<int64_t> QuotaConfig::Limit(const std::string& project_id,
   return std::nullopt;
 }
 
+const CohortMember* Cohort::Member(std::string_view project) const {
+  for (const CohortMember& m : members) {
+    if (m.project == project) return &m;
+  }
+  return nullptr;
+}
+
+std::string CohortResource(const CapacityPool& pool) {
+  return pool.machine_type + "/" + std::string(ConsumptionModelName(pool.model));
+}
+
 void Fleet::SetEpoch(Timestamp value) {
   epoch = value;
   for (CapacityPool& pool : pools) {

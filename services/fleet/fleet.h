@@ -60,6 +60,7 @@ struct CapacityPool {
   // CPUS quota is the bound, as in a real region. machine_type is empty; there are no node rows,
   // every admission boots fresh VMs, and each is priced by its machine type's list price.
   bool elastic = false;
+  int cohort = -1;  // index into Fleet::cohorts when a cohort owns the pool
   double price_per_node_hour = 0;
   double spot_preemptions_per_node_hour = 0;  // SPOT: hazard per node-hour
   double failures_per_node_hour = 0;          // any pool: node failure hazard (repaired)
@@ -79,6 +80,32 @@ struct QuotaConfig {
   std::optional<int64_t> Limit(const std::string& project_id, const std::string& metric) const;
 };
 
+// A cohort (Kueue's Cohort): projects that share the pools the fleet file gives it. Capacity is
+// counted per resource, "<machineType>/<MODEL>" (CohortResource), in units (nodes, or TPU slices)
+// across the cohort's pools. Each member has a nominal share of a resource; it may borrow what the
+// others leave unused, up to its borrowing limit, and lends at most its lending limit of its own
+// nominal (the rest it can always have back). When every member wants more than its nominal, the
+// capacity is shared by weight (dominant-resource shares). Project quotas stay hard caps on top.
+struct CohortMember {
+  std::string project;
+  double weight = 1;
+  std::map<std::string, int64_t> nominal;          // resource → units; absent: 0
+  std::map<std::string, int64_t> borrowing_limit;  // absent: may borrow all the others lend
+  std::map<std::string, int64_t> lending_limit;    // absent: lends all of its nominal
+};
+
+struct Cohort {
+  std::string name;
+  std::vector<std::string> pools;  // pool ids
+  std::vector<CohortMember> members;
+  std::map<std::string, int64_t> capacity;  // resource → units of its pools
+
+  const CohortMember* Member(std::string_view project) const;
+};
+
+// "a3-megagpu-8g/RESERVATION": what a cohort pool counts towards.
+std::string CohortResource(const CapacityPool& pool);
+
 struct Fleet {
   std::string name;
   uint64_t seed = 1;
@@ -93,6 +120,7 @@ struct Fleet {
   Duration never_fits_timeout = std::chrono::hours(1);
   QuotaConfig quotas;
   std::vector<CapacityPool> pools;
+  std::vector<Cohort> cohorts;
 
   // Fixes the virtual time DWS steps and relative calendar windows count from.
   void SetEpoch(Timestamp epoch);

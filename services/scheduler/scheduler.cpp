@@ -67,6 +67,16 @@ Scheduler::Scheduler(const Fleet& fleet, SchedulerConfig config) : fleet_(fleet)
     pools_of_zone_[zit->second].push_back(static_cast<int>(p));
     zone_of_pool_.push_back(zit->second);
   }
+  resource_of_pool_.assign(fleet_.pools.size(), "");
+  for (size_t p = 0; p < fleet_.pools.size(); ++p) {
+    if (fleet_.pools[p].cohort >= 0) resource_of_pool_[p] = CohortResource(fleet_.pools[p]);
+  }
+  cohort_usage_.resize(fleet_.cohorts.size());
+  for (size_t c = 0; c < fleet_.cohorts.size(); ++c) {
+    for (const CohortMember& m : fleet_.cohorts[c].members) {
+      cohort_of_project_[m.project] = static_cast<int>(c);
+    }
+  }
   explicit_types_of_zone_.resize(zone_names_.size());
   for (size_t p = 0; p < fleet_.pools.size(); ++p) {
     if (!fleet_.pools[p].elastic) {
@@ -153,6 +163,7 @@ void Scheduler::Clear() {
   queues_.clear();
   queue_index_.clear();
   quota_used_.clear();
+  for (auto& usage : cohort_usage_) usage.clear();
   std::fill(used_.begin(), used_.end(), 0);
 }
 
@@ -161,7 +172,12 @@ void Scheduler::SetUnitsDown(int pool, int64_t units) {
 }
 
 void Scheduler::AddUsage(const RunningJob& job, int sign) {
-  for (const PlacedPool& pp : job.placement.pools) used_[pp.pool] += sign * pp.units;
+  for (const PlacedPool& pp : job.placement.pools) {
+    used_[pp.pool] += sign * pp.units;
+    if (const int c = fleet_.pools[pp.pool].cohort; c >= 0) {
+      cohort_usage_[c][resource_of_pool_[pp.pool]][job.project_id] += sign * pp.units;
+    }
+  }
   for (const QuotaDemand& d : job.quota) {
     quota_used_[job.project_id + "|" + d.metric] += sign * d.amount;
   }
@@ -214,8 +230,14 @@ bool Scheduler::PoolMatches(int p, const SchedulerJob& job, const GangPool& gp,
       pool.tpu_chips != gp.tpu_chips) {
     return false;
   }
+  if (pool.cohort >= 0) {
+    // A cohort's pool serves its members, whatever the reservation's own project list says.
+    auto member = cohort_of_project_.find(job.project_id);
+    if (member == cohort_of_project_.end() || member->second != pool.cohort) return false;
+  } else if (model == CM::kReservation && !pool.UsableBy(job.project_id)) {
+    return false;
+  }
   if (model != CM::kReservation) return true;
-  if (!pool.UsableBy(job.project_id)) return false;
   if (job.affinity != ReservationAffinityType::kSpecificReservation) return true;
   return std::find(job.reservations.begin(), job.reservations.end(), pool.reservation) !=
          job.reservations.end();
@@ -234,8 +256,24 @@ Scheduler::FitOutcome Scheduler::Fit(const SchedulerJob& job, Cycle& cycle, cons
   const Timestamp job_end = cycle.now + duration_cast<microseconds>(job.expected_runtime);
   // Units of `pool` this job may take now: free, plus planned releases, minus what holds keep
   // for earlier starving jobs (unless this job ends before they start).
+  auto physical = [&](int pool, const Placement& taken) {
+    return Available(pool, cycle.now) + ExtraFor(extra, pool) - TakenIn(taken, pool);
+  };
+  // A cohort's pool: no more than the project's share allows, less what this placement already
+  // takes of the same resource.
+  auto within_share = [&](int pool, const Placement& taken, int64_t a) {
+    if (fleet_.pools[pool].cohort < 0) return a;
+    int64_t same = 0;
+    for (const PlacedPool& pp : taken.pools) {
+      if (resource_of_pool_[pp.pool] == resource_of_pool_[pool] &&
+          fleet_.pools[pp.pool].cohort == fleet_.pools[pool].cohort) {
+        same += pp.units;
+      }
+    }
+    return std::min(a, Headroom(job.project_id, pool, extra) - same);
+  };
   auto usable = [&](int pool, const Placement& taken, const Hold** held, bool holds = true) {
-    int64_t a = Available(pool, cycle.now) + ExtraFor(extra, pool) - TakenIn(taken, pool);
+    int64_t a = within_share(pool, taken, physical(pool, taken));
     if (!use_holds || !holds) return a;
     for (const Hold& h : cycle.holds) {
       if (h.job_id == job.id || job_end <= h.start) continue;
@@ -324,6 +362,8 @@ Scheduler::FitOutcome Scheduler::Fit(const SchedulerJob& job, Cycle& cycle, cons
     int64_t best_free = 0;
     int64_t free_sum = 0;
     std::string best_zone;
+    int share_bound = -1;  // a cohort pool with room for the pool but not within the share
+    int cohort_full = -1;  // a cohort pool of the job's cohort without room
     for (int z : zones_of_region_[region->second]) {
       int64_t zone_best = 0;
       for (int p : pools_of_zone_[z]) {
@@ -331,7 +371,13 @@ Scheduler::FitOutcome Scheduler::Fit(const SchedulerJob& job, Cycle& cycle, cons
           if (!PoolMatches(p, job, gp, m)) continue;
           largest_pool = std::max<int64_t>(
               largest_pool, fleet_.pools[p].elastic ? kElasticUnits : fleet_.pools[p].units);
-          zone_best = std::max(zone_best, usable(p, Placement{}, nullptr));
+          const int64_t can = usable(p, Placement{}, nullptr);
+          zone_best = std::max(zone_best, can);
+          if (can < gp.units && physical(p, Placement{}) >= gp.units &&
+              within_share(p, Placement{}, gp.units) < gp.units) {
+            share_bound = p;
+          }
+          if (fleet_.pools[p].cohort >= 0 && physical(p, Placement{}) < gp.units) cohort_full = p;
         }
       }
       free_sum += zone_best;
@@ -347,6 +393,21 @@ Scheduler::FitOutcome Scheduler::Fit(const SchedulerJob& job, Cycle& cycle, cons
       return out;
     }
     if (best_free >= gp.units) continue;  // this pool fits alone somewhere; the gang does not
+    if (share_bound >= 0) {
+      const CapacityPool& pool = fleet_.pools[share_bound];
+      const Cohort& cohort = fleet_.cohorts[pool.cohort];
+      const CohortMember* me = cohort.Member(job.project_id);
+      const std::string& resource = resource_of_pool_[share_bound];
+      auto limit = me->borrowing_limit.find(resource);
+      auto nominal = me->nominal.find(resource);
+      out.code = ReasonCode::kShareExhausted;
+      out.message = ShareExhaustedMessage(
+          cohort.name, job.project_id, resource, CohortUsage(pool.cohort, resource, job.project_id),
+          nominal == me->nominal.end() ? 0 : nominal->second,
+          limit == me->borrowing_limit.end() ? std::nullopt : std::optional(limit->second),
+          std::max<int64_t>(0, Headroom(job.project_id, share_bound, extra)), gp.units);
+      return out;
+    }
     if (job.strategy == SchedulingStrategy::kFlexStart) {
       out.code = ReasonCode::kWaitingForDws;
       out.message = WaitingForDwsMessage(text, job, cycle.now);
@@ -356,6 +417,21 @@ Scheduler::FitOutcome Scheduler::Fit(const SchedulerJob& job, Cycle& cycle, cons
     out.message = out.code == ReasonCode::kNoZoneFitsGang
                       ? NoZoneFitsMessage(text, best_zone, best_free)
                       : NoCapacityMessage(text, best_zone, best_free);
+    if (cohort_full >= 0) {
+      // Say who holds the cohort's capacity, so a member sees whether it is over its share.
+      const CapacityPool& pool = fleet_.pools[cohort_full];
+      const Cohort& cohort = fleet_.cohorts[pool.cohort];
+      const std::string& resource = resource_of_pool_[cohort_full];
+      const CohortMember* me = cohort.Member(job.project_id);
+      int64_t used = 0;
+      for (const CohortMember& m : cohort.members)
+        used += CohortUsage(pool.cohort, resource, m.project);
+      auto nominal = me->nominal.find(resource);
+      out.message += "; " + CohortFullMessage(cohort.name, resource, used,
+                                              cohort.capacity.at(resource), job.project_id,
+                                              CohortUsage(pool.cohort, resource, job.project_id),
+                                              nominal == me->nominal.end() ? 0 : nominal->second);
+    }
     return out;
   }
   if (job.strategy == SchedulingStrategy::kFlexStart) {
@@ -368,6 +444,110 @@ Scheduler::FitOutcome Scheduler::Fit(const SchedulerJob& job, Cycle& cycle, cons
   out.code = ReasonCode::kNoZoneFitsGang;
   out.message = GangSplitMessage(job.region, job.pools.size());
   return out;
+}
+
+int64_t Scheduler::CohortUsage(int cohort, const std::string& resource,
+                               const std::string& project) const {
+  const auto& by_resource = cohort_usage_[cohort];
+  auto r = by_resource.find(resource);
+  if (r == by_resource.end()) return 0;
+  auto p = r->second.find(project);
+  return p == r->second.end() ? 0 : p->second;
+}
+
+int64_t Scheduler::Headroom(const std::string& project, int pool, const Extra* extra) const {
+  const int c = fleet_.pools[pool].cohort;
+  if (c < 0) return kElasticUnits;
+  const Cohort& cohort = fleet_.cohorts[c];
+  const CohortMember* me = cohort.Member(project);
+  if (me == nullptr) return 0;
+  const std::string& resource = resource_of_pool_[pool];
+  // Units of this resource that planned victims give back.
+  int64_t freed = 0;
+  if (extra != nullptr) {
+    for (const auto& [p, units] : *extra) {
+      if (fleet_.pools[p].cohort == c && resource_of_pool_[p] == resource) freed += units;
+    }
+  }
+  int64_t used = -freed;
+  int64_t kept_by_others = 0;  // nominal the others do not lend and do not use
+  for (const CohortMember& m : cohort.members) {
+    const int64_t u = CohortUsage(c, resource, m.project);
+    used += u;
+    if (&m == me) continue;
+    auto lend = m.lending_limit.find(resource);
+    auto nominal = m.nominal.find(resource);
+    if (lend == m.lending_limit.end() || nominal == m.nominal.end()) continue;
+    kept_by_others += std::max<int64_t>(0, nominal->second - lend->second - u);
+  }
+  auto cap = cohort.capacity.find(resource);
+  int64_t room = (cap == cohort.capacity.end() ? 0 : cap->second) - used - kept_by_others;
+  if (auto limit = me->borrowing_limit.find(resource); limit != me->borrowing_limit.end()) {
+    auto nominal = me->nominal.find(resource);
+    const int64_t mine = CohortUsage(c, resource, project) - std::max<int64_t>(0, freed);
+    room = std::min(room, (nominal == me->nominal.end() ? 0 : nominal->second) + limit->second -
+                              std::max<int64_t>(0, mine));
+  }
+  return room;
+}
+
+bool Scheduler::Borrowing(const RunningJob& job) const {
+  for (const PlacedPool& pp : job.placement.pools) {
+    const int c = fleet_.pools[pp.pool].cohort;
+    if (c < 0) continue;
+    const CohortMember* m = fleet_.cohorts[c].Member(job.project_id);
+    if (m == nullptr) continue;
+    const std::string& resource = resource_of_pool_[pp.pool];
+    auto nominal = m->nominal.find(resource);
+    if (CohortUsage(c, resource, job.project_id) >
+        (nominal == m->nominal.end() ? 0 : nominal->second)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+bool Scheduler::MayReclaim(const SchedulerJob& job,
+                           const std::vector<ConsumptionModel>& models) const {
+  auto c = cohort_of_project_.find(job.project_id);
+  if (c == cohort_of_project_.end()) return false;
+  const Cohort& cohort = fleet_.cohorts[c->second];
+  const CohortMember* me = cohort.Member(job.project_id);
+  for (const GangPool& gp : job.pools) {
+    for (ConsumptionModel m : models) {
+      const std::string resource = gp.machine_type + "/" + std::string(ConsumptionModelName(m));
+      auto nominal = me->nominal.find(resource);
+      if (nominal == me->nominal.end()) continue;
+      if (CohortUsage(c->second, resource, job.project_id) + gp.units <= nominal->second) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+Scheduler::FairKey Scheduler::FairKeyOf(const SchedulerJob& job) const {
+  FairKey key;
+  if (cohort_of_project_.empty()) return key;
+  auto c = cohort_of_project_.find(job.project_id);
+  if (c == cohort_of_project_.end()) return key;
+  const Cohort& cohort = fleet_.cohorts[c->second];
+  const CohortMember* me = cohort.Member(job.project_id);
+  for (const GangPool& gp : job.pools) {
+    for (ConsumptionModel m : FlavorOrder(job)) {
+      const std::string resource = gp.machine_type + "/" + std::string(ConsumptionModelName(m));
+      auto capacity = cohort.capacity.find(resource);
+      if (capacity == cohort.capacity.end() || capacity->second <= 0) continue;
+      auto nominal = me->nominal.find(resource);
+      const int64_t over = CohortUsage(c->second, resource, job.project_id) + gp.units -
+                           (nominal == me->nominal.end() ? 0 : nominal->second);
+      if (over <= 0) continue;
+      key.borrowing = true;
+      key.drs = std::max(
+          key.drs, static_cast<double>(over) / static_cast<double>(capacity->second) / me->weight);
+    }
+  }
+  return key;
 }
 
 std::optional<Verdict> Scheduler::CheckQuota(const SchedulerJob& job, Cycle&,
@@ -410,25 +590,46 @@ std::optional<Verdict> Scheduler::CheckQuota(const SchedulerJob& job, Cycle&,
 
 std::optional<std::vector<int64_t>> Scheduler::PlanPreemption(
     const SchedulerJob& job, Cycle& cycle, const std::vector<ConsumptionModel>& models,
-    Placement& placement) const {
+    Placement& placement, std::vector<int64_t>& reclaimed) const {
   auto q = queue_index_.find(job.project_id + "|" + job.region);
   if (q == queue_index_.end()) return std::nullopt;
   // Candidates: lower-priority admitted jobs of the same queue (Kueue's withinClusterQueue:
-  // LowerPriority), never DWS work, which runs to its end once provisioned.
+  // LowerPriority), never DWS work, which runs to its end once provisioned; and, for a cohort
+  // member still within its nominal share, the jobs other members run on borrowed capacity
+  // (Kueue's reclaimWithinCohort), whatever their priority — never an owner's within its share.
   std::unordered_map<std::string, std::vector<const RunningJob*>> by_zone;
-  for (int64_t id : queues_[q->second].running) {
-    const RunningJob& r = running_.at(id);
-    if (r.priority >= job.priority || cycle.claimed.count(id) > 0) continue;
+  auto consider = [&](const RunningJob& r) {
+    if (cycle.claimed.count(r.id) > 0) return;
     bool dws = false;
     for (const PlacedPool& pp : r.placement.pools) {
       dws = dws || fleet_.pools[pp.pool].model == CM::kFlexStart;
     }
     if (!dws) by_zone[r.placement.zone].push_back(&r);
+  };
+  for (int64_t id : queues_[q->second].running) {
+    const RunningJob& r = running_.at(id);
+    if (r.priority < job.priority) consider(r);
+  }
+  std::unordered_set<int64_t> borrowers;
+  if (MayReclaim(job, models)) {
+    const int cohort = cohort_of_project_.at(job.project_id);
+    for (const auto& [id, r] : running_) {
+      auto c = cohort_of_project_.find(r.project_id);
+      if (r.project_id == job.project_id || c == cohort_of_project_.end() || c->second != cohort ||
+          !Borrowing(r)) {
+        continue;
+      }
+      borrowers.insert(id);
+      consider(r);
+    }
   }
   std::optional<std::vector<int64_t>> best;
   for (auto& [zone, candidates] : by_zone) {
-    // Lowest priority first, then the newest admitted (least work lost).
-    std::sort(candidates.begin(), candidates.end(), [](const RunningJob* a, const RunningJob* b) {
+    // Other members' borrowed work first, then the lowest priority, then the newest admitted
+    // (least work lost).
+    std::sort(candidates.begin(), candidates.end(), [&](const RunningJob* a, const RunningJob* b) {
+      const bool ba = borrowers.count(a->id) > 0, bb = borrowers.count(b->id) > 0;
+      if (ba != bb) return ba;
       if (a->priority != b->priority) return a->priority < b->priority;
       if (a->admitted_at != b->admitted_at) return a->admitted_at > b->admitted_at;
       return a->id > b->id;
@@ -460,7 +661,11 @@ std::optional<std::vector<int64_t>> Scheduler::PlanPreemption(
     if (static_cast<int>(victims.size()) > cycle.victims_left) continue;
     if (!best || victims.size() < best->size()) {
       best.emplace();
-      for (const RunningJob* v : victims) best->push_back(v->id);
+      reclaimed.clear();
+      for (const RunningJob* v : victims) {
+        best->push_back(v->id);
+        if (borrowers.count(v->id) > 0) reclaimed.push_back(v->id);
+      }
       placement = fit.placement;
     }
   }
@@ -567,8 +772,10 @@ void Scheduler::Evaluate(PendingEntry& entry, Cycle& cycle, CycleResult& result)
   }
   if (fit.code != ReasonCode::kNeverFits && !flex && cycle.victims_left > 0) {
     Placement placement;
-    if (auto victims = PlanPreemption(job, cycle, models, placement)) {
+    std::vector<int64_t> reclaimed;
+    if (auto victims = PlanPreemption(job, cycle, models, placement, reclaimed)) {
       Admit(entry, placement, std::move(*victims), cycle, result);
+      result.admissions.back().reclaimed = std::move(reclaimed);
       return;
     }
   }
@@ -701,23 +908,37 @@ CycleResult Scheduler::RunCycle(Timestamp now) {
   }
 
   // One cursor per queue, best head first (scheduler-design.md §3, refill with budget E).
+  // Heads are ordered by fair share first (cohort members that would borrow after those that
+  // would not, then the lowest share), then by rank.
   struct Cursor {
+    FairKey fair;
     RankKey key;
     int queue;
     OrderedKeys::iterator it;
     int visited;
-    bool operator>(const Cursor& other) const { return key > other.key; }
+    bool operator>(const Cursor& other) const {
+      return std::tie(fair, key) > std::tie(other.fair, other.key);
+    }
   };
   std::priority_queue<Cursor, std::vector<Cursor>, std::greater<Cursor>> heap;
   for (size_t q = 0; q < queues_.size(); ++q) {
     if (!queues_[q].order.empty()) {
       auto it = queues_[q].order.begin();
-      heap.push({it->first, static_cast<int>(q), it, 0});
+      heap.push({FairKeyOf(it->second->job), it->first, static_cast<int>(q), it, 0});
     }
   }
   while (!heap.empty() && cycle.budget > 0) {
     Cursor c = heap.top();
     heap.pop();
+    // Keys are lazy: an admission since this head was pushed may have raised its project's share;
+    // then it goes back to wait behind whoever is now ahead.
+    if (FairKey now_key = FairKeyOf(c.it->second->job); now_key != c.fair) {
+      c.fair = now_key;
+      if (!heap.empty() && c > heap.top()) {
+        heap.push(c);
+        continue;
+      }
+    }
     const int64_t id = std::get<2>(c.it->first);
     auto next = std::next(c.it);
     Evaluate(*c.it->second, cycle, result);  // may erase *c.it (admitted), never *next
@@ -728,7 +949,7 @@ CycleResult Scheduler::RunCycle(Timestamp now) {
       visited = c.visited;
     }
     if (next != queues_[c.queue].order.end() && visited < config_.lookback) {
-      heap.push({next->first, c.queue, next, visited});
+      heap.push({FairKeyOf(next->second->job), next->first, c.queue, next, visited});
     }
   }
   ReportPositions(cycle, result);

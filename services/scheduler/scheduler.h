@@ -34,6 +34,8 @@ struct AdmissionDecision {
   int64_t version = 0;
   Placement placement;
   std::vector<int64_t> victims;  // admitted jobs to stop and requeue in the same commit
+  // Of the victims, the cohort borrowers whose borrowed capacity this admission reclaims.
+  std::vector<int64_t> reclaimed;
   std::string image_uri;
   std::string message;  // for the job event
 };
@@ -147,7 +149,24 @@ class Scheduler {
                                     std::vector<ConsumptionModel>& models) const;
   std::optional<std::vector<int64_t>> PlanPreemption(const SchedulerJob& job, Cycle& cycle,
                                                      const std::vector<ConsumptionModel>& models,
-                                                     Placement& placement) const;
+                                                     Placement& placement,
+                                                     std::vector<int64_t>& reclaimed) const;
+  // Cohorts. Units of pool `pool`'s cohort resource `project` may take now (a pool no cohort owns:
+  // no limit), with `extra` units of it freed by planned victims.
+  int64_t Headroom(const std::string& project, int pool, const Extra* extra) const;
+  // Whether `project` would stay within its nominal share of some resource the job asks for: only
+  // then may it reclaim what others borrowed.
+  bool MayReclaim(const SchedulerJob& job, const std::vector<ConsumptionModel>& models) const;
+  bool Borrowing(const RunningJob& job) const;
+  int64_t CohortUsage(int cohort, const std::string& resource, const std::string& project) const;
+  // Kueue's fair-sharing order: jobs that stay within their nominal first, then the lowest
+  // dominant-resource share after admission, (usage + request - nominal) / capacity / weight.
+  struct FairKey {
+    bool borrowing = false;
+    double drs = 0;
+    auto operator<=>(const FairKey&) const = default;
+  };
+  FairKey FairKeyOf(const SchedulerJob& job) const;
   void ReserveCapacity(const SchedulerJob& job, Cycle& cycle,
                        const std::vector<ConsumptionModel>& models, Verdict& verdict) const;
   void Evaluate(PendingEntry& entry, Cycle& cycle, CycleResult& result);
@@ -171,6 +190,10 @@ class Scheduler {
   std::vector<std::vector<int>> pools_of_zone_;  // zone index → pool indexes
   std::vector<int> zone_of_pool_;
   std::vector<std::set<std::string>> explicit_types_of_zone_;  // machine types with a real pool
+  std::vector<std::string> resource_of_pool_;  // its cohort resource; "" when no cohort owns it
+  // Per cohort: resource → project → units its running jobs hold on the cohort's pools.
+  std::vector<std::map<std::string, std::unordered_map<std::string, int64_t>>> cohort_usage_;
+  std::unordered_map<std::string, int> cohort_of_project_;
   std::vector<int64_t> used_;                            // per pool: units held by admitted jobs
   std::vector<int64_t> down_;                            // per pool: units out of service
   std::unordered_map<std::string, int64_t> quota_used_;  // project|metric → amount

@@ -20,6 +20,8 @@ std::string_view ReasonCodeName(ReasonCode code) {
       return "NOT_EVALUATED";
     case ReasonCode::kNeverFits:
       return "NEVER_FITS";
+    case ReasonCode::kShareExhausted:
+      return "SHARE_EXHAUSTED";
   }
   return "";
 }

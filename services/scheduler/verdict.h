@@ -15,6 +15,7 @@ enum class ReasonCode : int {
   kHeldForReservation,
   kNotEvaluated,
   kNeverFits,
+  kShareExhausted,  // a cohort member at its share: nominal plus what it may borrow
 };
 
 std::string_view ReasonCodeName(ReasonCode code);  // "QUOTA_EXCEEDED", …

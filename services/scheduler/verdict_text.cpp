@@ -112,6 +112,24 @@ std::string NeverFitsTimeoutMessage(std::string why, Duration timeout) {
          ShortDuration(timeout) + "), so the job fails";
 }
 
+std::string CohortFullMessage(const std::string& cohort, const std::string& resource, int64_t used,
+                              int64_t capacity, const std::string& project, int64_t project_used,
+                              int64_t nominal) {
+  return "cohort " + cohort + "'s " + resource + " is full: " + std::to_string(used) + " of " +
+         std::to_string(capacity) + " in use, " + project + " holds " +
+         std::to_string(project_used) + " of its nominal " + std::to_string(nominal);
+}
+
+std::string ShareExhaustedMessage(const std::string& cohort, const std::string& project,
+                                  const std::string& resource, int64_t used, int64_t nominal,
+                                  std::optional<int64_t> borrowing_limit, int64_t may_take,
+                                  int64_t need) {
+  return "share of cohort " + cohort + " exhausted for " + project + ": " + resource + " " +
+         std::to_string(used) + " in use, nominal " + std::to_string(nominal) +
+         (borrowing_limit ? ", borrowing limit " + std::to_string(*borrowing_limit) : "") +
+         "; may take " + std::to_string(may_take) + " more now, job needs " + std::to_string(need);
+}
+
 std::string HeldMessage(int64_t job_id, int priority, Timestamp start) {
   return "capacity held for job " + std::to_string(job_id) + " (priority " +
          std::to_string(priority) + "), expected start " + ClockText(start);

@@ -29,6 +29,16 @@ std::string DwsTimeoutMessage(const SchedulerJob& job);
 // The error of a job failed after waiting the fleet's neverFitsTimeout; `why` is its NEVER_FITS
 // verdict.
 std::string NeverFitsTimeoutMessage(std::string why, Duration timeout);
+// A cohort member that may take fewer than `need` units of `resource` now: what it uses, its
+// nominal share and borrowing limit, and what the cohort has free for it.
+// Added to NO_CAPACITY when the job's cohort pool is what is full.
+std::string CohortFullMessage(const std::string& cohort, const std::string& resource, int64_t used,
+                              int64_t capacity, const std::string& project, int64_t project_used,
+                              int64_t nominal);
+std::string ShareExhaustedMessage(const std::string& cohort, const std::string& project,
+                                  const std::string& resource, int64_t used, int64_t nominal,
+                                  std::optional<int64_t> borrowing_limit, int64_t may_take,
+                                  int64_t need);
 std::string HeldMessage(int64_t job_id, int priority, Timestamp start);
 std::string ReservedSuffix(const std::string& zone, Timestamp start);
 std::string NotEvaluatedMessage(int64_t position, int lookback);

@@ -228,6 +228,98 @@ void AddElasticCpuPools(const std::string& zone, Fleet& fleet) {
   }
 }
 
+// A cohort's member maps: resource → non-negative units, for resources the cohort's pools have.
+void ReadShareMap(const nlohmann::json& object, ObjectReader& reader, std::string_view name,
+                  const Cohort& cohort, std::map<std::string, int64_t>* out) {
+  if (!object.is_object() || !object.contains(std::string(name))) return;
+  reader.Skip(name);
+  const FieldPath path = reader.path().Field(name);
+  ReadQuotaMap(object.at(std::string(name)), path, reader, out);
+  for (const auto& [resource, units] : *out) {
+    if (cohort.capacity.count(resource) == 0) {
+      std::string known;
+      for (const auto& [r, c] : cohort.capacity) known += (known.empty() ? "" : ", ") + r;
+      reader.Fail(InvalidField(
+          path.Key(resource).json(),
+          "is not a resource of cohort " + cohort.name + "'s pools (they have: " + known + ")"));
+      return;
+    }
+  }
+}
+
+// "cohorts": [{"name", "pools": [pool id …], "members": [{"project", "weight", "nominal",
+// "borrowingLimit", "lendingLimit"}]}]: after the zones, so the pool ids resolve.
+void ReadCohorts(const nlohmann::json& json, ObjectReader& r, Fleet& fleet) {
+  r.GetObjectList("cohorts", "trainyard.fleet.Cohort", [&](ObjectReader& c, size_t ci) {
+    const nlohmann::json& spec = json["cohorts"][ci];
+    Cohort cohort;
+    if (!c.GetString("name", &cohort.name) || cohort.name.empty()) {
+      c.Fail(InvalidField(c.path().Field("name").json(), "a cohort needs a name"));
+      return;
+    }
+    c.GetStringList("pools", &cohort.pools);
+    const int index = static_cast<int>(fleet.cohorts.size());
+    for (size_t i = 0; i < cohort.pools.size(); ++i) {
+      const std::string at = c.path().Field("pools").Index(i).json();
+      const int p = fleet.PoolIndex(cohort.pools[i]);
+      if (p < 0) {
+        c.Fail(InvalidField(at, "no pool \"" + cohort.pools[i] + "\" in this fleet"));
+        return;
+      }
+      CapacityPool& pool = fleet.pools[p];
+      if (pool.elastic || pool.cohort >= 0 || pool.model == ConsumptionModel::kFlexStart) {
+        c.Fail(InvalidField(at, pool.elastic       ? "an elastic pool cannot be owned by a cohort"
+                                : pool.cohort >= 0 ? "the pool already belongs to a cohort"
+                                                   : "DWS flex-start capacity cannot be shared"));
+        return;
+      }
+      pool.cohort = index;
+      cohort.capacity[CohortResource(pool)] += pool.units;
+    }
+    if (cohort.pools.empty()) {
+      c.Fail(InvalidField(c.path().Field("pools").json(), "a cohort needs at least one pool"));
+      return;
+    }
+    c.GetObjectList("members", "trainyard.fleet.CohortMember", [&](ObjectReader& m, size_t mi) {
+      const nlohmann::json& member_spec = spec["members"][mi];
+      CohortMember member;
+      if (!m.GetString("project", &member.project) || member.project.empty()) {
+        m.Fail(InvalidField(m.path().Field("project").json(), "a member needs its project id"));
+        return;
+      }
+      for (const Cohort& other : fleet.cohorts) {
+        if (other.Member(member.project) != nullptr) {
+          m.Fail(InvalidField(m.path().Field("project").json(),
+                              "project " + member.project + " is already in cohort " + other.name));
+          return;
+        }
+      }
+      if (GetNumber(member_spec, m, "weight", &member.weight) && member.weight <= 0) {
+        m.Fail(InvalidField(m.path().Field("weight").json(), "must be positive"));
+        return;
+      }
+      ReadShareMap(member_spec, m, "nominal", cohort, &member.nominal);
+      ReadShareMap(member_spec, m, "borrowingLimit", cohort, &member.borrowing_limit);
+      ReadShareMap(member_spec, m, "lendingLimit", cohort, &member.lending_limit);
+      cohort.members.push_back(std::move(member));
+    });
+    std::map<std::string, int64_t> nominal_sum;
+    for (const CohortMember& m : cohort.members) {
+      for (const auto& [resource, units] : m.nominal) nominal_sum[resource] += units;
+    }
+    for (const auto& [resource, sum] : nominal_sum) {
+      if (sum > cohort.capacity[resource]) {
+        c.Fail(InvalidField(c.path().Field("members").json(),
+                            "the nominal shares of " + resource + " add up to " +
+                                std::to_string(sum) + ", more than the " +
+                                std::to_string(cohort.capacity[resource]) + " its pools have"));
+        return;
+      }
+    }
+    fleet.cohorts.push_back(std::move(cohort));
+  });
+}
+
 }  // namespace
 
 StatusOr<Fleet> ParseFleet(const std::string& json_text, const std::string& source) {
@@ -264,6 +356,7 @@ StatusOr<Fleet> ParseFleet(const std::string& json_text, const std::string& sour
                     [&](ObjectReader& p, size_t pi) { ReadPool(pools[pi], p, zone, fleet); });
     if (elastic_cpu) AddElasticCpuPools(zone, fleet);
   });
+  ReadCohorts(json, r, fleet);
   Status status = r.Finish();
   if (status.ok() && fleet.pools.empty()) {
     status = InvalidField("zones", "the fleet has no pools");

@@ -95,6 +95,14 @@ const Verdict* VerdictOf(const CycleResult& r, int64_t id) {
   return nullptr;
 }
 
+// The cycle reported job `id` waiting with `code` and exactly `message`.
+void ExpectVerdict(const CycleResult& r, int64_t id, ReasonCode code, const std::string& message) {
+  const Verdict* v = VerdictOf(r, id);
+  ASSERT_NE(v, nullptr) << "no verdict for job " << id;
+  EXPECT_EQ(v->code, code);
+  EXPECT_EQ(v->message, message);
+}
+
 TEST(SchedulerTest, StandardTakesTheReservationThenOnDemand) {
   Fleet fleet = TestFleet();
   Scheduler s(fleet);
@@ -157,12 +165,9 @@ TEST(SchedulerTest, SpotUsesSpotPoolsAndPreemptibleQuota) {
   CycleResult r = s.RunCycle(kT0);
   ASSERT_NE(Admitted(r, 1), nullptr);
   EXPECT_EQ(Admitted(r, 1)->placement.pools[0].pool, kSpotA);
-  const Verdict* v = VerdictOf(r, 2);
-  ASSERT_NE(v, nullptr);
-  EXPECT_EQ(v->code, ReasonCode::kQuotaExceeded);
-  EXPECT_EQ(v->message,
-            "project quota for PREEMPTIBLE_NVIDIA_H100_MEGA_80GB exceeded: 16/16 in use, job "
-            "needs 8");
+  ExpectVerdict(r, 2, ReasonCode::kQuotaExceeded,
+                "project quota for PREEMPTIBLE_NVIDIA_H100_MEGA_80GB exceeded: 16/16 in use, job "
+                "needs 8");
   // The job ends; the quota comes back.
   s.Remove(1);
   EXPECT_NE(Admitted(s.RunCycle(kT0 + 1min), 2), nullptr);
@@ -173,12 +178,8 @@ TEST(SchedulerTest, QuotaBeyondTheLimitNeverFits) {
   fleet.quotas.defaults["NVIDIA_H100_MEGA_80GB"] = 16;
   Scheduler s(fleet);
   s.UpsertPending(Job(1, {.replicas = 4}));
-  CycleResult r = s.RunCycle(kT0);
-  const Verdict* v = VerdictOf(r, 1);
-  ASSERT_NE(v, nullptr);
-  EXPECT_EQ(v->code, ReasonCode::kNeverFits);
-  EXPECT_EQ(v->message,
-            "needs 32 NVIDIA_H100_MEGA_80GB, quota is 16 (parked until configuration changes)");
+  ExpectVerdict(s.RunCycle(kT0), 1, ReasonCode::kNeverFits,
+                "needs 32 NVIDIA_H100_MEGA_80GB, quota is 16 (parked until configuration changes)");
 }
 
 TEST(SchedulerTest, HigherPriorityPreemptsTheFewestLowerPriorityJobs) {
@@ -475,6 +476,158 @@ TEST(SchedulerTest, AnExplicitPoolBoundsItsMachineTypeInItsZone) {
   r = t.RunCycle(kT0);
   ASSERT_NE(Admitted(r, 1), nullptr) << "zone b has no n2 pool of its own: elastic there";
   EXPECT_EQ(Admitted(r, 1)->placement.zone, "us-central1-b");
+}
+
+// One reservation of 8 A3 Mega nodes owned by cohort "research": team-a and team-b have a nominal
+// share of 4 each.
+Fleet CohortFleet(CohortMember a, CohortMember b, int units = 8) {
+  Fleet f;
+  f.epoch = kT0;
+  CapacityPool pool = Pool("us-central1-a", "a3-megagpu-8g", CM::kReservation, units, "r-shared");
+  pool.cohort = 0;
+  f.pools.push_back(pool);
+  Cohort cohort;
+  cohort.name = "research";
+  cohort.pools = {pool.id};
+  cohort.capacity["a3-megagpu-8g/RESERVATION"] = units;
+  cohort.members = {std::move(a), std::move(b)};
+  f.cohorts.push_back(std::move(cohort));
+  return f;
+}
+
+CohortMember Member(std::string project, int64_t nominal) {
+  CohortMember m;
+  m.project = std::move(project);
+  m.nominal["a3-megagpu-8g/RESERVATION"] = nominal;
+  return m;
+}
+
+int64_t AdmittedCount(const CycleResult& r) { return static_cast<int64_t>(r.admissions.size()); }
+
+TEST(SchedulerTest, AMemberBorrowsIdleShareAndTheOwnerReclaimsItByPreemption) {
+  Fleet fleet = CohortFleet(Member("team-a", 4), Member("team-b", 4));
+  Scheduler s(fleet);
+  for (int64_t id = 1; id <= 8; ++id) {
+    s.UpsertPending(Job(id, {.project = "team-a", .created = kT0 + 1s * id}));
+  }
+  CycleResult r = s.RunCycle(kT0 + 10s);
+  EXPECT_EQ(AdmittedCount(r), 8) << "team-b is idle: team-a borrows its 4";
+  s.UpsertPending(Job(20, {.project = "team-b", .created = kT0 + 10min}));
+  s.UpsertPending(Job(21, {.project = "team-b", .created = kT0 + 10min + 1s}));
+  r = s.RunCycle(kT0 + 10min);
+  ASSERT_NE(Admitted(r, 20), nullptr) << "the owner takes its share back";
+  ASSERT_NE(Admitted(r, 21), nullptr);
+  std::vector<int64_t> victims = Admitted(r, 20)->victims;
+  victims.insert(victims.end(), Admitted(r, 21)->victims.begin(), Admitted(r, 21)->victims.end());
+  std::sort(victims.begin(), victims.end());
+  EXPECT_EQ(victims, (std::vector<int64_t>{7, 8})) << "the borrower's newest work goes first";
+  EXPECT_EQ(Admitted(r, 20)->reclaimed, Admitted(r, 20)->victims) << "named as reclaimed";
+
+  // Beyond its nominal the owner may not reclaim: team-a keeps its own 4.
+  for (int64_t id = 22; id <= 25; ++id) {
+    s.UpsertPending(Job(id, {.project = "team-b", .created = kT0 + 11min + 1s * id}));
+  }
+  r = s.RunCycle(kT0 + 11min);
+  EXPECT_EQ(AdmittedCount(r), 2) << "team-b reaches its nominal 4";
+  r = s.RunCycle(kT0 + 12min);
+  EXPECT_EQ(AdmittedCount(r), 0) << "team-a is at its nominal: nothing more to reclaim";
+}
+
+TEST(SchedulerTest, ABorrowingLimitCapsWhatAMemberTakesAndSaysSo) {
+  CohortMember b = Member("team-b", 4);
+  b.borrowing_limit["a3-megagpu-8g/RESERVATION"] = 2;
+  Fleet fleet = CohortFleet(Member("team-a", 4), b);
+  Scheduler s(fleet);
+  for (int64_t id = 1; id <= 8; ++id) {
+    s.UpsertPending(Job(id, {.project = "team-b", .created = kT0 + 1s * id}));
+  }
+  CycleResult r = s.RunCycle(kT0 + 10s);
+  EXPECT_EQ(AdmittedCount(r), 6) << "nominal 4 + borrowing limit 2";
+  ExpectVerdict(r, 7, ReasonCode::kShareExhausted,
+                "share of cohort research exhausted for team-b: a3-megagpu-8g/RESERVATION 6 in "
+                "use, nominal 4, borrowing limit 2; may take 0 more now, job needs 1");
+}
+
+TEST(SchedulerTest, ALendingLimitKeepsTheRestOfTheOwnersNominalForIt) {
+  CohortMember a = Member("team-a", 4);
+  a.lending_limit["a3-megagpu-8g/RESERVATION"] = 1;
+  Fleet fleet = CohortFleet(a, Member("team-b", 4));
+  Scheduler s(fleet);
+  for (int64_t id = 1; id <= 8; ++id) {
+    s.UpsertPending(Job(id, {.project = "team-b", .created = kT0 + 1s * id}));
+  }
+  CycleResult r = s.RunCycle(kT0 + 10s);
+  EXPECT_EQ(AdmittedCount(r), 5) << "its own 4 and the 1 team-a lends";
+  EXPECT_EQ(VerdictOf(r, 6)->code, ReasonCode::kShareExhausted);
+  s.UpsertPending(Job(30, {.project = "team-a", .replicas = 3, .created = kT0 + 1min}));
+  r = s.RunCycle(kT0 + 1min);
+  ASSERT_NE(Admitted(r, 30), nullptr) << "what team-a did not lend is there at once";
+  EXPECT_TRUE(Admitted(r, 30)->victims.empty());
+}
+
+TEST(SchedulerTest, NonMembersCannotUseACohortsPool) {
+  Fleet fleet = CohortFleet(Member("team-a", 4), Member("team-b", 4));
+  Scheduler s(fleet);
+  s.UpsertPending(Job(1, {.project = "outsider"}));
+  EXPECT_EQ(VerdictOf(s.RunCycle(kT0), 1)->code, ReasonCode::kNeverFits);
+}
+
+// Three projects with weights 1:2:1 and no nominal share flood a 40-node cohort with 10-minute
+// jobs for 20 hours: each one's share of the node-minutes converges to its weight.
+TEST(SchedulerTest, FairSharingByWeightConvergesUnderAFlood) {
+  Fleet f;
+  f.epoch = kT0;
+  CapacityPool pool = Pool("us-central1-a", "a3-megagpu-8g", CM::kReservation, 40, "r-shared");
+  pool.cohort = 0;
+  f.pools.push_back(pool);
+  Cohort cohort;
+  cohort.name = "lab";
+  cohort.pools = {pool.id};
+  cohort.capacity["a3-megagpu-8g/RESERVATION"] = 40;
+  for (auto [project, weight] : {std::pair{"p1", 1.0}, {"p2", 2.0}, {"p3", 1.0}}) {
+    CohortMember m;
+    m.project = project;
+    m.weight = weight;
+    cohort.members.push_back(m);
+  }
+  f.cohorts.push_back(cohort);
+  Scheduler s(f);
+  int64_t next_id = 1;
+  std::map<int64_t, std::string> project_of;
+  std::map<std::string, int> waiting;
+  auto top_up = [&](Timestamp now) {  // every project always has 200 jobs waiting
+    for (const char* project : {"p1", "p2", "p3"}) {
+      for (; waiting[project] < 200; ++waiting[project]) {
+        project_of[next_id] = project;
+        s.UpsertPending(Job(next_id++, {.project = project, .created = now}));
+      }
+    }
+  };
+  std::map<int64_t, Timestamp> ends;  // running job → its end
+  std::map<std::string, double> node_minutes;
+  Timestamp now = kT0;
+  for (int minute = 0; minute < 20 * 60; ++minute, now += 1min) {
+    for (auto it = ends.begin(); it != ends.end();) {
+      if (it->second > now) {
+        ++it;
+        continue;
+      }
+      s.Remove(it->first);
+      it = ends.erase(it);
+    }
+    top_up(now);
+    for (const AdmissionDecision& a : s.RunCycle(now).admissions) {
+      ASSERT_TRUE(a.victims.empty()) << "no nominal shares: nothing to reclaim";
+      ends[a.job_id] = now + 10min;
+      --waiting[project_of[a.job_id]];
+    }
+    for (const auto& [id, end] : ends) node_minutes[project_of[id]] += 1;
+  }
+  const double total = node_minutes["p1"] + node_minutes["p2"] + node_minutes["p3"];
+  EXPECT_GT(total, 0.95 * 40 * 20 * 60) << "the cohort's pool stays full";
+  EXPECT_NEAR(node_minutes["p1"] / total, 0.25, 0.05);
+  EXPECT_NEAR(node_minutes["p2"] / total, 0.50, 0.05);
+  EXPECT_NEAR(node_minutes["p3"] / total, 0.25, 0.05);
 }
 
 TEST(SchedulerTest, DisplayPositionKeepsTwoSignificantDigitsPastAHundred) {

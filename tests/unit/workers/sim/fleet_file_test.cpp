@@ -49,6 +49,60 @@ TEST(FleetFileTest, ElasticCpuAddsAnOnDemandAndASpotPoolToEveryZone) {
       << negative.status().message();
 }
 
+constexpr const char* kCohortZones = R"("zones": [{"zone": "us-central1-a", "pools": [
+      {"machineType": "a3-megagpu-8g", "model": "RESERVATION", "reservation": "r1", "term": "1y",
+       "nodes": 8},
+      {"machineType": "a3-megagpu-8g", "model": "SPOT", "nodes": 4}]}])";
+
+TEST(FleetFileTest, CohortsOwnPoolsAndGiveTheirMembersShares) {
+  auto fleet = ParseFleet(std::string("{") + kCohortZones + R"(, "cohorts": [{"name": "research",
+      "pools": ["us-central1-a/a3-megagpu-8g/RESERVATION/r1", "us-central1-a/a3-megagpu-8g/SPOT"],
+      "members": [
+        {"project": "team-a", "weight": 2, "nominal": {"a3-megagpu-8g/RESERVATION": 6},
+         "lendingLimit": {"a3-megagpu-8g/RESERVATION": 2}},
+        {"project": "team-b", "nominal": {"a3-megagpu-8g/RESERVATION": 2},
+         "borrowingLimit": {"a3-megagpu-8g/SPOT": 1}}]}]})",
+                          "f.json");
+  ASSERT_TRUE(fleet.ok()) << fleet.status().message();
+  ASSERT_EQ(fleet->cohorts.size(), 1u);
+  const Cohort& c = fleet->cohorts[0];
+  EXPECT_EQ(c.capacity.at("a3-megagpu-8g/RESERVATION"), 8);
+  EXPECT_EQ(c.capacity.at("a3-megagpu-8g/SPOT"), 4);
+  ASSERT_NE(c.Member("team-a"), nullptr);
+  EXPECT_EQ(c.Member("team-a")->weight, 2);
+  EXPECT_EQ(c.Member("team-b")->weight, 1) << "the default weight";
+  EXPECT_EQ(fleet->pools[0].cohort, 0);
+}
+
+TEST(FleetFileTest, ABadCohortIsRefusedNamingTheField) {
+  auto parse = [](const std::string& cohorts) {
+    auto fleet =
+        ParseFleet(std::string("{") + kCohortZones + ", \"cohorts\": " + cohorts + "}", "f.json");
+    return fleet.ok() ? std::string("ok") : fleet.status().message();
+  };
+  EXPECT_NE(parse(R"([{"name": "x", "pools": ["us-central1-a/nope"], "members": []}])")
+                .find("cohorts[0].pools[0]: no pool"),
+            std::string::npos);
+  EXPECT_NE(parse(R"([{"name": "x", "pools": ["us-central1-a/a3-megagpu-8g/SPOT"],
+      "members": [{"project": "a", "nominal": {"a3-megagpu-8g/RESERVATION": 1}}]}])")
+                .find("is not a resource of cohort x's pools (they have: a3-megagpu-8g/SPOT)"),
+            std::string::npos);
+  EXPECT_NE(parse(R"([{"name": "x", "pools": ["us-central1-a/a3-megagpu-8g/SPOT"],
+      "members": [{"project": "a", "nominal": {"a3-megagpu-8g/SPOT": 3}},
+                  {"project": "b", "nominal": {"a3-megagpu-8g/SPOT": 2}}]}])")
+                .find("add up to 5, more than the 4 its pools have"),
+            std::string::npos);
+  EXPECT_NE(parse(R"([{"name": "x", "pools": ["us-central1-a/a3-megagpu-8g/SPOT"],
+      "members": [{"project": "a"}]}, {"name": "y", "pools": ["us-central1-a/a3-megagpu-8g/SPOT"],
+      "members": []}])")
+                .find("already belongs to a cohort"),
+            std::string::npos);
+  EXPECT_NE(parse(R"([{"name": "x", "pools": ["us-central1-a/a3-megagpu-8g/SPOT"],
+      "members": [{"project": "a", "weight": 0}]}])")
+                .find("weight: must be positive"),
+            std::string::npos);
+}
+
 TEST(FleetFileTest, ABadFieldIsNamedByItsPath) {
   auto fleet = ParseFleet(R"({"zones": [{"zone": "us-central1-a", "pools": [
       {"machineType": "a3-megagpu-8g", "model": "ON_DEMAND", "nodes": 2},
