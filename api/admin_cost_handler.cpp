@@ -1,6 +1,5 @@
 #include "api/admin_cost_handler.h"
 
-#include "api/error_body.h"
 #include "api/json_body.h"
 #include "api/wire/admin_codec.h"
 
@@ -8,9 +7,9 @@ namespace trainyard::api {
 
 void AdminCostHandler::Register(Router& router) {
   router.Add("GET", "/trainyard/v1/projects/{project}/costs",
-             [this](const HttpRequest& request, const RouteMatch& match) {
+             [this](const HttpRequest&, const RouteMatch& match) -> StatusOr<HttpResponse> {
                auto costs = admin_.ProjectCosts(match.params.at("project"));
-               if (!costs.ok()) return ErrorResponse(costs.status(), request.request_id);
+               TY_RETURN_IF_ERROR(costs.status());
                return JsonResponse(EncodeProjectCosts(*costs));
              });
 }

@@ -1,6 +1,5 @@
 #include "api/admin_node_handler.h"
 
-#include "api/error_body.h"
 #include "api/json_body.h"
 #include "api/page_token.h"
 #include "api/query_params.h"
@@ -16,11 +15,12 @@ constexpr int kMaxPageSize = 1000;
 
 void AdminNodeHandler::Register(Router& router) {
   router.Add("GET", "/trainyard/v1/nodes",
-             [this](const HttpRequest& request, const RouteMatch&) { return List(request); });
+             [this](const HttpRequest& request, const RouteMatch&) -> StatusOr<HttpResponse> {
+               return List(request);
+             });
 }
 
-HttpResponse AdminNodeHandler::List(const HttpRequest& request) {
-  auto fail = [&](const Status& s) { return ErrorResponse(s, request.request_id); };
+StatusOr<HttpResponse> AdminNodeHandler::List(const HttpRequest& request) {
   NodeQuery query;
   query.pool = QueryOr(request, "pool", "pool");
   query.zone = QueryOr(request, "zone", "zone");
@@ -28,26 +28,26 @@ HttpResponse AdminNodeHandler::List(const HttpRequest& request) {
   if (!state.empty()) {
     query.state = ParseNodeState(state);
     if (!query.state) {
-      return fail(InvalidField("state",
-                               "must be PROVISIONING, READY, BUSY, PREEMPTED, FAILED, REPAIRING or "
-                               "DELETED (got \"" +
-                                   state + "\")"));
+      return InvalidField("state",
+                          "must be PROVISIONING, READY, BUSY, PREEMPTED, FAILED, REPAIRING or "
+                          "DELETED (got \"" +
+                              state + "\")");
     }
   }
   auto page_size =
       ParsePageSize(QueryOr(request, "pageSize", "page_size"), kDefaultPageSize, kMaxPageSize);
-  if (!page_size.ok()) return fail(page_size.status());
+  TY_RETURN_IF_ERROR(page_size.status());
   query.limit = *page_size;
   // A token only continues the listing it came from.
   const std::string filters = query.pool + "|" + query.zone + "|" + state;
   std::string token = QueryOr(request, "pageToken", "page_token");
   if (!token.empty()) {
     auto cursor = DecodeNodePageToken(token, filters);
-    if (!cursor.ok()) return fail(cursor.status());
+    TY_RETURN_IF_ERROR(cursor.status());
     query.after = *cursor;
   }
   auto page = admin_.Nodes(query);
-  if (!page.ok()) return fail(page.status());
+  TY_RETURN_IF_ERROR(page.status());
   nlohmann::json nodes = nlohmann::json::array();
   for (const NodeRecord& node : page->nodes) nodes.push_back(EncodeNodeRecord(node));
   nlohmann::json out = {{"nodes", std::move(nodes)}};

@@ -12,7 +12,7 @@ class AdminNodeHandler {
   void Register(Router& router);
 
  private:
-  HttpResponse List(const HttpRequest& request);
+  StatusOr<HttpResponse> List(const HttpRequest& request);
 
   AdminService& admin_;
 };

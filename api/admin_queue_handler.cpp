@@ -1,6 +1,5 @@
 #include "api/admin_queue_handler.h"
 
-#include "api/error_body.h"
 #include "api/json_body.h"
 #include "api/query_params.h"
 #include "api/wire/admin_codec.h"
@@ -14,18 +13,18 @@ constexpr int kMaxJobsPerQueue = 1000;
 }  // namespace
 
 void AdminQueueHandler::Register(Router& router) {
-  router.Add("GET", "/trainyard/v1/queues", [this](const HttpRequest& request, const RouteMatch&) {
-    std::string text = QueryOr(request, "jobsPerQueue", "jobs_per_queue");
-    auto per_queue = ParsePageSize(text, kDefaultJobsPerQueue, kMaxJobsPerQueue);
-    if (!per_queue.ok()) {
-      return ErrorResponse(
-          InvalidField("jobsPerQueue", "must be a non-negative integer, got \"" + text + "\""),
-          request.request_id);
-    }
-    auto queues = admin_.Queues(*per_queue);
-    if (!queues.ok()) return ErrorResponse(queues.status(), request.request_id);
-    return JsonResponse(EncodeQueues(*queues));
-  });
+  router.Add("GET", "/trainyard/v1/queues",
+             [this](const HttpRequest& request, const RouteMatch&) -> StatusOr<HttpResponse> {
+               std::string text = QueryOr(request, "jobsPerQueue", "jobs_per_queue");
+               auto per_queue = ParsePageSize(text, kDefaultJobsPerQueue, kMaxJobsPerQueue);
+               if (!per_queue.ok()) {
+                 return InvalidField("jobsPerQueue",
+                                     "must be a non-negative integer, got \"" + text + "\"");
+               }
+               auto queues = admin_.Queues(*per_queue);
+               TY_RETURN_IF_ERROR(queues.status());
+               return JsonResponse(EncodeQueues(*queues));
+             });
 }
 
 }  // namespace trainyard::api

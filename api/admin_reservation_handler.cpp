@@ -1,6 +1,5 @@
 #include "api/admin_reservation_handler.h"
 
-#include "api/error_body.h"
 #include "api/json_body.h"
 #include "api/wire/admin_codec.h"
 
@@ -8,10 +7,10 @@ namespace trainyard::api {
 
 void AdminReservationHandler::Register(Router& router) {
   router.Add("GET", "/trainyard/v1/reservations",
-             [this](const HttpRequest& request, const RouteMatch&) {
+             [this](const HttpRequest&, const RouteMatch&) -> StatusOr<HttpResponse> {
                auto reservations = admin_.Reservations();
                if (!reservations.ok()) {
-                 return ErrorResponse(reservations.status(), request.request_id);
+                 return reservations.status();
                }
                return JsonResponse(EncodeReservations(*reservations));
              });

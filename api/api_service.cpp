@@ -30,15 +30,16 @@ std::string RequestIdFor(const HttpRequest& request) {
 }
 
 ApiService::ApiService(ReadinessProbe readiness) : readiness_(std::move(readiness)) {
-  health_router_.Add("GET", "/healthz", [](const HttpRequest&, const RouteMatch&) {
-    return JsonResponse({{"status", "ok"}});
-  });
-  health_router_.Add("GET", "/readyz", [this](const HttpRequest& r, const RouteMatch&) {
-    Status ready = readiness_();
-    if (!ready.ok())
-      return ErrorResponse(Unavailable("not ready: " + ready.message()), r.request_id);
-    return JsonResponse({{"status", "ready"}});
-  });
+  health_router_.Add("GET", "/healthz",
+                     [](const HttpRequest&, const RouteMatch&) -> StatusOr<HttpResponse> {
+                       return JsonResponse({{"status", "ok"}});
+                     });
+  health_router_.Add("GET", "/readyz",
+                     [this](const HttpRequest&, const RouteMatch&) -> StatusOr<HttpResponse> {
+                       Status ready = readiness_();
+                       if (!ready.ok()) return Unavailable("not ready: " + ready.message());
+                       return JsonResponse({{"status", "ready"}});
+                     });
 }
 
 void ApiService::Attach(JobService& jobs, AdminService& admin, FaultInjector* injector,
@@ -66,12 +67,22 @@ void ApiService::Attach(JobService& jobs, AdminService& admin, FaultInjector* in
   resources_.store(resources_owner_.get(), std::memory_order_release);
 }
 
+namespace {
+
+// Where a handler's typed error becomes HTTP: the one mapping of Status to the Vertex error body.
+HttpResponse Answer(StatusOr<HttpResponse> answered, const HttpRequest& request) {
+  if (!answered.ok()) return ErrorResponse(answered.status(), request.request_id);
+  return std::move(answered).value();
+}
+
+}  // namespace
+
 HttpResponse ApiService::Route(const HttpRequest& request) {
   RouteMatch match;
   bool path_matched = false;
   const RouteHandler* handler =
       health_router_.Match(request.method, request.path, match, path_matched);
-  if (handler != nullptr) return (*handler)(request, match);
+  if (handler != nullptr) return Answer((*handler)(request, match), request);
   Resources* resources = resources_.load(std::memory_order_acquire);
   if (resources == nullptr) {
     return ErrorResponse(Unavailable("the server is starting; retry shortly"), request.request_id);
@@ -84,7 +95,7 @@ HttpResponse ApiService::Route(const HttpRequest& request) {
                                                : "no such resource or method: " + what),
                          request.request_id);
   }
-  return (*handler)(request, match);
+  return Answer((*handler)(request, match), request);
 }
 
 HttpResponse ApiService::Handle(HttpRequest& request) {

@@ -1,6 +1,5 @@
 #include "api/custom_job_handler.h"
 
-#include "api/error_body.h"
 #include "api/field_mask.h"
 #include "api/filter_parser.h"
 #include "api/json_body.h"
@@ -41,7 +40,8 @@ ApiVersion Version(const RouteMatch& m) {
 void CustomJobHandler::Register(Router& router) {
   const std::string parent = "/{version}/projects/{project}/locations/{location}/customJobs";
   const std::string job = parent + "/{job}";
-  auto bind = [this](HttpResponse (CustomJobHandler::*fn)(const HttpRequest&, const RouteMatch&)) {
+  auto bind = [this](StatusOr<HttpResponse> (CustomJobHandler::*fn)(const HttpRequest&,
+                                                                    const RouteMatch&)) {
     return [this, fn](const HttpRequest& r, const RouteMatch& m) { return (this->*fn)(r, m); };
   };
   router.Add("POST", parent, bind(&CustomJobHandler::Create));
@@ -51,48 +51,48 @@ void CustomJobHandler::Register(Router& router) {
   router.Add("POST", job + ":cancel", bind(&CustomJobHandler::Cancel));
 }
 
-HttpResponse CustomJobHandler::Create(const HttpRequest& request, const RouteMatch& match) {
+StatusOr<HttpResponse> CustomJobHandler::Create(const HttpRequest& request,
+                                                const RouteMatch& match) {
   auto body = ParseJsonBody(request, /*allow_empty=*/false);
-  if (!body.ok()) return ErrorResponse(body.status(), request.request_id);
+  TY_RETURN_IF_ERROR(body.status());
   auto job =
       DecodeCustomJob(*body, OutputOnlyFields::kIgnore, UnknownFields::kReject, Version(match));
-  if (!job.ok()) return ErrorResponse(job.status(), request.request_id);
+  TY_RETURN_IF_ERROR(job.status());
   auto created = jobs_.Create(Parent(match), std::move(job).value(), request.request_id);
-  if (!created.ok()) return ErrorResponse(created.status(), request.request_id);
+  TY_RETURN_IF_ERROR(created.status());
   return JsonResponse(EncodeCustomJob(*created, Version(match)));
 }
 
-HttpResponse CustomJobHandler::Get(const HttpRequest& request, const RouteMatch& match) {
+StatusOr<HttpResponse> CustomJobHandler::Get(const HttpRequest&, const RouteMatch& match) {
   auto job = jobs_.Get(Job(match));
-  if (!job.ok()) return ErrorResponse(job.status(), request.request_id);
+  TY_RETURN_IF_ERROR(job.status());
   return JsonResponse(EncodeCustomJob(*job, Version(match)));
 }
 
-HttpResponse CustomJobHandler::List(const HttpRequest& request, const RouteMatch& match) {
-  auto fail = [&](const Status& s) { return ErrorResponse(s, request.request_id); };
+StatusOr<HttpResponse> CustomJobHandler::List(const HttpRequest& request, const RouteMatch& match) {
   ListJobsRequest list;
   list.parent = Parent(match);
   auto page_size =
       ParsePageSize(QueryOr(request, "pageSize", "page_size"), kDefaultPageSize, kMaxPageSize);
-  if (!page_size.ok()) return fail(page_size.status());
+  TY_RETURN_IF_ERROR(page_size.status());
   list.page_size = *page_size;
 
   std::string filter_text = QueryOr(request, "filter", "filter");
   auto filter = ParseJobFilter(filter_text);
-  if (!filter.ok()) return fail(filter.status());
+  TY_RETURN_IF_ERROR(filter.status());
   list.filter = std::move(filter).value();
 
   std::string token = QueryOr(request, "pageToken", "page_token");
   if (!token.empty()) {
     auto cursor = DecodePageToken(token, filter_text);
-    if (!cursor.ok()) return fail(cursor.status());
+    TY_RETURN_IF_ERROR(cursor.status());
     list.after = *cursor;
   }
   auto mask = ParseFieldMask(QueryOr(request, "readMask", "read_mask"), CustomJobFields());
-  if (!mask.ok()) return fail(mask.status());
+  TY_RETURN_IF_ERROR(mask.status());
 
   auto result = jobs_.List(list);
-  if (!result.ok()) return fail(result.status());
+  TY_RETURN_IF_ERROR(result.status());
   nlohmann::json out = nlohmann::json::object();
   if (!result->jobs.empty()) {
     nlohmann::json jobs = nlohmann::json::array();
@@ -105,18 +105,19 @@ HttpResponse CustomJobHandler::List(const HttpRequest& request, const RouteMatch
   return JsonResponse(out);
 }
 
-HttpResponse CustomJobHandler::Cancel(const HttpRequest& request, const RouteMatch& match) {
+StatusOr<HttpResponse> CustomJobHandler::Cancel(const HttpRequest& request,
+                                                const RouteMatch& match) {
   // gcloud sends `{}` or nothing; either is fine, anything else is still checked for validity.
   auto body = ParseJsonBody(request, /*allow_empty=*/true);
-  if (!body.ok()) return ErrorResponse(body.status(), request.request_id);
+  TY_RETURN_IF_ERROR(body.status());
   Status cancelled = jobs_.Cancel(Job(match));
-  if (!cancelled.ok()) return ErrorResponse(cancelled, request.request_id);
+  TY_RETURN_IF_ERROR(cancelled);
   return JsonResponse(nlohmann::json::object());
 }
 
-HttpResponse CustomJobHandler::Delete(const HttpRequest& request, const RouteMatch& match) {
+StatusOr<HttpResponse> CustomJobHandler::Delete(const HttpRequest&, const RouteMatch& match) {
   auto op = jobs_.Delete(Job(match));
-  if (!op.ok()) return ErrorResponse(op.status(), request.request_id);
+  TY_RETURN_IF_ERROR(op.status());
   return JsonResponse(EncodeOperation(*op));
 }
 

@@ -11,11 +11,11 @@ class CustomJobHandler {
   void Register(Router& router);
 
  private:
-  HttpResponse Create(const HttpRequest& request, const RouteMatch& match);
-  HttpResponse Get(const HttpRequest& request, const RouteMatch& match);
-  HttpResponse List(const HttpRequest& request, const RouteMatch& match);
-  HttpResponse Cancel(const HttpRequest& request, const RouteMatch& match);
-  HttpResponse Delete(const HttpRequest& request, const RouteMatch& match);
+  StatusOr<HttpResponse> Create(const HttpRequest& request, const RouteMatch& match);
+  StatusOr<HttpResponse> Get(const HttpRequest& request, const RouteMatch& match);
+  StatusOr<HttpResponse> List(const HttpRequest& request, const RouteMatch& match);
+  StatusOr<HttpResponse> Cancel(const HttpRequest& request, const RouteMatch& match);
+  StatusOr<HttpResponse> Delete(const HttpRequest& request, const RouteMatch& match);
 
   JobService& jobs_;
 };

@@ -2,7 +2,6 @@
 
 #include <charconv>
 
-#include "api/error_body.h"
 #include "api/json_body.h"
 #include "api/wire/json_reader.h"
 
@@ -54,36 +53,38 @@ json EncodeInjection(const FaultInjection& f) {
 
 void FleetInjectionHandler::Register(Router& router) {
   router.Add("POST", "/trainyard/v1/fleet:injectNodeFailure",
-             [this](const HttpRequest& r, const RouteMatch&) {
+             [this](const HttpRequest& r, const RouteMatch&) -> StatusOr<HttpResponse> {
                return Inject(FaultKind::kNodeFailure, r);
              });
   router.Add("POST", "/trainyard/v1/fleet:injectSpotPreemption",
-             [this](const HttpRequest& r, const RouteMatch&) {
+             [this](const HttpRequest& r, const RouteMatch&) -> StatusOr<HttpResponse> {
                return Inject(FaultKind::kSpotPreemption, r);
              });
   router.Add("GET", "/trainyard/v1/fleet/injections/{injection}",
-             [this](const HttpRequest& r, const RouteMatch& m) { return Get(r, m); });
+             [this](const HttpRequest& r, const RouteMatch& m) -> StatusOr<HttpResponse> {
+               return Get(r, m);
+             });
 }
 
-HttpResponse FleetInjectionHandler::Inject(FaultKind kind, const HttpRequest& request) {
+StatusOr<HttpResponse> FleetInjectionHandler::Inject(FaultKind kind, const HttpRequest& request) {
   auto body = ParseJsonBody(request, /*allow_empty=*/false);
-  if (!body.ok()) return ErrorResponse(body.status(), request.request_id);
+  TY_RETURN_IF_ERROR(body.status());
   auto decoded = DecodeInjection(kind, *body);
-  if (!decoded.ok()) return ErrorResponse(decoded.status(), request.request_id);
+  TY_RETURN_IF_ERROR(decoded.status());
   auto stored = injector_.Inject(std::move(decoded).value());
-  if (!stored.ok()) return ErrorResponse(stored.status(), request.request_id);
+  TY_RETURN_IF_ERROR(stored.status());
   return JsonResponse(EncodeInjection(*stored));
 }
 
-HttpResponse FleetInjectionHandler::Get(const HttpRequest& request, const RouteMatch& match) {
+StatusOr<HttpResponse> FleetInjectionHandler::Get(const HttpRequest&, const RouteMatch& match) {
   const std::string& text = match.params.at("injection");
   int64_t id = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), id);
   if (ec != std::errc{} || end != text.data() + text.size()) {
-    return ErrorResponse(NotFound("fault injection " + text + " not found"), request.request_id);
+    return NotFound("fault injection " + text + " not found");
   }
   auto found = injector_.Get(id);
-  if (!found.ok()) return ErrorResponse(found.status(), request.request_id);
+  TY_RETURN_IF_ERROR(found.status());
   return JsonResponse(EncodeInjection(*found));
 }
 

@@ -15,8 +15,8 @@ class FleetInjectionHandler {
   void Register(Router& router);
 
  private:
-  HttpResponse Inject(FaultKind kind, const HttpRequest& request);
-  HttpResponse Get(const HttpRequest& request, const RouteMatch& match);
+  StatusOr<HttpResponse> Inject(FaultKind kind, const HttpRequest& request);
+  StatusOr<HttpResponse> Get(const HttpRequest& request, const RouteMatch& match);
 
   FaultInjector& injector_;
 };

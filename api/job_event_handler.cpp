@@ -1,6 +1,5 @@
 #include "api/job_event_handler.h"
 
-#include "api/error_body.h"
 #include "api/json_body.h"
 #include "api/wire/admin_codec.h"
 
@@ -8,11 +7,11 @@ namespace trainyard::api {
 
 void JobEventHandler::Register(Router& router) {
   router.Add("GET", "/trainyard/v1/projects/{project}/locations/{location}/customJobs/{job}/events",
-             [this](const HttpRequest& request, const RouteMatch& match) {
+             [this](const HttpRequest&, const RouteMatch& match) -> StatusOr<HttpResponse> {
                JobRef ref{ParentRef{match.params.at("project"), match.params.at("location")},
                           match.params.at("job")};
                auto events = admin_.JobEvents(ref);
-               if (!events.ok()) return ErrorResponse(events.status(), request.request_id);
+               TY_RETURN_IF_ERROR(events.status());
                return JsonResponse(EncodeJobEvents(*events));
              });
 }

@@ -1,6 +1,5 @@
 #include "api/job_log_handler.h"
 
-#include "api/error_body.h"
 #include "api/json_body.h"
 #include "api/page_token.h"
 #include "api/query_params.h"
@@ -14,13 +13,13 @@ constexpr int kDefaultPageSize = 100;
 }  // namespace
 
 void JobLogHandler::Register(Router& router) {
-  router.Add(
-      "GET", "/trainyard/v1/projects/{project}/locations/{location}/customJobs/{job}/logs",
-      [this](const HttpRequest& request, const RouteMatch& match) { return List(request, match); });
+  router.Add("GET", "/trainyard/v1/projects/{project}/locations/{location}/customJobs/{job}/logs",
+             [this](const HttpRequest& request, const RouteMatch& match) -> StatusOr<HttpResponse> {
+               return List(request, match);
+             });
 }
 
-HttpResponse JobLogHandler::List(const HttpRequest& request, const RouteMatch& match) {
-  auto fail = [&](const Status& s) { return ErrorResponse(s, request.request_id); };
+StatusOr<HttpResponse> JobLogHandler::List(const HttpRequest& request, const RouteMatch& match) {
   JobLogsRequest list;
   list.job = JobRef{ParentRef{match.params.at("project"), match.params.at("location")},
                     match.params.at("job")};
@@ -30,22 +29,22 @@ HttpResponse JobLogHandler::List(const HttpRequest& request, const RouteMatch& m
   if (!after.empty()) {
     list.after = ParseInsertId(after);
     if (!list.after) {
-      return fail(InvalidField("after", "\"" + after + "\" is not an insertId of this job's log"));
+      return InvalidField("after", "\"" + after + "\" is not an insertId of this job's log");
     }
   }
   auto size =
       ParsePageSize(QueryOr(request, "pageSize", "page_size"), kDefaultPageSize, kMaxLogPageSize);
-  if (!size.ok()) return fail(size.status());
+  TY_RETURN_IF_ERROR(size.status());
   list.page_size = *size;
   const std::string fingerprint = task + "\n" + after;
   std::string token = QueryOr(request, "pageToken", "page_token");
   if (!token.empty()) {
     auto page_after = DecodeLogPageToken(token, fingerprint);
-    if (!page_after.ok()) return fail(page_after.status());
+    TY_RETURN_IF_ERROR(page_after.status());
     list.page_after = *page_after;
   }
   auto page = logs_.ListJobLogs(list);
-  if (!page.ok()) return fail(page.status());
+  TY_RETURN_IF_ERROR(page.status());
   nlohmann::json body =
       EncodeLogEntries(page->page.entries, page->project,
                        page->page.next ? EncodeLogPageToken(*page->page.next, fingerprint) : "");

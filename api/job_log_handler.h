@@ -12,7 +12,7 @@ class JobLogHandler {
   void Register(Router& router);
 
  private:
-  HttpResponse List(const HttpRequest& request, const RouteMatch& match);
+  StatusOr<HttpResponse> List(const HttpRequest& request, const RouteMatch& match);
 
   JobLogService& logs_;
 };

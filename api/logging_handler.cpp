@@ -1,6 +1,5 @@
 #include "api/logging_handler.h"
 
-#include "api/error_body.h"
 #include "api/json_body.h"
 #include "api/logging_filter.h"
 #include "api/page_token.h"
@@ -60,36 +59,36 @@ StatusOr<std::vector<std::string>> Projects(const std::vector<std::string>& name
 }  // namespace
 
 void LoggingHandler::Register(Router& router) {
-  router.Add("POST", "/v2/entries:list", [this](const HttpRequest& request, const RouteMatch&) {
-    return ListEntries(request);
-  });
+  router.Add("POST", "/v2/entries:list",
+             [this](const HttpRequest& request, const RouteMatch&) -> StatusOr<HttpResponse> {
+               return ListEntries(request);
+             });
 }
 
-HttpResponse LoggingHandler::ListEntries(const HttpRequest& request) {
-  auto fail = [&](const Status& s) { return ErrorResponse(s, request.request_id); };
+StatusOr<HttpResponse> LoggingHandler::ListEntries(const HttpRequest& request) {
   auto json = ParseJsonBody(request, /*allow_empty=*/true);
-  if (!json.ok()) return fail(json.status());
+  TY_RETURN_IF_ERROR(json.status());
   auto body = ReadBody(*json);
-  if (!body.ok()) return fail(body.status());
+  TY_RETURN_IF_ERROR(body.status());
 
   LogEntriesRequest list;
   auto projects = Projects(body->resource_names);
-  if (!projects.ok()) return fail(projects.status());
+  TY_RETURN_IF_ERROR(projects.status());
   list.projects = std::move(*projects);
   auto tree = ParseLoggingFilter(body->filter);
-  if (!tree.ok()) return fail(tree.status());
+  TY_RETURN_IF_ERROR(tree.status());
   auto filter = ToJobLogFilter(*tree);
-  if (!filter.ok()) return fail(filter.status());
+  TY_RETURN_IF_ERROR(filter.status());
   list.filter = std::move(*filter);
 
   if (body->order_by == "timestamp desc") {
     list.descending = true;
   } else if (!body->order_by.empty() && body->order_by != "timestamp asc" &&
              body->order_by != "timestamp") {
-    return fail(InvalidField("orderBy", "must be \"timestamp asc\" or \"timestamp desc\", got \"" +
-                                            body->order_by + "\""));
+    return InvalidField("orderBy", "must be \"timestamp asc\" or \"timestamp desc\", got \"" +
+                                       body->order_by + "\"");
   }
-  if (body->page_size < 0) return fail(InvalidField("pageSize", "must not be negative"));
+  if (body->page_size < 0) return InvalidField("pageSize", "must not be negative");
   list.page_size =
       body->page_size == 0 ? kDefaultPageSize : std::min<int>(body->page_size, kMaxLogPageSize);
 
@@ -98,12 +97,12 @@ HttpResponse LoggingHandler::ListEntries(const HttpRequest& request) {
   for (const std::string& name : body->resource_names) fingerprint += "\n" + name;
   if (!body->page_token.empty()) {
     auto after = DecodeLogPageToken(body->page_token, fingerprint);
-    if (!after.ok()) return fail(after.status());
+    TY_RETURN_IF_ERROR(after.status());
     list.page_after = *after;
   }
 
   auto page = logs_.ListEntries(list);
-  if (!page.ok()) return fail(page.status());
+  TY_RETURN_IF_ERROR(page.status());
   std::string next = page->page.next ? EncodeLogPageToken(*page->page.next, fingerprint) : "";
   return JsonResponse(EncodeLogEntries(page->page.entries, page->project, next));
 }

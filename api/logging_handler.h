@@ -13,7 +13,7 @@ class LoggingHandler {
   void Register(Router& router);
 
  private:
-  HttpResponse ListEntries(const HttpRequest& request);
+  StatusOr<HttpResponse> ListEntries(const HttpRequest& request);
 
   JobLogService& logs_;
 };

@@ -1,6 +1,5 @@
 #include "api/operation_handler.h"
 
-#include "api/error_body.h"
 #include "api/json_body.h"
 #include "api/wire/operation_codec.h"
 
@@ -8,7 +7,9 @@ namespace trainyard::api {
 
 void OperationHandler::Register(Router& router) {
   const std::string base = "/{version}/projects/{project}/locations/{location}";
-  auto get = [this](const HttpRequest& r, const RouteMatch& m) { return Get(r, m); };
+  auto get = [this](const HttpRequest& r, const RouteMatch& m) -> StatusOr<HttpResponse> {
+    return Get(r, m);
+  };
   router.Add("GET", base + "/operations/{operation}", get);
   router.Add("POST", base + "/operations/{operation}:wait",
              get);  // every operation we make is done
@@ -16,7 +17,7 @@ void OperationHandler::Register(Router& router) {
   router.Add("POST", base + "/{collection}/{resource}/operations/{operation}:wait", get);
 }
 
-HttpResponse OperationHandler::Get(const HttpRequest& request, const RouteMatch& match) {
+StatusOr<HttpResponse> OperationHandler::Get(const HttpRequest&, const RouteMatch& match) {
   OperationRef ref;
   ref.parent = ParentRef{match.params.at("project"), match.params.at("location")};
   ref.operation_id = match.params.at("operation");
@@ -25,7 +26,7 @@ HttpResponse OperationHandler::Get(const HttpRequest& request, const RouteMatch&
     ref.resource_id = match.params.at("resource");
   }
   auto op = jobs_.GetOperation(ref);
-  if (!op.ok()) return ErrorResponse(op.status(), request.request_id);
+  TY_RETURN_IF_ERROR(op.status());
   return JsonResponse(EncodeOperation(*op));
 }
 

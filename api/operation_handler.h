@@ -12,7 +12,7 @@ class OperationHandler {
   void Register(Router& router);
 
  private:
-  HttpResponse Get(const HttpRequest& request, const RouteMatch& match);
+  StatusOr<HttpResponse> Get(const HttpRequest& request, const RouteMatch& match);
   JobService& jobs_;
 };
 

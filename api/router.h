@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "api/http_types.h"
+#include "services/status.h"
 
 namespace trainyard::api {
 
@@ -15,7 +16,9 @@ struct RouteMatch {
   std::map<std::string, std::string> params;  // capture name → segment
 };
 
-using RouteHandler = std::function<HttpResponse(const HttpRequest&, const RouteMatch&)>;
+// A handler answers, or fails with a typed Status; ApiService::Route turns every failure into the
+// Vertex error body (api/error_body.h) at one place, so handlers only propagate.
+using RouteHandler = std::function<StatusOr<HttpResponse>(const HttpRequest&, const RouteMatch&)>;
 
 class Router {
  public:

@@ -11,7 +11,7 @@
 namespace trainyard::api {
 namespace {
 
-HttpResponse Ok(const HttpRequest&, const RouteMatch&) { return HttpResponse{}; }
+StatusOr<HttpResponse> Ok(const HttpRequest&, const RouteMatch&) { return HttpResponse{}; }
 
 TEST(RouterTest, CapturesSegmentsAndCustomVerbs) {
   Router router;

@@ -14,7 +14,7 @@ constexpr char kJobs[] = "/{version}/projects/{project}/locations/{location}/cus
 
 // A handler that answers with `status`, so a test can tell which route was chosen.
 RouteHandler Answer(int status) {
-  return [status](const HttpRequest&, const RouteMatch&) {
+  return [status](const HttpRequest&, const RouteMatch&) -> StatusOr<HttpResponse> {
     HttpResponse r;
     r.status = status;
     return r;
@@ -45,7 +45,7 @@ Outcome Dispatch(const Router& router, const std::string& method, const std::str
   out.path_matched = true;
   const RouteHandler* handler = router.Match(method, path, match, out.path_matched);
   if (handler != nullptr) {
-    out.handler = (*handler)(HttpRequest{}, match).status;
+    out.handler = (*handler)(HttpRequest{}, match)->status;
     out.params = match.params;
   }
   return out;
