@@ -77,6 +77,22 @@ Scheduler::Scheduler(const Fleet& fleet, SchedulerConfig config) : fleet_(fleet)
       cohort_of_project_[m.project] = static_cast<int>(c);
     }
   }
+  // Per zone, the pools a machine type can use: its own, then the zone's elastic ones.
+  typed_pools_of_zone_.resize(zone_names_.size());
+  elastic_pools_of_zone_.resize(zone_names_.size());
+  for (size_t p = 0; p < fleet_.pools.size(); ++p) {
+    const CapacityPool& pool = fleet_.pools[p];
+    if (pool.elastic) {
+      elastic_pools_of_zone_[zone_of_pool_[p]].push_back(static_cast<int>(p));
+    } else {
+      typed_pools_of_zone_[zone_of_pool_[p]][pool.machine_type].push_back(static_cast<int>(p));
+    }
+  }
+  for (size_t z = 0; z < zone_names_.size(); ++z) {
+    for (auto& [type, pools] : typed_pools_of_zone_[z]) {
+      pools.insert(pools.end(), elastic_pools_of_zone_[z].begin(), elastic_pools_of_zone_[z].end());
+    }
+  }
   explicit_types_of_zone_.resize(zone_names_.size());
   for (size_t p = 0; p < fleet_.pools.size(); ++p) {
     if (!fleet_.pools[p].elastic) {
@@ -85,6 +101,12 @@ Scheduler::Scheduler(const Fleet& fleet, SchedulerConfig config) : fleet_(fleet)
   }
   used_.assign(fleet_.pools.size(), 0);
   down_.assign(fleet_.pools.size(), 0);
+}
+
+const std::vector<int>& Scheduler::PoolsFor(int zone, const std::string& machine_type) const {
+  const auto& typed = typed_pools_of_zone_[zone];
+  auto it = typed.find(machine_type);
+  return it == typed.end() ? elastic_pools_of_zone_[zone] : it->second;
 }
 
 int Scheduler::QueueFor(const std::string& project_id, const std::string& region) {
@@ -302,7 +324,7 @@ Scheduler::FitOutcome Scheduler::Fit(const SchedulerJob& job, Cycle& cycle, cons
   for (int z : zones_of_region_[region->second]) {
     if (only_zone >= 0 && z != only_zone) continue;
     ZoneRank rank{models.size(), 0, z};
-    for (int p : pools_of_zone_[z]) {
+    for (int p : PoolsFor(z, job.pools[0].machine_type)) {
       for (size_t m = 0; m < models.size(); ++m) {
         if (!PoolMatches(p, job, job.pools[0], models[m])) continue;
         int64_t free = usable(p, Placement{}, nullptr);
@@ -323,7 +345,7 @@ Scheduler::FitOutcome Scheduler::Fit(const SchedulerJob& job, Cycle& cycle, cons
     for (const GangPool& gp : job.pools) {
       bool placed = false;
       for (ConsumptionModel m : models) {
-        for (int p : pools_of_zone_[z]) {
+        for (int p : PoolsFor(z, gp.machine_type)) {
           if (!PoolMatches(p, job, gp, m)) continue;
           const Hold* held = nullptr;
           int64_t a = usable(p, placement, &held);
@@ -366,7 +388,7 @@ Scheduler::FitOutcome Scheduler::Fit(const SchedulerJob& job, Cycle& cycle, cons
     int cohort_full = -1;  // a cohort pool of the job's cohort without room
     for (int z : zones_of_region_[region->second]) {
       int64_t zone_best = 0;
-      for (int p : pools_of_zone_[z]) {
+      for (int p : PoolsFor(z, gp.machine_type)) {
         for (ConsumptionModel m : models) {
           if (!PoolMatches(p, job, gp, m)) continue;
           largest_pool = std::max<int64_t>(

@@ -73,14 +73,15 @@ code=$(call POST "$P/customJobs" --data-binary "$no_ip"); check "lustre mount wi
 check "400 names the lustre field" "$(jq -r '.error.details[]|select(."@type"|endswith("BadRequest"))|.fieldViolations[0].field' "$E2E_DIR/body")" "jobSpec.workerPoolSpecs[0].lustreMounts[0].instanceIp"
 
 # v1beta1-only MachineSpec fields: accepted under /v1beta1, unknown names under /v1 (as in Vertex).
-a4x=$(jq '.displayName="a4x-multihost" | .jobSpec.workerPoolSpecs[0].machineSpec={"machineType":"a4x-highgpu-4g","acceleratorType":"NVIDIA_GB200","acceleratorCount":4,"multihostGpuNodeCount":2,"minGpuDriverVersion":"570.86.15"}' "$PAYLOAD")
+a4x=$(jq '.displayName="a4x-multihost" | .jobSpec.workerPoolSpecs[0].machineSpec={"machineType":"a4x-highgpu-4g","acceleratorType":"NVIDIA_GB200","acceleratorCount":4,"multihostGpuNodeCount":2,"minGpuDriverVersion":"570.86.15"}
+  | .jobSpec.workerPoolSpecs[0].containerSpec.env=[{"name":"TRAINYARD_SIM_DURATION","value":"36000s"}]' "$PAYLOAD")
 B="$BASE/v1beta1/projects/demo-project/locations/us-central1"
 code=$(call POST "$B/customJobs" --data-binary "$a4x"); check "v1beta1 accepts multihostGpuNodeCount" "$code" 200
 a4x_name=$(jq -r .name "$E2E_DIR/body")
 check "v1beta1 echoes multihostGpuNodeCount" "$(jq -r .jobSpec.workerPoolSpecs[0].machineSpec.multihostGpuNodeCount "$E2E_DIR/body")" 2
 check "v1beta1 get keeps minGpuDriverVersion" "$(curl -fsS "$BASE/v1beta1/$a4x_name" | jq -r .jobSpec.workerPoolSpecs[0].machineSpec.minGpuDriverVersion)" 570.86.15
 check "v1 get leaves v1beta1 fields out" "$(curl -fsS "$BASE/v1/$a4x_name" | jq -c '.jobSpec.workerPoolSpecs[0].machineSpec|keys')" '["acceleratorCount","acceleratorType","machineType"]'
-call POST "$BASE/v1/$a4x_name:cancel" --data-binary '{}' >/dev/null  # no A4X in the fleet: don't leave it queued
+call POST "$BASE/v1/$a4x_name:cancel" --data-binary '{}' >/dev/null  # keep the SUCCEEDED filter below to one job
 before=$(curl -fsS "$P/customJobs" | jq '.customJobs|length')
 code=$(call POST "$P/customJobs" --data-binary "$a4x"); check "v1 rejects multihostGpuNodeCount" "$code" 400
 check "v1 rejection is INVALID_ARGUMENT" "$(jq -r .error.status "$E2E_DIR/body")" INVALID_ARGUMENT

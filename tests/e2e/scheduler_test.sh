@@ -82,27 +82,37 @@ check "at the n1-standard-4 list price (3 nodes x 4 vCPUs x \$0.0475)" \
 check "the admin view shows the elastic pools" \
   "$(curl -fsS "$BASE/trainyard/v1/fleet" | jq '[.regions[].zones[].pools[] | select(.elastic)] | length')" 6
 
-# Head of line (issue 17): team-a queues 1,100 jobs on a2-highgpu-1g, which no pool of this fleet
-# has, then one LoRA job that fits at once. The parked jobs do not count against the lookback of
-# 1,000: the LoRA job runs.
+# Every accelerator type of the catalog runs on the default fleet (a small pool of each): an
+# A100 fine-tune and a TPU v6e single-host job.
+a2=$(create '.jobSpec.workerPoolSpecs[0].machineSpec = {"machineType": "a2-highgpu-1g",
+    "acceleratorType": "NVIDIA_TESLA_A100", "acceleratorCount": 1}' lora-single-node.json)
+v6e=$(create '.jobSpec.workerPoolSpecs[0].machineSpec = {"machineType": "ct6e-standard-4t", "tpuTopology": "2x2"}' \
+  lora-single-node.json)
+for j in "$a2" "$v6e"; do wait_until 30 "$j succeeds" state_is "$j" JOB_STATE_SUCCEEDED; done
+check "the A100 job ran on an a2-highgpu-1g pool" "$(field "$a2" '.trainyard.placement.pools[0].machineType')" a2-highgpu-1g
+check "the v6e job ran on a 2x2 slice" "$(field "$v6e" '.trainyard.placement.pools[0].pool | endswith("/ct6e-standard-4t/ON_DEMAND/2x2")')" true
+
+# Head of line (issue 17): team-a queues 1,100 gangs of 64 A3 Mega nodes in one zone, which no pool
+# of this fleet has, then one LoRA job that fits at once. The parked jobs do not count against the
+# lookback of 1,000: the LoRA job runs.
 TA="$BASE/v1/projects/team-a/locations/us-central1/customJobs"
-jq -c '.jobSpec.workerPoolSpecs[0].machineSpec = {"machineType": "a2-highgpu-1g",
-    "acceleratorType": "NVIDIA_TESLA_A100", "acceleratorCount": 1}' \
-  "$PAYLOADS/lora-single-node.json" >"$E2E_DIR/a2.json"
+jq -c '.jobSpec.workerPoolSpecs[1].replicaCount = "63" | .labels = {}' \
+  "$PAYLOADS/nemo-pretrain-multinode.json" >"$E2E_DIR/huge.json"
 seq 1100 | xargs -P 8 -I{} curl -fsS -o /dev/null -X POST "$TA" -H 'content-type: application/json' \
-  --data-binary @"$E2E_DIR/a2.json" && pass "1,100 a2 jobs created" || fail "creating the a2 jobs"
+  --data-binary @"$E2E_DIR/huge.json" && pass "1,100 huge gangs created" || fail "creating the huge gangs"
 lora=$(jq . "$PAYLOADS/lora-single-node.json" |
   curl -fsS -X POST "$TA" -H 'content-type: application/json' --data-binary @- | jq -r .name)
 wait_until 30 "the LoRA job behind 1,100 parked jobs succeeds" state_is "$lora" JOB_STATE_SUCCEEDED
 pass "the LoRA job behind 1,100 parked jobs SUCCEEDED"
-newest=$(curl -fsS "$TA?pageSize=10" | jq -r '[.customJobs[] | select(.jobSpec.workerPoolSpecs[0].machineSpec.machineType == "a2-highgpu-1g")] | first | .name')
-wait_until 30 "the newest a2 job has its verdict" \
+newest=$(curl -fsS "$TA?pageSize=10" | jq -r '[.customJobs[] | select(.jobSpec.workerPoolSpecs | length == 2)] | first | .name')
+wait_until 30 "the newest huge gang has its verdict" \
   bash -c "[ \"\$(curl -fsS '$BASE/v1/$newest' | jq -r .trainyard.reason.code)\" = NEVER_FITS ]"
-check "an a2 job says it never fits" "$(field "$newest" .trainyard.reason.message)" \
-  "no RESERVATION or ON_DEMAND capacity for a2-highgpu-1g in us-central1 (parked until configuration changes)"
-check "the newest a2 job keeps its true place, last of 1,100 in team-a's queue" \
+check "a huge gang says it never fits (team-a may not use demo's reservation)" \
+  "$(field "$newest" .trainyard.reason.message)" \
+  "needs 63 a3-megagpu-8g in one zone; the largest RESERVATION or ON_DEMAND pool in us-central1 has 8 (parked until configuration changes)"
+check "the newest huge gang keeps its true place, last of 1,100 in team-a's queue" \
   "$(field "$newest" .trainyard.queuePosition)" 1100
-check "the a2 job is still QUEUED" "$(field "$newest" .state)" JOB_STATE_QUEUED
+check "the huge gang is still QUEUED" "$(field "$newest" .state)" JOB_STATE_QUEUED
 
 # A restart on a fleet that waits 120 s (0.12 s here) for a change: the huge job fails NEVER_FITS.
 stop_server

@@ -1,6 +1,8 @@
 #include "workers/sim/fleet_file.h"
 
+#include <algorithm>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "api/wire/json_reader.h"
@@ -228,6 +230,83 @@ void AddElasticCpuPools(const std::string& zone, Fleet& fleet) {
   }
 }
 
+// catalogPools: a small pool of every accelerator machine type of the catalog (GPU types with
+// built-in GPUs; TPU types as their single-host slice) that a zone has no explicit pool of, so
+// every type Vertex sells can run, while accelerators stay scarce.
+// {"zones": [...] (default: every zone of the fleet), "models": [...] (default ON_DEMAND, SPOT),
+//  "nodes": 2 (TPU: slices)}
+void ReadCatalogPools(const nlohmann::json& json, ObjectReader& r, Fleet& fleet) {
+  if (!json.is_object() || !json.contains("catalogPools")) return;
+  r.GetObject("catalogPools", "trainyard.fleet.CatalogPools", [&](ObjectReader& c) {
+    std::vector<std::string> zones;
+    if (!c.GetStringList("zones", &zones)) {
+      for (const CapacityPool& pool : fleet.pools) {
+        if (std::find(zones.begin(), zones.end(), pool.zone) == zones.end()) {
+          zones.push_back(pool.zone);
+        }
+      }
+    }
+    std::vector<std::string> model_names = {"ON_DEMAND", "SPOT"};
+    c.GetStringList("models", &model_names);
+    std::vector<ConsumptionModel> models;
+    for (size_t i = 0; i < model_names.size(); ++i) {
+      auto model = ParseConsumptionModel(model_names[i]);
+      if (!model || *model == ConsumptionModel::kReservation ||
+          *model == ConsumptionModel::kFlexStart) {
+        c.Fail(InvalidField(c.path().Field("models").Index(i).json(), "must be ON_DEMAND or SPOT"));
+        return;
+      }
+      models.push_back(*model);
+    }
+    int64_t units = 2;
+    if (c.GetInt64("nodes", &units) && units <= 0) {
+      c.Fail(InvalidField(c.path().Field("nodes").json(), "must be a positive integer"));
+      return;
+    }
+    for (const std::string& zone : zones) {
+      std::set<std::string> explicit_types;
+      for (const CapacityPool& pool : fleet.pools) {
+        if (pool.zone == zone && !pool.elastic) explicit_types.insert(pool.machine_type);
+      }
+      for (std::string_view name : MachineTypeNames()) {
+        const MachineType* machine = FindMachineType(name);
+        const bool gpu = !machine->is_tpu && machine->accelerator != AcceleratorType::kUnspecified;
+        const bool tpu = machine->is_tpu && !machine->tpu_family.empty();
+        if ((!gpu && !tpu) || explicit_types.count(std::string(name)) > 0) continue;
+        for (ConsumptionModel model : models) {
+          CapacityPool pool;
+          pool.zone = zone;
+          const size_t dash = zone.rfind('-');
+          pool.region = dash == std::string::npos ? zone : zone.substr(0, dash);
+          pool.machine_type = std::string(name);
+          pool.model = model;
+          pool.units = static_cast<int>(units);
+          pool.id = zone + "/" + pool.machine_type + "/" + std::string(ConsumptionModelName(model));
+          if (tpu) {
+            pool.tpu_topology = std::string(TpuTopologies(*machine).front());
+            auto slice = ResolveTpuTopology(*machine, pool.tpu_topology);
+            if (!slice.ok()) continue;
+            pool.tpu_chips = slice->chips;
+            pool.hosts_per_unit = slice->hosts;
+            pool.id += "/" + pool.tpu_topology;
+          }
+          pool.price_per_node_hour =
+              ListPricePerNodeHour(pool.machine_type, model, "", machine->tpu_chips_per_host);
+          fleet.pools.push_back(std::move(pool));
+        }
+      }
+    }
+    // Keep each zone's pools together, zones in the order the file gave them.
+    std::map<std::string, size_t> zone_order;
+    for (const CapacityPool& pool : fleet.pools)
+      zone_order.try_emplace(pool.zone, zone_order.size());
+    std::stable_sort(fleet.pools.begin(), fleet.pools.end(),
+                     [&](const CapacityPool& a, const CapacityPool& b) {
+                       return zone_order[a.zone] < zone_order[b.zone];
+                     });
+  });
+}
+
 // A cohort's member maps: resource → non-negative units, for resources the cohort's pools have.
 void ReadShareMap(const nlohmann::json& object, ObjectReader& reader, std::string_view name,
                   const Cohort& cohort, std::map<std::string, int64_t>* out) {
@@ -356,6 +435,7 @@ StatusOr<Fleet> ParseFleet(const std::string& json_text, const std::string& sour
                     [&](ObjectReader& p, size_t pi) { ReadPool(pools[pi], p, zone, fleet); });
     if (elastic_cpu) AddElasticCpuPools(zone, fleet);
   });
+  ReadCatalogPools(json, r, fleet);
   ReadCohorts(json, r, fleet);
   Status status = r.Finish();
   if (status.ok() && fleet.pools.empty()) {

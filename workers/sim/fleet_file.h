@@ -8,6 +8,8 @@
 //   "imagePullGbps": 10, "imageSizeGb": {"default": 8, "<imageUri>": 20},
 //   "spotNotice": "30s", "repairTime": "600s",
 //   "neverFitsTimeout": "3600s",   // a job that can never fit fails after this wait; 0s: never
+//   "catalogPools": {"nodes": 2},   // a small ON_DEMAND and SPOT pool of every accelerator type
+//                                  // (TPU: single-host slice) a zone has no explicit pool of
 //   "elasticCpu": true,   // CPU-only machine types on demand and spot in every zone, bounded by
 //                         // the CPUS quota instead of a node count (explicit pools still bound)
 //   "quotas": {"default": {"NVIDIA_H100_MEGA_80GB": 512}, "projects": {"demo": {"TPU_V5P": 256}}},

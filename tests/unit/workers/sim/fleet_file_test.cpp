@@ -41,6 +41,23 @@ TEST(FleetFileTest, ElasticCpuAddsAnOnDemandAndASpotPoolToEveryZone) {
                           "f.json");
   ASSERT_TRUE(plain.ok());
   EXPECT_EQ(plain->pools.size(), 1u) << "off unless the fleet file asks";
+  // catalogPools: every accelerator type the zone has no pool of, small, on demand and spot.
+  for (const char* id :
+       {"us-central1-a/a2-highgpu-1g/ON_DEMAND", "us-central1-c/g4-standard-48/SPOT",
+        "us-central1-b/ct6e-standard-4t/ON_DEMAND/2x2",
+        "us-central1-a/ct5p-hightpu-4t/SPOT/2x2x1"}) {
+    const CapacityPool* pool = fleet->FindPool(id);
+    ASSERT_NE(pool, nullptr) << id;
+    EXPECT_EQ(pool->units, 2) << id;
+  }
+  EXPECT_EQ(fleet->FindPool("us-central1-a/g2-standard-48/ON_DEMAND")->units, 8)
+      << "an explicit pool is not doubled by the catalog's";
+  EXPECT_EQ(fleet->FindPool("us-central1-a/g2-standard-48/SPOT"), nullptr)
+      << "an explicit pool of a type bounds it in its zone, other models too";
+  EXPECT_EQ(fleet->FindPool("us-central1-a/n1-standard-4/ON_DEMAND"), nullptr) << "CPU is elastic";
+  for (size_t i = 1; i < fleet->pools.size(); ++i) {
+    EXPECT_LE(fleet->pools[i - 1].zone, fleet->pools[i].zone) << "each zone's pools together";
+  }
   auto negative = ParseFleet(R"({"neverFitsTimeout": "-5s", "zones": [{"zone": "us-central1-a",
       "pools": [{"machineType": "a3-megagpu-8g", "model": "ON_DEMAND", "nodes": 2}]}]})",
                              "f.json");
