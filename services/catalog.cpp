@@ -168,6 +168,12 @@ constexpr int kTpuV3MaxCores = 2048;
 
 }  // namespace
 
+std::vector<AcceleratorType> N1AttachableAccelerators() {
+  std::vector<AcceleratorType> out;
+  for (const Attachable& a : kN1Attachable) out.push_back(a.type);
+  return out;
+}
+
 // Enum names as the wire spells them, for error text and quota metric names.
 std::string AcceleratorName(AcceleratorType type) {
   switch (type) {

@@ -58,6 +58,9 @@ struct TpuSlice {
 // cloud-tpu (v2/v3) is sized by acceleratorCount, not by a topology, and always fails here.
 StatusOr<TpuSlice> ResolveTpuTopology(const MachineType& machine, std::string_view topology);
 
+// The GPU types an N1 machine can have attached (T4, V100, P100, P4).
+std::vector<AcceleratorType> N1AttachableAccelerators();
+
 // The topologies ResolveTpuTopology accepts for `machine`, smallest first; empty for non-TPU
 // types and for cloud-tpu.
 std::vector<std::string_view> TpuTopologies(const MachineType& machine);

@@ -191,9 +191,10 @@ namespace {
 struct PoolChoice {
   const CapacityPool* pool = nullptr;
   int64_t units = 0;
-  std::string machine_type;  // the pool's, or the job's on an elastic pool
+  std::string machine_type;  // the pool's, or the job's on an elastic or attached-GPU pool
   FreeUnits::Taken taken;    // an elastic pool's: fresh VMs, cold and uncached
   std::vector<std::string> elastic_nodes;
+  int attached_gpus = 0;
 };
 
 // Chooses the admission's nodes pool by pool (nullopt: a pool is short, the admission is skipped).
@@ -202,7 +203,8 @@ std::optional<std::vector<PoolChoice>> ChooseNodes(const Fleet& fleet, const Adm
   std::vector<PoolChoice> choices;
   for (const PlacedPool& pp : a.placement.pools) {
     const CapacityPool& pool = fleet.pools[pp.pool];
-    PoolChoice choice{&pool, pp.units, pool.machine_type, {}, {}};
+    PoolChoice choice{&pool, pp.units, pool.machine_type, {}, {}, pp.attached_gpus};
+    if (pool.attached != AcceleratorType::kUnspecified) choice.machine_type = pp.machine_type;
     if (pool.elastic) {
       // VMs made for this job, named after it: "us-central1-a-n1-standard-4-ON_DEMAND-j42-0".
       choice.machine_type = pp.machine_type;
@@ -226,9 +228,12 @@ std::optional<std::vector<PoolChoice>> ChooseNodes(const Fleet& fleet, const Adm
 int64_t HourlyPriceMicros(const std::vector<PoolChoice>& choices) {
   int64_t micros = 0;
   for (const PoolChoice& c : choices) {
-    const double node_hour = c.pool->elastic
-                                 ? ListPricePerNodeHour(c.machine_type, c.pool->model, "", 0)
-                                 : c.pool->price_per_node_hour;
+    double node_hour = c.pool->price_per_node_hour;
+    if (c.pool->elastic) node_hour = ListPricePerNodeHour(c.machine_type, c.pool->model, "", 0);
+    if (c.pool->attached != AcceleratorType::kUnspecified) {
+      node_hour =
+          ListPricePerNodeHour(c.machine_type, c.pool->attached, c.attached_gpus, c.pool->model);
+    }
     micros += static_cast<int64_t>(node_hour * 1e6) * c.units * c.pool->hosts_per_unit;
   }
   return micros;

@@ -39,7 +39,7 @@ void SchedulerLoop::Apply(const JobRecord& record) {
   for (const PlacedPoolStatus& p : job.trainyard->pools) {
     int index = fleet_.PoolIndex(p.pool_id);
     if (index < 0) continue;  // a pool the fleet file no longer has: its nodes count nowhere
-    placement.pools.push_back({index, p.units, p.machine_type});
+    placement.pools.push_back({index, p.units, p.machine_type, 0});
   }
   core_.UpsertRunning(
       MakeRunningJob(*shape, placement, fleet_, job.trainyard->admitted_at.value_or(clock_.Now())));

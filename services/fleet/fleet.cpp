@@ -34,6 +34,14 @@ double GpuHourPrice(AcceleratorType type) {
       return 3.67;
     case AT::kNvidiaL4:
       return 0.71;
+    case AT::kNvidiaTeslaT4:
+      return 0.35;
+    case AT::kNvidiaTeslaV100:
+      return 2.48;
+    case AT::kNvidiaTeslaP100:
+      return 1.46;
+    case AT::kNvidiaTeslaP4:
+      return 0.60;
     default:
       return 2.0;
   }
@@ -182,6 +190,13 @@ double ListPricePerNodeHour(std::string_view machine_type, ConsumptionModel mode
       return on_demand * (machine->is_tpu ? 0.35 : 0.4);
   }
   return on_demand;
+}
+
+double ListPricePerNodeHour(std::string_view machine_type, AcceleratorType attached, int count,
+                            ConsumptionModel model) {
+  const double vm = ListPricePerNodeHour(machine_type, model, "", 0);
+  const double gpus = GpuHourPrice(attached) * count;
+  return vm + (model == ConsumptionModel::kSpot ? gpus * 0.4 : gpus);
 }
 
 std::optional<NodeRef> FindNode(const Fleet& fleet, std::string_view name) {

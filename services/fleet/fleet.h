@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "services/model/custom_job.h"
 #include "services/model/time.h"
 
 namespace trainyard {
@@ -60,6 +61,9 @@ struct CapacityPool {
   // CPUS quota is the bound, as in a real region. machine_type is empty; there are no node rows,
   // every admission boots fresh VMs, and each is priced by its machine type's list price.
   bool elastic = false;
+  // An attached-GPU pool (catalogPools): N1 VMs of any shape with this GPU attached, as many per
+  // VM as the job asks; machine_type is "n1+<GPU>", and each VM is priced by the job's shape.
+  AcceleratorType attached = AcceleratorType::kUnspecified;
   int cohort = -1;  // index into Fleet::cohorts when a cohort owns the pool
   double price_per_node_hour = 0;
   double spot_preemptions_per_node_hour = 0;  // SPOT: hazard per node-hour
@@ -143,5 +147,8 @@ std::optional<NodeRef> FindNode(const Fleet& fleet, std::string_view name);
 // the on-demand price times the model's discount. term matters for reservations only.
 double ListPricePerNodeHour(std::string_view machine_type, ConsumptionModel model,
                             std::string_view term, int chips_per_unit_host);
+// The same for an N1 VM with `count` GPUs of `attached` type.
+double ListPricePerNodeHour(std::string_view machine_type, AcceleratorType attached, int count,
+                            ConsumptionModel model);
 
 }  // namespace trainyard

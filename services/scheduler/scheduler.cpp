@@ -4,6 +4,7 @@
 #include <array>
 #include <queue>
 
+#include "services/catalog.h"
 #include "services/scheduler/verdict_text.h"
 
 namespace trainyard {
@@ -77,19 +78,25 @@ Scheduler::Scheduler(const Fleet& fleet, SchedulerConfig config) : fleet_(fleet)
       cohort_of_project_[m.project] = static_cast<int>(c);
     }
   }
-  // Per zone, the pools a machine type can use: its own, then the zone's elastic ones.
-  typed_pools_of_zone_.resize(zone_names_.size());
+  // Per zone, the pools a machine type can use: its own, then the zone's elastic ones. Types are
+  // numbered once (an attached-GPU pool's machine_type, "n1+NVIDIA_TESLA_T4", is its type), and
+  // each pending job carries its numbers, so Fit looks pools up without hashing.
+  for (const CapacityPool& pool : fleet_.pools) {
+    if (!pool.elastic) type_ids_.try_emplace(pool.machine_type, static_cast<int>(type_ids_.size()));
+  }
+  typed_pools_of_zone_.assign(zone_names_.size(), std::vector<std::vector<int>>(type_ids_.size()));
   elastic_pools_of_zone_.resize(zone_names_.size());
   for (size_t p = 0; p < fleet_.pools.size(); ++p) {
     const CapacityPool& pool = fleet_.pools[p];
     if (pool.elastic) {
       elastic_pools_of_zone_[zone_of_pool_[p]].push_back(static_cast<int>(p));
     } else {
-      typed_pools_of_zone_[zone_of_pool_[p]][pool.machine_type].push_back(static_cast<int>(p));
+      typed_pools_of_zone_[zone_of_pool_[p]][type_ids_.at(pool.machine_type)].push_back(
+          static_cast<int>(p));
     }
   }
   for (size_t z = 0; z < zone_names_.size(); ++z) {
-    for (auto& [type, pools] : typed_pools_of_zone_[z]) {
+    for (std::vector<int>& pools : typed_pools_of_zone_[z]) {
       pools.insert(pools.end(), elastic_pools_of_zone_[z].begin(), elastic_pools_of_zone_[z].end());
     }
   }
@@ -103,10 +110,15 @@ Scheduler::Scheduler(const Fleet& fleet, SchedulerConfig config) : fleet_(fleet)
   down_.assign(fleet_.pools.size(), 0);
 }
 
-const std::vector<int>& Scheduler::PoolsFor(int zone, const std::string& machine_type) const {
-  const auto& typed = typed_pools_of_zone_[zone];
-  auto it = typed.find(machine_type);
-  return it == typed.end() ? elastic_pools_of_zone_[zone] : it->second;
+const std::vector<int>& Scheduler::PoolsFor(int zone, const GangPool& gp) const {
+  return gp.type_id < 0 ? elastic_pools_of_zone_[zone] : typed_pools_of_zone_[zone][gp.type_id];
+}
+
+int Scheduler::TypeIdOf(const GangPool& gp) const {
+  auto it = type_ids_.find(gp.attached == AcceleratorType::kUnspecified
+                               ? gp.machine_type
+                               : "n1+" + AcceleratorName(gp.attached));
+  return it == type_ids_.end() ? -1 : it->second;
 }
 
 int Scheduler::QueueFor(const std::string& project_id, const std::string& region) {
@@ -130,6 +142,7 @@ void Scheduler::UpsertPending(SchedulerJob job) {
     Remove(job.id);
   }
   Remove(job.id);  // a requeued job leaves the running set
+  for (GangPool& gp : job.pools) gp.type_id = TypeIdOf(gp);
   PendingEntry entry;
   entry.queue = QueueFor(job.project_id, job.region);
   if (job.dws_deadline) dws_deadlines_.insert({*job.dws_deadline, job.id});
@@ -243,6 +256,12 @@ std::vector<ConsumptionModel> Scheduler::FlavorOrder(const SchedulerJob& job) co
 bool Scheduler::PoolMatches(int p, const SchedulerJob& job, const GangPool& gp,
                             ConsumptionModel model) const {
   const CapacityPool& pool = fleet_.pools[p];
+  if (pool.attached != AcceleratorType::kUnspecified ||
+      gp.attached != AcceleratorType::kUnspecified) {
+    // N1 with attached GPUs runs only on a pool of that GPU, whatever its N1 shape.
+    return pool.model == model && pool.attached == gp.attached &&
+           gp.machine_type.starts_with("n1-");
+  }
   if (pool.elastic) {
     // Only for a CPU-only type the zone has no explicit (bounded) pool of.
     return pool.model == model && gp.cpu_only &&
@@ -324,7 +343,7 @@ Scheduler::FitOutcome Scheduler::Fit(const SchedulerJob& job, Cycle& cycle, cons
   for (int z : zones_of_region_[region->second]) {
     if (only_zone >= 0 && z != only_zone) continue;
     ZoneRank rank{models.size(), 0, z};
-    for (int p : PoolsFor(z, job.pools[0].machine_type)) {
+    for (int p : PoolsFor(z, job.pools[0])) {
       for (size_t m = 0; m < models.size(); ++m) {
         if (!PoolMatches(p, job, job.pools[0], models[m])) continue;
         int64_t free = usable(p, Placement{}, nullptr);
@@ -345,12 +364,12 @@ Scheduler::FitOutcome Scheduler::Fit(const SchedulerJob& job, Cycle& cycle, cons
     for (const GangPool& gp : job.pools) {
       bool placed = false;
       for (ConsumptionModel m : models) {
-        for (int p : PoolsFor(z, gp.machine_type)) {
+        for (int p : PoolsFor(z, gp)) {
           if (!PoolMatches(p, job, gp, m)) continue;
           const Hold* held = nullptr;
           int64_t a = usable(p, placement, &held);
           if (a >= gp.units) {
-            placement.pools.push_back({p, gp.units, gp.machine_type});
+            placement.pools.push_back({p, gp.units, gp.machine_type, gp.attached_count});
             placed = true;
             break;
           }
@@ -388,7 +407,7 @@ Scheduler::FitOutcome Scheduler::Fit(const SchedulerJob& job, Cycle& cycle, cons
     int cohort_full = -1;  // a cohort pool of the job's cohort without room
     for (int z : zones_of_region_[region->second]) {
       int64_t zone_best = 0;
-      for (int p : PoolsFor(z, gp.machine_type)) {
+      for (int p : PoolsFor(z, gp)) {
         for (ConsumptionModel m : models) {
           if (!PoolMatches(p, job, gp, m)) continue;
           largest_pool = std::max<int64_t>(

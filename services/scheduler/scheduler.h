@@ -188,10 +188,12 @@ class Scheduler {
   std::unordered_map<std::string, int> region_index_;
   std::vector<std::string> zone_names_;
   std::vector<std::vector<int>> pools_of_zone_;  // zone index → pool indexes
-  // zone index → machine type → its pools and the zone's elastic pools; and the elastic alone.
-  std::vector<std::unordered_map<std::string, std::vector<int>>> typed_pools_of_zone_;
+  // zone index → type id → its pools and the zone's elastic pools; and the elastic alone.
+  std::unordered_map<std::string, int> type_ids_;
+  std::vector<std::vector<std::vector<int>>> typed_pools_of_zone_;
   std::vector<std::vector<int>> elastic_pools_of_zone_;
-  const std::vector<int>& PoolsFor(int zone, const std::string& machine_type) const;
+  const std::vector<int>& PoolsFor(int zone, const GangPool& gp) const;
+  int TypeIdOf(const GangPool& gp) const;
   std::vector<int> zone_of_pool_;
   std::vector<std::set<std::string>> explicit_types_of_zone_;  // machine types with a real pool
   std::vector<std::string> resource_of_pool_;  // its cohort resource; "" when no cohort owns it

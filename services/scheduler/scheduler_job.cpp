@@ -111,6 +111,8 @@ StatusOr<SchedulerJob> MakeSchedulerJob(int64_t id, int64_t version, const std::
       gp.quota_metric = AcceleratorName(machine->accelerator);
       gp.quota_amount = int64_t{machine->accelerator_count} * replicas;
     } else if (ms.accelerator_type != AcceleratorType::kUnspecified && ms.accelerator_count > 0) {
+      gp.attached = ms.accelerator_type;
+      gp.attached_count = ms.accelerator_count;
       gp.quota_metric = AcceleratorName(ms.accelerator_type);
       gp.quota_amount = int64_t{ms.accelerator_count} * replicas;
     } else {
@@ -125,8 +127,11 @@ StatusOr<SchedulerJob> MakeSchedulerJob(int64_t id, int64_t version, const std::
         out.reservations.push_back(LastSegment(v));
       }
     }
-    out.shape +=
-        "|" + gp.machine_type + ":" + std::to_string(gp.tpu_chips) + ":" + std::to_string(gp.units);
+    // The quota demand names attached GPUs too: n1-standard-8 with 2 T4s is another shape than
+    // n1-standard-8 alone.
+    out.shape += "|" + gp.machine_type + ":" + std::to_string(gp.tpu_chips) + ":" +
+                 std::to_string(gp.units) + ":" + gp.quota_metric + ":" +
+                 std::to_string(gp.quota_amount);
     out.pools.push_back(std::move(gp));
   }
   out.shape += "|" + std::to_string(static_cast<int>(out.affinity)) + "|" +

@@ -64,9 +64,11 @@ late=$(create '.jobSpec.scheduling.timeout = "30s"
 wait_until 60 "$late fails" state_is "$late" JOB_STATE_FAILED
 check "a job past its timeout fails with DEADLINE_EXCEEDED" "$(field "$late" .error.code)" 4
 ran=$(field "$late" '[.startTime, .endTime] | map(sub("\\.[0-9]+Z$"; "Z") | fromdateiso8601) | .[1] - .[0]')
-# The runtime sleeps until a step is due, so at 1000x it lands within a few virtual seconds.
-awk -v r="$ran" 'BEGIN { exit !(r >= 30 && r < 40) }' && pass "it ran its 30 s timeout (${ran}s)" ||
-  fail "ran ${ran}s, expected 30-40"
+# The runtime sleeps until a step is due, so at 1000x it lands within a few virtual seconds on an
+# idle machine; a loaded one (ctest -j2) is late by tens of wall milliseconds, tens of virtual
+# seconds. Either way it was stopped by the timeout, long before its 100 s of work.
+awk -v r="$ran" 'BEGIN { exit !(r >= 30 && r < 90) }' && pass "it ran its 30 s timeout (${ran}s)" ||
+  fail "ran ${ran}s, expected 30-90 (the timeout, not the 100 s of work)"
 
 # Vertex's most common machine type runs on the default fleet: CPU-only types are elastic capacity
 # in every zone, bounded by the CPUS quota rather than a node count.
@@ -83,12 +85,17 @@ check "the admin view shows the elastic pools" \
   "$(curl -fsS "$BASE/trainyard/v1/fleet" | jq '[.regions[].zones[].pools[] | select(.elastic)] | length')" 6
 
 # Every accelerator type of the catalog runs on the default fleet (a small pool of each): an
-# A100 fine-tune and a TPU v6e single-host job.
+# A100 fine-tune, a TPU v6e single-host job and an N1 with an attached T4.
 a2=$(create '.jobSpec.workerPoolSpecs[0].machineSpec = {"machineType": "a2-highgpu-1g",
     "acceleratorType": "NVIDIA_TESLA_A100", "acceleratorCount": 1}' lora-single-node.json)
 v6e=$(create '.jobSpec.workerPoolSpecs[0].machineSpec = {"machineType": "ct6e-standard-4t", "tpuTopology": "2x2"}' \
   lora-single-node.json)
-for j in "$a2" "$v6e"; do wait_until 30 "$j succeeds" state_is "$j" JOB_STATE_SUCCEEDED; done
+t4=$(create '.jobSpec.workerPoolSpecs[0].machineSpec = {"machineType": "n1-standard-8",
+    "acceleratorType": "NVIDIA_TESLA_T4", "acceleratorCount": 1}' lora-single-node.json)
+for j in "$a2" "$v6e" "$t4"; do wait_until 30 "$j succeeds" state_is "$j" JOB_STATE_SUCCEEDED; done
+check "the N1 + T4 job ran on the T4 pool, priced as its shape (8 vCPUs + 1 T4)" \
+  "$(field "$t4" '.trainyard.placement.pools[0] | (.pool | sub("^us-central1-[a-z]/"; "")) + " " + .machineType')+$(field "$t4" .trainyard.hourlyPriceUsd)" \
+  "n1+NVIDIA_TESLA_T4/ON_DEMAND n1-standard-8+0.73"
 check "the A100 job ran on an a2-highgpu-1g pool" "$(field "$a2" '.trainyard.placement.pools[0].machineType')" a2-highgpu-1g
 check "the v6e job ran on a 2x2 slice" "$(field "$v6e" '.trainyard.placement.pools[0].pool | endswith("/ct6e-standard-4t/ON_DEMAND/2x2")')" true
 

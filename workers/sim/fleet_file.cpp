@@ -295,6 +295,23 @@ void ReadCatalogPools(const nlohmann::json& json, ObjectReader& r, Fleet& fleet)
           fleet.pools.push_back(std::move(pool));
         }
       }
+      // N1 VMs with attached GPUs: one pool per GPU type, any N1 shape, as many GPUs as asked.
+      for (AcceleratorType gpu : N1AttachableAccelerators()) {
+        for (ConsumptionModel model : models) {
+          CapacityPool pool;
+          pool.zone = zone;
+          const size_t dash = zone.rfind('-');
+          pool.region = dash == std::string::npos ? zone : zone.substr(0, dash);
+          pool.machine_type = "n1+" + AcceleratorName(gpu);
+          pool.attached = gpu;
+          pool.model = model;
+          pool.units = static_cast<int>(units);
+          pool.id = zone + "/" + pool.machine_type + "/" + std::string(ConsumptionModelName(model));
+          // Shown for one GPU on an n1-standard-8; each admission is priced by its own shape.
+          pool.price_per_node_hour = ListPricePerNodeHour("n1-standard-8", gpu, 1, model);
+          fleet.pools.push_back(std::move(pool));
+        }
+      }
     }
     // Keep each zone's pools together, zones in the order the file gave them.
     std::map<std::string, size_t> zone_order;

@@ -30,7 +30,7 @@ class SchedulerCommitTest : public testing::SimFixture {
     a.version = version;
     a.placement.zone = "us-central1-a";
     const int index = fleet_.PoolIndex(pool);
-    a.placement.pools.push_back({index, units, fleet_.pools[index].machine_type});
+    a.placement.pools.push_back({index, units, fleet_.pools[index].machine_type, 0});
     a.image_uri = "us-docker.pkg.dev/x/train:1";
     a.message = "admitted by the test";
     return a;

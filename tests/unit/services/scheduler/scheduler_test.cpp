@@ -58,6 +58,7 @@ struct JobOptions {
   std::string expected_runtime;
   std::string tpu_topology;
   Timestamp created = kT0;
+  AcceleratorType attached = AcceleratorType::kUnspecified;  // N1 with GPUs: one per replica
 };
 
 SchedulerJob Job(int64_t id, JobOptions o = {}) {
@@ -67,6 +68,10 @@ SchedulerJob Job(int64_t id, JobOptions o = {}) {
   wp.machine_spec = MachineSpec{};
   wp.machine_spec->machine_type = o.machine;
   wp.machine_spec->tpu_topology = o.tpu_topology;
+  if (o.attached != AcceleratorType::kUnspecified) {
+    wp.machine_spec->accelerator_type = o.attached;
+    wp.machine_spec->accelerator_count = 1;
+  }
   wp.replica_count = o.replicas;
   job.job_spec.worker_pool_specs.push_back(wp);
   job.job_spec.scheduling = Scheduling{};
@@ -457,6 +462,32 @@ TEST(SchedulerTest, CpuJobsRunOnElasticCapacityBoundedByTheCpuQuota) {
   ASSERT_NE(Admitted(r, 4), nullptr);
   EXPECT_EQ(fleet.pools[Admitted(r, 4)->placement.pools[0].pool].model, CM::kSpot);
   EXPECT_EQ(VerdictOf(r, 5)->code, ReasonCode::kNeverFits) << "GPUs are not elastic";
+}
+
+TEST(SchedulerTest, N1WithAttachedGpusRunsOnlyOnAPoolOfThatGpu) {
+  Fleet fleet = TestFleet();
+  fleet.pools.push_back(ElasticCpu("us-central1-a", CM::kOnDemand));
+  CapacityPool t4 = Pool("us-central1-a", "n1+NVIDIA_TESLA_T4", CM::kOnDemand, 2);
+  t4.attached = AcceleratorType::kNvidiaTeslaT4;
+  fleet.pools.push_back(t4);
+  Scheduler s(fleet);
+  // Same machine type, three shapes: a V100 (no pool: never fits) evaluated first must not make
+  // the CPU-only and the T4 jobs wait with its verdict.
+  s.UpsertPending(
+      Job(1, {.machine = "n1-standard-8", .attached = AcceleratorType::kNvidiaTeslaV100}));
+  s.UpsertPending(Job(2, {.machine = "n1-standard-8", .created = kT0 + 1s}));
+  s.UpsertPending(Job(3, {.machine = "n1-standard-16",
+                          .created = kT0 + 2s,
+                          .attached = AcceleratorType::kNvidiaTeslaT4}));
+  CycleResult r = s.RunCycle(kT0 + 1min);
+  EXPECT_EQ(VerdictOf(r, 1)->code, ReasonCode::kNeverFits);
+  ASSERT_NE(Admitted(r, 2), nullptr);
+  EXPECT_TRUE(fleet.pools[Admitted(r, 2)->placement.pools[0].pool].elastic) << "CPU only: elastic";
+  ASSERT_NE(Admitted(r, 3), nullptr);
+  const PlacedPool& placed = Admitted(r, 3)->placement.pools[0];
+  EXPECT_EQ(fleet.pools[placed.pool].attached, AcceleratorType::kNvidiaTeslaT4);
+  EXPECT_EQ(placed.machine_type, "n1-standard-16");
+  EXPECT_EQ(placed.attached_gpus, 1);
 }
 
 TEST(SchedulerTest, AnExplicitPoolBoundsItsMachineTypeInItsZone) {

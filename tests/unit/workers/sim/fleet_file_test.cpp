@@ -44,8 +44,8 @@ TEST(FleetFileTest, ElasticCpuAddsAnOnDemandAndASpotPoolToEveryZone) {
   // catalogPools: every accelerator type the zone has no pool of, small, on demand and spot.
   for (const char* id :
        {"us-central1-a/a2-highgpu-1g/ON_DEMAND", "us-central1-c/g4-standard-48/SPOT",
-        "us-central1-b/ct6e-standard-4t/ON_DEMAND/2x2",
-        "us-central1-a/ct5p-hightpu-4t/SPOT/2x2x1"}) {
+        "us-central1-b/ct6e-standard-4t/ON_DEMAND/2x2", "us-central1-a/ct5p-hightpu-4t/SPOT/2x2x1",
+        "us-central1-b/n1+NVIDIA_TESLA_T4/ON_DEMAND"}) {
     const CapacityPool* pool = fleet->FindPool(id);
     ASSERT_NE(pool, nullptr) << id;
     EXPECT_EQ(pool->units, 2) << id;
