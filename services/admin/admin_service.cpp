@@ -55,8 +55,7 @@ StatusOr<std::vector<CohortShareView>> AdminService::CohortShares() {
       CohortShareView view{&cohort, resource, capacity, {}};
       int64_t nominal_sum = 0, borrowed_sum = 0, unused_sum = 0;
       for (const CohortMember& m : cohort.members) {
-        CohortShareView::Member share{&m, 0, used[resource][m.project], 0, 0};
-        if (auto n = m.nominal.find(resource); n != m.nominal.end()) share.nominal = n->second;
+        CohortShareView::Member share{&m, m.Nominal(resource), used[resource][m.project], 0, 0};
         share.borrowed = std::max<int64_t>(0, share.used - share.nominal);
         nominal_sum += share.nominal;
         borrowed_sum += share.borrowed;

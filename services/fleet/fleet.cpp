@@ -118,8 +118,17 @@ const CohortMember* Cohort::Member(std::string_view project) const {
   return nullptr;
 }
 
+int64_t CohortMember::Nominal(const std::string& resource) const {
+  auto it = nominal.find(resource);
+  return it == nominal.end() ? 0 : it->second;
+}
+
+std::string CohortResource(const std::string& machine_type, ConsumptionModel model) {
+  return machine_type + "/" + std::string(ConsumptionModelName(model));
+}
+
 std::string CohortResource(const CapacityPool& pool) {
-  return pool.machine_type + "/" + std::string(ConsumptionModelName(pool.model));
+  return CohortResource(pool.machine_type, pool.model);
 }
 
 void Fleet::SetEpoch(Timestamp value) {

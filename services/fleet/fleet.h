@@ -96,6 +96,8 @@ struct CohortMember {
   std::map<std::string, int64_t> nominal;          // resource → units; absent: 0
   std::map<std::string, int64_t> borrowing_limit;  // absent: may borrow all the others lend
   std::map<std::string, int64_t> lending_limit;    // absent: lends all of its nominal
+
+  int64_t Nominal(const std::string& resource) const;
 };
 
 struct Cohort {
@@ -107,8 +109,10 @@ struct Cohort {
   const CohortMember* Member(std::string_view project) const;
 };
 
-// "a3-megagpu-8g/RESERVATION": what a cohort pool counts towards.
+// "a3-megagpu-8g/RESERVATION": what a cohort pool counts towards, and what a job of that type
+// under that model asks of it.
 std::string CohortResource(const CapacityPool& pool);
+std::string CohortResource(const std::string& machine_type, ConsumptionModel model);
 
 struct Fleet {
   std::string name;

@@ -58,14 +58,12 @@ Scheduler::Scheduler(const Fleet& fleet, SchedulerConfig config) : fleet_(fleet)
     auto [zit, new_zone] = zone_index.try_emplace(pool.zone, static_cast<int>(zone_names_.size()));
     if (new_zone) {
       zone_names_.push_back(pool.zone);
-      pools_of_zone_.emplace_back();
       std::string region = pool.region.empty() ? RegionOfZone(pool.zone) : pool.region;
       auto [rit, new_region] =
           region_index_.try_emplace(region, static_cast<int>(zones_of_region_.size()));
       if (new_region) zones_of_region_.emplace_back();
       zones_of_region_[rit->second].push_back(zit->second);
     }
-    pools_of_zone_[zit->second].push_back(static_cast<int>(p));
     zone_of_pool_.push_back(zit->second);
   }
   resource_of_pool_.assign(fleet_.pools.size(), "");
@@ -98,12 +96,6 @@ Scheduler::Scheduler(const Fleet& fleet, SchedulerConfig config) : fleet_(fleet)
   for (size_t z = 0; z < zone_names_.size(); ++z) {
     for (std::vector<int>& pools : typed_pools_of_zone_[z]) {
       pools.insert(pools.end(), elastic_pools_of_zone_[z].begin(), elastic_pools_of_zone_[z].end());
-    }
-  }
-  explicit_types_of_zone_.resize(zone_names_.size());
-  for (size_t p = 0; p < fleet_.pools.size(); ++p) {
-    if (!fleet_.pools[p].elastic) {
-      explicit_types_of_zone_[zone_of_pool_[p]].insert(fleet_.pools[p].machine_type);
     }
   }
   used_.assign(fleet_.pools.size(), 0);
@@ -263,9 +255,10 @@ bool Scheduler::PoolMatches(int p, const SchedulerJob& job, const GangPool& gp,
            gp.machine_type.starts_with("n1-");
   }
   if (pool.elastic) {
-    // Only for a CPU-only type the zone has no explicit (bounded) pool of.
+    // Only for a CPU-only type the zone has no explicit (bounded) pool of: the zone's pools for
+    // the type are its elastic ones alone.
     return pool.model == model && gp.cpu_only &&
-           explicit_types_of_zone_[zone_of_pool_[p]].count(gp.machine_type) == 0;
+           PoolsFor(zone_of_pool_[p], gp).size() == elastic_pools_of_zone_[zone_of_pool_[p]].size();
   }
   if (pool.model != model || pool.machine_type != gp.machine_type ||
       pool.tpu_chips != gp.tpu_chips) {
@@ -440,11 +433,10 @@ Scheduler::FitOutcome Scheduler::Fit(const SchedulerJob& job, Cycle& cycle, cons
       const CohortMember* me = cohort.Member(job.project_id);
       const std::string& resource = resource_of_pool_[share_bound];
       auto limit = me->borrowing_limit.find(resource);
-      auto nominal = me->nominal.find(resource);
       out.code = ReasonCode::kShareExhausted;
       out.message = ShareExhaustedMessage(
           cohort.name, job.project_id, resource, CohortUsage(pool.cohort, resource, job.project_id),
-          nominal == me->nominal.end() ? 0 : nominal->second,
+          me->Nominal(resource),
           limit == me->borrowing_limit.end() ? std::nullopt : std::optional(limit->second),
           std::max<int64_t>(0, Headroom(job.project_id, share_bound, extra)), gp.units);
       return out;
@@ -467,11 +459,10 @@ Scheduler::FitOutcome Scheduler::Fit(const SchedulerJob& job, Cycle& cycle, cons
       int64_t used = 0;
       for (const CohortMember& m : cohort.members)
         used += CohortUsage(pool.cohort, resource, m.project);
-      auto nominal = me->nominal.find(resource);
       out.message += "; " + CohortFullMessage(cohort.name, resource, used,
                                               cohort.capacity.at(resource), job.project_id,
                                               CohortUsage(pool.cohort, resource, job.project_id),
-                                              nominal == me->nominal.end() ? 0 : nominal->second);
+                                              me->Nominal(resource));
     }
     return out;
   }
@@ -517,17 +508,14 @@ int64_t Scheduler::Headroom(const std::string& project, int pool, const Extra* e
     used += u;
     if (&m == me) continue;
     auto lend = m.lending_limit.find(resource);
-    auto nominal = m.nominal.find(resource);
-    if (lend == m.lending_limit.end() || nominal == m.nominal.end()) continue;
-    kept_by_others += std::max<int64_t>(0, nominal->second - lend->second - u);
+    if (lend == m.lending_limit.end()) continue;
+    kept_by_others += std::max<int64_t>(0, m.Nominal(resource) - lend->second - u);
   }
   auto cap = cohort.capacity.find(resource);
   int64_t room = (cap == cohort.capacity.end() ? 0 : cap->second) - used - kept_by_others;
   if (auto limit = me->borrowing_limit.find(resource); limit != me->borrowing_limit.end()) {
-    auto nominal = me->nominal.find(resource);
     const int64_t mine = CohortUsage(c, resource, project) - std::max<int64_t>(0, freed);
-    room = std::min(room, (nominal == me->nominal.end() ? 0 : nominal->second) + limit->second -
-                              std::max<int64_t>(0, mine));
+    room = std::min(room, me->Nominal(resource) + limit->second - std::max<int64_t>(0, mine));
   }
   return room;
 }
@@ -539,9 +527,7 @@ bool Scheduler::Borrowing(const RunningJob& job) const {
     const CohortMember* m = fleet_.cohorts[c].Member(job.project_id);
     if (m == nullptr) continue;
     const std::string& resource = resource_of_pool_[pp.pool];
-    auto nominal = m->nominal.find(resource);
-    if (CohortUsage(c, resource, job.project_id) >
-        (nominal == m->nominal.end() ? 0 : nominal->second)) {
+    if (CohortUsage(c, resource, job.project_id) > m->Nominal(resource)) {
       return true;
     }
   }
@@ -556,10 +542,9 @@ bool Scheduler::MayReclaim(const SchedulerJob& job,
   const CohortMember* me = cohort.Member(job.project_id);
   for (const GangPool& gp : job.pools) {
     for (ConsumptionModel m : models) {
-      const std::string resource = gp.machine_type + "/" + std::string(ConsumptionModelName(m));
-      auto nominal = me->nominal.find(resource);
-      if (nominal == me->nominal.end()) continue;
-      if (CohortUsage(c->second, resource, job.project_id) + gp.units <= nominal->second) {
+      const std::string resource = CohortResource(gp.machine_type, m);
+      if (me->nominal.count(resource) == 0) continue;
+      if (CohortUsage(c->second, resource, job.project_id) + gp.units <= me->Nominal(resource)) {
         return true;
       }
     }
@@ -576,12 +561,11 @@ Scheduler::FairKey Scheduler::FairKeyOf(const SchedulerJob& job) const {
   const CohortMember* me = cohort.Member(job.project_id);
   for (const GangPool& gp : job.pools) {
     for (ConsumptionModel m : FlavorOrder(job)) {
-      const std::string resource = gp.machine_type + "/" + std::string(ConsumptionModelName(m));
+      const std::string resource = CohortResource(gp.machine_type, m);
       auto capacity = cohort.capacity.find(resource);
       if (capacity == cohort.capacity.end() || capacity->second <= 0) continue;
-      auto nominal = me->nominal.find(resource);
-      const int64_t over = CohortUsage(c->second, resource, job.project_id) + gp.units -
-                           (nominal == me->nominal.end() ? 0 : nominal->second);
+      const int64_t over =
+          CohortUsage(c->second, resource, job.project_id) + gp.units - me->Nominal(resource);
       if (over <= 0) continue;
       key.borrowing = true;
       key.drs = std::max(

@@ -187,7 +187,6 @@ class Scheduler {
   std::vector<std::vector<int>> zones_of_region_;  // region index → zone indexes
   std::unordered_map<std::string, int> region_index_;
   std::vector<std::string> zone_names_;
-  std::vector<std::vector<int>> pools_of_zone_;  // zone index → pool indexes
   // zone index → type id → its pools and the zone's elastic pools; and the elastic alone.
   std::unordered_map<std::string, int> type_ids_;
   std::vector<std::vector<std::vector<int>>> typed_pools_of_zone_;
@@ -195,7 +194,6 @@ class Scheduler {
   const std::vector<int>& PoolsFor(int zone, const GangPool& gp) const;
   int TypeIdOf(const GangPool& gp) const;
   std::vector<int> zone_of_pool_;
-  std::vector<std::set<std::string>> explicit_types_of_zone_;  // machine types with a real pool
   std::vector<std::string> resource_of_pool_;  // its cohort resource; "" when no cohort owns it
   // Per cohort: resource → project → units its running jobs hold on the cohort's pools.
   std::vector<std::map<std::string, std::unordered_map<std::string, int64_t>>> cohort_usage_;

@@ -11,6 +11,19 @@
 namespace trainyard::sim {
 namespace {
 
+// A pool of `zone` before its capacity: zone, region, type, model and the id the rest derive from.
+CapacityPool NewPool(const std::string& zone, std::string machine_type, ConsumptionModel model) {
+  CapacityPool pool;
+  pool.zone = zone;
+  const size_t dash = zone.rfind('-');
+  pool.region = dash == std::string::npos ? zone : zone.substr(0, dash);
+  pool.machine_type = std::move(machine_type);
+  pool.model = model;
+  pool.id = zone + "/" + (pool.machine_type.empty() ? "elastic-cpu" : pool.machine_type) + "/" +
+            std::string(ConsumptionModelName(model));
+  return pool;
+}
+
 // Non-negative number at object[name], consumed from `reader`; false when absent.
 bool GetNumber(const nlohmann::json& object, ObjectReader& reader, std::string_view name,
                double* out) {
@@ -102,10 +115,7 @@ void ReadQuotas(const nlohmann::json& object, ObjectReader& reader, QuotaConfig*
 }
 
 void ReadPool(const nlohmann::json& json, ObjectReader& r, const std::string& zone, Fleet& fleet) {
-  CapacityPool pool;
-  pool.zone = zone;
-  size_t dash = zone.rfind('-');
-  pool.region = dash == std::string::npos ? zone : zone.substr(0, dash);
+  CapacityPool pool = NewPool(zone, "", ConsumptionModel::kOnDemand);
   const std::string at = r.path().json();
   if (!r.GetString("machineType", &pool.machine_type)) {
     r.Fail(InvalidField(at + ".machineType", "is required"));
@@ -219,13 +229,8 @@ namespace {
 // project's CPUS quota rather than by a node count (services/fleet/fleet.h, CapacityPool::elastic).
 void AddElasticCpuPools(const std::string& zone, Fleet& fleet) {
   for (ConsumptionModel model : {ConsumptionModel::kOnDemand, ConsumptionModel::kSpot}) {
-    CapacityPool pool;
+    CapacityPool pool = NewPool(zone, "", model);
     pool.elastic = true;
-    pool.zone = zone;
-    const size_t dash = zone.rfind('-');
-    pool.region = dash == std::string::npos ? zone : zone.substr(0, dash);
-    pool.model = model;
-    pool.id = zone + "/elastic-cpu/" + std::string(ConsumptionModelName(model));
     fleet.pools.push_back(std::move(pool));
   }
 }
@@ -274,14 +279,8 @@ void ReadCatalogPools(const nlohmann::json& json, ObjectReader& r, Fleet& fleet)
         const bool tpu = machine->is_tpu && !machine->tpu_family.empty();
         if ((!gpu && !tpu) || explicit_types.count(std::string(name)) > 0) continue;
         for (ConsumptionModel model : models) {
-          CapacityPool pool;
-          pool.zone = zone;
-          const size_t dash = zone.rfind('-');
-          pool.region = dash == std::string::npos ? zone : zone.substr(0, dash);
-          pool.machine_type = std::string(name);
-          pool.model = model;
+          CapacityPool pool = NewPool(zone, std::string(name), model);
           pool.units = static_cast<int>(units);
-          pool.id = zone + "/" + pool.machine_type + "/" + std::string(ConsumptionModelName(model));
           if (tpu) {
             pool.tpu_topology = std::string(TpuTopologies(*machine).front());
             auto slice = ResolveTpuTopology(*machine, pool.tpu_topology);
@@ -298,15 +297,9 @@ void ReadCatalogPools(const nlohmann::json& json, ObjectReader& r, Fleet& fleet)
       // N1 VMs with attached GPUs: one pool per GPU type, any N1 shape, as many GPUs as asked.
       for (AcceleratorType gpu : N1AttachableAccelerators()) {
         for (ConsumptionModel model : models) {
-          CapacityPool pool;
-          pool.zone = zone;
-          const size_t dash = zone.rfind('-');
-          pool.region = dash == std::string::npos ? zone : zone.substr(0, dash);
-          pool.machine_type = "n1+" + AcceleratorName(gpu);
+          CapacityPool pool = NewPool(zone, "n1+" + AcceleratorName(gpu), model);
           pool.attached = gpu;
-          pool.model = model;
           pool.units = static_cast<int>(units);
-          pool.id = zone + "/" + pool.machine_type + "/" + std::string(ConsumptionModelName(model));
           // Shown for one GPU on an n1-standard-8; each admission is priced by its own shape.
           pool.price_per_node_hour = ListPricePerNodeHour("n1-standard-8", gpu, 1, model);
           fleet.pools.push_back(std::move(pool));
