@@ -42,12 +42,14 @@ ApiService::ApiService(ReadinessProbe readiness) : readiness_(std::move(readines
                      });
 }
 
-void ApiService::Attach(JobService& jobs, AdminService& admin, FaultInjector* injector,
-                        JobLogService* logs) {
-  resources_owner_ = std::make_unique<Resources>(jobs, admin);
+void ApiService::Attach(const Services& services) {
+  resources_owner_ = std::make_unique<Resources>(services);
   Resources& r = *resources_owner_;
+  FaultInjector* injector = services.injector;
+  JobLogService* logs = services.logs;
   r.custom_jobs.Register(r.router);
   r.operations.Register(r.router);
+  r.persistent_resources.Register(r.router);
   r.job_events.Register(r.router);
   r.fleet.Register(r.router);
   r.nodes.Register(r.router);

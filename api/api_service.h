@@ -17,6 +17,7 @@
 #include "api/job_log_handler.h"
 #include "api/logging_handler.h"
 #include "api/operation_handler.h"
+#include "api/persistent_resource_handler.h"
 #include "api/router.h"
 #include "services/job_service.h"
 
@@ -32,8 +33,15 @@ class ApiService {
   explicit ApiService(ReadinessProbe readiness);
   // `injector` (optional) serves the fleet's fault injection endpoints; `logs` (optional) the job
   // logs: /trainyard/v1/…/customJobs/{id}/logs and Cloud Logging's POST /v2/entries:list.
-  void Attach(JobService& jobs, AdminService& admin, FaultInjector* injector = nullptr,
-              JobLogService* logs = nullptr);
+  struct Services {
+    JobService& jobs;
+    OperationService& operations;
+    ResourceService& resources;
+    AdminService& admin;
+    FaultInjector* injector = nullptr;
+    JobLogService* logs = nullptr;
+  };
+  void Attach(const Services& services);
   HttpResponse Handle(HttpRequest& request);
   Handler AsHandler() {
     return [this](HttpRequest& r) { return Handle(r); };
@@ -41,18 +49,20 @@ class ApiService {
 
  private:
   struct Resources {
-    Resources(JobService& jobs, AdminService& admin)
-        : custom_jobs(jobs),
-          operations(jobs),
-          job_events(admin),
-          fleet(admin),
-          nodes(admin),
-          reservations(admin),
-          queues(admin),
-          costs(admin) {}
+    explicit Resources(const Services& s)
+        : custom_jobs(s.jobs),
+          operations(s.operations),
+          persistent_resources(s.resources),
+          job_events(s.admin),
+          fleet(s.admin),
+          nodes(s.admin),
+          reservations(s.admin),
+          queues(s.admin),
+          costs(s.admin) {}
     Router router;
     CustomJobHandler custom_jobs;
     OperationHandler operations;
+    PersistentResourceHandler persistent_resources;
     // The read-only admin view under /trainyard/v1/.
     JobEventHandler job_events;
     AdminFleetHandler fleet;

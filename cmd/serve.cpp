@@ -18,6 +18,8 @@
 #include "services/job_service.h"
 #include "services/log.h"
 #include "services/logs/job_log_service.h"
+#include "services/operations/operation_service.h"
+#include "services/persistent_resources/resource_service.h"
 #include "storage/embedded_postgres.h"
 #include "storage/migrator.h"
 #include "storage/pg.h"
@@ -26,12 +28,16 @@
 #include "storage/pg_fault_injection_store.h"
 #include "storage/pg_job_log_store.h"
 #include "storage/pg_job_store.h"
+#include "storage/pg_operation_store.h"
 #include "storage/pg_project_repository.h"
+#include "storage/pg_resource_fleet_store.h"
+#include "storage/pg_resource_store.h"
 #include "storage/pg_scheduler_store.h"
 #include "storage/sim_clock_store.h"
 #include "workers/failure_simulator.h"
 #include "workers/job_executor.h"
 #include "workers/local/local_runtime.h"
+#include "workers/resource_reconciler.h"
 #include "workers/scheduler_loop.h"
 #include "workers/sim/fleet_file.h"
 #include "workers/sim/sim_runtime.h"
@@ -151,8 +157,11 @@ int RunServe(const ServeOptions& options) {
 
   storage::PgProjectRepository projects(*db->pool);
   storage::PgJobStore jobs(*db->pool);
-  storage::PgOperationRepository operations(*db->pool);
-  JobService job_service(projects, jobs, operations, **clock);
+  storage::PgOperationStore operations(*db->pool);
+  storage::PgResourceStore resources(*db->pool);
+  JobService job_service(projects, jobs, **clock, &resources);
+  OperationService operation_service(projects, operations, **clock);
+  ResourceService resource_service(projects, resources, **clock);
   auto runs = [&](const char* role) {
     return std::find(options.roles.begin(), options.roles.end(), role) != options.roles.end();
   };
@@ -172,12 +181,19 @@ int RunServe(const ServeOptions& options) {
   JobLogRetention log_retention{options.log_lines_per_job};
   storage::PgJobLogStore job_logs(*db->pool, log_retention);
   JobLogService job_log_service(job_logs, projects, **clock);
-  if (runs("api")) api.Attach(job_service, admin_service, &injector, &job_log_service);
+  if (runs("api")) {
+    api.Attach({job_service, operation_service, resource_service, admin_service, &injector,
+                &job_log_service});
+  }
   ready_pool = db->pool.get();
   SchedulerLoop scheduler(scheduler_store, *fleet, **clock);
   storage::PgFailureStore failure_store(scheduler_store);
   FailureSimulator failures(failure_store, *fleet);
   scheduler.SetFailureSimulator(&failures);
+  storage::PgResourceFleetStore resource_fleet(scheduler_store);
+  ResourceReconciler resource_reconciler(
+      resource_fleet, *fleet, [&](const JobRef& job) { return job_service.Cancel(job); });
+  scheduler.SetResourceReconciler(&resource_reconciler);
   if (runs("scheduler")) scheduler.Start();
 
   JobExecutorOptions executor_options;

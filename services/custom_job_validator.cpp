@@ -1,5 +1,7 @@
 #include "services/custom_job_validator.h"
 
+#include "services/field_rules.h"
+
 #include <chrono>
 #include <string>
 #include <string_view>
@@ -698,5 +700,16 @@ Status ValidateCustomJob(const CustomJob& job) {
   TY_RETURN_IF_ERROR(EstimateWorkload(spec).status());
   return CheckpointInterval(spec).status();
 }
+
+Status ValidateLabelsField(const std::map<std::string, std::string>& labels) {
+  return ValidateLabels(labels);
+}
+Status ValidateMachineSpecField(const MachineSpec& spec, const std::string& path) {
+  return ValidateMachineSpec(spec, path);
+}
+Status ValidateDiskSpecField(const DiskSpec& disk, const std::string& path) {
+  return ValidateDiskSpec(disk, path);
+}
+bool IsResourceIdText(std::string_view s) { return IsRfc1035Name(s); }
 
 }  // namespace trainyard

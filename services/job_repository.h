@@ -9,7 +9,7 @@
 #include "services/job_filter.h"
 #include "services/job_state_machine.h"
 #include "services/model/custom_job.h"
-#include "services/operation.h"
+#include "services/operations/operation.h"
 #include "services/resource_names.h"
 #include "services/runtime/job_run.h"
 #include "services/status.h"
@@ -108,13 +108,6 @@ class JobLeaseRepository {
   virtual StatusOr<std::vector<JobRecord>> ByIds(const std::vector<int64_t>& ids) = 0;
   // The virtual time of the earliest next action among the jobs `owner` holds (nullopt: none).
   virtual StatusOr<std::optional<Timestamp>> NextDue(const std::string& owner) = 0;
-};
-
-class OperationRepository {
- public:
-  virtual ~OperationRepository() = default;
-  virtual StatusOr<Operation> Get(int64_t project_number, const std::string& location,
-                                  int64_t id) = 0;
 };
 
 }  // namespace trainyard

@@ -4,6 +4,7 @@
 
 #include "services/custom_job_validator.h"
 #include "services/job_state_machine.h"
+#include "services/persistent_resources/resource_fit.h"
 #include "services/scheduler/scheduler_job.h"
 #include "services/workload_model.h"
 
@@ -70,6 +71,26 @@ StatusOr<Project> JobService::ResolveExisting(const std::string& project) {
   return resolved;
 }
 
+Status JobService::CheckResource(const Project& project, const std::string& location,
+                                 const CustomJobSpec& spec) {
+  if (spec.persistent_resource_id.empty() || resources_ == nullptr) return Status::Ok();
+  auto resource = resources_->Get(project.number, location, spec.persistent_resource_id);
+  if (!resource.ok()) {
+    if (resource.status().code() != Code::kNotFound) return resource.status();
+    return InvalidField("jobSpec.persistentResourceId",
+                        "persistent resource \"" + spec.persistent_resource_id +
+                            "\" does not exist in projects/" + project.id + "/locations/" +
+                            location + " (a job runs only on its own project's resources)");
+  }
+  const ResourceState state = resource->resource.state;
+  if (state == ResourceState::kStopping || state == ResourceState::kError) {
+    return FailedPrecondition("persistent resource " + spec.persistent_resource_id + " is " +
+                              (state == ResourceState::kError ? "in ERROR" : "being deleted") +
+                              "; it takes no new jobs");
+  }
+  return CheckJobFitsResource(spec, resource->resource);
+}
+
 StatusOr<CustomJob> JobService::Create(const ParentRef& parent, CustomJob job,
                                        const std::string& request_id) {
   TY_RETURN_IF_ERROR(ValidateLocation(parent.location));
@@ -78,6 +99,7 @@ StatusOr<CustomJob> JobService::Create(const ParentRef& parent, CustomJob job,
   job.trainyard.reset();
   TY_ASSIGN_OR_RETURN(Project project,
                       projects_.Resolve(parent.project, /*create_if_missing=*/true));
+  TY_RETURN_IF_ERROR(CheckResource(project, parent.location, job.job_spec));
 
   Timestamp now = clock_.Now();
   JobRecord record;
@@ -182,7 +204,7 @@ StatusOr<Operation> JobService::Delete(const JobRef& ref) {
   Operation op;
   op.project_number = record.project_number;
   op.location = record.location;
-  op.metadata_type = "google.cloud.aiplatform.v1.DeleteOperationMetadata";
+  op.metadata_type = kDeleteOperationMetadata;
   op.done = true;  // the row goes in the same transaction, so the operation is born finished
   op.response_json = kEmptyResponseJson;
   op.create_time = now;
@@ -195,20 +217,6 @@ StatusOr<Operation> JobService::Delete(const JobRef& ref) {
     if (deleted.code() == Code::kNotFound) return JobNotFound(ref);
     if (deleted.code() != Code::kAlreadyExists || attempt + 1 >= kMaxIdRetries) return deleted;
   }
-}
-
-StatusOr<Operation> JobService::GetOperation(const OperationRef& ref) {
-  auto not_found = [&] { return NotFound("Operation " + ref.operation_id + " not found."); };
-  std::optional<int64_t> id = ParseId(ref.operation_id);
-  if (!id) return not_found();
-  auto project = projects_.Resolve(ref.parent.project, /*create_if_missing=*/false);
-  if (!project.ok()) {
-    if (project.status().code() == Code::kNotFound) return not_found();
-    return project.status();
-  }
-  auto op = operations_.Get(project->number, ref.parent.location, *id);
-  if (!op.ok() && op.status().code() == Code::kNotFound) return not_found();
-  return op;
 }
 
 }  // namespace trainyard

@@ -7,6 +7,7 @@
 
 #include "services/clock.h"
 #include "services/job_repository.h"
+#include "services/persistent_resources/resource_repository.h"
 #include "services/status.h"
 
 namespace trainyard {
@@ -25,25 +26,27 @@ struct ListJobsResult {
 
 class JobService {
  public:
-  JobService(ProjectRepository& projects, JobRepository& jobs, OperationRepository& operations,
-             const Clock& clock)
-      : projects_(projects), jobs_(jobs), operations_(operations), clock_(clock) {}
+  // `resources` (optional) checks jobs that name a persistent resource against it.
+  JobService(ProjectRepository& projects, JobRepository& jobs, const Clock& clock,
+             ResourceRepository* resources = nullptr)
+      : projects_(projects), jobs_(jobs), clock_(clock), resources_(resources) {}
 
   StatusOr<CustomJob> Create(const ParentRef& parent, CustomJob job, const std::string& request_id);
   StatusOr<CustomJob> Get(const JobRef& ref);
   StatusOr<ListJobsResult> List(const ListJobsRequest& request);
   Status Cancel(const JobRef& ref);
   StatusOr<Operation> Delete(const JobRef& ref);
-  StatusOr<Operation> GetOperation(const OperationRef& ref);
 
  private:
   StatusOr<Project> ResolveExisting(const std::string& project);
   StatusOr<JobRecord> Load(const JobRef& ref);
+  Status CheckResource(const Project& project, const std::string& location,
+                       const CustomJobSpec& spec);
 
   ProjectRepository& projects_;
   JobRepository& jobs_;
-  OperationRepository& operations_;
   const Clock& clock_;
+  ResourceRepository* resources_ = nullptr;
 };
 
 // The cost and goodput a job shows: what its earlier states accrued plus its current state's time

@@ -70,12 +70,19 @@ constexpr const char* kApplyTransition =
     "INSERT INTO job_events (job_id, time, from_state, to_state, reason) "
     "SELECT id, " TY_TS("$5") ", $3::smallint, $4::smallint, $12::text FROM u";
 
+// How many images a node keeps (its boot disk holds this many training images).
+#define TY_IMAGE_CACHE_SIZE "8"
+
 // Nodes follow their job: BUSY (with the image cached) once it runs, unless one is down meanwhile
 // (its repair or reclaim is the failure simulator's). $4 live states, $5 BUSY.
+// The cache is least recently used first and keeps kImageCacheSize images: the job's image moves
+// to the end, and the oldest goes when the disk is full.
 constexpr const char* kNodesRunning =
     "UPDATE nodes SET state = $5::smallint, state_since = " TY_TS("$2") ", "
-    "image_cache = CASE WHEN $3::text IS NULL OR $3 = ANY(image_cache) THEN image_cache "
-    "ELSE image_cache || $3::text END WHERE job_id = $1::bigint AND state = ANY($4::smallint[])";
+    "image_cache = CASE WHEN $3::text IS NULL THEN image_cache ELSE "
+    "(array_remove(image_cache, $3::text) || $3::text)[greatest(1, cardinality("
+    "array_remove(image_cache, $3::text)) + 2 - " TY_IMAGE_CACHE_SIZE "):] END "
+    "WHERE job_id = $1::bigint AND state = ANY($4::smallint[])";
 
 std::string Number(auto value) { return std::to_string(static_cast<int64_t>(value)); }
 std::string Bool(bool value) { return value ? "true" : "false"; }

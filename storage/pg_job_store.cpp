@@ -60,11 +60,6 @@ constexpr const char* kByIds =
 constexpr const char* kReleaseAll =
     "UPDATE custom_jobs SET lease_owner = NULL, lease_expires_at = NULL WHERE lease_owner = $1";
 
-constexpr const char* kGetOperation =
-    "SELECT id, project_number, location, parent, metadata_type, done, response::text, "
-    "error_code, error_message, " TY_MICROS("create_time") ", " TY_MICROS("update_time")
-    " FROM operations WHERE id = $1::bigint AND project_number = $2::bigint AND location = $3";
-
 std::string LabelsJson(const std::map<std::string, std::string>& labels) {
   return nlohmann::json(labels).dump();
 }
@@ -294,29 +289,6 @@ StatusOr<std::vector<JobRecord>> PgJobStore::ByIds(const std::vector<int64_t>& i
 Status PgJobStore::ReleaseAll(const std::string& owner) {
   TY_ASSIGN_OR_RETURN(auto conn, pool_.Acquire());
   return conn->Exec(kReleaseAll, {owner}).status();
-}
-
-StatusOr<Operation> PgOperationRepository::Get(int64_t project_number, const std::string& location,
-                                               int64_t id) {
-  TY_ASSIGN_OR_RETURN(auto conn, pool_.Acquire());
-  TY_ASSIGN_OR_RETURN(
-      pg::Result r,
-      conn->Exec(kGetOperation, {std::to_string(id), std::to_string(project_number), location}));
-  if (r.rows() == 0) return NotFound("operation not found");
-  Operation op;
-  op.id = r.GetInt64(0, 0);
-  op.project_number = r.GetInt64(0, 1);
-  op.location = std::string(r.Get(0, 2));
-  op.parent = std::string(r.Get(0, 3));
-  op.metadata_type = std::string(r.Get(0, 4));
-  op.done = r.Get(0, 5) == "t";
-  if (!r.IsNull(0, 6)) op.response_json = std::string(r.Get(0, 6));
-  if (!r.IsNull(0, 7)) {
-    op.error = RpcStatus{static_cast<int>(r.GetInt64(0, 7)), std::string(r.Get(0, 8))};
-  }
-  op.create_time = FromUnixMicros(r.GetInt64(0, 9));
-  op.update_time = FromUnixMicros(r.GetInt64(0, 10));
-  return op;
 }
 
 }  // namespace trainyard::storage

@@ -32,13 +32,4 @@ class PgJobStore final : public JobRepository, public JobLeaseRepository {
   GroupCommitter creates_;
 };
 
-class PgOperationRepository final : public OperationRepository {
- public:
-  explicit PgOperationRepository(pg::Pool& pool) : pool_(pool) {}
-  StatusOr<Operation> Get(int64_t project_number, const std::string& location, int64_t id) override;
-
- private:
-  pg::Pool& pool_;
-};
-
 }  // namespace trainyard::storage

@@ -9,6 +9,7 @@
 #include "storage/job_row.h"
 #include "storage/job_transition_sql.h"
 #include "storage/node_sql.h"
+#include "storage/resource_row.h"
 #include "storage/row_codec.h"
 
 namespace trainyard::storage {
@@ -41,20 +42,66 @@ constexpr const char* kChanges =
     "AND change_xid < pg_snapshot_xmin(pg_current_snapshot()) "
     "ORDER BY change_xid, change_seq LIMIT $3::int";
 
+// A down node a persistent resource holds is the resource's loss, already out of the pool's free
+// units through the resource's hold.
 constexpr const char* kUnhealthy =
-    "SELECT pool_id, ordinal FROM nodes WHERE state IN (4, 5, 6) AND job_id IS NULL";
+    "SELECT pool_id, ordinal FROM nodes WHERE state IN (4, 5, 6) AND job_id IS NULL "
+    "AND resource_uid IS NULL";
 
 constexpr const char* kFreeNodes =
-    "SELECT pool_id, ordinal, state, array_to_json(image_cache)::text FROM nodes "
+    "SELECT pool_id, ordinal, state, array_to_json(image_cache)::text, "
+    "COALESCE(resource_uid, 0) FROM nodes "
     "WHERE pool_id = ANY($1::text[]) AND job_id IS NULL AND state IN (2, 7)";
+
+constexpr const char* kResources = "SELECT " TY_RESOURCE_COLUMNS TY_RESOURCE_FROM;
 
 // Claims exactly the chosen nodes, if each is still free: fewer rows than chosen means something
 // moved them meanwhile (a failure, another writer) and the admission is skipped. READY nodes go
 // BUSY; DELETED ones are provisioned first.
+// $5: the persistent resource whose nodes these are (0: nodes no resource holds).
 constexpr const char* kClaimNodes =
     "UPDATE nodes SET job_id = $1::bigint, state = CASE WHEN state = 2 THEN 3 ELSE 1 END, "
     "state_since = " TY_TS("$4") " "
-    "WHERE pool_id = $2 AND ordinal = ANY($3::int[]) AND job_id IS NULL AND state IN (2, 7)";
+    "WHERE pool_id = $2 AND ordinal = ANY($3::int[]) AND job_id IS NULL AND state IN (2, 7) "
+    "AND resource_uid IS NOT DISTINCT FROM NULLIF($5::bigint, 0)";
+
+// A persistent resource takes free nodes ($1 its uid): READY ones stay READY (with their cache),
+// DELETED ones are provisioned for it.
+constexpr const char* kHoldNodes =
+    "UPDATE nodes SET resource_uid = $1::bigint, state = CASE WHEN state = 2 THEN 2 ELSE 1 END, "
+    "state_since = " TY_TS("$4") " "
+    "WHERE pool_id = $2 AND ordinal = ANY($3::int[]) AND job_id IS NULL AND state IN (2, 7) "
+    "AND resource_uid IS NULL";
+
+// Gives back what a skipped hold took in this transaction.
+constexpr const char* kUnholdNodes =
+    "UPDATE nodes SET resource_uid = NULL, state = CASE WHEN state = 1 THEN 7 ELSE state END, "
+    "state_since = " TY_TS("$2") " WHERE resource_uid = $1::bigint";
+
+// The resource's hold placed: a compare-and-set on its version while it is PROVISIONING.
+constexpr const char* kPlaceResource =
+    "UPDATE persistent_resources SET placement = $3::jsonb, ready_at = " TY_TS("$4") ", "
+    "held_since = " TY_TS("$5") ", hourly_price_micros = $6::bigint, sched_code = NULL, "
+    "sched_message = NULL, version = version + 1 "
+    "WHERE uid = $1::bigint AND version = $2::bigint AND state = 1";
+
+// Why a resource is not placed yet: not a change, so the version stays.
+constexpr const char* kResourceVerdicts =
+    "UPDATE persistent_resources r SET sched_code = d.code, sched_message = d.msg "
+    "FROM unnest($1::bigint[], $2::text[], $3::text[]) AS d(uid, code, msg) "
+    "WHERE r.uid = d.uid AND r.state = 1 AND r.placement IS NULL";
+
+// A resource that can never be placed, after the fleet's neverFitsTimeout: ERROR, and its
+// operation ends with the same error (RESOURCE_EXHAUSTED, like a stockout).
+constexpr const char* kFailResourceOperation =
+    "UPDATE operations SET done = true, error_code = 8, error_message = $2, progress_message = '', "
+    "update_time = " TY_TS("$3") " WHERE NOT done AND id = (SELECT operation_id FROM "
+    "persistent_resources WHERE uid = $1::bigint AND version = $4::bigint AND state = 1)";
+constexpr const char* kFailResource =
+    "UPDATE persistent_resources SET state = 5, error_code = 8, error_message = $2, "
+    "update_time = " TY_TS("$3") ", operation_id = NULL, sched_code = NULL, "
+    "sched_message = NULL, version = version + 1 "
+    "WHERE uid = $1::bigint AND version = $4::bigint AND state = 1";
 
 // Gives back what a skipped admission claimed in this transaction: BUSY came from READY,
 // PROVISIONING from DELETED (kClaimNodes).
@@ -142,6 +189,17 @@ StatusOr<std::vector<JobRecord>> PgSchedulerStore::JobChanges(const ChangeCursor
   return DecodeJobRows(r);
 }
 
+StatusOr<std::vector<ResourceRecord>> PgSchedulerStore::Resources() {
+  TY_ASSIGN_OR_RETURN(pg::Connection * conn, Connection());
+  TY_ASSIGN_OR_RETURN(pg::Result r, conn->Exec(kResources));
+  std::vector<ResourceRecord> out;
+  for (int i = 0; i < r.rows(); ++i) {
+    TY_ASSIGN_OR_RETURN(ResourceRecord rec, DecodeResourceRow(r, i));
+    out.push_back(std::move(rec));
+  }
+  return out;
+}
+
 StatusOr<std::map<std::string, int64_t>> PgSchedulerStore::UnitsDown(const Fleet& fleet) {
   TY_ASSIGN_OR_RETURN(pg::Connection * conn, Connection());
   TY_ASSIGN_OR_RETURN(pg::Result r, conn->Exec(kUnhealthy));
@@ -165,7 +223,7 @@ Status PgSchedulerStore::LoadFree(pg::Transaction& tx, const Fleet& fleet,
   }
   if (ids.empty()) return Status::Ok();
   TY_ASSIGN_OR_RETURN(pg::Result r, tx.Exec(kFreeNodes, {TextArray(ids)}));
-  std::map<std::string, std::vector<FreeNode>> nodes;
+  std::map<std::pair<std::string, int64_t>, std::vector<FreeNode>> nodes;
   for (int i = 0; i < r.rows(); ++i) {
     FreeNode n;
     n.ordinal = r.GetInt64(i, 1);
@@ -176,11 +234,16 @@ Status PgSchedulerStore::LoadFree(pg::Transaction& tx, const Fleet& fleet,
         if (image.is_string()) n.image_cache.push_back(image.get<std::string>());
       }
     }
-    nodes[std::string(r.Get(i, 0))].push_back(std::move(n));
+    nodes[{std::string(r.Get(i, 0)), r.GetInt64(i, 4)}].push_back(std::move(n));
   }
   for (int p : pools) {
     if (fleet.pools[p].elastic) continue;
-    free.insert_or_assign(p, FreeUnits(fleet.pools[p].hosts_per_unit, nodes[fleet.pools[p].id]));
+    // Every holder of the pool's free nodes, the pool itself (0) included even when it has none.
+    nodes[{fleet.pools[p].id, 0}];
+    for (auto& [key, list] : nodes) {
+      if (key.first != fleet.pools[p].id) continue;
+      free.insert_or_assign({p, key.second}, FreeUnits(fleet.pools[p].hosts_per_unit, list));
+    }
   }
   return Status::Ok();
 }
@@ -198,8 +261,9 @@ struct PoolChoice {
 };
 
 // Chooses the admission's nodes pool by pool (nullopt: a pool is short, the admission is skipped).
-std::optional<std::vector<PoolChoice>> ChooseNodes(const Fleet& fleet, const AdmissionDecision& a,
-                                                   std::map<int, FreeUnits>& free) {
+std::optional<std::vector<PoolChoice>> ChooseNodes(
+    const Fleet& fleet, const AdmissionDecision& a,
+    std::map<std::pair<int, int64_t>, FreeUnits>& free) {
   std::vector<PoolChoice> choices;
   for (const PlacedPool& pp : a.placement.pools) {
     const CapacityPool& pool = fleet.pools[pp.pool];
@@ -215,7 +279,9 @@ std::optional<std::vector<PoolChoice>> ChooseNodes(const Fleet& fleet, const Adm
                                        std::to_string(a.job_id) + "-" + std::to_string(i));
       }
     } else {
-      choice.taken = free.at(pp.pool).Take(pp.units, a.image_uri);
+      auto held = free.find({pp.pool, a.resource_uid});
+      if (held == free.end()) return std::nullopt;
+      choice.taken = held->second.Take(pp.units, a.image_uri);
       if (choice.taken.ordinals.empty()) return std::nullopt;
     }
     choices.push_back(std::move(choice));
@@ -245,8 +311,9 @@ Duration StartupTime(const Fleet& fleet, const AdmissionDecision& a,
                      const std::vector<PoolChoice>& choices) {
   Duration startup{};
   for (const PoolChoice& c : choices) {
-    Duration pool = (c.taken.cold ? fleet.BootTime(c.machine_type) : Duration{}) +
-                    (c.taken.uncached ? fleet.ImagePullTime(a.image_uri) : Duration{});
+    Duration pool =
+        (c.taken.cold ? fleet.BootTime(c.machine_type) : Duration{}) +
+        (c.taken.uncached && !a.image_uri.empty() ? fleet.ImagePullTime(a.image_uri) : Duration{});
     startup = std::max(startup, pool);
   }
   return startup;
@@ -279,26 +346,58 @@ struct PlannedAdmission {
   pg::Statement admit;
 };
 
-std::optional<PlannedAdmission> Plan(const Fleet& fleet, const AdmissionDecision& a, Timestamp now,
-                                     std::map<int, FreeUnits>& free, bool simulated_startup) {
-  std::optional<std::vector<PoolChoice>> choices = ChooseNodes(fleet, a, free);
-  if (!choices) return std::nullopt;
-  JobAdmission admission = AdmissionOf(a, *choices);
-  if (simulated_startup) admission.startup = StartupTime(fleet, a, *choices);
+// The writes of a job's admission: its node claims and its transition to PENDING.
+std::optional<PlannedAdmission> JobWrites(const AdmissionDecision& a, Timestamp now,
+                                          const std::vector<PoolChoice>& choices,
+                                          JobAdmission admission) {
   auto transition = JobStateMachine::Admit(JobSnapshot{a.job_id, a.version, JobState::kQueued}, now,
                                            std::move(admission), a.message);
   if (!transition.ok()) return std::nullopt;
   PlannedAdmission plan;
   plan.decision = &a;
-  for (const PoolChoice& c : *choices) {
+  for (const PoolChoice& c : choices) {
     if (c.pool->elastic) continue;  // nothing to claim
-    plan.claims.push_back(pg::Statement{
-        kClaimNodes,
-        {std::to_string(a.job_id), c.pool->id, NumberArray(c.taken.ordinals), MicrosParam(now)}});
+    plan.claims.push_back(
+        pg::Statement{kClaimNodes,
+                      {std::to_string(a.job_id), c.pool->id, NumberArray(c.taken.ordinals),
+                       MicrosParam(now), std::to_string(a.resource_uid)}});
     plan.claim_rows.push_back(static_cast<int>(c.taken.ordinals.size()));
   }
   plan.admit = TransitionStatement(StateUpdate{a.job_id, a.version, std::move(*transition), {}});
   return plan;
+}
+
+// The writes of a persistent resource's hold (job_id is -uid): its nodes taken for it, and its
+// placement with the time they finish booting.
+PlannedAdmission HoldWrites(const AdmissionDecision& a, Timestamp now,
+                            const std::vector<PoolChoice>& choices, const JobAdmission& admission) {
+  const std::string uid = std::to_string(-a.job_id);
+  PlannedAdmission plan;
+  plan.decision = &a;
+  for (const PoolChoice& c : choices) {
+    plan.claims.push_back(pg::Statement{
+        kHoldNodes, {uid, c.pool->id, NumberArray(c.taken.ordinals), MicrosParam(now)}});
+    plan.claim_rows.push_back(static_cast<int>(c.taken.ordinals.size()));
+  }
+  plan.admit = pg::Statement{
+      kPlaceResource,
+      {uid, std::to_string(a.version), EncodePlacement(admission),
+       MicrosParam(now + std::chrono::duration_cast<std::chrono::microseconds>(admission.startup)),
+       MicrosParam(now), std::to_string(admission.hourly_price_micros)}};
+  return plan;
+}
+
+// Chooses the admission's nodes, then prices and times it, then writes it.
+std::optional<PlannedAdmission> Plan(const Fleet& fleet, const AdmissionDecision& a, Timestamp now,
+                                     std::map<std::pair<int, int64_t>, FreeUnits>& free,
+                                     bool simulated_startup) {
+  std::optional<std::vector<PoolChoice>> choices = ChooseNodes(fleet, a, free);
+  if (!choices) return std::nullopt;
+  JobAdmission admission = AdmissionOf(a, *choices);
+  if (a.resource_uid > 0) admission.hourly_price_micros = 0;  // the resource bills its nodes
+  if (simulated_startup) admission.startup = StartupTime(fleet, a, *choices);
+  if (a.job_id < 0) return HoldWrites(a, now, *choices, admission);
+  return JobWrites(a, now, *choices, std::move(admission));
 }
 
 }  // namespace
@@ -405,7 +504,11 @@ Status PgSchedulerStore::AdmitAll(pg::Transaction& tx, const Fleet& fleet,
   outcome.skipped += static_cast<int>(undo.size());
   std::vector<pg::Statement> unclaims;
   for (int64_t job : undo) {
-    unclaims.push_back(pg::Statement{kUnclaimNodes, {std::to_string(job), MicrosParam(now)}});
+    if (job < 0) {
+      unclaims.push_back(pg::Statement{kUnholdNodes, {std::to_string(-job), MicrosParam(now)}});
+    } else {
+      unclaims.push_back(pg::Statement{kUnclaimNodes, {std::to_string(job), MicrosParam(now)}});
+    }
   }
   return tx.connection().ExecBatch(unclaims).status();
 }
@@ -434,6 +537,14 @@ StatusOr<CommitOutcome> PgSchedulerStore::Commit(const Fleet& fleet, const Cycle
   }
   TY_RETURN_IF_ERROR(AdmitAll(tx, fleet, plain, now, free, outcome));
   for (const FailureDecision& f : cycle.failures) {
+    if (f.job_id < 0) {
+      pg::Params params = {std::to_string(-f.job_id), f.message, MicrosParam(now),
+                           std::to_string(f.version)};
+      TY_RETURN_IF_ERROR(tx.Exec(kFailResourceOperation, params).status());
+      TY_ASSIGN_OR_RETURN(pg::Result r, tx.Exec(kFailResource, params));
+      outcome.failed += static_cast<int>(r.affected());
+      continue;
+    }
     auto transition = JobStateMachine::FailInQueue(
         JobSnapshot{f.job_id, f.version, JobState::kQueued}, now, f.message);
     if (!transition.ok()) return transition.status();
@@ -442,9 +553,15 @@ StatusOr<CommitOutcome> PgSchedulerStore::Commit(const Fleet& fleet, const Cycle
     outcome.failed += static_cast<int>(r.affected());
   }
   if (!cycle.verdicts.empty()) {
-    std::vector<int64_t> ids, positions, event_ids;
-    std::vector<std::string> codes, messages, event_reasons;
+    std::vector<int64_t> ids, positions, event_ids, resource_uids;
+    std::vector<std::string> codes, messages, event_reasons, resource_codes, resource_messages;
     for (const VerdictUpdate& v : cycle.verdicts) {
+      if (v.job_id < 0) {
+        resource_uids.push_back(-v.job_id);
+        resource_codes.emplace_back(ReasonCodeName(v.verdict.code));
+        resource_messages.push_back(v.verdict.message);
+        continue;
+      }
       ids.push_back(v.job_id);
       codes.emplace_back(ReasonCodeName(v.verdict.code));
       messages.push_back(v.verdict.message);
@@ -459,6 +576,12 @@ StatusOr<CommitOutcome> PgSchedulerStore::Commit(const Fleet& fleet, const Cycle
                         tx.Exec(kVerdicts, {NumberArray(ids), TextArray(codes), TextArray(messages),
                                             NumberArray(positions), QueuedNumber()}));
     outcome.verdicts = static_cast<int>(r.affected());
+    if (!resource_uids.empty()) {
+      TY_RETURN_IF_ERROR(
+          tx.Exec(kResourceVerdicts, {NumberArray(resource_uids), TextArray(resource_codes),
+                                      TextArray(resource_messages)})
+              .status());
+    }
     if (!event_ids.empty()) {
       TY_RETURN_IF_ERROR(tx.Exec(kVerdictEvents, {NumberArray(event_ids), TextArray(event_reasons),
                                                   MicrosParam(now), QueuedNumber()})

@@ -22,6 +22,7 @@ class PgSchedulerStore final : public SchedulerStore {
   StatusOr<Timestamp> SyncNodes(const Fleet& fleet, Timestamp now) override;
   StatusOr<std::vector<JobRecord>> JobChanges(const ChangeCursor& after, int limit) override;
   StatusOr<std::map<std::string, int64_t>> UnitsDown(const Fleet& fleet) override;
+  StatusOr<std::vector<ResourceRecord>> Resources() override;
   StatusOr<CommitOutcome> Commit(const Fleet& fleet, const CycleResult& cycle,
                                  Timestamp now) override;
 
@@ -32,7 +33,8 @@ class PgSchedulerStore final : public SchedulerStore {
  private:
   StatusOr<pg::Connection*> Connection();
   // The free units of `pools` (fleet pool indexes), read once per commit: see storage/free_units.h.
-  using FreeByPool = std::map<int, FreeUnits>;
+  // Keyed by (pool, the persistent resource that holds the nodes, 0 for none).
+  using FreeByPool = std::map<std::pair<int, int64_t>, FreeUnits>;
   Status LoadFree(pg::Transaction& tx, const Fleet& fleet, const std::set<int>& pools,
                   FreeByPool& free);
   // An admission that preempts: its victims requeued and their nodes freed, then its own claims,

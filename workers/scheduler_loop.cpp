@@ -45,6 +45,62 @@ void SchedulerLoop::Apply(const JobRecord& record) {
       MakeRunningJob(*shape, placement, fleet_, job.trainyard->admitted_at.value_or(clock_.Now())));
 }
 
+void SchedulerLoop::ApplyResource(const ResourceRecord& record) {
+  const std::string key = ResourceKey(record.project_id, record.location, record.resource_id);
+  known_resources_[record.uid] = KnownResource{record.version, key};
+  const PersistentResource& r = record.resource;
+  auto holder =
+      MakeResourceHolder(record.uid, record.version, record.project_id, record.location, r);
+  const bool placed = r.trainyard && !r.trainyard->zone.empty();
+  if (!holder.ok() || (!placed && r.state != ResourceState::kProvisioning)) {
+    core_.Remove(-record.uid);  // ERROR before it was placed: it holds nothing
+    core_.RemoveResourceCapacity(key);
+    return;
+  }
+  if (!placed) {
+    core_.UpsertPending(std::move(holder).value());
+    core_.RemoveResourceCapacity(key);
+    return;
+  }
+  Placement placement;
+  placement.zone = r.trainyard->zone;
+  for (const PlacedPoolStatus& p : r.trainyard->pools) {
+    int index = fleet_.PoolIndex(p.pool_id);
+    if (index < 0) continue;
+    placement.pools.push_back({index, p.units, p.machine_type, 0});
+  }
+  core_.UpsertRunning(
+      MakeRunningJob(*holder, placement, fleet_, record.held_since.value_or(*r.create_time)));
+  const bool ready = r.state == ResourceState::kRunning || r.state == ResourceState::kUpdating;
+  core_.SetResourceCapacity(key, record.uid, placement, ready);
+}
+
+Status SchedulerLoop::IngestResources(Timestamp now) {
+  TY_ASSIGN_OR_RETURN(std::vector<ResourceRecord> resources, store_.Resources());
+  if (resources_ != nullptr && !resources.empty()) {
+    TY_ASSIGN_OR_RETURN(int moved, resources_->Step(resources, now));
+    if (moved > 0) {
+      TY_ASSIGN_OR_RETURN(resources, store_.Resources());  // as the steps left them
+    }
+  }
+  std::unordered_map<int64_t, KnownResource> gone = std::move(known_resources_);
+  known_resources_.clear();
+  for (const ResourceRecord& record : resources) {
+    auto known = gone.find(record.uid);
+    if (known != gone.end() && known->second.version == record.version) {
+      known_resources_.insert(*known);  // unchanged: the core has it already
+    } else {
+      ApplyResource(record);
+    }
+    if (known != gone.end()) gone.erase(known);
+  }
+  for (const auto& [uid, known] : gone) {  // deleted: its nodes are back in their pools
+    core_.Remove(-uid);
+    core_.RemoveResourceCapacity(known.key);
+  }
+  return Status::Ok();
+}
+
 Status SchedulerLoop::Ingest(LoopStats& stats) {
   for (;;) {
     TY_ASSIGN_OR_RETURN(std::vector<JobRecord> changes,
@@ -55,6 +111,7 @@ Status SchedulerLoop::Ingest(LoopStats& stats) {
     stats.changes += static_cast<int>(changes.size());
     if (static_cast<int>(changes.size()) < options_.change_batch) break;
   }
+  TY_RETURN_IF_ERROR(IngestResources(clock_.Now()));
   TY_ASSIGN_OR_RETURN(auto down, store_.UnitsDown(fleet_));
   for (size_t p = 0; p < fleet_.pools.size(); ++p) {
     auto it = down.find(fleet_.pools[p].id);
@@ -74,6 +131,7 @@ StatusOr<LoopStats> SchedulerLoop::RunOnce() {
   stats.leading = true;
   if (!synced_) {
     core_.Clear();
+    known_resources_.clear();
     cursor_ = {};
     synced_ = true;
   }

@@ -8,11 +8,13 @@
 #include <condition_variable>
 #include <mutex>
 #include <thread>
+#include <unordered_map>
 
 #include "services/clock.h"
 #include "services/scheduler/scheduler.h"
 #include "services/scheduler/scheduler_store.h"
 #include "workers/failure_simulator.h"
+#include "workers/resource_reconciler.h"
 
 namespace trainyard {
 
@@ -43,10 +45,16 @@ class SchedulerLoop {
   const Scheduler& core() const { return core_; }
   // The fleet's failures run in the leader's pass, before the cycle sees the jobs they requeue.
   void SetFailureSimulator(FailureSimulator* failures) { failures_ = failures; }
+  // So does the work on persistent resources (boot, reboot, delete), after their holds are read.
+  void SetResourceReconciler(ResourceReconciler* resources) { resources_ = resources; }
 
  private:
   Status Ingest(LoopStats& stats);
   void Apply(const JobRecord& record);
+  // A persistent resource's hold: pending until placed, then held with its capacity for the
+  // jobs that name it.
+  void ApplyResource(const ResourceRecord& record);
+  Status IngestResources(Timestamp now);
   void Loop();
 
   SchedulerStore& store_;
@@ -55,6 +63,12 @@ class SchedulerLoop {
   SchedulerLoopOptions options_;
   Scheduler core_;
   FailureSimulator* failures_ = nullptr;
+  ResourceReconciler* resources_ = nullptr;
+  struct KnownResource {
+    int64_t version = 0;
+    std::string key;
+  };
+  std::unordered_map<int64_t, KnownResource> known_resources_;  // uid → as last applied
   ChangeCursor cursor_;  // the job change feed, read exactly once (SchedulerStore::JobChanges)
   bool synced_ = false;
   std::thread thread_;

@@ -605,4 +605,16 @@ nlohmann::json EncodeCustomJob(const CustomJob& job, ApiVersion version) {
   return out;
 }
 
+void ReadMachineSpecMessage(ObjectReader& r, MachineSpec* spec, ApiVersion version) {
+  ReadMachineSpec(r, spec, version);
+}
+void ReadDiskSpecMessage(ObjectReader& r, DiskSpec* spec) { ReadDiskSpec(r, spec); }
+void ReadEncryptionSpecMessage(ObjectReader& r, EncryptionSpec* spec) {
+  ReadEncryptionSpec(r, spec);
+}
+nlohmann::json EncodeMachineSpecMessage(const MachineSpec& spec, ApiVersion version) {
+  return EncodeMachineSpec(spec, version);
+}
+nlohmann::json EncodeDiskSpecMessage(const DiskSpec& spec) { return EncodeDiskSpec(spec); }
+
 }  // namespace trainyard

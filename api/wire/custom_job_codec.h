@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "api/wire/json_reader.h"
 #include "services/model/custom_job.h"
 #include "services/status.h"
 
@@ -67,5 +68,12 @@ StatusOr<RpcStatus> DecodeRpcStatus(const nlohmann::json& body,
 
 // {"code":n,"message":…} with the rpc code; defaults omitted, no "status" key.
 nlohmann::json EncodeRpcStatus(const RpcStatus& status);
+
+// The messages a persistent resource shares with jobs, for its codec.
+void ReadMachineSpecMessage(ObjectReader& r, MachineSpec* spec, ApiVersion version);
+void ReadDiskSpecMessage(ObjectReader& r, DiskSpec* spec);
+void ReadEncryptionSpecMessage(ObjectReader& r, EncryptionSpec* spec);
+nlohmann::json EncodeMachineSpecMessage(const MachineSpec& spec, ApiVersion version);
+nlohmann::json EncodeDiskSpecMessage(const DiskSpec& spec);
 
 }  // namespace trainyard

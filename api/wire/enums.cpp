@@ -56,6 +56,16 @@ constexpr std::array<EnumEntry, 4> kReservationAffinityTypes = {{
     {"SPECIFIC_RESERVATION", 3},
 }};
 
+constexpr std::array<EnumEntry, 7> kResourceStates = {{
+    {"STATE_UNSPECIFIED", 0},
+    {"PROVISIONING", 1},
+    {"RUNNING", 3},
+    {"STOPPING", 4},
+    {"ERROR", 5},
+    {"REBOOTING", 6},
+    {"UPDATING", 7},
+}};
+
 constexpr EnumTable kJobStateTable("google.cloud.aiplatform.v1.JobState", kJobStates);
 constexpr EnumTable kAcceleratorTypeTable("google.cloud.aiplatform.v1.AcceleratorType",
                                           kAcceleratorTypes);
@@ -63,6 +73,8 @@ constexpr EnumTable kSchedulingStrategyTable("google.cloud.aiplatform.v1.Schedul
                                              kSchedulingStrategies);
 constexpr EnumTable kReservationAffinityTypeTable(
     "google.cloud.aiplatform.v1.ReservationAffinity.Type", kReservationAffinityTypes);
+constexpr EnumTable kResourceStateTable("google.cloud.aiplatform.v1.PersistentResource.State",
+                                        kResourceStates);
 
 template <typename E>
 std::string_view NameIn(const EnumTable& table, E value) {
@@ -105,6 +117,11 @@ const EnumTable& JobStateTable() { return kJobStateTable; }
 const EnumTable& AcceleratorTypeTable() { return kAcceleratorTypeTable; }
 const EnumTable& SchedulingStrategyTable() { return kSchedulingStrategyTable; }
 const EnumTable& ReservationAffinityTypeTable() { return kReservationAffinityTypeTable; }
+const EnumTable& ResourceStateTable() { return kResourceStateTable; }
+
+std::string_view ResourceStateName(ResourceState state) {
+  return NameIn(kResourceStateTable, state);
+}
 
 std::string_view JobStateName(JobState state) { return NameIn(kJobStateTable, state); }
 std::optional<JobState> ParseJobStateName(std::string_view name) {

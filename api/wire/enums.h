@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "services/model/custom_job.h"
+#include "services/model/persistent_resource.h"
 
 namespace trainyard {
 
@@ -40,6 +41,8 @@ const EnumTable& JobStateTable();
 const EnumTable& AcceleratorTypeTable();
 const EnumTable& SchedulingStrategyTable();
 const EnumTable& ReservationAffinityTypeTable();
+const EnumTable& ResourceStateTable();  // PersistentResource.State
+std::string_view ResourceStateName(ResourceState state);
 
 // The *Name functions return "" for a value outside the enum (only reachable by a cast); the
 // Parse*Name functions accept the exact proto name only.

@@ -13,6 +13,11 @@ nlohmann::json EncodeOperation(const Operation& op) {
                      {"genericMetadata",
                       {{"createTime", FormatTimestamp(op.create_time)},
                        {"updateTime", FormatTimestamp(op.update_time)}}}};
+  // The persistent-resource metadata types have a progressMessage; DeleteOperationMetadata has
+  // none, and a strict client would refuse it there.
+  if (!op.progress_message.empty() && op.metadata_type != kDeleteOperationMetadata) {
+    out["metadata"]["progressMessage"] = op.progress_message;
+  }
   if (op.done) {
     out["done"] = true;
     if (op.error) {

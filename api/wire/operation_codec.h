@@ -1,7 +1,7 @@
 #pragma once
 #include <nlohmann/json.hpp>
 
-#include "services/operation.h"
+#include "services/operations/operation.h"
 
 namespace trainyard {
 

@@ -190,6 +190,8 @@ void Scheduler::Clear() {
   queues_.clear();
   queue_index_.clear();
   quota_used_.clear();
+  resources_.clear();
+  resource_used_.clear();
   for (auto& usage : cohort_usage_) usage.clear();
   std::fill(used_.begin(), used_.end(), 0);
 }
@@ -198,7 +200,35 @@ void Scheduler::SetUnitsDown(int pool, int64_t units) {
   if (pool >= 0 && pool < static_cast<int>(down_.size())) down_[pool] = units;
 }
 
+void Scheduler::SetResourceCapacity(const std::string& key, int64_t uid, const Placement& held,
+                                    bool ready) {
+  HeldCapacity capacity;
+  capacity.uid = uid;
+  capacity.ready = ready;
+  capacity.zone = held.zone;
+  for (const PlacedPool& pp : held.pools) {
+    HeldPool& pool = capacity.pools[pp.pool];
+    pool.units += pp.units;
+    pool.machine_type = pp.machine_type;
+  }
+  resources_[key] = std::move(capacity);
+}
+
+void Scheduler::RemoveResourceCapacity(const std::string& key) { resources_.erase(key); }
+
 void Scheduler::AddUsage(const RunningJob& job, int sign) {
+  if (!job.on_resource.empty()) {
+    // On a resource's nodes: the resource's own hold already counts the pools and the quota.
+    auto& used = resource_used_[job.on_resource];
+    for (const PlacedPool& pp : job.placement.pools) used[pp.pool] += sign * pp.units;
+    int q = QueueFor(job.project_id, job.region);
+    if (sign > 0) {
+      queues_[q].running.insert(job.id);
+    } else {
+      queues_[q].running.erase(job.id);
+    }
+    return;
+  }
   for (const PlacedPool& pp : job.placement.pools) {
     used_[pp.pool] += sign * pp.units;
     if (const int c = fleet_.pools[pp.pool].cohort; c >= 0) {
@@ -478,6 +508,49 @@ Scheduler::FitOutcome Scheduler::Fit(const SchedulerJob& job, Cycle& cycle, cons
   return out;
 }
 
+Scheduler::FitOutcome Scheduler::FitOnResource(const SchedulerJob& job) const {
+  FitOutcome out;
+  const std::string name = job.on_resource.substr(job.on_resource.rfind('/') + 1);
+  auto it = resources_.find(job.on_resource);
+  if (it == resources_.end() || !it->second.ready) {
+    out.code = ReasonCode::kResourceNotReady;
+    out.message = ResourceNotReadyMessage(name);
+    return out;
+  }
+  const HeldCapacity& held = it->second;
+  const std::unordered_map<int, int64_t>* used = nullptr;
+  if (auto u = resource_used_.find(job.on_resource); u != resource_used_.end()) used = &u->second;
+  auto used_in = [&](int pool) -> int64_t {
+    if (used == nullptr) return 0;
+    auto u = used->find(pool);
+    return u == used->end() ? 0 : u->second;
+  };
+  Placement placement;
+  placement.zone = held.zone;
+  for (const GangPool& gp : job.pools) {
+    int64_t largest = 0, best_free = 0;
+    bool placed = false;
+    for (const auto& [pool, hp] : held.pools) {
+      if (hp.machine_type != gp.machine_type) continue;
+      largest = std::max(largest, hp.units);
+      const int64_t free = hp.units - used_in(pool) - TakenIn(placement, pool);
+      if (free >= gp.units) {
+        placement.pools.push_back({pool, gp.units, gp.machine_type, gp.attached_count});
+        placed = true;
+        break;
+      }
+      best_free = std::max(best_free, free);
+    }
+    if (placed) continue;
+    out.code = largest < gp.units ? ReasonCode::kNeverFits : ReasonCode::kNoCapacity;
+    out.message = ResourceBusyMessage(name, gp.machine_type, gp.units, best_free, largest);
+    return out;
+  }
+  out.fits = true;
+  out.placement = std::move(placement);
+  return out;
+}
+
 int64_t Scheduler::CohortUsage(int cohort, const std::string& resource,
                                const std::string& project) const {
   const auto& by_resource = cohort_usage_[cohort];
@@ -624,7 +697,8 @@ std::optional<std::vector<int64_t>> Scheduler::PlanPreemption(
   // (Kueue's reclaimWithinCohort), whatever their priority — never an owner's within its share.
   std::unordered_map<std::string, std::vector<const RunningJob*>> by_zone;
   auto consider = [&](const RunningJob& r) {
-    if (cycle.claimed.count(r.id) > 0) return;
+    // A persistent resource's hold, and the jobs on its nodes, are never victims.
+    if (cycle.claimed.count(r.id) > 0 || r.id < 0 || !r.on_resource.empty()) return;
     bool dws = false;
     for (const PlacedPool& pp : r.placement.pools) {
       dws = dws || fleet_.pools[pp.pool].model == CM::kFlexStart;
@@ -756,6 +830,10 @@ void Scheduler::Admit(PendingEntry& entry, const Placement& placement, std::vect
   decision.placement = placement;
   decision.image_uri = job.image_uri;
   decision.message = AdmittedMessage(fleet_, placement, victims.size());
+  if (auto held = job.on_resource.empty() ? resources_.end() : resources_.find(job.on_resource);
+      held != resources_.end()) {
+    decision.resource_uid = held->second.uid;
+  }
   decision.victims = std::move(victims);
   result.admissions.push_back(std::move(decision));
   entry.admitted = true;
@@ -783,6 +861,16 @@ void Scheduler::Evaluate(PendingEntry& entry, Cycle& cycle, CycleResult& result)
   cycle.budget -= 1;
   ++result.evaluations;
 
+  if (!job.on_resource.empty()) {
+    FitOutcome fit = FitOnResource(job);
+    if (fit.fits) {
+      Admit(entry, fit.placement, {}, cycle, result);
+      return;
+    }
+    entry.verdict.code = fit.code;
+    entry.verdict.message = fit.message;
+    return;
+  }
   std::vector<ConsumptionModel> models = FlavorOrder(job);
   if (std::optional<Verdict> blocked = CheckQuota(job, cycle, models)) {
     entry.verdict.code = blocked->code;
@@ -795,7 +883,8 @@ void Scheduler::Evaluate(PendingEntry& entry, Cycle& cycle, CycleResult& result)
     Admit(entry, fit.placement, {}, cycle, result);
     return;
   }
-  if (fit.code != ReasonCode::kNeverFits && !flex && cycle.victims_left > 0) {
+  // A persistent resource (id < 0) takes only free capacity: creating one never stops a job.
+  if (fit.code != ReasonCode::kNeverFits && !flex && job.id > 0 && cycle.victims_left > 0) {
     Placement placement;
     std::vector<int64_t> reclaimed;
     if (auto victims = PlanPreemption(job, cycle, models, placement, reclaimed)) {

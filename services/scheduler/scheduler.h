@@ -6,6 +6,7 @@
 #include <ext/pb_ds/assoc_container.hpp>
 #include <ext/pb_ds/tree_policy.hpp>
 #include <functional>
+#include <map>
 #include <optional>
 #include <set>
 #include <tuple>
@@ -38,6 +39,9 @@ struct AdmissionDecision {
   std::vector<int64_t> reclaimed;
   std::string image_uri;
   std::string message;  // for the job event
+  // A job on a persistent resource's nodes: the resource's uid (0: none). A decision whose
+  // job_id is negative places the hold of resource -job_id itself.
+  int64_t resource_uid = 0;
 };
 
 struct FailureDecision {
@@ -75,6 +79,10 @@ class Scheduler {
   void Clear();
   // Units of a pool that are out of service (failed, repairing, preempted nodes).
   void SetUnitsDown(int pool, int64_t units);
+  // What a persistent resource holds (its holder's placement, once admitted), which only the jobs
+  // that name it (SchedulerJob::on_resource) take; ready once its nodes have booted.
+  void SetResourceCapacity(const std::string& key, int64_t uid, const Placement& held, bool ready);
+  void RemoveResourceCapacity(const std::string& key);
 
   // One cycle at `now`. The state moves as if the decisions commit (admitted jobs become running,
   // victims and failures leave); when the commit fails, the caller Clear()s and reloads.
@@ -145,6 +153,8 @@ class Scheduler {
   int64_t Available(int pool, Timestamp now) const;
   FitOutcome Fit(const SchedulerJob& job, Cycle& cycle, const Extra* extra, int only_zone,
                  bool use_holds, const std::vector<ConsumptionModel>& models) const;
+  // A job that names a persistent resource: the resource's free held units, nothing else.
+  FitOutcome FitOnResource(const SchedulerJob& job) const;
   std::optional<Verdict> CheckQuota(const SchedulerJob& job, Cycle& cycle,
                                     std::vector<ConsumptionModel>& models) const;
   std::optional<std::vector<int64_t>> PlanPreemption(const SchedulerJob& job, Cycle& cycle,
@@ -198,6 +208,19 @@ class Scheduler {
   // Per cohort: resource → project → units its running jobs hold on the cohort's pools.
   std::vector<std::map<std::string, std::unordered_map<std::string, int64_t>>> cohort_usage_;
   std::unordered_map<std::string, int> cohort_of_project_;
+  struct HeldPool {
+    int64_t units = 0;
+    std::string machine_type;
+  };
+  struct HeldCapacity {
+    int64_t uid = 0;
+    bool ready = false;
+    std::string zone;
+    std::map<int, HeldPool> pools;  // fleet pool → what the resource holds there
+  };
+  std::unordered_map<std::string, HeldCapacity> resources_;
+  // Per resource: fleet pool → units its running jobs take of what it holds.
+  std::unordered_map<std::string, std::unordered_map<int, int64_t>> resource_used_;
   std::vector<int64_t> used_;                            // per pool: units held by admitted jobs
   std::vector<int64_t> down_;                            // per pool: units out of service
   std::unordered_map<std::string, int64_t> quota_used_;  // project|metric → amount

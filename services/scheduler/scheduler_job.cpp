@@ -136,6 +136,10 @@ StatusOr<SchedulerJob> MakeSchedulerJob(int64_t id, int64_t version, const std::
   }
   out.shape += "|" + std::to_string(static_cast<int>(out.affinity)) + "|" +
                std::to_string(out.expected_runtime.count());
+  if (!spec.persistent_resource_id.empty()) {
+    out.on_resource = ResourceKey(project_id, region, spec.persistent_resource_id);
+    out.shape += "|on:" + out.on_resource;
+  }
   for (const std::string& r : out.reservations) out.shape += "," + r;
   return out;
 }
@@ -151,11 +155,38 @@ RunningJob MakeRunningJob(const SchedulerJob& job, const Placement& placement, c
   r.expected_end =
       admitted_at + std::chrono::duration_cast<std::chrono::microseconds>(job.expected_runtime);
   r.placement = placement;
+  r.on_resource = job.on_resource;
+  if (!job.on_resource.empty()) return r;  // the resource's own hold counts the quota
   for (size_t i = 0; i < job.pools.size() && i < placement.pools.size(); ++i) {
     ConsumptionModel m = fleet.pools[placement.pools[i].pool].model;
     AddDemand(r.quota, QuotaMetricFor(job.pools[i].quota_metric, m), job.pools[i].quota_amount);
   }
   return r;
+}
+
+std::string ResourceKey(const std::string& project_id, const std::string& region,
+                        const std::string& resource_id) {
+  return project_id + "/" + region + "/" + resource_id;
+}
+
+StatusOr<SchedulerJob> MakeResourceHolder(int64_t uid, int64_t version,
+                                          const std::string& project_id, const std::string& region,
+                                          const PersistentResource& resource) {
+  CustomJob as_job;
+  as_job.labels = resource.labels;
+  as_job.create_time = resource.create_time;
+  for (const ResourcePool& pool : resource.resource_pools) {
+    WorkerPoolSpec& wp = as_job.job_spec.worker_pool_specs.emplace_back();
+    wp.machine_spec = pool.machine_spec;
+    wp.replica_count = pool.replica_count;
+    wp.disk_spec = pool.disk_spec;
+  }
+  TY_ASSIGN_OR_RETURN(SchedulerJob holder,
+                      MakeSchedulerJob(-uid, version, project_id, region, as_job));
+  // It holds its nodes until deleted: backfill must never plan on them coming back.
+  holder.expected_runtime = std::chrono::hours(24 * 365 * 100);
+  holder.shape = "resource|" + std::to_string(uid);
+  return holder;
 }
 
 }  // namespace trainyard

@@ -10,6 +10,7 @@
 
 #include "services/fleet/fleet.h"
 #include "services/model/custom_job.h"
+#include "services/model/persistent_resource.h"
 #include "services/status.h"
 
 namespace trainyard {
@@ -59,6 +60,9 @@ struct SchedulerJob {
   Duration expected_runtime = kDefaultJobTimeout;
   std::string image_uri;  // the first pool's image: nodes that have it cached skip the pull
   std::string shape;      // equal shapes get one verdict per cycle
+  // jobSpec.persistentResourceId as ResourceKey: the job runs only on that resource's nodes, and
+  // its quota and cost are the resource's.
+  std::string on_resource;
 };
 
 struct PlacedPool {
@@ -83,7 +87,18 @@ struct RunningJob {
   Timestamp expected_end{};
   Placement placement;
   std::vector<QuotaDemand> quota;  // with the PREEMPTIBLE_ prefix already applied
+  std::string on_resource;         // on a persistent resource's nodes (SchedulerJob::on_resource)
 };
+
+// How the scheduler names a persistent resource: "<project id>/<location>/<resource id>".
+std::string ResourceKey(const std::string& project_id, const std::string& region,
+                        const std::string& resource_id);
+
+// A persistent resource as the scheduler places it: a gang of its pools (replicaCount nodes
+// each) that holds its nodes for as long as it lives. Its id is -uid, so it never meets a job's.
+StatusOr<SchedulerJob> MakeResourceHolder(int64_t uid, int64_t version,
+                                          const std::string& project_id, const std::string& region,
+                                          const PersistentResource& resource);
 
 // Builds the scheduler's view of a validated job. queue_time is when it (re)entered the queue.
 StatusOr<SchedulerJob> MakeSchedulerJob(int64_t id, int64_t version, const std::string& project_id,

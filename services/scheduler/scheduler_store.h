@@ -7,6 +7,7 @@
 
 #include "services/fleet/fleet.h"
 #include "services/job_repository.h"
+#include "services/persistent_resources/resource_repository.h"
 #include "services/scheduler/scheduler.h"
 
 namespace trainyard {
@@ -39,6 +40,9 @@ class SchedulerStore {
   virtual StatusOr<std::vector<JobRecord>> JobChanges(const ChangeCursor& after, int limit) = 0;
   // Per pool id: units out of service (a TPU slice with any unhealthy host counts whole).
   virtual StatusOr<std::map<std::string, int64_t>> UnitsDown(const Fleet& fleet) = 0;
+  // Every persistent resource (a few dozen at most): the scheduler places their holds and gives
+  // their nodes to the jobs that name them.
+  virtual StatusOr<std::vector<ResourceRecord>> Resources() = 0;
   // Commits a cycle in one transaction: victims requeued and admissions placed on nodes,
   // failures, verdicts. A decision whose job moved on is skipped, not an error.
   virtual StatusOr<CommitOutcome> Commit(const Fleet& fleet, const CycleResult& cycle,

@@ -22,6 +22,8 @@ std::string_view ReasonCodeName(ReasonCode code) {
       return "NEVER_FITS";
     case ReasonCode::kShareExhausted:
       return "SHARE_EXHAUSTED";
+    case ReasonCode::kResourceNotReady:
+      return "RESOURCE_NOT_READY";
   }
   return "";
 }

@@ -15,7 +15,8 @@ enum class ReasonCode : int {
   kHeldForReservation,
   kNotEvaluated,
   kNeverFits,
-  kShareExhausted,  // a cohort member at its share: nominal plus what it may borrow
+  kShareExhausted,    // a cohort member at its share: nominal plus what it may borrow
+  kResourceNotReady,  // the persistent resource the job names is not RUNNING
 };
 
 std::string_view ReasonCodeName(ReasonCode code);  // "QUOTA_EXCEEDED", …

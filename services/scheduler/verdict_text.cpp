@@ -159,4 +159,21 @@ std::string AdmittedMessage(const Fleet& fleet, const Placement& placement, size
   return out;
 }
 
+std::string ResourceNotReadyMessage(const std::string& resource_id) {
+  return "waiting for persistent resource " + resource_id +
+         " to be RUNNING (its nodes are being provisioned, rebooted or resized)";
+}
+
+std::string ResourceBusyMessage(const std::string& resource_id, const std::string& machine_type,
+                                int64_t need, int64_t free, int64_t held) {
+  if (held < need) {
+    return "persistent resource " + resource_id + " holds " + std::to_string(held) + " " +
+           machine_type + " replicas; the job needs " + std::to_string(need) +
+           " (grow the pool's replicaCount)";
+  }
+  return "persistent resource " + resource_id + ": " + std::to_string(free) + " of " +
+         std::to_string(held) + " " + machine_type + " replicas free, the job needs " +
+         std::to_string(need) + "; waiting for its other jobs to finish";
+}
+
 }  // namespace trainyard

@@ -39,6 +39,10 @@ std::string ShareExhaustedMessage(const std::string& cohort, const std::string& 
                                   const std::string& resource, int64_t used, int64_t nominal,
                                   std::optional<int64_t> borrowing_limit, int64_t may_take,
                                   int64_t need);
+// Jobs that name a persistent resource.
+std::string ResourceNotReadyMessage(const std::string& resource_id);
+std::string ResourceBusyMessage(const std::string& resource_id, const std::string& machine_type,
+                                int64_t need, int64_t free, int64_t held);
 std::string HeldMessage(int64_t job_id, int priority, Timestamp start);
 std::string ReservedSuffix(const std::string& zone, Timestamp start);
 std::string NotEvaluatedMessage(int64_t position, int lookback);

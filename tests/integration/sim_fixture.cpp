@@ -12,8 +12,8 @@ void SimFixture::StartFleet(const char* fleet_json) {
   pool_ = std::move(pool).value();
   projects_ = std::make_unique<storage::PgProjectRepository>(*pool_);
   store_ = std::make_unique<storage::PgJobStore>(*pool_);
-  operations_ = std::make_unique<storage::PgOperationRepository>(*pool_);
-  service_ = std::make_unique<JobService>(*projects_, *store_, *operations_, clock_);
+  operations_ = std::make_unique<storage::PgOperationStore>(*pool_);
+  service_ = std::make_unique<JobService>(*projects_, *store_, clock_);
   auto fleet = sim::ParseFleet(fleet_json, "test");
   ASSERT_TRUE(fleet.ok()) << fleet.status().message();
   fleet_ = std::move(fleet).value();

@@ -12,6 +12,7 @@
 #include "storage/pg.h"
 #include "storage/pg_failure_store.h"
 #include "storage/pg_job_store.h"
+#include "storage/pg_operation_store.h"
 #include "storage/pg_project_repository.h"
 #include "storage/pg_scheduler_store.h"
 #include "workers/failure_simulator.h"
@@ -46,7 +47,7 @@ class SimFixture : public ::testing::Test {
   std::unique_ptr<pg::Pool> pool_;
   std::unique_ptr<storage::PgProjectRepository> projects_;
   std::unique_ptr<storage::PgJobStore> store_;
-  std::unique_ptr<storage::PgOperationRepository> operations_;
+  std::unique_ptr<storage::PgOperationStore> operations_;
   std::unique_ptr<JobService> service_;
   Fleet fleet_;
   std::unique_ptr<storage::PgSchedulerStore> scheduler_store_;

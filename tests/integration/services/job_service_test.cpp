@@ -5,6 +5,7 @@
 #include <set>
 
 #include "services/job_service.h"
+#include "services/operations/operation_service.h"
 #include "storage/pg.h"
 #include "storage/pg_job_store.h"
 #include "storage/pg_project_repository.h"
@@ -223,7 +224,8 @@ TEST_F(JobServiceTest, DeleteNeedsATerminalJobAndReturnsAFinishedOperation) {
   EXPECT_EQ(service_->Get(Ref(job)).status().code(), Code::kNotFound);
 
   OperationRef ref{parent_, "", "", std::to_string(op->id)};
-  auto read = service_->GetOperation(ref);
+  OperationService operations(*projects_, *operations_, clock_);
+  auto read = operations.Get(ref);
   ASSERT_TRUE(read.ok()) << read.status().message();
   EXPECT_EQ(read->id, op->id);
   EXPECT_TRUE(read->done);
@@ -280,8 +282,7 @@ TEST_F(JobServiceTest, AcknowledgedJobsSurviveANewProcessView) {
   ASSERT_TRUE(pool.ok());
   storage::PgProjectRepository projects(**pool);
   storage::PgJobStore store(**pool);
-  storage::PgOperationRepository operations(**pool);
-  JobService restarted(projects, store, operations, clock_);
+  JobService restarted(projects, store, clock_);
   auto got = restarted.Get(Ref(job));
   ASSERT_TRUE(got.ok()) << got.status().message();
   EXPECT_EQ(got->display_name, job.display_name);

@@ -13,6 +13,7 @@
 #include "storage/pg.h"
 #include "storage/pg_job_log_store.h"
 #include "storage/pg_job_store.h"
+#include "storage/pg_operation_store.h"
 #include "storage/pg_project_repository.h"
 #include "storage/row_codec.h"
 #include "tests/integration/test_database.h"
@@ -50,8 +51,8 @@ class JobLogStoreTest : public ::testing::Test {
       pool_ = std::move(pool).value();
       projects_ = std::make_unique<storage::PgProjectRepository>(*pool_);
       jobs_ = std::make_unique<storage::PgJobStore>(*pool_);
-      operations_ = std::make_unique<storage::PgOperationRepository>(*pool_);
-      service_ = std::make_unique<JobService>(*projects_, *jobs_, *operations_, clock_);
+      operations_ = std::make_unique<storage::PgOperationStore>(*pool_);
+      service_ = std::make_unique<JobService>(*projects_, *jobs_, clock_);
     }
     logs_ = std::make_unique<storage::PgJobLogStore>(*pool_, retention);
     log_service_ = std::make_unique<JobLogService>(*logs_, *projects_, clock_);
@@ -113,7 +114,7 @@ class JobLogStoreTest : public ::testing::Test {
   std::unique_ptr<pg::Pool> pool_;
   std::unique_ptr<storage::PgProjectRepository> projects_;
   std::unique_ptr<storage::PgJobStore> jobs_;
-  std::unique_ptr<storage::PgOperationRepository> operations_;
+  std::unique_ptr<storage::PgOperationStore> operations_;
   std::unique_ptr<JobService> service_;
   std::unique_ptr<storage::PgJobLogStore> logs_;
   std::unique_ptr<JobLogService> log_service_;

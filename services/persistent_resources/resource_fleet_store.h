@@ -1,0 +1,30 @@
+#pragma once
+// The fleet's side of persistent resources (workers/resource_reconciler): what only the
+// scheduler's leader writes, on its own connection, so nothing races its node claims. Each call
+// finishes the resource's operation in the transaction that finishes the work.
+#include <optional>
+#include <vector>
+
+#include "services/persistent_resources/resource_repository.h"
+#include "services/resource_names.h"
+
+namespace trainyard {
+
+class ResourceFleetStore {
+ public:
+  virtual ~ResourceFleetStore() = default;
+  // Its nodes have booted: READY, the resource RUNNING (startTime at the first time), and its
+  // operation done with the resource as response. false when the row moved on meanwhile.
+  virtual StatusOr<bool> MarkRunning(const ResourceRecord& record, Timestamp now) = 0;
+  // A reboot begins: its idle nodes boot again until `ready_at` (their caches survive).
+  virtual StatusOr<bool> StartReboot(const ResourceRecord& record, Timestamp ready_at,
+                                     Timestamp now) = 0;
+  // The jobs that name the resource and have not ended.
+  virtual StatusOr<std::vector<JobRef>> JobsOn(const ResourceRecord& record) = 0;
+  // Gives the nodes back and removes the resource, ending its operation with `error` or Empty;
+  // false while a job still holds one of its nodes.
+  virtual StatusOr<bool> Remove(const ResourceRecord& record, Timestamp now,
+                                const std::optional<RpcStatus>& error) = 0;
+};
+
+}  // namespace trainyard

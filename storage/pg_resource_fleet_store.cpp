@@ -1,0 +1,132 @@
+#include "storage/pg_resource_fleet_store.h"
+
+#include "api/wire/persistent_resource_codec.h"
+#include "storage/operation_sql.h"
+#include "storage/row_codec.h"
+
+namespace trainyard::storage {
+namespace {
+
+// Compare-and-set on the version; $3 the new state, $4 the time.
+constexpr const char* kRunning =
+    "UPDATE persistent_resources SET state = 3, start_time = COALESCE(start_time, " TY_TS("$3") "), "
+    "update_time = " TY_TS("$3") ", operation_id = NULL, version = version + 1 "
+    "WHERE uid = $1::bigint AND version = $2::bigint";
+
+// Booted nodes are READY for the resource's jobs (busy ones stay with their job).
+constexpr const char* kNodesReady =
+    "UPDATE nodes SET state = 2, state_since = " TY_TS("$2") " "
+    "WHERE resource_uid = $1::bigint AND state = 1 AND job_id IS NULL";
+
+constexpr const char* kReboot =
+    "UPDATE persistent_resources SET ready_at = " TY_TS("$3") ", update_time = " TY_TS("$4") ", "
+    "version = version + 1 WHERE uid = $1::bigint AND version = $2::bigint AND state = 6";
+
+// Idle nodes boot again; the image cache is on disk and survives.
+constexpr const char* kNodesReboot =
+    "UPDATE nodes SET state = 1, state_since = " TY_TS("$2") " "
+    "WHERE resource_uid = $1::bigint AND state = 2 AND job_id IS NULL";
+
+// Jobs that name the resource and have not ended ($4: the terminal states).
+constexpr const char* kJobsOn =
+    "SELECT p.project_id, j.location, j.id FROM custom_jobs j "
+    "JOIN projects p ON p.number = j.project_number "
+    "WHERE j.project_number = $1::bigint AND j.location = $2 "
+    "AND j.job_spec->>'persistentResourceId' = $3 AND NOT (j.state = ANY($4::smallint[]))";
+
+constexpr const char* kBusyNodes =
+    "SELECT count(*) FROM nodes WHERE resource_uid = $1::bigint AND job_id IS NOT NULL";
+
+// The nodes go back to their pools as a job's do (storage/node_sql.h): reservation nodes stay
+// warm, the rest are given back; down nodes stay down.
+constexpr const char* kReleaseNodes =
+    "UPDATE nodes SET resource_uid = NULL, "
+    "state = CASE WHEN state IN (4, 5, 6) THEN state WHEN keep_warm THEN 2 ELSE 7 END, "
+    "image_cache = CASE WHEN keep_warm AND state NOT IN (4, 5, 6) THEN image_cache ELSE '{}' END, "
+    "state_since = CASE WHEN state IN (4, 5, 6) THEN state_since ELSE " TY_TS("$2") " END "
+    "WHERE resource_uid = $1::bigint";
+
+constexpr const char* kDelete =
+    "DELETE FROM persistent_resources WHERE uid = $1::bigint AND version = $2::bigint";
+
+}  // namespace
+
+StatusOr<bool> PgResourceFleetStore::MarkRunning(const ResourceRecord& record, Timestamp now) {
+  TY_ASSIGN_OR_RETURN(pg::Connection * conn, leader_.LeaderConnection());
+  TY_ASSIGN_OR_RETURN(pg::Transaction tx, pg::Transaction::Begin(*conn));
+  const std::string uid = std::to_string(record.uid);
+  TY_ASSIGN_OR_RETURN(pg::Result r,
+                      tx.Exec(kRunning, {uid, std::to_string(record.version), MicrosParam(now)}));
+  if (r.affected() != 1) return false;
+  TY_RETURN_IF_ERROR(tx.Exec(kNodesReady, {uid, MicrosParam(now)}).status());
+  if (record.operation_id) {
+    PersistentResource shown = record.resource;
+    shown.state = ResourceState::kRunning;
+    if (!shown.start_time) shown.start_time = now;
+    shown.update_time = now;
+    shown.trainyard.reset();
+    TY_RETURN_IF_ERROR(tx.Exec(kFinishOperation, {std::to_string(*record.operation_id),
+                                                  EncodePersistentResourceResponse(shown).dump(),
+                                                  std::nullopt, std::nullopt, MicrosParam(now)})
+                           .status());
+  }
+  TY_RETURN_IF_ERROR(tx.Commit());
+  return true;
+}
+
+StatusOr<bool> PgResourceFleetStore::StartReboot(const ResourceRecord& record, Timestamp ready_at,
+                                                 Timestamp now) {
+  TY_ASSIGN_OR_RETURN(pg::Connection * conn, leader_.LeaderConnection());
+  TY_ASSIGN_OR_RETURN(pg::Transaction tx, pg::Transaction::Begin(*conn));
+  const std::string uid = std::to_string(record.uid);
+  TY_ASSIGN_OR_RETURN(pg::Result r, tx.Exec(kReboot, {uid, std::to_string(record.version),
+                                                      MicrosParam(ready_at), MicrosParam(now)}));
+  if (r.affected() != 1) return false;
+  TY_RETURN_IF_ERROR(tx.Exec(kNodesReboot, {uid, MicrosParam(now)}).status());
+  TY_RETURN_IF_ERROR(tx.Commit());
+  return true;
+}
+
+StatusOr<std::vector<JobRef>> PgResourceFleetStore::JobsOn(const ResourceRecord& record) {
+  TY_ASSIGN_OR_RETURN(pg::Connection * conn, leader_.LeaderConnection());
+  std::vector<int> terminal;
+  for (JobState s : {JobState::kSucceeded, JobState::kFailed, JobState::kCancelled,
+                     JobState::kExpired, JobState::kPartiallySucceeded}) {
+    terminal.push_back(static_cast<int>(s));
+  }
+  TY_ASSIGN_OR_RETURN(pg::Result r,
+                      conn->Exec(kJobsOn, {std::to_string(record.project_number), record.location,
+                                           record.resource_id, NumberArray(terminal)}));
+  std::vector<JobRef> out;
+  for (int i = 0; i < r.rows(); ++i) {
+    out.push_back(JobRef{ParentRef{std::string(r.Get(i, 0)), std::string(r.Get(i, 1))},
+                         std::string(r.Get(i, 2))});
+  }
+  return out;
+}
+
+StatusOr<bool> PgResourceFleetStore::Remove(const ResourceRecord& record, Timestamp now,
+                                            const std::optional<RpcStatus>& error) {
+  TY_ASSIGN_OR_RETURN(pg::Connection * conn, leader_.LeaderConnection());
+  TY_ASSIGN_OR_RETURN(pg::Transaction tx, pg::Transaction::Begin(*conn));
+  const std::string uid = std::to_string(record.uid);
+  TY_ASSIGN_OR_RETURN(pg::Result busy, tx.Exec(kBusyNodes, {uid}));
+  if (busy.GetInt64(0, 0) > 0) return false;  // its jobs are still stopping
+  TY_ASSIGN_OR_RETURN(pg::Result r, tx.Exec(kDelete, {uid, std::to_string(record.version)}));
+  if (r.affected() != 1) return false;
+  TY_RETURN_IF_ERROR(tx.Exec(kReleaseNodes, {uid, MicrosParam(now)}).status());
+  if (record.operation_id) {
+    pg::Params finish = {std::to_string(*record.operation_id), kEmptyResponseJson, std::nullopt,
+                         std::nullopt, MicrosParam(now)};
+    if (error) {
+      finish[1] = std::nullopt;
+      finish[2] = std::to_string(error->code);
+      finish[3] = error->message;
+    }
+    TY_RETURN_IF_ERROR(tx.Exec(kFinishOperation, finish).status());
+  }
+  TY_RETURN_IF_ERROR(tx.Commit());
+  return true;
+}
+
+}  // namespace trainyard::storage

@@ -1,0 +1,79 @@
+#include "storage/resource_row.h"
+
+#include <nlohmann/json.hpp>
+
+#include "api/wire/persistent_resource_codec.h"
+#include "storage/job_transition_sql.h"
+
+namespace trainyard::storage {
+
+std::string EncodeResourceSpec(const PersistentResource& resource) {
+  PersistentResource spec = resource;
+  spec.name.clear();
+  spec.state = ResourceState::kUnspecified;
+  spec.error.reset();
+  spec.create_time.reset();
+  spec.start_time.reset();
+  spec.update_time.reset();
+  spec.trainyard.reset();
+  for (ResourcePool& pool : spec.resource_pools) pool.used_replica_count = 0;
+  return EncodePersistentResource(spec).dump();
+}
+
+StatusOr<ResourceRecord> DecodeResourceRow(const pg::Result& r, int row) {
+  ResourceRecord rec;
+  rec.uid = r.GetInt64(row, 0);
+  rec.project_number = r.GetInt64(row, 1);
+  rec.project_id = std::string(r.Get(row, 2));
+  rec.location = std::string(r.Get(row, 3));
+  rec.resource_id = std::string(r.Get(row, 4));
+  auto spec = nlohmann::json::parse(r.Get(row, 6), nullptr, false);
+  TY_ASSIGN_OR_RETURN(rec.resource, DecodePersistentResource(spec, OutputOnlyFields::kKeep,
+                                                             UnknownFields::kIgnore));
+  PersistentResource& res = rec.resource;
+  res.name = "projects/" + std::to_string(rec.project_number) + "/locations/" + rec.location +
+             "/persistentResources/" + rec.resource_id;
+  res.state = static_cast<ResourceState>(r.GetInt64(row, 5));
+  if (!r.IsNull(row, 7)) {
+    res.error = RpcStatus{static_cast<int>(r.GetInt64(row, 7)), std::string(r.Get(row, 8))};
+  }
+  res.create_time = FromUnixMicros(r.GetInt64(row, 9));
+  res.start_time = OptionalTime(r, row, 10);
+  res.update_time = FromUnixMicros(r.GetInt64(row, 11));
+  rec.version = r.GetInt64(row, 12);
+  if (!r.IsNull(row, 13)) rec.operation_id = r.GetInt64(row, 13);
+  ResourceFleetStatus& fleet = res.trainyard.emplace();
+  if (!r.IsNull(row, 14)) {
+    SchedulingStatus placed;
+    DecodePlacement(r.Get(row, 14), placed);
+    fleet.zone = placed.zone;
+    fleet.pools = std::move(placed.pools);
+  }
+  rec.ready_at = OptionalTime(r, row, 15);
+  rec.held_since = OptionalTime(r, row, 16);
+  rec.hourly_price_micros = r.GetInt64(row, 17);
+  fleet.hourly_price_usd = static_cast<double>(rec.hourly_price_micros) / 1e6;
+  if (!r.IsNull(row, 18)) {
+    fleet.reason_code = std::string(r.Get(row, 18));
+    fleet.reason_message = std::string(r.Get(row, 19));
+  }
+  // usedReplicaCount: the busy nodes of each fleet pool, handed to the resource's pools that
+  // hold nodes there in order, each up to its replica count.
+  if (!r.IsNull(row, 20)) {
+    auto busy = nlohmann::json::parse(r.Get(row, 20), nullptr, false);
+    for (size_t i = 0; i < res.resource_pools.size() && i < fleet.pools.size(); ++i) {
+      const std::string& pool_id = fleet.pools[i].pool_id;
+      if (!busy.is_object() || !busy.contains(pool_id) || !busy[pool_id].is_number_integer()) {
+        continue;
+      }
+      int64_t& left = busy[pool_id].get_ref<nlohmann::json::number_integer_t&>();
+      const int64_t used = std::min(left, res.resource_pools[i].replica_count);
+      res.resource_pools[i].used_replica_count = used;
+      left -= used;
+    }
+  }
+  rec.cancel_requested = r.GetBool(row, 21);
+  return rec;
+}
+
+}  // namespace trainyard::storage

@@ -1,0 +1,70 @@
+#include "workers/resource_reconciler.h"
+
+#include <algorithm>
+
+#include "services/log.h"
+
+namespace trainyard {
+
+Duration ResourceReconciler::BootTime(const ResourceRecord& record) const {
+  Duration boot{};
+  for (const ResourcePool& pool : record.resource.resource_pools) {
+    boot = std::max(boot, fleet_.BootTime(pool.machine_spec.machine_type));
+  }
+  return boot;
+}
+
+StatusOr<bool> ResourceReconciler::StopJobsAndRemove(const ResourceRecord& record, Timestamp now,
+                                                     const std::optional<RpcStatus>& error) {
+  TY_ASSIGN_OR_RETURN(std::vector<JobRef> jobs, store_.JobsOn(record));
+  for (const JobRef& job : jobs) {
+    Status cancelled = cancel_job_(job);
+    // A job that ended or is already stopping meanwhile is fine; anything else waits a pass.
+    if (!cancelled.ok() && cancelled.code() != Code::kFailedPrecondition &&
+        cancelled.code() != Code::kNotFound) {
+      LogJson(LogLevel::kWarn, "resource_job_cancel_failed",
+              {{"resource", record.resource.name}, {"error", cancelled.message()}});
+    }
+  }
+  return store_.Remove(record, now, error);
+}
+
+StatusOr<int> ResourceReconciler::Step(const std::vector<ResourceRecord>& resources,
+                                       Timestamp now) {
+  int moved = 0;
+  for (const ResourceRecord& rec : resources) {
+    const PersistentResource& r = rec.resource;
+    const bool placed = r.trainyard && !r.trainyard->zone.empty();
+    StatusOr<bool> done = false;
+    switch (r.state) {
+      case ResourceState::kProvisioning:
+        if (rec.cancel_requested) {
+          done = StopJobsAndRemove(rec, now,
+                                   RpcStatus{static_cast<int>(Code::kCancelled),
+                                             "the creation of " + r.name + " was cancelled"});
+        } else if (placed && rec.ready_at && *rec.ready_at <= now) {
+          done = store_.MarkRunning(rec, now);
+        }
+        break;
+      case ResourceState::kRebooting:
+        // The reboot request cleared ready_at: it has not begun yet.
+        if (!rec.ready_at) {
+          done = store_.StartReboot(
+              rec, now + std::chrono::duration_cast<std::chrono::microseconds>(BootTime(rec)), now);
+        } else if (*rec.ready_at <= now) {
+          done = store_.MarkRunning(rec, now);
+        }
+        break;
+      case ResourceState::kStopping:
+        done = StopJobsAndRemove(rec, now, std::nullopt);
+        break;
+      default:
+        break;
+    }
+    if (!done.ok()) return done.status();
+    if (*done) ++moved;
+  }
+  return moved;
+}
+
+}  // namespace trainyard

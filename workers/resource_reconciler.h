@@ -1,0 +1,34 @@
+#pragma once
+// Carries out what clients asked of persistent resources, in the scheduler leader's pass (the
+// scheduler itself places their holds): a placed resource becomes RUNNING once its nodes have
+// booted, a reboot boots them again, a delete cancels the jobs on it and gives its nodes back. A
+// process killed mid-way leaves the state in the database; the next leader carries on from it.
+#include <functional>
+#include <vector>
+
+#include "services/fleet/fleet.h"
+#include "services/persistent_resources/resource_fleet_store.h"
+
+namespace trainyard {
+
+class ResourceReconciler {
+ public:
+  // `cancel_job` asks a job to stop (JobService::Cancel).
+  using CancelJob = std::function<Status(const JobRef&)>;
+  ResourceReconciler(ResourceFleetStore& store, const Fleet& fleet, CancelJob cancel_job)
+      : store_(store), fleet_(fleet), cancel_job_(std::move(cancel_job)) {}
+
+  // One pass over every resource; how many it moved on.
+  StatusOr<int> Step(const std::vector<ResourceRecord>& resources, Timestamp now);
+
+ private:
+  Duration BootTime(const ResourceRecord& record) const;
+  StatusOr<bool> StopJobsAndRemove(const ResourceRecord& record, Timestamp now,
+                                   const std::optional<RpcStatus>& error);
+
+  ResourceFleetStore& store_;
+  const Fleet& fleet_;
+  CancelJob cancel_job_;
+};
+
+}  // namespace trainyard
