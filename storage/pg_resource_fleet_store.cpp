@@ -1,6 +1,10 @@
 #include "storage/pg_resource_fleet_store.h"
 
+#include <map>
+
 #include "api/wire/persistent_resource_codec.h"
+#include "services/admin/node_state.h"
+#include "storage/job_transition_sql.h"
 #include "storage/operation_sql.h"
 #include "storage/row_codec.h"
 
@@ -46,6 +50,35 @@ constexpr const char* kReleaseNodes =
     "state_since = CASE WHEN state IN (4, 5, 6) THEN state_since ELSE " TY_TS("$2") " END "
     "WHERE resource_uid = $1::bigint";
 
+// A shrinking pool gives back its highest idle nodes ($3 of them).
+constexpr const char* kShrink =
+    "UPDATE nodes SET resource_uid = NULL, "
+    "state = CASE WHEN state IN (4, 5, 6) THEN state WHEN keep_warm THEN 2 ELSE 7 END, "
+    "image_cache = CASE WHEN keep_warm AND state NOT IN (4, 5, 6) THEN image_cache ELSE '{}' END, "
+    "state_since = " TY_TS("$4") " WHERE (pool_id, ordinal) IN (SELECT pool_id, ordinal FROM nodes "
+    "WHERE resource_uid = $1::bigint AND pool_id = $2 AND job_id IS NULL "
+    "ORDER BY ordinal DESC LIMIT $3::int)";
+
+// A growing pool takes free nodes of its fleet pool, warm ones first; cold ones boot for it.
+constexpr const char* kGrow =
+    "UPDATE nodes SET resource_uid = $1::bigint, state = CASE WHEN state = 2 THEN 2 ELSE 1 END, "
+    "state_since = " TY_TS("$4") " WHERE (pool_id, ordinal) IN (SELECT pool_id, ordinal FROM nodes "
+    "WHERE pool_id = $2 AND resource_uid IS NULL AND job_id IS NULL AND state IN (2, 7) "
+    "ORDER BY state, ordinal LIMIT $3::int)";
+
+// The nodes each pool holds now, for the placement.
+constexpr const char* kHeld =
+    "SELECT pool_id, ordinal FROM nodes WHERE resource_uid = $1::bigint ORDER BY pool_id, ordinal";
+
+constexpr const char* kResized =
+    "UPDATE persistent_resources SET placement = $3::jsonb, ready_at = " TY_TS("$4") ", "
+    "hourly_price_micros = $5::bigint, sched_code = NULL, sched_message = NULL, "
+    "version = version + 1 WHERE uid = $1::bigint AND version = $2::bigint AND state = 7";
+
+constexpr const char* kResizeWaits =
+    "UPDATE persistent_resources SET sched_code = 'NO_CAPACITY', sched_message = $2 "
+    "WHERE uid = $1::bigint";
+
 constexpr const char* kDelete =
     "DELETE FROM persistent_resources WHERE uid = $1::bigint AND version = $2::bigint";
 
@@ -83,6 +116,75 @@ StatusOr<bool> PgResourceFleetStore::StartReboot(const ResourceRecord& record, T
                                                       MicrosParam(ready_at), MicrosParam(now)}));
   if (r.affected() != 1) return false;
   TY_RETURN_IF_ERROR(tx.Exec(kNodesReboot, {uid, MicrosParam(now)}).status());
+  TY_RETURN_IF_ERROR(tx.Commit());
+  return true;
+}
+
+StatusOr<bool> PgResourceFleetStore::Resize(const ResourceRecord& record,
+                                            const std::vector<PoolResize>& pools,
+                                            Timestamp ready_at, Timestamp now, std::string& why) {
+  TY_ASSIGN_OR_RETURN(pg::Connection * conn, leader_.LeaderConnection());
+  TY_ASSIGN_OR_RETURN(pg::Transaction tx, pg::Transaction::Begin(*conn));
+  const std::string uid = std::to_string(record.uid);
+  const ResourceFleetStatus& status = *record.resource.trainyard;
+  // Units per fleet pool, before and after (two resource pools may share a fleet pool).
+  std::map<std::string, std::pair<int64_t, int64_t>> units;
+  std::map<std::string, int> hosts;
+  for (size_t i = 0; i < pools.size() && i < status.pools.size(); ++i) {
+    units[pools[i].pool_id].first += status.pools[i].units;
+    units[pools[i].pool_id].second += pools[i].to_units;
+    hosts[pools[i].pool_id] = pools[i].hosts_per_unit;
+  }
+  auto wait = [&](std::string text) -> StatusOr<bool> {
+    TY_RETURN_IF_ERROR(tx.Rollback());
+    why = std::move(text);
+    TY_RETURN_IF_ERROR(conn->Exec(kResizeWaits, {uid, why}).status());
+    return false;
+  };
+  for (const auto& [pool_id, change] : units) {
+    const int64_t nodes = (change.second - change.first) * hosts[pool_id];
+    if (nodes == 0) continue;
+    const bool grow = nodes > 0;
+    const int64_t count = grow ? nodes : -nodes;
+    TY_ASSIGN_OR_RETURN(
+        pg::Result r,
+        tx.Exec(grow ? kGrow : kShrink, {uid, pool_id, std::to_string(count), MicrosParam(now)}));
+    if (r.affected() != count) {
+      return wait(grow ? "pool " + pool_id + " has " + std::to_string(r.affected()) +
+                             " free nodes; the resize needs " + std::to_string(count)
+                       : "the resize waits for jobs to leave " + std::to_string(count) +
+                             " nodes of pool " + pool_id);
+    }
+  }
+  // The placement as it now is, in resource-pool order: each pool's nodes are the ones its fleet
+  // pool holds for the resource, handed out in ordinal order.
+  TY_ASSIGN_OR_RETURN(pg::Result held, tx.Exec(kHeld, {uid}));
+  std::map<std::string, std::vector<int64_t>> ordinals;
+  for (int i = 0; i < held.rows(); ++i) {
+    ordinals[std::string(held.Get(i, 0))].push_back(held.GetInt64(i, 1));
+  }
+  JobAdmission placement;
+  placement.zone = status.zone;
+  int64_t price = 0;
+  std::map<std::string, size_t> next;
+  for (size_t i = 0; i < pools.size() && i < status.pools.size(); ++i) {
+    PlacedPoolStatus pool = status.pools[i];
+    pool.units = pools[i].to_units;
+    pool.nodes.clear();
+    const std::vector<int64_t>& list = ordinals[pool.pool_id];
+    for (int64_t n = 0;
+         n < pool.units * pools[i].hosts_per_unit && next[pool.pool_id] < list.size(); ++n) {
+      pool.nodes.push_back(NodeName(pool.pool_id, list[next[pool.pool_id]++]));
+    }
+    price += static_cast<int64_t>(pools[i].price_per_node_hour * 1e6) * pool.units *
+             pools[i].hosts_per_unit;
+    placement.pools.push_back(std::move(pool));
+  }
+  TY_ASSIGN_OR_RETURN(
+      pg::Result r,
+      tx.Exec(kResized, {uid, std::to_string(record.version), EncodePlacement(placement),
+                         MicrosParam(ready_at), std::to_string(price)}));
+  if (r.affected() != 1) return false;
   TY_RETURN_IF_ERROR(tx.Commit());
   return true;
 }

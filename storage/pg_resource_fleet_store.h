@@ -13,6 +13,8 @@ class PgResourceFleetStore final : public ResourceFleetStore {
   StatusOr<bool> MarkRunning(const ResourceRecord& record, Timestamp now) override;
   StatusOr<bool> StartReboot(const ResourceRecord& record, Timestamp ready_at,
                              Timestamp now) override;
+  StatusOr<bool> Resize(const ResourceRecord& record, const std::vector<PoolResize>& pools,
+                        Timestamp ready_at, Timestamp now, std::string& why) override;
   StatusOr<std::vector<JobRef>> JobsOn(const ResourceRecord& record) override;
   StatusOr<bool> Remove(const ResourceRecord& record, Timestamp now,
                         const std::optional<RpcStatus>& error) override;

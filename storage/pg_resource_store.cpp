@@ -22,12 +22,12 @@ constexpr const char* kList =
     "AND ($4::bigint IS NULL OR (r.create_time, r.uid) < (" TY_TS("$4") ", $5::bigint)) "
     "ORDER BY r.create_time DESC, r.uid DESC LIMIT $3::int";
 
-// A client's change: compare-and-set on the version. A reboot (6) forgets when the nodes were
-// last ready: the fleet boots them again.
+// A client's change: compare-and-set on the version. A reboot (6) or resize (7) forgets when the
+// nodes were last ready: the fleet readies them again.
 constexpr const char* kUpdate =
     "UPDATE persistent_resources SET state = $3::smallint, resource = $4::jsonb, "
     "update_time = " TY_TS("$5") ", operation_id = $6::bigint, version = version + 1, "
-    "ready_at = CASE WHEN $3::smallint = 6 THEN NULL ELSE ready_at END "
+    "ready_at = CASE WHEN $3::smallint IN (6, 7) THEN NULL ELSE ready_at END "
     "WHERE uid = $1::bigint AND version = $2::bigint";
 
 }  // namespace

@@ -29,6 +29,26 @@ StatusOr<bool> ResourceReconciler::StopJobsAndRemove(const ResourceRecord& recor
   return store_.Remove(record, now, error);
 }
 
+StatusOr<bool> ResourceReconciler::ResizeNow(const ResourceRecord& record, Timestamp now) {
+  const PersistentResource& r = record.resource;
+  if (!r.trainyard || r.trainyard->pools.size() != r.resource_pools.size()) return false;
+  std::vector<ResourceFleetStore::PoolResize> pools;
+  Duration boot{};
+  for (size_t i = 0; i < r.resource_pools.size(); ++i) {
+    const PlacedPoolStatus& placed = r.trainyard->pools[i];
+    const CapacityPool* pool = fleet_.FindPool(placed.pool_id);
+    if (pool == nullptr) return false;
+    pools.push_back({placed.pool_id, r.resource_pools[i].replica_count, pool->hosts_per_unit,
+                     pool->price_per_node_hour});
+    if (r.resource_pools[i].replica_count > placed.units) {
+      boot = std::max(boot, fleet_.BootTime(placed.machine_type));
+    }
+  }
+  std::string why;
+  return store_.Resize(record, pools,
+                       now + std::chrono::duration_cast<std::chrono::microseconds>(boot), now, why);
+}
+
 StatusOr<int> ResourceReconciler::Step(const std::vector<ResourceRecord>& resources,
                                        Timestamp now) {
   int moved = 0;
@@ -51,6 +71,13 @@ StatusOr<int> ResourceReconciler::Step(const std::vector<ResourceRecord>& resour
         if (!rec.ready_at) {
           done = store_.StartReboot(
               rec, now + std::chrono::duration_cast<std::chrono::microseconds>(BootTime(rec)), now);
+        } else if (*rec.ready_at <= now) {
+          done = store_.MarkRunning(rec, now);
+        }
+        break;
+      case ResourceState::kUpdating:
+        if (!rec.ready_at) {
+          done = ResizeNow(rec, now);
         } else if (*rec.ready_at <= now) {
           done = store_.MarkRunning(rec, now);
         }

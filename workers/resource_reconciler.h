@@ -23,6 +23,8 @@ class ResourceReconciler {
 
  private:
   Duration BootTime(const ResourceRecord& record) const;
+  // A patched replicaCount: grows or shrinks the pools in place (same fleet pools).
+  StatusOr<bool> ResizeNow(const ResourceRecord& record, Timestamp now);
   StatusOr<bool> StopJobsAndRemove(const ResourceRecord& record, Timestamp now,
                                    const std::optional<RpcStatus>& error);
 

@@ -19,6 +19,18 @@ class ResourceFleetStore {
   // A reboot begins: its idle nodes boot again until `ready_at` (their caches survive).
   virtual StatusOr<bool> StartReboot(const ResourceRecord& record, Timestamp ready_at,
                                      Timestamp now) = 0;
+  // A resize (UPDATING): each pool's held units move to `to_units` within its fleet pool, idle
+  // nodes given back and free ones taken; the nodes taken boot until `ready_at`. Nothing changes
+  // (false) when a pool cannot shrink yet (its nodes are busy) or cannot grow (too few free):
+  // then `why` says so.
+  struct PoolResize {
+    std::string pool_id;  // the fleet pool the resource pool holds nodes in
+    int64_t to_units = 0;
+    int hosts_per_unit = 1;
+    double price_per_node_hour = 0;
+  };
+  virtual StatusOr<bool> Resize(const ResourceRecord& record, const std::vector<PoolResize>& pools,
+                                Timestamp ready_at, Timestamp now, std::string& why) = 0;
   // The jobs that name the resource and have not ended.
   virtual StatusOr<std::vector<JobRef>> JobsOn(const ResourceRecord& record) = 0;
   // Gives the nodes back and removes the resource, ending its operation with `error` or Empty;

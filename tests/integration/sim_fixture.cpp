@@ -13,7 +13,10 @@ void SimFixture::StartFleet(const char* fleet_json) {
   projects_ = std::make_unique<storage::PgProjectRepository>(*pool_);
   store_ = std::make_unique<storage::PgJobStore>(*pool_);
   operations_ = std::make_unique<storage::PgOperationStore>(*pool_);
-  service_ = std::make_unique<JobService>(*projects_, *store_, clock_);
+  resource_store_ = std::make_unique<storage::PgResourceStore>(*pool_);
+  service_ = std::make_unique<JobService>(*projects_, *store_, clock_, resource_store_.get());
+  operation_service_ = std::make_unique<OperationService>(*projects_, *operations_, clock_);
+  resource_service_ = std::make_unique<ResourceService>(*projects_, *resource_store_, clock_);
   auto fleet = sim::ParseFleet(fleet_json, "test");
   ASSERT_TRUE(fleet.ok()) << fleet.status().message();
   fleet_ = std::move(fleet).value();
@@ -25,6 +28,10 @@ void SimFixture::StartFleet(const char* fleet_json) {
   failure_store_ = std::make_unique<storage::PgFailureStore>(*scheduler_store_);
   failures_ = std::make_unique<FailureSimulator>(*failure_store_, fleet_);
   scheduler_->SetFailureSimulator(failures_.get());
+  resource_fleet_ = std::make_unique<storage::PgResourceFleetStore>(*scheduler_store_);
+  reconciler_ = std::make_unique<ResourceReconciler>(
+      *resource_fleet_, fleet_, [this](const JobRef& job) { return service_->Cancel(job); });
+  scheduler_->SetResourceReconciler(reconciler_.get());
   JobExecutorOptions options;
   options.owner = "exec";
   executor_ = std::make_unique<JobExecutor>(*store_, *store_, runtime_, clock_, options);

@@ -9,14 +9,19 @@
 #include <string>
 
 #include "services/job_service.h"
+#include "services/operations/operation_service.h"
+#include "services/persistent_resources/resource_service.h"
 #include "storage/pg.h"
 #include "storage/pg_failure_store.h"
 #include "storage/pg_job_store.h"
 #include "storage/pg_operation_store.h"
 #include "storage/pg_project_repository.h"
+#include "storage/pg_resource_fleet_store.h"
+#include "storage/pg_resource_store.h"
 #include "storage/pg_scheduler_store.h"
 #include "workers/failure_simulator.h"
 #include "workers/job_executor.h"
+#include "workers/resource_reconciler.h"
 #include "workers/scheduler_loop.h"
 #include "workers/sim/sim_runtime.h"
 
@@ -48,12 +53,17 @@ class SimFixture : public ::testing::Test {
   std::unique_ptr<storage::PgProjectRepository> projects_;
   std::unique_ptr<storage::PgJobStore> store_;
   std::unique_ptr<storage::PgOperationStore> operations_;
+  std::unique_ptr<storage::PgResourceStore> resource_store_;
   std::unique_ptr<JobService> service_;
+  std::unique_ptr<OperationService> operation_service_;
+  std::unique_ptr<ResourceService> resource_service_;
   Fleet fleet_;
   std::unique_ptr<storage::PgSchedulerStore> scheduler_store_;
   std::unique_ptr<SchedulerLoop> scheduler_;
   std::unique_ptr<storage::PgFailureStore> failure_store_;
   std::unique_ptr<FailureSimulator> failures_;
+  std::unique_ptr<storage::PgResourceFleetStore> resource_fleet_;
+  std::unique_ptr<ResourceReconciler> reconciler_;
   sim::SimRuntime runtime_;
   std::unique_ptr<JobExecutor> executor_;
 };

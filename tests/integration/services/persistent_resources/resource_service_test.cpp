@@ -1,0 +1,471 @@
+// Persistent resources end to end below the API, on a real PostgreSQL and the manual clock: the
+// resource service writes the change with its operation, the scheduler places the hold, the
+// leader's reconciler carries the work out and finishes the operation.
+#include <gtest/gtest.h>
+
+#include <future>
+
+#include "tests/integration/sim_fixture.h"
+
+namespace trainyard {
+namespace {
+
+using std::chrono::seconds;
+
+// Zone a: 2 warm reserved A3 High nodes for demo, 4 on demand (cold: 60 s boot, 8 s pull).
+constexpr const char* kFleet = R"({
+  "bootTime": {"default": "60s"}, "imagePullGbps": 10, "imageSizeGb": {"default": 10},
+  "zones": [{"zone": "us-central1-a", "pools": [
+    {"machineType": "a3-highgpu-8g", "model": "RESERVATION", "reservation": "r1", "term": "1y",
+     "projects": ["demo"], "nodes": 2, "pricePerNodeHour": 30},
+    {"machineType": "a3-highgpu-8g", "model": "ON_DEMAND", "nodes": 4, "pricePerNodeHour": 88}]}]})";
+
+const ParentRef kParent{"demo", "us-central1"};
+
+class ResourceServiceTest : public testing::SimFixture {
+ protected:
+  void SetUp() override { ASSERT_NO_FATAL_FAILURE(StartFleet(kFleet)); }
+
+  static MachineSpec H100() {
+    MachineSpec m;
+    m.machine_type = "a3-highgpu-8g";
+    m.accelerator_type = AcceleratorType::kNvidiaH100_80gb;
+    m.accelerator_count = 8;
+    return m;
+  }
+
+  Operation CreateResource(const std::string& id, int64_t replicas) {
+    PersistentResource r;
+    r.display_name = id;
+    ResourcePool pool;
+    pool.machine_spec = H100();
+    pool.replica_count = replicas;
+    r.resource_pools.push_back(pool);
+    auto op = resource_service_->Create(kParent, id, r);
+    EXPECT_TRUE(op.ok()) << op.status().message();
+    return op.ok() ? *op : Operation{};
+  }
+
+  StatusOr<PersistentResource> Resource(const std::string& id) {
+    return resource_service_->Get(ResourceRef{kParent, id});
+  }
+
+  ResourceState StateOf(const std::string& id) {
+    auto r = Resource(id);
+    return r.ok() ? r->state : ResourceState::kUnspecified;
+  }
+
+  Operation Reread(const Operation& op) {
+    auto read = operation_service_->Get(OperationRef{kParent, "", "", std::to_string(op.id)});
+    EXPECT_TRUE(read.ok()) << read.status().message();
+    return read.ok() ? *read : Operation{};
+  }
+
+  // A gang of `replicas` A3 High replicas (a chief and the workers), on `resource` when set.
+  static CustomJob Gang(const std::string& resource, int64_t replicas) {
+    CustomJob job;
+    job.display_name = "on-" + resource;
+    for (int64_t n : {int64_t{1}, replicas - 1}) {
+      if (n == 0) continue;
+      WorkerPoolSpec pool;
+      pool.machine_spec = H100();
+      pool.replica_count = n;
+      pool.container_spec = ContainerSpec{};
+      pool.container_spec->image_uri = "train:1";
+      pool.container_spec->env.push_back({"TRAINYARD_SIM_DURATION", "600s"});
+      job.job_spec.worker_pool_specs.push_back(pool);
+    }
+    job.job_spec.persistent_resource_id = resource;
+    return job;
+  }
+
+  StatusOr<CustomJob> CreateOn(const std::string& resource, int64_t replicas) {
+    return service_->Create(kParent, Gang(resource, replicas), "");
+  }
+
+  int64_t Count(const std::string& where) {
+    auto conn = pool_->Acquire();
+    auto r = (*conn)->Exec("SELECT count(*) FROM nodes WHERE " + where);
+    EXPECT_TRUE(r.ok()) << r.status().message();
+    return r.ok() ? r->GetInt64(0, 0) : -1;
+  }
+};
+
+TEST_F(ResourceServiceTest, WarmReservationsMakeItRunningAndFinishTheOperation) {
+  Operation op = CreateResource("pr1", 2);
+  EXPECT_FALSE(op.done);
+  EXPECT_EQ(op.parent, "persistentResources/pr1");
+  EXPECT_EQ(op.metadata_type, kCreatePersistentResourceMetadata);
+  EXPECT_EQ(StateOf("pr1"), ResourceState::kProvisioning);
+
+  Step();  // placed on the warm reservation: nothing to boot
+  Step();  // the reconciler sees it ready
+  auto r = Resource("pr1");
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->state, ResourceState::kRunning);
+  ASSERT_TRUE(r->start_time.has_value());
+  ASSERT_TRUE(r->trainyard.has_value());
+  ASSERT_EQ(r->trainyard->pools.size(), 1u);
+  EXPECT_EQ(r->trainyard->pools[0].consumption_model, "RESERVATION");
+  EXPECT_EQ(Count("resource_uid IS NOT NULL AND state = 2"), 2);
+
+  Operation done = Reread(op);
+  EXPECT_TRUE(done.done);
+  ASSERT_TRUE(done.response_json.has_value());
+  auto response = nlohmann::json::parse(*done.response_json);
+  EXPECT_EQ(response["@type"], "type.googleapis.com/google.cloud.aiplatform.v1.PersistentResource");
+  EXPECT_EQ(response["state"], "RUNNING");
+
+  // The id is taken now.
+  PersistentResource again;
+  again.resource_pools.push_back(ResourcePool{"", H100(), 1, {}, {}, 0});
+  EXPECT_EQ(resource_service_->Create(kParent, "pr1", again).status().code(), Code::kAlreadyExists);
+}
+
+TEST_F(ResourceServiceTest, OnDemandNodesBootBeforeItRuns) {
+  Operation op = CreateResource("pr1", 3);  // more than the reservation has
+  Step();
+  auto placed = Resource("pr1");
+  ASSERT_TRUE(placed.ok());
+  EXPECT_EQ(placed->state, ResourceState::kProvisioning);
+  ASSERT_EQ(placed->trainyard->pools.size(), 1u);
+  EXPECT_EQ(placed->trainyard->pools[0].consumption_model, "ON_DEMAND");
+  EXPECT_EQ(Count("resource_uid IS NOT NULL AND state = 1"), 3);  // PROVISIONING
+
+  clock_.Advance(seconds(59));
+  Step();
+  EXPECT_EQ(StateOf("pr1"), ResourceState::kProvisioning);
+  EXPECT_FALSE(Reread(op).done);
+  clock_.Advance(seconds(1));
+  Step();
+  EXPECT_EQ(StateOf("pr1"), ResourceState::kRunning);
+  EXPECT_TRUE(Reread(op).done);
+  EXPECT_EQ(Count("resource_uid IS NOT NULL AND state = 2"), 3);
+}
+
+TEST_F(ResourceServiceTest, ItsJobsStartWarmAndOtherJobsNeverGetItsNodes) {
+  CreateResource("pr1", 2);
+  Step();
+  Step();
+  ASSERT_EQ(StateOf("pr1"), ResourceState::kRunning);
+
+  // A job that does not name the resource cannot have the reservation the resource holds.
+  auto outside = service_->Create(kParent, Gang("", 2), "");
+  ASSERT_TRUE(outside.ok());
+
+  auto first = CreateOn("pr1", 2);
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  Step();
+  CustomJob on = Get(*first);
+  EXPECT_EQ(on.state, JobState::kPending);
+  ASSERT_TRUE(on.trainyard.has_value());
+  EXPECT_EQ(on.trainyard->pools[0].consumption_model, "RESERVATION");
+  // Booted already: only the image pull (10 GB at 10 Gb/s); the resource bills, not the job.
+  EXPECT_EQ(on.trainyard->startup, seconds(8));
+  EXPECT_EQ(on.trainyard->hourly_price_usd, 0);
+  CustomJob off = Get(*outside);
+  ASSERT_TRUE(off.trainyard.has_value());
+  EXPECT_EQ(off.trainyard->pools[0].consumption_model, "ON_DEMAND");
+
+  // Both replicas busy: the next job on the resource waits with its reason.
+  auto second = CreateOn("pr1", 1);
+  ASSERT_TRUE(second.ok());
+  Step();
+  CustomJob waiting = Get(*second);
+  EXPECT_EQ(waiting.state, JobState::kQueued);
+  EXPECT_EQ(waiting.trainyard->reason_code, "NO_CAPACITY");
+  EXPECT_NE(waiting.trainyard->reason_message.find("persistent resource pr1"), std::string::npos)
+      << waiting.trainyard->reason_message;
+  auto shown = Resource("pr1");
+  EXPECT_EQ(shown->resource_pools[0].used_replica_count, 2);
+
+  // Once the first ends, the second starts on a node that has its image: no pull at all.
+  for (int i = 0; i < 20 && Get(*first).state != JobState::kSucceeded; ++i) {
+    clock_.Advance(seconds(60));
+    Step();
+  }
+  ASSERT_EQ(Get(*first).state, JobState::kSucceeded);
+  Step();
+  CustomJob warm = Get(*second);
+  ASSERT_TRUE(warm.trainyard.has_value());
+  EXPECT_NE(warm.state, JobState::kQueued);
+  EXPECT_EQ(warm.trainyard->startup, Duration{});
+}
+
+TEST_F(ResourceServiceTest, AJobMustMatchAnExistingResourceOfItsProject) {
+  CreateResource("pr1", 2);
+  auto missing = CreateOn("nope", 1);
+  ASSERT_EQ(missing.status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(missing.status().violations().at(0).field, "jobSpec.persistentResourceId");
+
+  auto too_many = CreateOn("pr1", 4);
+  ASSERT_EQ(too_many.status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(too_many.status().violations().at(0).field, "jobSpec.workerPoolSpecs[1].replicaCount");
+
+  CustomJob job;
+  job.display_name = "mismatch";
+  WorkerPoolSpec pool;
+  pool.machine_spec = MachineSpec{};
+  pool.machine_spec->machine_type = "n1-standard-4";
+  pool.replica_count = 1;
+  pool.container_spec = ContainerSpec{};
+  pool.container_spec->image_uri = "x";
+  job.job_spec.worker_pool_specs.push_back(pool);
+  job.job_spec.persistent_resource_id = "pr1";
+  auto mismatch = service_->Create(kParent, job, "");
+  ASSERT_EQ(mismatch.status().code(), Code::kInvalidArgument);
+  EXPECT_NE(mismatch.status().message().find("n1-standard-4"), std::string::npos);
+  EXPECT_NE(mismatch.status().message().find("a3-highgpu-8g"), std::string::npos);
+
+  // Another project does not see demo's resource.
+  auto elsewhere = service_->Create(
+      ParentRef{"other", "us-central1"},
+      [&] {
+        CustomJob j = job;
+        j.job_spec.worker_pool_specs[0].machine_spec = H100();
+        return j;
+      }(),
+      "");
+  EXPECT_EQ(elsewhere.status().code(), Code::kInvalidArgument);
+}
+
+TEST_F(ResourceServiceTest, DeleteCancelsItsJobsThenGivesItsNodesBack) {
+  CreateResource("pr1", 2);
+  Step();
+  Step();
+  auto job = CreateOn("pr1", 2);
+  ASSERT_TRUE(job.ok());
+  Step();
+  ASSERT_EQ(Get(*job).state, JobState::kPending);
+
+  auto op = resource_service_->Delete(ResourceRef{kParent, "pr1"});
+  ASSERT_TRUE(op.ok()) << op.status().message();
+  EXPECT_FALSE(op->done);
+  EXPECT_EQ(op->metadata_type, kDeleteOperationMetadata);
+  EXPECT_EQ(StateOf("pr1"), ResourceState::kStopping);
+  EXPECT_EQ(resource_service_->Delete(ResourceRef{kParent, "pr1"}).status().code(),
+            Code::kFailedPrecondition);
+  EXPECT_EQ(CreateOn("pr1", 1).status().code(), Code::kFailedPrecondition);
+
+  for (int i = 0; i < 5 && Resource("pr1").ok(); ++i) Step();
+  EXPECT_EQ(Resource("pr1").status().code(), Code::kNotFound);
+  EXPECT_EQ(Get(*job).state, JobState::kCancelled);
+  Operation done = Reread(*op);
+  EXPECT_TRUE(done.done);
+  EXPECT_EQ(nlohmann::json::parse(done.response_json.value_or("{}")),
+            nlohmann::json::parse(kEmptyResponseJson));
+  EXPECT_EQ(Count("resource_uid IS NOT NULL"), 0);
+  EXPECT_EQ(Count("keep_warm AND state = 2"), 2);  // the reservation is warm and free again
+}
+
+TEST_F(ResourceServiceTest, CancellingTheCreateEndsItCancelled) {
+  // Every A3 High node is taken by other work: the resource waits with a reason.
+  CreateResource("big", 4);
+  Step();
+  Operation op = CreateResource("pr1", 4);
+  Step();
+  auto waiting = Resource("pr1");
+  ASSERT_TRUE(waiting.ok());
+  EXPECT_EQ(waiting->state, ResourceState::kProvisioning);
+  EXPECT_EQ(waiting->trainyard->reason_code, "NO_CAPACITY");
+
+  ASSERT_TRUE(
+      operation_service_->Cancel(OperationRef{kParent, "", "", std::to_string(op.id)}).ok());
+  Step();
+  EXPECT_EQ(Resource("pr1").status().code(), Code::kNotFound);
+  Operation done = Reread(op);
+  EXPECT_TRUE(done.done);
+  ASSERT_TRUE(done.error.has_value());
+  EXPECT_EQ(done.error->code, static_cast<int>(Code::kCancelled));
+}
+
+TEST_F(ResourceServiceTest, ACapacityThatNeverFitsEndsInErrorAfterTheTimeout) {
+  Operation op = CreateResource("pr1", 7);  // no pool has 7
+  Step();
+  EXPECT_EQ(Resource("pr1")->trainyard->reason_code, "NEVER_FITS");
+  clock_.Advance(std::chrono::hours(1));
+  Step();
+  auto r = Resource("pr1");
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->state, ResourceState::kError);
+  ASSERT_TRUE(r->error.has_value());
+  EXPECT_EQ(r->error->code, static_cast<int>(Code::kResourceExhausted));
+  Operation done = Reread(op);
+  EXPECT_TRUE(done.done);
+  ASSERT_TRUE(done.error.has_value());
+  EXPECT_EQ(done.error->code, static_cast<int>(Code::kResourceExhausted));
+  // An ERROR resource can still be deleted.
+  ASSERT_TRUE(resource_service_->Delete(ResourceRef{kParent, "pr1"}).ok());
+  Step();
+  EXPECT_EQ(Resource("pr1").status().code(), Code::kNotFound);
+}
+
+TEST_F(ResourceServiceTest, AnotherLeaderFinishesTheOperationAfterAKill) {
+  Operation op = CreateResource("pr1", 3);
+  Step();  // placed on cold on-demand nodes; they boot for 60 s
+  ASSERT_EQ(Count("resource_uid IS NOT NULL AND state = 1"), 3);
+  // The leader dies: its connection (and with it the lead) goes; nothing it held in memory counts.
+  scheduler_.reset();
+  reconciler_.reset();
+  resource_fleet_.reset();
+  failures_.reset();
+  failure_store_.reset();
+  scheduler_store_.reset();
+
+  storage::PgSchedulerStore store(conninfo_);
+  SchedulerLoop next(store, fleet_, clock_);
+  storage::PgResourceFleetStore fleet_store(store);
+  ResourceReconciler reconciler(fleet_store, fleet_,
+                                [this](const JobRef& job) { return service_->Cancel(job); });
+  next.SetResourceReconciler(&reconciler);
+  clock_.Advance(seconds(60));
+  auto pass = next.RunOnce();
+  ASSERT_TRUE(pass.ok()) << pass.status().message();
+  EXPECT_TRUE(pass->leading);
+  EXPECT_EQ(StateOf("pr1"), ResourceState::kRunning);
+  EXPECT_TRUE(Reread(op).done);
+}
+
+TEST_F(ResourceServiceTest, WaitReturnsOnceTheWorkIsDone) {
+  Operation op = CreateResource("pr1", 3);
+  const OperationRef ref{kParent, "", "", std::to_string(op.id)};
+  auto quick = operation_service_->Wait(ref, std::chrono::milliseconds(0));
+  ASSERT_TRUE(quick.ok());
+  EXPECT_FALSE(quick->done);
+
+  auto waited = std::async(std::launch::async, [&] {
+    return operation_service_->Wait(ref, std::chrono::milliseconds(30000));
+  });
+  Step();
+  clock_.Advance(seconds(60));
+  Step();
+  auto result = waited.get();
+  ASSERT_TRUE(result.ok()) << result.status().message();
+  EXPECT_TRUE(result->done);
+}
+
+TEST_F(ResourceServiceTest, PatchResizesInPlaceAndRenamesAtOnce) {
+  CreateResource("pr1", 2);
+  Step();
+  Step();
+  ASSERT_EQ(StateOf("pr1"), ResourceState::kRunning);
+
+  PersistentResource update;
+  update.display_name = "renamed";
+  auto renamed = resource_service_->Patch(ResourceRef{kParent, "pr1"}, update, {"display_name"});
+  ASSERT_TRUE(renamed.ok()) << renamed.status().message();
+  EXPECT_TRUE(renamed->done);  // no fleet work
+  EXPECT_EQ(Resource("pr1")->display_name, "renamed");
+
+  EXPECT_EQ(
+      resource_service_->Patch(ResourceRef{kParent, "pr1"}, update, {"network"}).status().code(),
+      Code::kInvalidArgument);
+
+  // The reservation has no third node: the pool waits in UPDATING until it could grow.
+  update.resource_pools.push_back(ResourcePool{"", H100(), 3, {}, {}, 0});
+  auto grow = resource_service_->Patch(ResourceRef{kParent, "pr1"}, update,
+                                       {"resource_pools.replica_count"});
+  ASSERT_TRUE(grow.ok()) << grow.status().message();
+  EXPECT_FALSE(grow->done);
+  EXPECT_EQ(StateOf("pr1"), ResourceState::kUpdating);
+  Step();
+  EXPECT_EQ(StateOf("pr1"), ResourceState::kUpdating);
+  EXPECT_EQ(Resource("pr1")->trainyard->reason_code, "NO_CAPACITY");
+
+  // Shrinking supersedes it and happens at once: idle nodes go back to the reservation.
+  update.resource_pools[0].replica_count = 1;
+  auto shrink =
+      resource_service_->Patch(ResourceRef{kParent, "pr1"}, update, {"resourcePools.replicaCount"});
+  EXPECT_EQ(shrink.status().code(), Code::kFailedPrecondition);  // only while RUNNING
+  EXPECT_TRUE(Reread(*renamed).done);
+}
+
+TEST_F(ResourceServiceTest, ShrinkingGivesIdleNodesBack) {
+  CreateResource("pr1", 2);
+  Step();
+  Step();
+  PersistentResource update;
+  update.resource_pools.push_back(ResourcePool{"", H100(), 1, {}, {}, 0});
+  auto shrink =
+      resource_service_->Patch(ResourceRef{kParent, "pr1"}, update, {"resourcePools.replicaCount"});
+  ASSERT_TRUE(shrink.ok()) << shrink.status().message();
+  Step();
+  Step();
+  auto r = Resource("pr1");
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->state, ResourceState::kRunning);
+  EXPECT_EQ(r->resource_pools[0].replica_count, 1);
+  EXPECT_EQ(r->trainyard->pools[0].units, 1);
+  EXPECT_EQ(Count("resource_uid IS NOT NULL"), 1);
+  EXPECT_TRUE(Reread(*shrink).done);
+}
+
+TEST_F(ResourceServiceTest, RebootBootsIdleNodesAgainAndKeepsTheirCaches) {
+  CreateResource("pr1", 2);
+  Step();
+  Step();
+  auto job = CreateOn("pr1", 2);
+  ASSERT_TRUE(job.ok());
+  for (int i = 0; i < 20 && Get(*job).state != JobState::kSucceeded; ++i) {
+    clock_.Advance(seconds(60));
+    Step();
+  }
+  ASSERT_EQ(Get(*job).state, JobState::kSucceeded);
+  EXPECT_EQ(Count("resource_uid IS NOT NULL AND image_cache = '{train:1}'"), 2);
+
+  auto op = resource_service_->Reboot(ResourceRef{kParent, "pr1"});
+  ASSERT_TRUE(op.ok()) << op.status().message();
+  EXPECT_EQ(op->metadata_type, kRebootPersistentResourceMetadata);
+  EXPECT_EQ(StateOf("pr1"), ResourceState::kRebooting);
+  Step();
+  EXPECT_EQ(Count("resource_uid IS NOT NULL AND state = 1"), 2);
+  clock_.Advance(seconds(60));
+  Step();
+  EXPECT_EQ(StateOf("pr1"), ResourceState::kRunning);
+  EXPECT_TRUE(Reread(*op).done);
+  EXPECT_EQ(Count("resource_uid IS NOT NULL AND state = 2 AND image_cache = '{train:1}'"), 2);
+}
+
+TEST_F(ResourceServiceTest, OperationsListByDoneInPagesAndNestedNamesMustMatch) {
+  Operation a = CreateResource("pr1", 2);
+  Operation b = CreateResource("pr2", 3);
+  Step();
+  Step();  // pr1 RUNNING (warm); pr2 still booting
+  ListOperationsRequest list{kParent, "", "", "done=true", 100, std::nullopt};
+  auto done = operation_service_->List(list);
+  ASSERT_TRUE(done.ok());
+  ASSERT_EQ(done->operations.size(), 1u);
+  EXPECT_EQ(done->operations[0].id, a.id);
+  list.filter = "done = false";
+  auto open = operation_service_->List(list);
+  ASSERT_EQ(open->operations.size(), 1u);
+  EXPECT_EQ(open->operations[0].id, b.id);
+  list.filter = "name=x";
+  EXPECT_EQ(operation_service_->List(list).status().code(), Code::kInvalidArgument);
+
+  list.filter = "";
+  list.page_size = 1;
+  auto first = operation_service_->List(list);
+  ASSERT_TRUE(first.ok() && first->next.has_value());
+  list.after = first->next;
+  auto second = operation_service_->List(list);
+  ASSERT_TRUE(second.ok());
+  ASSERT_EQ(second->operations.size(), 1u);
+  EXPECT_NE(second->operations[0].id, first->operations[0].id);
+  EXPECT_FALSE(second->next.has_value());
+
+  // Nested under its own resource it is found; under another one it is not.
+  const std::string id = std::to_string(a.id);
+  EXPECT_TRUE(
+      operation_service_->Get(OperationRef{kParent, "persistentResources", "pr1", id}).ok());
+  EXPECT_EQ(operation_service_->Get(OperationRef{kParent, "persistentResources", "pr2", id})
+                .status()
+                .code(),
+            Code::kNotFound);
+  ASSERT_TRUE(operation_service_->Delete(OperationRef{kParent, "", "", id}).ok());
+  EXPECT_EQ(operation_service_->Get(OperationRef{kParent, "", "", id}).status().code(),
+            Code::kNotFound);
+}
+
+}  // namespace
+}  // namespace trainyard
