@@ -99,7 +99,10 @@ StatusOr<HttpResponse> OperationHandler::List(const HttpRequest& request, const 
 
 StatusOr<HttpResponse> OperationHandler::Cancel(const HttpRequest& request,
                                                 const RouteMatch& match) {
-  TY_RETURN_IF_ERROR(ParseJsonBody(request, /*allow_empty=*/true).status());
+  // The Node SDK's cancelOperation sends the JSON string "" as its body.
+  if (request.body != "\"\"") {
+    TY_RETURN_IF_ERROR(ParseJsonBody(request, /*allow_empty=*/true).status());
+  }
   TY_ASSIGN_OR_RETURN(OperationRef ref, RefOf(match));
   TY_RETURN_IF_ERROR(operations_.Cancel(ref));
   return JsonResponse(nlohmann::json::object());

@@ -32,14 +32,19 @@ constexpr const char* kUpdate =
 
 }  // namespace
 
-std::vector<pg::Statement> OperationStatements(const ResourceChange& change) {
-  const Operation& op = change.operation;
-  std::optional<std::string> response = op.response_json;
+Operation RecordedOperation(const ResourceChange& change) {
+  Operation op = change.operation;
   if (op.done && change.respond_with_resource) {
     PersistentResource shown = change.record.resource;
     shown.trainyard.reset();
-    response = EncodePersistentResourceResponse(shown).dump();
+    op.response_json = EncodePersistentResourceResponse(shown).dump();
   }
+  return op;
+}
+
+std::vector<pg::Statement> OperationStatements(const ResourceChange& change) {
+  const Operation op = RecordedOperation(change);
+  const std::optional<std::string>& response = op.response_json;
   std::vector<pg::Statement> out;
   out.push_back(pg::Statement{kInsertOperation,
                               {std::to_string(op.id), std::to_string(op.project_number),
@@ -102,7 +107,7 @@ StatusOr<std::vector<ResourceRecord>> PgResourceStore::List(const ListResourcesQ
   return out;
 }
 
-StatusOr<bool> PgResourceStore::Update(const ResourceChange& change) {
+StatusOr<std::optional<Operation>> PgResourceStore::Update(const ResourceChange& change) {
   const ResourceRecord& rec = change.record;
   TY_ASSIGN_OR_RETURN(auto conn, pool_.Acquire());
   TY_ASSIGN_OR_RETURN(pg::Transaction tx, pg::Transaction::Begin(*conn));
@@ -113,12 +118,12 @@ StatusOr<bool> PgResourceStore::Update(const ResourceChange& change) {
                         EncodeResourceSpec(rec.resource), MicrosParam(*rec.resource.update_time),
                         rec.operation_id ? std::optional(std::to_string(*rec.operation_id))
                                          : std::nullopt}));
-  if (r.affected() != 1) return false;
+  if (r.affected() != 1) return std::optional<Operation>();
   for (const pg::Statement& s : OperationStatements(change)) {
     TY_RETURN_IF_ERROR(tx.Exec(s.sql, s.params).status());
   }
   TY_RETURN_IF_ERROR(tx.Commit());
-  return true;
+  return std::optional(RecordedOperation(change));
 }
 
 }  // namespace trainyard::storage

@@ -14,14 +14,15 @@ class PgResourceStore final : public ResourceRepository {
   StatusOr<ResourceRecord> Get(int64_t project_number, const std::string& location,
                                const std::string& resource_id) override;
   StatusOr<std::vector<ResourceRecord>> List(const ListResourcesQuery& query) override;
-  StatusOr<bool> Update(const ResourceChange& change) override;
+  StatusOr<std::optional<Operation>> Update(const ResourceChange& change) override;
 
  private:
   pg::Pool& pool_;
 };
 
-// The statements that record `change.operation` (and end the one it supersedes), for the stores
-// that write a resource change.
+// `change.operation` as it is recorded: a born-finished one answers with the resource.
+Operation RecordedOperation(const ResourceChange& change);
+// The statements that record it (and end the one it supersedes).
 std::vector<pg::Statement> OperationStatements(const ResourceChange& change);
 
 }  // namespace trainyard::storage

@@ -61,8 +61,9 @@ class ResourceRepository {
                                        const std::string& resource_id) = 0;
   // Up to query.limit + 1 rows, newest first.
   virtual StatusOr<std::vector<ResourceRecord>> List(const ListResourcesQuery& query) = 0;
-  // false when the row moved on meanwhile.
-  virtual StatusOr<bool> Update(const ResourceChange& change) = 0;
+  // The operation as written (a born-finished one with its response); nullopt when the row moved
+  // on meanwhile.
+  virtual StatusOr<std::optional<Operation>> Update(const ResourceChange& change) = 0;
 };
 
 }  // namespace trainyard

@@ -226,8 +226,8 @@ StatusOr<Operation> ResourceService::Patch(const ResourceRef& ref, const Persist
       change.superseded_operation = record.operation_id;
       change.record.operation_id = change.operation.id;
     }
-    TY_ASSIGN_OR_RETURN(bool applied, resources_.Update(change));
-    if (applied) return change.operation;
+    TY_ASSIGN_OR_RETURN(std::optional<Operation> applied, resources_.Update(change));
+    if (applied) return std::move(*applied);
   }
   return Aborted("the persistent resource changed concurrently; retry the update");
 }
@@ -247,8 +247,8 @@ StatusOr<Operation> ResourceService::Reboot(const ResourceRef& ref) {
                                        "Rebooting the resource's nodes"),
                           false, std::nullopt, ""};
     change.record.operation_id = change.operation.id;
-    TY_ASSIGN_OR_RETURN(bool applied, resources_.Update(change));
-    if (applied) return change.operation;
+    TY_ASSIGN_OR_RETURN(std::optional<Operation> applied, resources_.Update(change));
+    if (applied) return std::move(*applied);
   }
   return Aborted("the persistent resource changed concurrently; retry the reboot");
 }
@@ -267,8 +267,8 @@ StatusOr<Operation> ResourceService::Delete(const ResourceRef& ref) {
                           record.operation_id,
                           "the persistent resource was deleted while " + StateText(was)};
     change.record.operation_id = change.operation.id;
-    TY_ASSIGN_OR_RETURN(bool applied, resources_.Update(change));
-    if (applied) return change.operation;
+    TY_ASSIGN_OR_RETURN(std::optional<Operation> applied, resources_.Update(change));
+    if (applied) return std::move(*applied);
   }
   return Aborted("the persistent resource changed concurrently; retry the delete");
 }
