@@ -8,7 +8,9 @@ namespace trainyard::cmd {
 
 // `trainyard jobs create|get|list|cancel|delete|wait|logs`. Sets *run when one of them is chosen.
 void AddJobsCommand(CLI::App& app, CommandRun* run);
-// `trainyard ops get|wait`.
+// `trainyard ops get|list|wait|cancel|delete`.
 void AddOpsCommand(CLI::App& app, CommandRun* run);
+// `trainyard resources create|get|list|update|reboot|delete`.
+void AddResourcesCommand(CLI::App& app, CommandRun* run);
 
 }  // namespace trainyard::cmd

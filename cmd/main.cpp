@@ -82,6 +82,7 @@ int main(int argc, char** argv) {
   trainyard::cmd::CommandRun client_run;
   trainyard::cmd::AddJobsCommand(app, &client_run);
   trainyard::cmd::AddOpsCommand(app, &client_run);
+  trainyard::cmd::AddResourcesCommand(app, &client_run);
 
   try {
     app.parse(argc, argv);

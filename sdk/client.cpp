@@ -1,25 +1,13 @@
 #include "sdk/client.h"
 
-#include <cpprest/base_uri.h>
-
 #include <utility>
 
 #include "api/wire/custom_job_codec.h"
 #include "api/wire/enums.h"
+#include "sdk/reply.h"
 
 namespace trainyard::sdk {
 namespace {
-
-// A reply that does not decode is the server's fault or a version skew, not the caller's input.
-template <typename T>
-StatusOr<T> Decoded(StatusOr<T> value, const std::string& what) {
-  if (value.ok()) return value;
-  return Internal("the server's " + what + " did not decode: " + value.status().message());
-}
-
-std::string Encode(const std::string& query_value) {
-  return web::uri::encode_data_string(query_value);
-}
 
 // What a wait line is about: the state, and why the job waits or where it is queued.
 std::string JobChangeKey(const Job& job) {

@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "sdk/http_transport.h"
 #include "sdk/poll.h"
@@ -105,6 +106,23 @@ class Client {
   StatusOr<Operation> WaitOperation(const std::string& name,
                                     const OperationWaitOptions& options = {});
 
+  // Persistent resources. `name` is a full resource name or an id under this client's
+  // project/location; every change returns its Operation (WaitOperation waits for the work).
+  StatusOr<Operation> CreateResource(const std::string& id, const nlohmann::json& body);
+  StatusOr<PersistentResource> GetResource(const std::string& name);
+  // Every page.
+  StatusOr<std::vector<PersistentResource>> ListResources();
+  // `update_mask`: "displayName,labels", "resourcePools.replicaCount" …
+  StatusOr<Operation> UpdateResource(const std::string& name, const nlohmann::json& body,
+                                     const std::string& update_mask);
+  StatusOr<Operation> RebootResource(const std::string& name);
+  StatusOr<Operation> DeleteResource(const std::string& name);
+
+  // Every page of this project/location's operations; `filter`: "", "done=true", "done=false".
+  StatusOr<std::vector<Operation>> ListOperations(const std::string& filter = "");
+  Status CancelOperation(const std::string& name);
+  Status DeleteOperation(const std::string& name);
+
   // The full resource name for a name or bare id in `collection` ("customJobs", "operations").
   std::string ResourceName(const std::string& name_or_id, const std::string& collection) const;
 
@@ -112,6 +130,9 @@ class Client {
   friend class JobList;
   Client(ClientOptions options, std::unique_ptr<HttpTransport> transport);
   StatusOr<nlohmann::json> Call(HttpCall call);
+  // GETs `path` page by page, passing each page's `key` array to `on_item`.
+  Status ListAll(const std::string& path, const std::string& query, const std::string& key,
+                 const std::function<Status(nlohmann::json)>& on_item);
 
   ClientOptions options_;
   std::unique_ptr<HttpTransport> transport_;

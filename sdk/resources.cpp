@@ -4,6 +4,7 @@
 
 #include "api/wire/custom_job_codec.h"
 #include "api/wire/json_reader.h"
+#include "api/wire/persistent_resource_codec.h"
 
 namespace trainyard::sdk {
 
@@ -32,14 +33,10 @@ StatusOr<Operation> DecodeOperation(nlohmann::json body) {
 }
 
 StatusOr<PersistentResource> DecodePersistentResource(nlohmann::json body) {
-  PersistentResource resource;
-  ObjectReader reader(body, FieldPath("persistent_resource"));
-  reader.IgnoreUnknownFields();
-  reader.GetString("name", &resource.name);
-  reader.GetString("state", &resource.state);
-  TY_RETURN_IF_ERROR(reader.Finish());
-  resource.raw = std::move(body);
-  return resource;
+  TY_ASSIGN_OR_RETURN(
+      trainyard::PersistentResource resource,
+      trainyard::DecodePersistentResource(body, OutputOnlyFields::kKeep, UnknownFields::kIgnore));
+  return PersistentResource{std::move(resource), std::move(body)};
 }
 
 StatusOr<nlohmann::json> OperationResult(const Operation& op) {

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "services/model/custom_job.h"
+#include "services/model/persistent_resource.h"
 #include "services/status.h"
 
 namespace trainyard::sdk {
@@ -29,12 +30,13 @@ struct Operation {
   nlohmann::json raw;
 };
 
-// The seam for persistent resources: the server does not serve them yet, so there are no calls;
-// the type is the raw resource with the fields every caller needs.
+// A persistent resource: the model decoded by the server's codec, plus the raw JSON.
 struct PersistentResource {
-  std::string name;
-  std::string state;  // e.g. "RUNNING", as the wire spells it
+  trainyard::PersistentResource resource;
   nlohmann::json raw;
+
+  const std::string& name() const { return resource.name; }
+  ResourceState state() const { return resource.state; }
 };
 
 // Decoders for response bodies; unknown fields are ignored by the typed part and kept in `raw`.

@@ -159,4 +159,40 @@ if [ -x "$EXAMPLE" ]; then
   grep -q "^JOB_STATE_SUCCEEDED" <<<"$OUT" && pass "sdk example saw SUCCEEDED" || fail "example: $OUT"
 fi
 
+# `trainyard resources` and `trainyard ops` on payloads/resources/a3-high-warm-pool.json.
+RESOURCE="$(dirname "$0")/../../payloads/resources/a3-high-warm-pool.json"
+run "$TY" resources create -f "$RESOURCE" --id cli-pool --wait --timeout 120
+check "resources create --wait exits 0" "$RC" 0
+grep -q '^done: *true' <<<"$OUT" && pass "create --wait prints the done operation" || fail "create: $OUT"
+run "$TY" resources get cli-pool
+check "resources get exits 0" "$RC" 0
+grep -q 'cli-pool  RUNNING' <<<"$OUT" && pass "resources get shows RUNNING" || fail "get: $OUT"
+grep -q 'pool h100: a3-highgpu-8g × 2' <<<"$OUT" && pass "resources get shows the pool" || fail "get: $OUT"
+run "$TY" resources list --json
+check "resources list --json" "$(jq -r '.persistentResources | length' <<<"$OUT")" 1
+echo '{"displayName":"renamed"}' >"$E2E_DIR/rename.json"
+run "$TY" resources update cli-pool -f "$E2E_DIR/rename.json" --update-mask displayName --wait
+check "resources update exits 0" "$RC" 0
+check "the new name shows" "$("$TY" resources get cli-pool --json | jq -r .displayName)" renamed
+run "$TY" resources update cli-pool -f "$E2E_DIR/rename.json" --update-mask network
+check "a bad update mask exits 1" "$RC" 1
+grep -q '^trainyard: INVALID_ARGUMENT: .*network' <<<"$ERR" && pass "the bad mask is named" || fail "err: $ERR"
+run "$TY" resources reboot cli-pool --wait --timeout 120
+check "resources reboot --wait exits 0" "$RC" 0
+run "$TY" ops list --filter done=true
+check "ops list exits 0" "$RC" 0
+check "ops list shows the resource's three done operations" "$(grep -c "DONE.*PersistentResourceOperationMetadata" <<<"$OUT")" 3
+op=$(grep PersistentResource <<<"$OUT" | head -1 | cut -d' ' -f1)
+run "$TY" ops cancel "$op"
+check "ops cancel of a done operation exits 0" "$RC" 0
+run "$TY" ops delete "$op"
+check "ops delete exits 0" "$RC" 0
+run "$TY" ops get "$op"
+check "a deleted operation is gone" "$RC" 1
+run "$TY" resources delete cli-pool --wait --timeout 120
+check "resources delete --wait exits 0" "$RC" 0
+run "$TY" resources get cli-pool
+check "a deleted resource is gone" "$RC" 1
+grep -q '^trainyard: NOT_FOUND' <<<"$ERR" && pass "get after delete says NOT_FOUND" || fail "err: $ERR"
+
 finish

@@ -50,9 +50,11 @@ TEST(SdkResourcesTest, MalformedOperationsAreRefused) {
 TEST(SdkResourcesTest, APersistentResourceKeepsItsRawJson) {
   auto resource = DecodePersistentResource(json::parse(R"({
     "name": "projects/1/locations/us-central1/persistentResources/pool-a", "state": "RUNNING",
-    "resourcePools": [{"id": "a", "replicaCount": "2"}]})"));
+    "resourcePools": [{"id": "a", "replicaCount": "2"}], "newerField": 1})"));
   ASSERT_TRUE(resource.ok()) << resource.status().message();
-  EXPECT_EQ(resource->state, "RUNNING");
+  EXPECT_EQ(resource->state(), ResourceState::kRunning);
+  EXPECT_EQ(resource->resource.resource_pools.at(0).replica_count, 2);
+  EXPECT_EQ(resource->raw["newerField"], 1);
   EXPECT_EQ(resource->raw["resourcePools"][0]["replicaCount"], "2");
 }
 
