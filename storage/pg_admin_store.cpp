@@ -16,13 +16,17 @@ constexpr const char* kNodesHeldByProject =
     "JOIN custom_jobs j ON j.id = n.job_id JOIN projects p ON p.number = j.project_number "
     "WHERE n.pool_id = ANY($1::text[]) GROUP BY 1, 2";
 
+// With the persistent resource that holds the node, by its name.
 constexpr const char* kListNodes =
-    "SELECT pool_id, ordinal, zone, machine_type, state, job_id, " TY_MICROS("state_since")
-    ", array_to_json(image_cache)::text FROM nodes "
-    "WHERE ($1 = '' OR pool_id = $1) AND ($2 = '' OR zone = $2) "
-    "AND ($3::smallint IS NULL OR state = $3::smallint) "
-    "AND ($4::text IS NULL OR (pool_id, ordinal) > ($4::text, $5::int)) "
-    "ORDER BY pool_id, ordinal LIMIT $6::int";
+    "SELECT n.pool_id, n.ordinal, n.zone, n.machine_type, n.state, n.job_id, "
+    TY_MICROS("n.state_since") ", array_to_json(n.image_cache)::text, "
+    "CASE WHEN r.uid IS NULL THEN NULL ELSE 'projects/' || r.project_number || '/locations/' || "
+    "r.location || '/persistentResources/' || r.resource_id END FROM nodes n "
+    "LEFT JOIN persistent_resources r ON r.uid = n.resource_uid "
+    "WHERE ($1 = '' OR n.pool_id = $1) AND ($2 = '' OR n.zone = $2) "
+    "AND ($3::smallint IS NULL OR n.state = $3::smallint) "
+    "AND ($4::text IS NULL OR (n.pool_id, n.ordinal) > ($4::text, $5::int)) "
+    "ORDER BY n.pool_id, n.ordinal LIMIT $6::int";
 
 // Non-terminal jobs per queue: QUEUED, PENDING, RUNNING, CANCELLING.
 constexpr const char* kQueueCounts =
@@ -50,6 +54,14 @@ constexpr const char* kProjectCosts =
     "AND admitted_at < " TY_TS("$2") " THEN (hourly_price_micros * extract(epoch from (" TY_TS("$2")
     " - admitted_at)) / 3600)::bigint ELSE 0 END), 0)::bigint "
     "FROM custom_jobs WHERE project_number = $1::bigint GROUP BY 1 ORDER BY 1";
+
+constexpr const char* kResourceCosts =
+    "SELECT 'projects/' || project_number || '/locations/' || location || '/persistentResources/' "
+    "|| resource_id, COALESCE(placement->'pools'->0->>'consumptionModel', ''), "
+    "hourly_price_micros, cost_micros + CASE WHEN held_since IS NOT NULL AND held_since < "
+    TY_TS("$2") " THEN (hourly_price_micros * extract(epoch from (" TY_TS("$2")
+    " - held_since)) / 3600)::bigint ELSE 0 END FROM persistent_resources "
+    "WHERE project_number = $1::bigint AND held_since IS NOT NULL ORDER BY create_time, uid";
 
 // One row with NULL event columns when the job exists without events; none when it does not.
 constexpr const char* kJobEvents =
@@ -118,6 +130,7 @@ StatusOr<std::vector<NodeRecord>> PgAdminStore::ListNodes(const NodeQuery& query
     if (!r.IsNull(i, 5)) n.job_id = r.GetInt64(i, 5);
     n.since = FromUnixMicros(r.GetInt64(i, 6));
     n.image_cache = TextList(r.Get(i, 7));
+    if (!r.IsNull(i, 8)) n.persistent_resource = std::string(r.Get(i, 8));
     out.push_back(std::move(n));
   }
   return out;
@@ -164,6 +177,19 @@ StatusOr<std::vector<ModelCost>> PgAdminStore::ProjectCosts(int64_t project_numb
   std::vector<ModelCost> out;
   for (int i = 0; i < r.rows(); ++i) {
     out.push_back({std::string(r.Get(i, 0)), r.GetInt64(i, 1), r.GetInt64(i, 2), r.GetInt64(i, 3)});
+  }
+  return out;
+}
+
+StatusOr<std::vector<ResourceCost>> PgAdminStore::ResourceCosts(int64_t project_number,
+                                                                Timestamp now) {
+  TY_ASSIGN_OR_RETURN(auto conn, pool_.Acquire());
+  TY_ASSIGN_OR_RETURN(
+      pg::Result r, conn->Exec(kResourceCosts, {std::to_string(project_number), MicrosParam(now)}));
+  std::vector<ResourceCost> out;
+  for (int i = 0; i < r.rows(); ++i) {
+    out.push_back(
+        {std::string(r.Get(i, 0)), std::string(r.Get(i, 1)), r.GetInt64(i, 2), r.GetInt64(i, 3)});
   }
   return out;
 }

@@ -70,8 +70,11 @@ constexpr const char* kGrow =
 constexpr const char* kHeld =
     "SELECT pool_id, ordinal FROM nodes WHERE resource_uid = $1::bigint ORDER BY pool_id, ordinal";
 
+// The old price accrues up to now; the new one bills from now.
 constexpr const char* kResized =
     "UPDATE persistent_resources SET placement = $3::jsonb, ready_at = " TY_TS("$4") ", "
+    "cost_micros = cost_micros + (hourly_price_micros * extract(epoch from (" TY_TS("$6")
+    " - held_since)) / 3600)::bigint, held_since = " TY_TS("$6") ", "
     "hourly_price_micros = $5::bigint, sched_code = NULL, sched_message = NULL, "
     "version = version + 1 WHERE uid = $1::bigint AND version = $2::bigint AND state = 7";
 
@@ -183,7 +186,7 @@ StatusOr<bool> PgResourceFleetStore::Resize(const ResourceRecord& record,
   TY_ASSIGN_OR_RETURN(
       pg::Result r,
       tx.Exec(kResized, {uid, std::to_string(record.version), EncodePlacement(placement),
-                         MicrosParam(ready_at), std::to_string(price)}));
+                         MicrosParam(ready_at), std::to_string(price), MicrosParam(now)}));
   if (r.affected() != 1) return false;
   TY_RETURN_IF_ERROR(tx.Commit());
   return true;

@@ -126,6 +126,7 @@ json EncodeNodeRecord(const NodeRecord& node) {
               {"since", FormatTimestamp(node.since)},
               {"imageCache", node.image_cache}};
   if (node.job_id) out["jobId"] = std::to_string(*node.job_id);
+  if (!node.persistent_resource.empty()) out["persistentResource"] = node.persistent_resource;
   return out;
 }
 
@@ -186,12 +187,21 @@ json EncodeProjectCosts(const ProjectCostView& costs) {
          {"runningUsd", Usd(m.running_micros)},
          {"totalUsd", Usd(m.accrued_micros + m.running_micros)}});
   }
-  return {{"project", costs.project.id},
-          {"projectNumber", std::to_string(costs.project.number)},
-          {"accruedUsd", Usd(costs.accrued_micros)},
-          {"runningUsd", Usd(costs.running_micros)},
-          {"totalUsd", Usd(costs.accrued_micros + costs.running_micros)},
-          {"byConsumptionModel", std::move(models)}};
+  json resources = json::array();
+  for (const ResourceCost& r : costs.resources) {
+    resources.push_back({{"name", r.name},
+                         {"consumptionModel", r.consumption_model},
+                         {"hourlyUsd", Usd(r.hourly_micros)},
+                         {"totalUsd", Usd(r.total_micros)}});
+  }
+  json out = {{"project", costs.project.id},
+              {"projectNumber", std::to_string(costs.project.number)},
+              {"accruedUsd", Usd(costs.accrued_micros)},
+              {"runningUsd", Usd(costs.running_micros)},
+              {"totalUsd", Usd(costs.accrued_micros + costs.running_micros)},
+              {"byConsumptionModel", std::move(models)}};
+  if (!resources.empty()) out["persistentResources"] = std::move(resources);
+  return out;
 }
 
 json EncodeJobEvents(const std::vector<JobEvent>& events) {

@@ -27,6 +27,7 @@ struct NodeRecord {
   std::optional<int64_t> job_id;
   Timestamp since{};
   std::vector<std::string> image_cache;
+  std::string persistent_resource;  // the resource that holds it (its name); "" for none
 };
 
 // Keyset position in node order (pool_id, ordinal).
@@ -73,6 +74,14 @@ struct ModelCost {
   int64_t running_micros = 0;  // current admissions, up to `now`
 };
 
+// What a persistent resource has cost: it bills its nodes from placement to deletion.
+struct ResourceCost {
+  std::string name;
+  std::string consumption_model;  // of its first pool
+  int64_t hourly_micros = 0;
+  int64_t total_micros = 0;  // up to `now`
+};
+
 struct JobEvent {
   Timestamp time{};
   JobState from = JobState::kUnspecified;
@@ -96,6 +105,9 @@ class AdminRepository {
   virtual StatusOr<std::vector<QueuedJobRecord>> QueuedJobs(int per_queue) = 0;
   // Per consumption model of the job's placement, with running costs accrued to `now`.
   virtual StatusOr<std::vector<ModelCost>> ProjectCosts(int64_t project_number, Timestamp now) = 0;
+  // The project's persistent resources that hold (or held) nodes.
+  virtual StatusOr<std::vector<ResourceCost>> ResourceCosts(int64_t project_number,
+                                                            Timestamp now) = 0;
   // Oldest first; NOT_FOUND when the job does not exist under that project and location.
   virtual StatusOr<std::vector<JobEvent>> JobEvents(int64_t project_number,
                                                     const std::string& location,

@@ -172,6 +172,8 @@ StatusOr<ProjectCostView> AdminService::ProjectCosts(const std::string& project)
     view.accrued_micros += m.accrued_micros;
     view.running_micros += m.running_micros;
   }
+  TY_ASSIGN_OR_RETURN(view.resources, admin_.ResourceCosts(resolved->number, clock_.Now()));
+  for (const ResourceCost& r : view.resources) view.running_micros += r.total_micros;
   return view;
 }
 

@@ -78,6 +78,7 @@ struct ProjectCostView {
   int64_t accrued_micros = 0;
   int64_t running_micros = 0;
   std::vector<ModelCost> by_model;
+  std::vector<ResourceCost> resources;  // in running_micros too
 };
 
 class AdminService {

@@ -542,7 +542,9 @@ Scheduler::FitOutcome Scheduler::FitOnResource(const SchedulerJob& job) const {
       best_free = std::max(best_free, free);
     }
     if (placed) continue;
-    out.code = largest < gp.units ? ReasonCode::kNeverFits : ReasonCode::kNoCapacity;
+    // Never NEVER_FITS: the create checked the job against the pool's most replicas, and a
+    // resource that holds fewer now may grow (a resize, autoscaling) without a fleet change.
+    out.code = ReasonCode::kNoCapacity;
     out.message = ResourceBusyMessage(name, gp.machine_type, gp.units, best_free, largest);
     return out;
   }

@@ -169,7 +169,7 @@ std::string ResourceBusyMessage(const std::string& resource_id, const std::strin
   if (held < need) {
     return "persistent resource " + resource_id + " holds " + std::to_string(held) + " " +
            machine_type + " replicas; the job needs " + std::to_string(need) +
-           " (grow the pool's replicaCount)";
+           " (it waits for the pool to grow)";
   }
   return "persistent resource " + resource_id + ": " + std::to_string(free) + " of " +
          std::to_string(held) + " " + machine_type + " replicas free, the job needs " +

@@ -50,6 +50,11 @@ for v in v1beta1 ui; do
   check "get under /$v" "$code" 200
 done
 
+pool=$(body '.trainyard.placement.pools[0].pool')
+code=$(call GET "$BASE/trainyard/v1/nodes?pageSize=1000&pool=$(jq -rn --arg p "$pool" '$p|@uri')")
+check "the admin view shows the resource's nodes" \
+  "$(body '[.nodes[] | select(.persistentResource != null and (.persistentResource | endswith("/persistentResources/warm")))] | length')" 2
+
 # --- errors ----------------------------------------------------------------------------------
 code=$(call POST "$V1/persistentResources?persistentResourceId=warm" "$PR_BODY")
 check "a taken id is 409" "$code" 409

@@ -47,7 +47,7 @@ const plain = (m) => (m && typeof m.toJSON === 'function' ? m.toJSON() : m);
 
 const H100 = {machineType: 'a3-highgpu-8g', acceleratorType: 'NVIDIA_H100_80GB', acceleratorCount: 8};
 
-function job(displayName, extra = {}) {
+function job(displayName, extra = {}, duration = '60s') {
   return {
     displayName,
     jobSpec: {
@@ -55,7 +55,7 @@ function job(displayName, extra = {}) {
         machineSpec: H100,
         replicaCount: 1,
         containerSpec: {imageUri: 'us-docker.pkg.dev/trainyard/peft/lora:1.0',
-                        env: [{name: 'TRAINYARD_SIM_DURATION', value: '60s'}]},
+                        env: [{name: 'TRAINYARD_SIM_DURATION', value: duration}]},
       }],
       ...extra,
     },
@@ -129,8 +129,9 @@ async function persistentResources() {
 
 async function customJobs() {
   const created = [];
+  // The last one runs for ten virtual hours: still running when it is deleted below.
   for (let i = 0; i < 3; i++) {
-    const [j] = await jobs.createCustomJob({parent, customJob: job(`node-${i}`)});
+    const [j] = await jobs.createCustomJob({parent, customJob: job(`node-${i}`, {}, i === 2 ? '36000s' : '60s')});
     created.push(j.name);
   }
   check('createCustomJob', created.every((n) => /customJobs\/\d{19}$/.test(n)), created);
