@@ -1,6 +1,10 @@
 #include "cmd/client_cli.h"
 
+#include <cerrno>
+#include <cstring>
+#include <fstream>
 #include <iostream>
+#include <sstream>
 
 namespace trainyard::cmd {
 namespace {
@@ -106,6 +110,27 @@ int ExitCodeFor(JobState state) {
     default:
       return kExitJobFailed;
   }
+}
+
+std::optional<nlohmann::json> ReadJsonFile(const CLI::App& verb, const std::string& path,
+                                           const std::string& what, int* exit_code) {
+  std::stringstream text;
+  if (path == "-") {
+    text << std::cin.rdbuf();
+  } else {
+    std::ifstream in(path);
+    if (!in) {
+      *exit_code = PrintUsageError(verb, "cannot read " + path + ": " + std::strerror(errno));
+      return std::nullopt;
+    }
+    text << in.rdbuf();
+  }
+  nlohmann::json body = nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+  if (body.is_discarded() || !body.is_object()) {
+    *exit_code = PrintUsageError(verb, path + " is not a JSON object (" + what + ")");
+    return std::nullopt;
+  }
+  return body;
 }
 
 }  // namespace trainyard::cmd

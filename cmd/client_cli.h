@@ -67,6 +67,11 @@ int PrintUsageError(const CLI::App& verb, const std::string& message);
 // The CLI11 failure hook: the error on one line and the usage of the verb that failed.
 std::string FailureWithUsage(const CLI::App* app, const CLI::Error& error);
 
+// The JSON object in -f FILE ("-" reads stdin), `what` naming it in the usage error (exit code in
+// *exit_code) when it is unreadable or not an object.
+std::optional<nlohmann::json> ReadJsonFile(const CLI::App& verb, const std::string& path,
+                                           const std::string& what, int* exit_code);
+
 // The exit code for a job that reached a terminal state.
 int ExitCodeFor(JobState state);
 

@@ -1,11 +1,7 @@
 // `trainyard jobs …`: custom jobs from the command line, through the SDK.
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <optional>
-#include <sstream>
 #include <vector>
 
 #include "api/wire/enums.h"
@@ -26,28 +22,6 @@ struct JobsFlags {
   bool follow = false;
   std::string task;
 };
-
-// The job body of -f FILE ("-" reads stdin); a usage error when it is unreadable or not JSON.
-std::optional<nlohmann::json> ReadJobFile(const CLI::App& verb, const std::string& path,
-                                          int* exit_code) {
-  std::stringstream text;
-  if (path == "-") {
-    text << std::cin.rdbuf();
-  } else {
-    std::ifstream in(path);
-    if (!in) {
-      *exit_code = PrintUsageError(verb, "cannot read " + path + ": " + std::strerror(errno));
-      return std::nullopt;
-    }
-    text << in.rdbuf();
-  }
-  nlohmann::json body = nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
-  if (body.is_discarded() || !body.is_object()) {
-    *exit_code = PrintUsageError(verb, path + " is not a JSON object (a CustomJob)");
-    return std::nullopt;
-  }
-  return body;
-}
 
 void PrintRaw(const nlohmann::json& raw) { std::cout << raw.dump(2) << "\n"; }
 
@@ -77,7 +51,7 @@ int WaitAndReport(sdk::Client& client, const JobsFlags& flags, const std::string
 
 int Create(sdk::Client& client, const JobsFlags& flags, const CLI::App& verb) {
   int exit_code = kExitOk;
-  auto body = ReadJobFile(verb, flags.file, &exit_code);
+  auto body = ReadJsonFile(verb, flags.file, "a CustomJob", &exit_code);
   if (!body) return exit_code;
   auto job = client.CreateJob(*body);
   if (!job.ok()) return PrintError(job.status());

@@ -1,10 +1,6 @@
 // `trainyard resources …`: persistent resources from the command line, through the SDK.
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <iostream>
 #include <memory>
-#include <sstream>
 
 #include "api/wire/enums.h"
 #include "cmd/client_commands.h"
@@ -22,27 +18,6 @@ struct ResourcesFlags {
   bool wait = false;
   double timeout_seconds = 0;
 };
-
-std::optional<nlohmann::json> ReadResourceFile(const CLI::App& verb, const std::string& path,
-                                               int* exit_code) {
-  std::stringstream text;
-  if (path == "-") {
-    text << std::cin.rdbuf();
-  } else {
-    std::ifstream in(path);
-    if (!in) {
-      *exit_code = PrintUsageError(verb, "cannot read " + path + ": " + std::strerror(errno));
-      return std::nullopt;
-    }
-    text << in.rdbuf();
-  }
-  nlohmann::json body = nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
-  if (body.is_discarded() || !body.is_object()) {
-    *exit_code = PrintUsageError(verb, path + " is not a JSON object (a PersistentResource)");
-    return std::nullopt;
-  }
-  return body;
-}
 
 // The operation a change returned; with --wait, waited for. Exits like `trainyard ops wait`.
 int Finish(sdk::Client& client, const ResourcesFlags& flags, StatusOr<sdk::Operation> op) {
@@ -113,7 +88,7 @@ void AddResourcesCommand(CLI::App& app, CommandRun* run) {
       AddVerb(*group, run, flags, "create", "Create a resource from a PersistentResource JSON file",
               [](sdk::Client& c, const ResourcesFlags& f, const CLI::App& v) {
                 int exit_code = kExitOk;
-                auto body = ReadResourceFile(v, f.file, &exit_code);
+                auto body = ReadJsonFile(v, f.file, "a PersistentResource", &exit_code);
                 if (!body) return exit_code;
                 return Finish(c, f, c.CreateResource(f.id, *body));
               });
@@ -156,7 +131,7 @@ void AddResourcesCommand(CLI::App& app, CommandRun* run) {
               "Change displayName, labels or pools' replicaCount/autoscalingSpec from a JSON file",
               [](sdk::Client& c, const ResourcesFlags& f, const CLI::App& v) {
                 int exit_code = kExitOk;
-                auto body = ReadResourceFile(v, f.file, &exit_code);
+                auto body = ReadJsonFile(v, f.file, "a PersistentResource", &exit_code);
                 if (!body) return exit_code;
                 return Finish(c, f, c.UpdateResource(f.name, *body, f.update_mask));
               });

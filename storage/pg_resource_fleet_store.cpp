@@ -6,6 +6,7 @@
 #include "services/admin/node_state.h"
 #include "storage/job_transition_sql.h"
 #include "storage/operation_sql.h"
+#include "storage/resource_row.h"
 #include "storage/row_codec.h"
 
 namespace trainyard::storage {
@@ -17,10 +18,20 @@ constexpr const char* kRunning =
     "update_time = " TY_TS("$3") ", operation_id = NULL, version = version + 1 "
     "WHERE uid = $1::bigint AND version = $2::bigint";
 
-// Booted nodes are READY for the resource's jobs (busy ones stay with their job).
+// Booted nodes are READY for the resource's jobs (busy ones stay with their job); idle ones count
+// as idle from now (autoscaling gives back nodes idle too long).
 constexpr const char* kNodesReady =
     "UPDATE nodes SET state = 2, state_since = " TY_TS("$2") " "
-    "WHERE resource_uid = $1::bigint AND state = 1 AND job_id IS NULL";
+    "WHERE resource_uid = $1::bigint AND state IN (1, 2) AND job_id IS NULL";
+
+constexpr const char* kAutoscale =
+    "UPDATE persistent_resources SET resource = $3::jsonb, state = 7, ready_at = NULL, "
+    "update_time = " TY_TS("$4") ", version = version + 1 "
+    "WHERE uid = $1::bigint AND version = $2::bigint AND state = 3";
+
+constexpr const char* kIdleNodes =
+    "SELECT pool_id, count(*) FROM nodes WHERE resource_uid = $1::bigint AND job_id IS NULL "
+    "AND state = 2 AND state_since <= " TY_TS("$2") " GROUP BY pool_id";
 
 constexpr const char* kReboot =
     "UPDATE persistent_resources SET ready_at = " TY_TS("$3") ", update_time = " TY_TS("$4") ", "
@@ -190,6 +201,26 @@ StatusOr<bool> PgResourceFleetStore::Resize(const ResourceRecord& record,
   if (r.affected() != 1) return false;
   TY_RETURN_IF_ERROR(tx.Commit());
   return true;
+}
+
+StatusOr<bool> PgResourceFleetStore::Autoscale(const ResourceRecord& record,
+                                               const PersistentResource& resized, Timestamp now) {
+  TY_ASSIGN_OR_RETURN(pg::Connection * conn, leader_.LeaderConnection());
+  TY_ASSIGN_OR_RETURN(
+      pg::Result r,
+      conn->Exec(kAutoscale, {std::to_string(record.uid), std::to_string(record.version),
+                              EncodeResourceSpec(resized), MicrosParam(now)}));
+  return r.affected() == 1;
+}
+
+StatusOr<std::map<std::string, int64_t>> PgResourceFleetStore::IdleNodes(
+    const ResourceRecord& record, Timestamp since) {
+  TY_ASSIGN_OR_RETURN(pg::Connection * conn, leader_.LeaderConnection());
+  TY_ASSIGN_OR_RETURN(pg::Result r,
+                      conn->Exec(kIdleNodes, {std::to_string(record.uid), MicrosParam(since)}));
+  std::map<std::string, int64_t> out;
+  for (int i = 0; i < r.rows(); ++i) out[std::string(r.Get(i, 0))] = r.GetInt64(i, 1);
+  return out;
 }
 
 StatusOr<std::vector<JobRef>> PgResourceFleetStore::JobsOn(const ResourceRecord& record) {

@@ -15,6 +15,10 @@ class PgResourceFleetStore final : public ResourceFleetStore {
                              Timestamp now) override;
   StatusOr<bool> Resize(const ResourceRecord& record, const std::vector<PoolResize>& pools,
                         Timestamp ready_at, Timestamp now, std::string& why) override;
+  StatusOr<bool> Autoscale(const ResourceRecord& record, const PersistentResource& resized,
+                           Timestamp now) override;
+  StatusOr<std::map<std::string, int64_t>> IdleNodes(const ResourceRecord& record,
+                                                     Timestamp since) override;
   StatusOr<std::vector<JobRef>> JobsOn(const ResourceRecord& record) override;
   StatusOr<bool> Remove(const ResourceRecord& record, Timestamp now,
                         const std::optional<RpcStatus>& error) override;

@@ -1,6 +1,8 @@
 #include "workers/resource_reconciler.h"
 
 #include <algorithm>
+#include <map>
+#include <optional>
 
 #include "services/log.h"
 
@@ -49,8 +51,54 @@ StatusOr<bool> ResourceReconciler::ResizeNow(const ResourceRecord& record, Times
                        now + std::chrono::duration_cast<std::chrono::microseconds>(boot), now, why);
 }
 
-StatusOr<int> ResourceReconciler::Step(const std::vector<ResourceRecord>& resources,
-                                       Timestamp now) {
+StatusOr<bool> ResourceReconciler::Autoscale(const ResourceRecord& record, Timestamp now,
+                                             const Scheduler::Shortfall& demand) {
+  const PersistentResource& r = record.resource;
+  if (!r.trainyard || r.trainyard->pools.size() != r.resource_pools.size()) return false;
+  auto wanted = demand.find(ResourceKey(record.project_id, record.location, record.resource_id));
+  std::optional<std::map<std::string, int64_t>> idle;  // read only when a pool could shrink
+  PersistentResource resized = r;
+  bool changed = false;
+  for (size_t i = 0; i < resized.resource_pools.size(); ++i) {
+    ResourcePool& pool = resized.resource_pools[i];
+    if (!pool.autoscaling_spec) continue;
+    const int64_t most = std::max(pool.autoscaling_spec->max_replica_count, pool.replica_count);
+    const int64_t least = pool.autoscaling_spec->min_replica_count;
+    int64_t grow = 0;
+    if (wanted != demand.end()) {
+      if (auto d = wanted->second.find(pool.machine_spec.machine_type); d != wanted->second.end()) {
+        grow = d->second.needed - d->second.free;
+      }
+    }
+    if (grow > 0 && pool.replica_count < most) {
+      pool.replica_count = std::min(most, pool.replica_count + grow);
+      changed = true;
+      continue;
+    }
+    if (grow > 0 || pool.replica_count <= least) continue;
+    if (!idle) {
+      TY_ASSIGN_OR_RETURN(
+          idle,
+          store_.IdleNodes(record, now - std::chrono::duration_cast<std::chrono::microseconds>(
+                                             fleet_.resource_idle_timeout)));
+    }
+    const CapacityPool* fleet_pool = fleet_.FindPool(r.trainyard->pools[i].pool_id);
+    auto it = idle->find(r.trainyard->pools[i].pool_id);
+    if (fleet_pool == nullptr || it == idle->end()) continue;
+    const int64_t idle_units = it->second / fleet_pool->hosts_per_unit;
+    const int64_t shrink = std::min(pool.replica_count - least, idle_units);
+    if (shrink <= 0) continue;
+    pool.replica_count -= shrink;
+    it->second -= shrink * fleet_pool->hosts_per_unit;
+    changed = true;
+  }
+  if (!changed) return false;
+  LogJson(LogLevel::kInfo, "resource_autoscaled", {{"resource", r.name}});
+  return store_.Autoscale(record, resized, now);
+}
+
+StatusOr<int> ResourceReconciler::Step(const std::vector<ResourceRecord>& resources, Timestamp now,
+                                       const Scheduler::Shortfall& demand) {
   int moved = 0;
   for (const ResourceRecord& rec : resources) {
     const PersistentResource& r = rec.resource;
@@ -84,6 +132,9 @@ StatusOr<int> ResourceReconciler::Step(const std::vector<ResourceRecord>& resour
         break;
       case ResourceState::kStopping:
         done = StopJobsAndRemove(rec, now, std::nullopt);
+        break;
+      case ResourceState::kRunning:
+        done = Autoscale(rec, now, demand);
         break;
       default:
         break;

@@ -8,6 +8,7 @@
 
 #include "services/fleet/fleet.h"
 #include "services/persistent_resources/resource_fleet_store.h"
+#include "services/scheduler/scheduler.h"
 
 namespace trainyard {
 
@@ -18,13 +19,18 @@ class ResourceReconciler {
   ResourceReconciler(ResourceFleetStore& store, const Fleet& fleet, CancelJob cancel_job)
       : store_(store), fleet_(fleet), cancel_job_(std::move(cancel_job)) {}
 
-  // One pass over every resource; how many it moved on.
-  StatusOr<int> Step(const std::vector<ResourceRecord>& resources, Timestamp now);
+  // One pass over every resource; how many it moved on. `demand` is what jobs waiting for each
+  // resource lacked in the scheduler's last cycle: autoscaled pools grow by it, toward their max,
+  // and give back nodes idle longer than the fleet's resourceIdleTimeout, down to their min.
+  StatusOr<int> Step(const std::vector<ResourceRecord>& resources, Timestamp now,
+                     const Scheduler::Shortfall& demand = {});
 
  private:
   Duration BootTime(const ResourceRecord& record) const;
   // A patched replicaCount: grows or shrinks the pools in place (same fleet pools).
   StatusOr<bool> ResizeNow(const ResourceRecord& record, Timestamp now);
+  StatusOr<bool> Autoscale(const ResourceRecord& record, Timestamp now,
+                           const Scheduler::Shortfall& demand);
   StatusOr<bool> StopJobsAndRemove(const ResourceRecord& record, Timestamp now,
                                    const std::optional<RpcStatus>& error);
 

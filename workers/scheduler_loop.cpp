@@ -78,7 +78,7 @@ void SchedulerLoop::ApplyResource(const ResourceRecord& record) {
 Status SchedulerLoop::IngestResources(Timestamp now) {
   TY_ASSIGN_OR_RETURN(std::vector<ResourceRecord> resources, store_.Resources());
   if (resources_ != nullptr && !resources.empty()) {
-    TY_ASSIGN_OR_RETURN(int moved, resources_->Step(resources, now));
+    TY_ASSIGN_OR_RETURN(int moved, resources_->Step(resources, now, core_.resource_shortfall()));
     if (moved > 0) {
       TY_ASSIGN_OR_RETURN(resources, store_.Resources());  // as the steps left them
     }

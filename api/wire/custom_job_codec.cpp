@@ -547,6 +547,21 @@ json EncodeGoodput(const JobGoodput& g) {
   return out;
 }
 
+nlohmann::json EncodePlacementStatus(const std::string& zone,
+                                     const std::vector<PlacedPoolStatus>& pools) {
+  json placement = {{"zone", zone}, {"pools", json::array()}};
+  for (const PlacedPoolStatus& p : pools) {
+    json pool = {{"pool", p.pool_id},
+                 {"machineType", p.machine_type},
+                 {"consumptionModel", p.consumption_model},
+                 {"units", p.units},
+                 {"nodes", p.nodes}};
+    if (!p.reservation.empty()) pool["reservation"] = p.reservation;
+    placement["pools"].push_back(std::move(pool));
+  }
+  return placement;
+}
+
 nlohmann::json EncodeSchedulingStatus(const SchedulingStatus& s) {
   json out = json::object();
   if (!s.reason_code.empty()) {
@@ -554,19 +569,7 @@ nlohmann::json EncodeSchedulingStatus(const SchedulingStatus& s) {
   }
   if (s.queue_position) out["queuePosition"] = *s.queue_position;
   out["priority"] = s.priority;
-  if (!s.zone.empty()) {
-    json placement = {{"zone", s.zone}, {"pools", json::array()}};
-    for (const PlacedPoolStatus& p : s.pools) {
-      json pool = {{"pool", p.pool_id},
-                   {"machineType", p.machine_type},
-                   {"consumptionModel", p.consumption_model},
-                   {"units", p.units},
-                   {"nodes", p.nodes}};
-      if (!p.reservation.empty()) pool["reservation"] = p.reservation;
-      placement["pools"].push_back(std::move(pool));
-    }
-    out["placement"] = std::move(placement);
-  }
+  if (!s.zone.empty()) out["placement"] = EncodePlacementStatus(s.zone, s.pools);
   PutTimestamp(out, "admitTime", s.admitted_at);
   out["hourlyPriceUsd"] = s.hourly_price_usd;
   out["costUsd"] = s.cost_usd;

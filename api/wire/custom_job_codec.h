@@ -75,5 +75,8 @@ void ReadDiskSpecMessage(ObjectReader& r, DiskSpec* spec);
 void ReadEncryptionSpecMessage(ObjectReader& r, EncryptionSpec* spec);
 nlohmann::json EncodeMachineSpecMessage(const MachineSpec& spec, ApiVersion version);
 nlohmann::json EncodeDiskSpecMessage(const DiskSpec& spec);
+// Trainyard's `placement` object (zone and pools with their nodes), on jobs and resources.
+nlohmann::json EncodePlacementStatus(const std::string& zone,
+                                     const std::vector<PlacedPoolStatus>& pools);
 
 }  // namespace trainyard

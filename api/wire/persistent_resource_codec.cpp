@@ -122,19 +122,7 @@ json EncodeFleetStatus(const ResourceFleetStatus& s) {
   if (!s.reason_code.empty()) {
     out["reason"] = {{"code", s.reason_code}, {"message", s.reason_message}};
   }
-  if (!s.zone.empty()) {
-    json placement = {{"zone", s.zone}, {"pools", json::array()}};
-    for (const PlacedPoolStatus& p : s.pools) {
-      json pool = {{"pool", p.pool_id},
-                   {"machineType", p.machine_type},
-                   {"consumptionModel", p.consumption_model},
-                   {"units", p.units},
-                   {"nodes", p.nodes}};
-      if (!p.reservation.empty()) pool["reservation"] = p.reservation;
-      placement["pools"].push_back(std::move(pool));
-    }
-    out["placement"] = std::move(placement);
-  }
+  if (!s.zone.empty()) out["placement"] = EncodePlacementStatus(s.zone, s.pools);
   out["hourlyPriceUsd"] = s.hourly_price_usd;
   return out;
 }

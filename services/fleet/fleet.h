@@ -126,6 +126,8 @@ struct Fleet {
   // A queued job that can never fit this fleet (NEVER_FITS) fails after waiting this long
   // (RESOURCE_EXHAUSTED, like a Vertex stockout); 0: it waits for a fleet change forever.
   Duration never_fits_timeout = std::chrono::hours(1);
+  // An autoscaled persistent resource gives back nodes idle this long, down to its minimum.
+  Duration resource_idle_timeout = std::chrono::minutes(10);
   QuotaConfig quotas;
   std::vector<CapacityPool> pools;
   std::vector<Cohort> cohorts;

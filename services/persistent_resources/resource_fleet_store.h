@@ -2,7 +2,9 @@
 // The fleet's side of persistent resources (workers/resource_reconciler): what only the
 // scheduler's leader writes, on its own connection, so nothing races its node claims. Each call
 // finishes the resource's operation in the transaction that finishes the work.
+#include <map>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "services/persistent_resources/resource_repository.h"
@@ -31,6 +33,13 @@ class ResourceFleetStore {
   };
   virtual StatusOr<bool> Resize(const ResourceRecord& record, const std::vector<PoolResize>& pools,
                                 Timestamp ready_at, Timestamp now, std::string& why) = 0;
+  // Autoscaling: the resource (RUNNING) takes `resized` pool sizes and goes UPDATING, as a
+  // client's resize does but without an operation.
+  virtual StatusOr<bool> Autoscale(const ResourceRecord& record, const PersistentResource& resized,
+                                   Timestamp now) = 0;
+  // Per fleet pool: the resource's nodes idle (READY, no job) since `since` or longer.
+  virtual StatusOr<std::map<std::string, int64_t>> IdleNodes(const ResourceRecord& record,
+                                                             Timestamp since) = 0;
   // The jobs that name the resource and have not ended.
   virtual StatusOr<std::vector<JobRef>> JobsOn(const ResourceRecord& record) = 0;
   // Gives the nodes back and removes the resource, ending its operation with `error` or Empty;

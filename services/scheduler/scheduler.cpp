@@ -542,6 +542,10 @@ Scheduler::FitOutcome Scheduler::FitOnResource(const SchedulerJob& job) const {
       best_free = std::max(best_free, free);
     }
     if (placed) continue;
+    // Every waiting job's units count, the free ones once: what would let them all start.
+    ResourceDemand& demand = resource_shortfall_[job.on_resource][gp.machine_type];
+    demand.needed += gp.units;
+    demand.free = std::max(demand.free, best_free);
     // Never NEVER_FITS: the create checked the job against the pool's most replicas, and a
     // resource that holds fewer now may grow (a resize, autoscaling) without a fleet change.
     out.code = ReasonCode::kNoCapacity;
@@ -1003,6 +1007,7 @@ CycleResult Scheduler::RunCycle(Timestamp now) {
 
   if (!first_cycle_) first_cycle_ = now;
   ++cycles_;
+  resource_shortfall_.clear();
   UnparkQuotaWaiters();
 
   // DWS requests that waited their maxWaitDuration fail (Vertex: FLEX_START, default 24h).

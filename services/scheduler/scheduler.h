@@ -83,6 +83,14 @@ class Scheduler {
   // that name it (SchedulerJob::on_resource) take; ready once its nodes have booted.
   void SetResourceCapacity(const std::string& key, int64_t uid, const Placement& held, bool ready);
   void RemoveResourceCapacity(const std::string& key);
+  // Per resource and machine type: the units the jobs that waited for it in the last cycle needed,
+  // and what it had free (autoscaling grows by the difference).
+  struct ResourceDemand {
+    int64_t needed = 0;
+    int64_t free = 0;
+  };
+  using Shortfall = std::map<std::string, std::map<std::string, ResourceDemand>>;
+  const Shortfall& resource_shortfall() const { return resource_shortfall_; }
 
   // One cycle at `now`. The state moves as if the decisions commit (admitted jobs become running,
   // victims and failures leave); when the commit fails, the caller Clear()s and reloads.
@@ -219,6 +227,7 @@ class Scheduler {
     std::map<int, HeldPool> pools;  // fleet pool → what the resource holds there
   };
   std::unordered_map<std::string, HeldCapacity> resources_;
+  mutable Shortfall resource_shortfall_;  // FitOnResource notes it; RunCycle starts it afresh
   // Per resource: fleet pool → units its running jobs take of what it holds.
   std::unordered_map<std::string, std::unordered_map<int, int64_t>> resource_used_;
   std::vector<int64_t> used_;                            // per pool: units held by admitted jobs

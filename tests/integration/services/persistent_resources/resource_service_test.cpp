@@ -467,5 +467,55 @@ TEST_F(ResourceServiceTest, OperationsListByDoneInPagesAndNestedNamesMustMatch) 
             Code::kNotFound);
 }
 
+TEST_F(ResourceServiceTest, AutoscalingGrowsForWaitingJobsAndShrinksWhenIdle) {
+  PersistentResource r;
+  ResourcePool pool;
+  pool.machine_spec = H100();
+  pool.autoscaling_spec = ResourceAutoscaling{1, 3};  // starts at its minimum, 1
+  r.resource_pools.push_back(pool);
+  ASSERT_TRUE(resource_service_->Create(kParent, "auto", r).ok());
+  for (int i = 0; i < 5 && StateOf("auto") != ResourceState::kRunning; ++i) {
+    Step();
+    clock_.Advance(seconds(60));
+  }
+  ASSERT_EQ(StateOf("auto"), ResourceState::kRunning);
+  ASSERT_EQ(Resource("auto")->resource_pools[0].replica_count, 1);
+
+  // A gang of 2 waits; the pool grows by what it lacks (1), boots it, and the job starts.
+  auto job = CreateOn("auto", 2);
+  ASSERT_TRUE(job.ok()) << job.status().message();
+  Step();
+  EXPECT_EQ(Get(*job).state, JobState::kQueued);
+  Step();
+  EXPECT_EQ(StateOf("auto"), ResourceState::kUpdating);
+  EXPECT_EQ(Resource("auto")->resource_pools[0].replica_count, 2);
+  for (int i = 0; i < 5 && Get(*job).state == JobState::kQueued; ++i) {
+    clock_.Advance(seconds(60));
+    Step();
+  }
+  EXPECT_NE(Get(*job).state, JobState::kQueued);
+  EXPECT_EQ(Count("resource_uid IS NOT NULL"), 2);
+
+  // Once the job is done and its nodes idle past the fleet's resourceIdleTimeout (10 min), the
+  // pool gives back down to its minimum.
+  for (int i = 0; i < 30 && Get(*job).state != JobState::kSucceeded; ++i) {
+    clock_.Advance(seconds(60));
+    Step();
+  }
+  ASSERT_EQ(Get(*job).state, JobState::kSucceeded);
+  clock_.Advance(std::chrono::minutes(9));
+  Step();
+  EXPECT_EQ(Resource("auto")->resource_pools[0].replica_count, 2);
+  clock_.Advance(std::chrono::minutes(2));
+  Step();
+  Step();
+  Step();
+  auto shrunk = Resource("auto");
+  ASSERT_TRUE(shrunk.ok());
+  EXPECT_EQ(shrunk->resource_pools[0].replica_count, 1);
+  EXPECT_EQ(shrunk->state, ResourceState::kRunning);
+  EXPECT_EQ(Count("resource_uid IS NOT NULL"), 1);
+}
+
 }  // namespace
 }  // namespace trainyard
