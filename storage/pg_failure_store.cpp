@@ -78,10 +78,11 @@ constexpr const char* kFailNode =
 constexpr const char* kStartRepairs =
     "UPDATE nodes SET state = 6, state_since = " TY_TS("$1") " WHERE state = 5";
 
-// Back with its job, BUSY (a held node is never READY, as at admission); else warm or given back.
+// Back with its job, BUSY (a held node is never READY, as at admission); else warm (a
+// reservation's, or a persistent resource's) or given back.
 constexpr const char* kNodeRepaired =
-    "UPDATE nodes SET state = CASE WHEN job_id IS NOT NULL THEN 3 WHEN keep_warm THEN 2 ELSE 7 "
-    "END, "
+    "UPDATE nodes SET state = CASE WHEN job_id IS NOT NULL THEN 3 "
+    "WHEN keep_warm OR resource_uid IS NOT NULL THEN 2 ELSE 7 END, "
     "ready_at = NULL, state_since = " TY_TS("$3") " "
     "WHERE pool_id = $1 AND ordinal = $2::int AND state = 6";
 
