@@ -4,6 +4,7 @@
 
 #include "api/wire/persistent_resource_codec.h"
 #include "services/admin/node_state.h"
+#include "storage/job_row.h"
 #include "storage/job_transition_sql.h"
 #include "storage/operation_sql.h"
 #include "storage/resource_row.h"
@@ -41,6 +42,17 @@ constexpr const char* kReboot =
 constexpr const char* kNodesReboot =
     "UPDATE nodes SET state = 1, state_since = " TY_TS("$2") " "
     "WHERE resource_uid = $1::bigint AND state = 2 AND job_id IS NULL";
+
+// A job's nodes are down until $3, as after a failure (FAILED, then the failure simulator's
+// REPAIRING and repair at ready_at, which resumes the job); the cache survives.
+constexpr const char* kBusyNodesReboot =
+    "UPDATE nodes SET state = 5, state_since = " TY_TS("$2") ", ready_at = " TY_TS("$3") ", "
+    "preempt_at = NULL WHERE resource_uid = $1::bigint AND job_id IS NOT NULL AND state IN (1, 3)";
+
+constexpr const char* kJobsHoldingNodes =
+    "SELECT " TY_JOB_COLUMNS
+    " FROM custom_jobs WHERE id IN (SELECT job_id FROM nodes "
+    "WHERE resource_uid = $1::bigint AND job_id IS NOT NULL) AND state IN (2, 3)";
 
 // Jobs that name the resource and have not ended ($4: the terminal states).
 constexpr const char* kJobsOn =
@@ -122,16 +134,34 @@ StatusOr<bool> PgResourceFleetStore::MarkRunning(const ResourceRecord& record, T
 }
 
 StatusOr<bool> PgResourceFleetStore::StartReboot(const ResourceRecord& record, Timestamp ready_at,
-                                                 Timestamp now) {
+                                                 Timestamp now,
+                                                 const std::vector<StateUpdate>& stops) {
   TY_ASSIGN_OR_RETURN(pg::Connection * conn, leader_.LeaderConnection());
   TY_ASSIGN_OR_RETURN(pg::Transaction tx, pg::Transaction::Begin(*conn));
   const std::string uid = std::to_string(record.uid);
   TY_ASSIGN_OR_RETURN(pg::Result r, tx.Exec(kReboot, {uid, std::to_string(record.version),
                                                       MicrosParam(ready_at), MicrosParam(now)}));
   if (r.affected() != 1) return false;
+  for (const StateUpdate& stop : stops) {
+    pg::Statement s = TransitionStatement(stop);
+    TY_ASSIGN_OR_RETURN(pg::Result applied, tx.Exec(s.sql, s.params));
+    if (applied.affected() != 1) {  // the job moved on meanwhile: next pass
+      TY_RETURN_IF_ERROR(tx.Rollback());
+      return false;
+    }
+  }
   TY_RETURN_IF_ERROR(tx.Exec(kNodesReboot, {uid, MicrosParam(now)}).status());
+  TY_RETURN_IF_ERROR(
+      tx.Exec(kBusyNodesReboot, {uid, MicrosParam(now), MicrosParam(ready_at)}).status());
   TY_RETURN_IF_ERROR(tx.Commit());
   return true;
+}
+
+StatusOr<std::vector<JobRecord>> PgResourceFleetStore::JobsHoldingNodes(
+    const ResourceRecord& record) {
+  TY_ASSIGN_OR_RETURN(pg::Connection * conn, leader_.LeaderConnection());
+  TY_ASSIGN_OR_RETURN(pg::Result r, conn->Exec(kJobsHoldingNodes, {std::to_string(record.uid)}));
+  return DecodeJobRows(r);
 }
 
 StatusOr<bool> PgResourceFleetStore::Resize(const ResourceRecord& record,

@@ -11,8 +11,9 @@ class PgResourceFleetStore final : public ResourceFleetStore {
   explicit PgResourceFleetStore(PgSchedulerStore& leader) : leader_(leader) {}
 
   StatusOr<bool> MarkRunning(const ResourceRecord& record, Timestamp now) override;
-  StatusOr<bool> StartReboot(const ResourceRecord& record, Timestamp ready_at,
-                             Timestamp now) override;
+  StatusOr<bool> StartReboot(const ResourceRecord& record, Timestamp ready_at, Timestamp now,
+                             const std::vector<StateUpdate>& stops) override;
+  StatusOr<std::vector<JobRecord>> JobsHoldingNodes(const ResourceRecord& record) override;
   StatusOr<bool> Resize(const ResourceRecord& record, const std::vector<PoolResize>& pools,
                         Timestamp ready_at, Timestamp now, std::string& why) override;
   StatusOr<bool> Autoscale(const ResourceRecord& record, const PersistentResource& resized,

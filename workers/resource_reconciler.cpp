@@ -4,7 +4,9 @@
 #include <map>
 #include <optional>
 
+#include "services/job_state_machine.h"
 #include "services/log.h"
+#include "services/scheduler/verdict_text.h"
 
 namespace trainyard {
 
@@ -29,6 +31,26 @@ StatusOr<bool> ResourceReconciler::StopJobsAndRemove(const ResourceRecord& recor
     }
   }
   return store_.Remove(record, now, error);
+}
+
+StatusOr<bool> ResourceReconciler::StartReboot(const ResourceRecord& record, Timestamp now) {
+  const Timestamp ready_at =
+      now + std::chrono::duration_cast<std::chrono::microseconds>(BootTime(record));
+  // The jobs on it stop as a gang and start again, from their last checkpoint, once the nodes
+  // are back: the fleet's repair path, with the reboot as the repair.
+  TY_ASSIGN_OR_RETURN(std::vector<JobRecord> jobs, store_.JobsHoldingNodes(record));
+  std::vector<StateUpdate> stops;
+  for (const JobRecord& job : jobs) {
+    auto stop = JobStateMachine::StopForRepair(
+        SnapshotOf(job.id, job.version, job.job), now,
+        "persistent resource " + record.resource_id +
+            " is rebooting; the gang stops and starts again from its last checkpoint when the "
+            "nodes are back (in " +
+            ShortDuration(BootTime(record)) + ")");
+    if (!stop.ok()) continue;  // not admitted any more
+    stops.push_back(StateUpdate{job.id, job.version, std::move(stop).value(), {}});
+  }
+  return store_.StartReboot(record, ready_at, now, stops);
 }
 
 StatusOr<bool> ResourceReconciler::ResizeNow(const ResourceRecord& record, Timestamp now) {
@@ -117,8 +139,7 @@ StatusOr<int> ResourceReconciler::Step(const std::vector<ResourceRecord>& resour
       case ResourceState::kRebooting:
         // The reboot request cleared ready_at: it has not begun yet.
         if (!rec.ready_at) {
-          done = store_.StartReboot(
-              rec, now + std::chrono::duration_cast<std::chrono::microseconds>(BootTime(rec)), now);
+          done = StartReboot(rec, now);
         } else if (*rec.ready_at <= now) {
           done = store_.MarkRunning(rec, now);
         }

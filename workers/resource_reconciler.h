@@ -27,6 +27,8 @@ class ResourceReconciler {
 
  private:
   Duration BootTime(const ResourceRecord& record) const;
+  // A reboot: the jobs on the resource stop until the nodes are back.
+  StatusOr<bool> StartReboot(const ResourceRecord& record, Timestamp now);
   // A patched replicaCount: grows or shrinks the pools in place (same fleet pools).
   StatusOr<bool> ResizeNow(const ResourceRecord& record, Timestamp now);
   StatusOr<bool> Autoscale(const ResourceRecord& record, Timestamp now,

@@ -18,9 +18,13 @@ class ResourceFleetStore {
   // Its nodes have booted: READY, the resource RUNNING (startTime at the first time), and its
   // operation done with the resource as response. false when the row moved on meanwhile.
   virtual StatusOr<bool> MarkRunning(const ResourceRecord& record, Timestamp now) = 0;
-  // A reboot begins: its idle nodes boot again until `ready_at` (their caches survive).
+  // A reboot begins: every node boots again until `ready_at` (their caches survive). The jobs on
+  // them stop with `stops` (JobStateMachine::StopForRepair) and their nodes come back through the
+  // fleet's repair path at `ready_at`, which resumes them. false when anything moved meanwhile.
   virtual StatusOr<bool> StartReboot(const ResourceRecord& record, Timestamp ready_at,
-                                     Timestamp now) = 0;
+                                     Timestamp now, const std::vector<StateUpdate>& stops) = 0;
+  // The admitted jobs (PENDING, RUNNING) on the resource's nodes.
+  virtual StatusOr<std::vector<JobRecord>> JobsHoldingNodes(const ResourceRecord& record) = 0;
   // A resize (UPDATING): each pool's held units move to `to_units` within its fleet pool, idle
   // nodes given back and free ones taken; the nodes taken boot until `ready_at`. Nothing changes
   // (false) when a pool cannot shrink yet (its nodes are busy) or cannot grow (too few free):

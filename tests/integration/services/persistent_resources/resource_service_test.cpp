@@ -517,5 +517,41 @@ TEST_F(ResourceServiceTest, AutoscalingGrowsForWaitingJobsAndShrinksWhenIdle) {
   EXPECT_EQ(Count("resource_uid IS NOT NULL"), 1);
 }
 
+TEST_F(ResourceServiceTest, RebootStopsTheJobsOnItAndTheyResumeWhenTheNodesAreBack) {
+  CreateResource("pr1", 2);
+  Step();
+  Step();
+  auto job = CreateOn("pr1", 2);
+  ASSERT_TRUE(job.ok());
+  for (int i = 0; i < 5 && Get(*job).state != JobState::kRunning; ++i) {
+    clock_.Advance(seconds(10));
+    Step();
+  }
+  ASSERT_EQ(Get(*job).state, JobState::kRunning);
+
+  auto op = resource_service_->Reboot(ResourceRef{kParent, "pr1"});
+  ASSERT_TRUE(op.ok()) << op.status().message();
+  Step();
+  CustomJob stopped = Get(*job);
+  EXPECT_EQ(stopped.state, JobState::kPending);
+  EXPECT_NE(stopped.trainyard->reason_message.find("rebooting"), std::string::npos)
+      << stopped.trainyard->reason_message;
+  EXPECT_EQ(Count("resource_uid IS NOT NULL AND state = 5"), 2);  // down until booted
+
+  // Back after the boot (60 s): the resource RUNNING, the job running again to its end.
+  for (int i = 0; i < 5 && StateOf("pr1") != ResourceState::kRunning; ++i) {
+    clock_.Advance(seconds(30));
+    Step();
+  }
+  EXPECT_EQ(StateOf("pr1"), ResourceState::kRunning);
+  EXPECT_TRUE(Reread(*op).done);
+  for (int i = 0; i < 30 && Get(*job).state != JobState::kSucceeded; ++i) {
+    clock_.Advance(seconds(60));
+    Step();
+  }
+  EXPECT_EQ(Get(*job).state, JobState::kSucceeded);
+  EXPECT_EQ(Count("resource_uid IS NOT NULL AND state = 2 AND image_cache = '{train:1}'"), 2);
+}
+
 }  // namespace
 }  // namespace trainyard
