@@ -36,7 +36,8 @@ void CopyPath(const nlohmann::json& from, nlohmann::json& to, const std::vector<
 }  // namespace
 
 StatusOr<FieldMask> ParseFieldMask(const std::string& text,
-                                   const std::vector<std::string>& known_top_level) {
+                                   const std::vector<std::string>& known_top_level,
+                                   const std::string& parameter) {
   FieldMask mask;
   size_t start = 0;
   while (start <= text.size()) {
@@ -53,18 +54,27 @@ StatusOr<FieldMask> ParseFieldMask(const std::string& text,
       size_t e = path.find('.', s);
       if (e == std::string::npos) e = path.size();
       std::string segment = ToCamel(path.substr(s, e - s));
-      if (segment.empty())
-        return InvalidField("readMask", "empty segment in path \"" + path + "\"");
+      if (segment.empty()) return InvalidField(parameter, "empty segment in path \"" + path + "\"");
       segments.push_back(std::move(segment));
       s = e + 1;
     }
     if (std::find(known_top_level.begin(), known_top_level.end(), segments[0]) ==
         known_top_level.end()) {
-      return InvalidField("readMask", "unknown field \"" + path + "\"");
+      return InvalidField(parameter, "unknown field \"" + path + "\"");
     }
     mask.paths.push_back(std::move(segments));
   }
   return mask;
+}
+
+std::vector<std::string> MaskPaths(const FieldMask& mask) {
+  std::vector<std::string> out;
+  for (const auto& segments : mask.paths) {
+    std::string path;
+    for (const std::string& segment : segments) path += (path.empty() ? "" : ".") + segment;
+    out.push_back(std::move(path));
+  }
+  return out;
 }
 
 nlohmann::json ApplyFieldMask(const nlohmann::json& resource, const FieldMask& mask) {

@@ -1,5 +1,6 @@
 #include "api/persistent_resource_handler.h"
 
+#include "api/field_mask.h"
 #include "api/json_body.h"
 #include "api/page_token.h"
 #include "api/query_params.h"
@@ -25,19 +26,25 @@ ApiVersion Version(const RouteMatch& m) {
   return it != m.params.end() && it->second == "v1" ? ApiVersion::kV1 : ApiVersion::kV1beta1;
 }
 
-// "a,b, c" → {"a","b","c"}.
-std::vector<std::string> SplitMask(const std::string& text) {
-  std::vector<std::string> out;
-  std::string item;
-  for (char c : text + ",") {
-    if (c == ',') {
-      if (!item.empty()) out.push_back(item);
-      item.clear();
-    } else if (c != ' ') {
-      item += c;
-    }
-  }
-  return out;
+// A PersistentResource's fields: an updateMask path must start with one of them.
+const std::vector<std::string>& ResourceFields() {
+  static const std::vector<std::string> fields = {"name",
+                                                  "displayName",
+                                                  "resourcePools",
+                                                  "state",
+                                                  "error",
+                                                  "createTime",
+                                                  "startTime",
+                                                  "updateTime",
+                                                  "labels",
+                                                  "network",
+                                                  "reservedIpRanges",
+                                                  "encryptionSpec",
+                                                  "resourceRuntimeSpec",
+                                                  "resourceRuntime",
+                                                  "satisfiesPzs",
+                                                  "satisfiesPzi"};
+  return fields;
 }
 
 }  // namespace
@@ -105,9 +112,9 @@ StatusOr<HttpResponse> PersistentResourceHandler::Patch(const HttpRequest& reque
   TY_ASSIGN_OR_RETURN(PersistentResource update,
                       DecodePersistentResource(body, OutputOnlyFields::kIgnore,
                                                UnknownFields::kReject, Version(match)));
-  TY_ASSIGN_OR_RETURN(Operation op,
-                      resources_.Patch(Resource(match), update,
-                                       SplitMask(QueryOr(request, "updateMask", "update_mask"))));
+  TY_ASSIGN_OR_RETURN(FieldMask mask, ParseFieldMask(QueryOr(request, "updateMask", "update_mask"),
+                                                     ResourceFields(), "updateMask"));
+  TY_ASSIGN_OR_RETURN(Operation op, resources_.Patch(Resource(match), update, MaskPaths(mask)));
   return JsonResponse(EncodeOperation(op));
 }
 

@@ -6,6 +6,7 @@
 #include "services/admin/node_state.h"
 #include "storage/job_row.h"
 #include "storage/job_transition_sql.h"
+#include "storage/node_sql.h"
 #include "storage/operation_sql.h"
 #include "storage/resource_row.h"
 #include "storage/row_codec.h"
@@ -66,19 +67,13 @@ constexpr const char* kBusyNodes =
 
 // The nodes go back to their pools as a job's do (storage/node_sql.h): reservation nodes stay
 // warm, the rest are given back; down nodes stay down.
-constexpr const char* kReleaseNodes =
-    "UPDATE nodes SET resource_uid = NULL, "
-    "state = CASE WHEN state IN (4, 5, 6) THEN state WHEN keep_warm THEN 2 ELSE 7 END, "
-    "image_cache = CASE WHEN keep_warm AND state NOT IN (4, 5, 6) THEN image_cache ELSE '{}' END, "
-    "state_since = CASE WHEN state IN (4, 5, 6) THEN state_since ELSE " TY_TS("$2") " END "
-    "WHERE resource_uid = $1::bigint";
+constexpr const char* kReleaseNodes = "UPDATE nodes SET resource_uid = NULL, " TY_NODE_GIVEN_BACK(
+    "keep_warm", "$2") "WHERE resource_uid = $1::bigint";
 
 // A shrinking pool gives back its highest idle nodes ($3 of them).
 constexpr const char* kShrink =
-    "UPDATE nodes SET resource_uid = NULL, "
-    "state = CASE WHEN state IN (4, 5, 6) THEN state WHEN keep_warm THEN 2 ELSE 7 END, "
-    "image_cache = CASE WHEN keep_warm AND state NOT IN (4, 5, 6) THEN image_cache ELSE '{}' END, "
-    "state_since = " TY_TS("$4") " WHERE (pool_id, ordinal) IN (SELECT pool_id, ordinal FROM nodes "
+    "UPDATE nodes SET resource_uid = NULL, " TY_NODE_GIVEN_BACK("keep_warm", "$4")
+    "WHERE (pool_id, ordinal) IN (SELECT pool_id, ordinal FROM nodes "
     "WHERE resource_uid = $1::bigint AND pool_id = $2 AND job_id IS NULL "
     "ORDER BY ordinal DESC LIMIT $3::int)";
 

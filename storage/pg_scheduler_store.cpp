@@ -1,6 +1,7 @@
 #include "storage/pg_scheduler_store.h"
 
 #include <algorithm>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -238,11 +239,14 @@ Status PgSchedulerStore::LoadFree(pg::Transaction& tx, const Fleet& fleet,
   }
   for (int p : pools) {
     if (fleet.pools[p].elastic) continue;
-    // Every holder of the pool's free nodes, the pool itself (0) included even when it has none.
-    nodes[{fleet.pools[p].id, 0}];
-    for (auto& [key, list] : nodes) {
-      if (key.first != fleet.pools[p].id) continue;
-      free.insert_or_assign({p, key.second}, FreeUnits(fleet.pools[p].hosts_per_unit, list));
+    // Every holder of the pool's free nodes (the keys of one pool are adjacent), the pool itself
+    // (0) included even when it has none.
+    const std::string& id = fleet.pools[p].id;
+    nodes[{id, 0}];
+    for (auto it = nodes.lower_bound({id, std::numeric_limits<int64_t>::min()});
+         it != nodes.end() && it->first.first == id; ++it) {
+      free.insert_or_assign({p, it->first.second},
+                            FreeUnits(fleet.pools[p].hosts_per_unit, it->second));
     }
   }
   return Status::Ok();

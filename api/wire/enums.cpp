@@ -56,15 +56,15 @@ constexpr std::array<EnumEntry, 4> kReservationAffinityTypes = {{
     {"SPECIFIC_RESERVATION", 3},
 }};
 
-constexpr std::array<EnumEntry, 7> kResourceStates = {{
-    {"STATE_UNSPECIFIED", 0},
-    {"PROVISIONING", 1},
-    {"RUNNING", 3},
-    {"STOPPING", 4},
-    {"ERROR", 5},
-    {"REBOOTING", 6},
-    {"UPDATING", 7},
-}};
+// From the one list of resource-state names (services/model/persistent_resource.h).
+constexpr std::array<EnumEntry, kResourceStateSpellings.size()> kResourceStates = [] {
+  std::array<EnumEntry, kResourceStateSpellings.size()> out{};
+  for (size_t i = 0; i < out.size(); ++i) {
+    out[i] = EnumEntry{kResourceStateSpellings[i].name,
+                       static_cast<int>(kResourceStateSpellings[i].state)};
+  }
+  return out;
+}();
 
 constexpr EnumTable kJobStateTable("google.cloud.aiplatform.v1.JobState", kJobStates);
 constexpr EnumTable kAcceleratorTypeTable("google.cloud.aiplatform.v1.AcceleratorType",

@@ -1,10 +1,12 @@
 #pragma once
 // The PersistentResource resource as the domain sees it (google.cloud.aiplatform.v1
 // .PersistentResource): pools of machines a project keeps for its jobs, plain values.
+#include <array>
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "services/model/custom_job.h"
@@ -20,6 +22,31 @@ enum class ResourceState : int {
   kRebooting = 6,
   kUpdating = 7,
 };
+
+struct ResourceStateSpelling {
+  std::string_view name;  // "RUNNING"
+  ResourceState state;
+};
+
+// The one spelling of every state, the proto's, in proto order: the wire's enum table
+// (api/wire/enums) and the domain's messages read this list.
+inline constexpr std::array<ResourceStateSpelling, 7> kResourceStateSpellings = {{
+    {"STATE_UNSPECIFIED", ResourceState::kUnspecified},
+    {"PROVISIONING", ResourceState::kProvisioning},
+    {"RUNNING", ResourceState::kRunning},
+    {"STOPPING", ResourceState::kStopping},
+    {"ERROR", ResourceState::kError},
+    {"REBOOTING", ResourceState::kRebooting},
+    {"UPDATING", ResourceState::kUpdating},
+}};
+
+// "RUNNING", for messages written by the domain.
+constexpr std::string_view ResourceStateText(ResourceState state) {
+  for (const ResourceStateSpelling& s : kResourceStateSpellings) {
+    if (s.state == state) return s.name;
+  }
+  return "STATE_UNSPECIFIED";
+}
 
 struct ResourceAutoscaling {
   int64_t min_replica_count = 0;

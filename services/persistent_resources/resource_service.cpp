@@ -1,7 +1,5 @@
 #include "services/persistent_resources/resource_service.h"
 
-#include <set>
-
 #include "services/job_service.h"
 #include "services/persistent_resources/resource_validator.h"
 
@@ -9,41 +7,6 @@ namespace trainyard {
 namespace {
 
 constexpr int kMaxAttempts = 5;
-
-std::string StateText(ResourceState state) {
-  switch (state) {
-    case ResourceState::kProvisioning:
-      return "PROVISIONING";
-    case ResourceState::kRunning:
-      return "RUNNING";
-    case ResourceState::kStopping:
-      return "STOPPING";
-    case ResourceState::kError:
-      return "ERROR";
-    case ResourceState::kRebooting:
-      return "REBOOTING";
-    case ResourceState::kUpdating:
-      return "UPDATING";
-    case ResourceState::kUnspecified:
-      break;
-  }
-  return "STATE_UNSPECIFIED";
-}
-
-// "resource_pools.replica_count" → "resourcePools.replicaCount".
-std::string CamelPath(const std::string& path) {
-  std::string out;
-  bool upper = false;
-  for (char c : path) {
-    if (c == '_') {
-      upper = true;
-      continue;
-    }
-    out += upper && c >= 'a' && c <= 'z' ? static_cast<char>(c - 'a' + 'A') : c;
-    upper = false;
-  }
-  return out;
-}
 
 Status InvalidMask(const std::string& path, const std::string& why) {
   std::string message = "invalid updateMask path \"" + path + "\": " + why;
@@ -155,8 +118,7 @@ StatusOr<Operation> ResourceService::Patch(const ResourceRef& ref, const Persist
         .WithViolation("updateMask", "required");
   }
   bool name = false, labels = false, replicas = false, autoscaling = false;
-  for (const std::string& raw : mask) {
-    const std::string path = CamelPath(raw);
+  for (const std::string& path : mask) {
     if (path == "displayName") {
       name = true;
     } else if (path == "labels") {
@@ -169,7 +131,7 @@ StatusOr<Operation> ResourceService::Patch(const ResourceRef& ref, const Persist
                path.starts_with("resourcePools.autoscalingSpec.")) {
       autoscaling = true;
     } else {
-      return InvalidMask(raw,
+      return InvalidMask(path,
                          "a persistent resource's displayName, labels and its pools' "
                          "replicaCount and autoscalingSpec can change; nothing else can");
     }
@@ -178,11 +140,11 @@ StatusOr<Operation> ResourceService::Patch(const ResourceRef& ref, const Persist
     return InvalidArgument("displayName must be at most 128 characters")
         .WithViolation("displayName", "at most 128 characters");
   }
-  for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
-    TY_ASSIGN_OR_RETURN(ResourceRecord record, Load(ref));
+  return Change(ref, "update", [&](ResourceRecord record) -> StatusOr<ResourceChange> {
     PersistentResource& r = record.resource;
     if (r.state != ResourceState::kRunning && (replicas || autoscaling)) {
-      return FailedPrecondition("PersistentResource " + r.name + " is " + StateText(r.state) +
+      return FailedPrecondition("PersistentResource " + r.name + " is " +
+                                std::string(ResourceStateText(r.state)) +
                                 "; its pools can change only while it is RUNNING");
     }
     if (r.state == ResourceState::kStopping) {
@@ -215,62 +177,64 @@ StatusOr<Operation> ResourceService::Patch(const ResourceRef& ref, const Persist
       PersistentResource check = r;
       TY_RETURN_IF_ERROR(ValidatePersistentResource(check));
     }
-    r.update_time = clock_.Now();
     // Only a new replica count is fleet work: the resource is UPDATING until its nodes match.
-    if (resize) r.state = ResourceState::kUpdating;
-    ResourceChange change{record,
-                          NewOperation(record, kUpdatePersistentResourceMetadata, !resize,
-                                       resize ? "Resizing the resource's pools" : ""),
-                          !resize, std::nullopt, ""};
-    if (resize) {
-      change.superseded_operation = record.operation_id;
-      change.record.operation_id = change.operation.id;
+    if (!resize) {
+      r.update_time = clock_.Now();
+      return ResourceChange{record,
+                            NewOperation(record, kUpdatePersistentResourceMetadata, true, ""), true,
+                            std::nullopt, ""};
     }
-    TY_ASSIGN_OR_RETURN(std::optional<Operation> applied, resources_.Update(change));
-    if (applied) return std::move(*applied);
-  }
-  return Aborted("the persistent resource changed concurrently; retry the update");
+    return Started(std::move(record), ResourceState::kUpdating, kUpdatePersistentResourceMetadata,
+                   "Resizing the resource's pools", "");
+  });
 }
 
 StatusOr<Operation> ResourceService::Reboot(const ResourceRef& ref) {
-  for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
-    TY_ASSIGN_OR_RETURN(ResourceRecord record, Load(ref));
+  return Change(ref, "reboot", [&](ResourceRecord record) -> StatusOr<ResourceChange> {
     if (record.resource.state != ResourceState::kRunning) {
       return FailedPrecondition("PersistentResource " + record.resource.name + " is " +
-                                StateText(record.resource.state) +
+                                std::string(ResourceStateText(record.resource.state)) +
                                 "; only a RUNNING resource can be rebooted");
     }
-    record.resource.state = ResourceState::kRebooting;
-    record.resource.update_time = clock_.Now();
-    ResourceChange change{record,
-                          NewOperation(record, kRebootPersistentResourceMetadata, false,
-                                       "Rebooting the resource's nodes"),
-                          false, std::nullopt, ""};
-    change.record.operation_id = change.operation.id;
-    TY_ASSIGN_OR_RETURN(std::optional<Operation> applied, resources_.Update(change));
-    if (applied) return std::move(*applied);
-  }
-  return Aborted("the persistent resource changed concurrently; retry the reboot");
+    return Started(std::move(record), ResourceState::kRebooting, kRebootPersistentResourceMetadata,
+                   "Rebooting the resource's nodes", "");
+  });
 }
 
 StatusOr<Operation> ResourceService::Delete(const ResourceRef& ref) {
-  for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
-    TY_ASSIGN_OR_RETURN(ResourceRecord record, Load(ref));
+  return Change(ref, "delete", [&](ResourceRecord record) -> StatusOr<ResourceChange> {
     if (record.resource.state == ResourceState::kStopping) {
       return FailedPrecondition("PersistentResource " + record.resource.name +
                                 " is already being deleted");
     }
-    const ResourceState was = record.resource.state;
-    record.resource.state = ResourceState::kStopping;
-    record.resource.update_time = clock_.Now();
-    ResourceChange change{record, NewOperation(record, kDeleteOperationMetadata, false, ""), false,
-                          record.operation_id,
-                          "the persistent resource was deleted while " + StateText(was)};
-    change.record.operation_id = change.operation.id;
+    const std::string was(ResourceStateText(record.resource.state));
+    return Started(std::move(record), ResourceState::kStopping, kDeleteOperationMetadata, "",
+                   "the persistent resource was deleted while " + was);
+  });
+}
+
+StatusOr<Operation> ResourceService::Change(const ResourceRef& ref, const char* verb,
+                                            const MakeChange& make) {
+  for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
+    TY_ASSIGN_OR_RETURN(ResourceRecord record, Load(ref));
+    TY_ASSIGN_OR_RETURN(ResourceChange change, make(std::move(record)));
     TY_ASSIGN_OR_RETURN(std::optional<Operation> applied, resources_.Update(change));
     if (applied) return std::move(*applied);
   }
-  return Aborted("the persistent resource changed concurrently; retry the delete");
+  return Aborted(std::string("the persistent resource changed concurrently; retry the ") + verb);
+}
+
+ResourceChange ResourceService::Started(ResourceRecord record, ResourceState state,
+                                        const char* metadata_type, const std::string& progress,
+                                        const std::string& superseded_message) {
+  record.resource.state = state;
+  record.resource.update_time = clock_.Now();
+  ResourceChange change{record, NewOperation(record, metadata_type, false, progress), false,
+                        record.operation_id,
+                        superseded_message.empty() ? "superseded by a later change to the resource"
+                                                   : superseded_message};
+  change.record.operation_id = change.operation.id;
+  return change;
 }
 
 }  // namespace trainyard

@@ -2,6 +2,7 @@
 // The persistentResources use cases: create, get, list, patch, reboot and delete. Each change is
 // recorded with an Operation (done: false) that the fleet finishes once its nodes have done the
 // work (workers/resource_reconciler); a change that needs no fleet work is born finished.
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -38,7 +39,7 @@ class ResourceService {
                              PersistentResource resource);
   StatusOr<PersistentResource> Get(const ResourceRef& ref);
   StatusOr<ListResourcesResult> List(const ListResourcesRequest& request);
-  // `mask` holds camelCase paths (api/ parses snake_case too): displayName, labels,
+  // `mask` holds camelCase paths (api/ turns snake_case into them): displayName, labels,
   // resourcePools.replicaCount, resourcePools.autoscalingSpec (and their parents).
   StatusOr<Operation> Patch(const ResourceRef& ref, const PersistentResource& update,
                             const std::vector<std::string>& mask);
@@ -47,10 +48,16 @@ class ResourceService {
 
  private:
   StatusOr<ResourceRecord> Load(const ResourceRef& ref);
-  // Writes `record` as the resource's next version with a new operation of `metadata_type`;
-  // retries on a concurrent change with `mutate` applied to the fresh row.
   Operation NewOperation(const ResourceRecord& record, const char* metadata_type, bool done,
                          const std::string& progress);
+  // Reads the resource, lets `make` turn it into a change, and writes that as a compare-and-set;
+  // a concurrent change reads it again (ABORTED, naming `verb`, after a few tries).
+  using MakeChange = std::function<StatusOr<ResourceChange>(ResourceRecord)>;
+  StatusOr<Operation> Change(const ResourceRef& ref, const char* verb, const MakeChange& make);
+  // The change that hands `record` to the fleet in `state`, with an unfinished operation that
+  // ends the one in flight (with `superseded_message`), if any.
+  ResourceChange Started(ResourceRecord record, ResourceState state, const char* metadata_type,
+                         const std::string& progress, const std::string& superseded_message);
 
   ProjectRepository& projects_;
   ResourceRepository& resources_;

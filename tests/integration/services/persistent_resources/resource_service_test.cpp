@@ -352,7 +352,7 @@ TEST_F(ResourceServiceTest, PatchResizesInPlaceAndRenamesAtOnce) {
 
   PersistentResource update;
   update.display_name = "renamed";
-  auto renamed = resource_service_->Patch(ResourceRef{kParent, "pr1"}, update, {"display_name"});
+  auto renamed = resource_service_->Patch(ResourceRef{kParent, "pr1"}, update, {"displayName"});
   ASSERT_TRUE(renamed.ok()) << renamed.status().message();
   EXPECT_TRUE(renamed->done);  // no fleet work
   EXPECT_EQ(Resource("pr1")->display_name, "renamed");
@@ -363,8 +363,8 @@ TEST_F(ResourceServiceTest, PatchResizesInPlaceAndRenamesAtOnce) {
 
   // The reservation has no third node: the pool waits in UPDATING until it could grow.
   update.resource_pools.push_back(ResourcePool{"", H100(), 3, {}, {}, 0});
-  auto grow = resource_service_->Patch(ResourceRef{kParent, "pr1"}, update,
-                                       {"resource_pools.replica_count"});
+  auto grow =
+      resource_service_->Patch(ResourceRef{kParent, "pr1"}, update, {"resourcePools.replicaCount"});
   ASSERT_TRUE(grow.ok()) << grow.status().message();
   EXPECT_FALSE(grow->done);
   EXPECT_EQ(StateOf("pr1"), ResourceState::kUpdating);
