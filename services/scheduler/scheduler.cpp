@@ -48,7 +48,10 @@ struct Scheduler::Cycle {
   std::unordered_set<int64_t> claimed;
   int victims_left = 0;
   int reservations_left = 0;
-  std::unordered_set<int64_t> evaluated;
+  std::vector<int64_t> evaluated;  // each at most once a cycle
+  // Per region: running jobs' (expected end, pool, units) within the backfill horizon, sorted.
+  // Built by the first reservation of a cycle and dropped by every admission, which changes it.
+  std::unordered_map<std::string, std::vector<std::tuple<Timestamp, int, int64_t>>> releases;
 };
 
 Scheduler::Scheduler(const Fleet& fleet, SchedulerConfig config) : fleet_(fleet), config_(config) {
@@ -341,9 +344,9 @@ Scheduler::FitOutcome Scheduler::Fit(const SchedulerJob& job, Cycle& cycle, cons
     if (!use_holds || !holds) return a;
     for (const Hold& h : cycle.holds) {
       if (h.job_id == job.id || job_end <= h.start) continue;
-      auto s = h.slack.find(pool);
-      if (s == h.slack.end()) continue;
-      int64_t limited = s->second - TakenIn(taken, pool);
+      const int64_t* s = h.SlackOf(pool);
+      if (s == nullptr) continue;
+      int64_t limited = *s - TakenIn(taken, pool);
       if (limited < a) {
         if (held != nullptr) *held = &h;
         a = limited;
@@ -782,15 +785,18 @@ void Scheduler::ReserveCapacity(const SchedulerJob& job, Cycle& cycle,
                                 Verdict& verdict) const {
   // Slurm-style backfill on counts: walk running jobs' expected ends and book the first time the
   // gang fits.
-  const Timestamp horizon = cycle.now + duration_cast<microseconds>(config_.backfill_horizon);
-  std::vector<std::tuple<Timestamp, int, int64_t>> releases;
-  for (const auto& [id, r] : running_) {
-    if (r.region != job.region || r.expected_end > horizon) continue;
-    for (const PlacedPool& pp : r.placement.pools) {
-      releases.push_back({std::max(r.expected_end, cycle.now), pp.pool, pp.units});
+  auto [cached, missing] = cycle.releases.try_emplace(job.region);
+  auto& releases = cached->second;
+  if (missing) {
+    const Timestamp horizon = cycle.now + duration_cast<microseconds>(config_.backfill_horizon);
+    for (const auto& [id, r] : running_) {
+      if (r.region != job.region || r.expected_end > horizon) continue;
+      for (const PlacedPool& pp : r.placement.pools) {
+        releases.push_back({std::max(r.expected_end, cycle.now), pp.pool, pp.units});
+      }
     }
+    std::sort(releases.begin(), releases.end());
   }
-  std::sort(releases.begin(), releases.end());
   Extra extra;
   for (size_t i = 0; i < releases.size();) {
     Timestamp t = std::get<0>(releases[i]);
@@ -804,8 +810,13 @@ void Scheduler::ReserveCapacity(const SchedulerJob& job, Cycle& cycle,
     hold.priority = job.priority;
     hold.start = t;
     for (const PlacedPool& pp : fit.placement.pools) {
-      hold.slack[pp.pool] = Available(pp.pool, cycle.now) + ExtraFor(&extra, pp.pool) -
+      const int64_t slack = Available(pp.pool, cycle.now) + ExtraFor(&extra, pp.pool) -
                             TakenIn(fit.placement, pp.pool);
+      if (int64_t* s = hold.SlackOf(pp.pool)) {
+        *s = slack;
+      } else {
+        hold.slack.push_back({pp.pool, slack});
+      }
     }
     cycle.holds.push_back(std::move(hold));
     --cycle.reservations_left;
@@ -821,13 +832,14 @@ void Scheduler::Admit(PendingEntry& entry, const Placement& placement, std::vect
     Remove(v);
   }
   cycle.victims_left -= static_cast<int>(victims.size());
+  cycle.releases.clear();
   const SchedulerJob& job = entry.job;
   RunningJob r = MakeRunningJob(job, placement, fleet_, cycle.now);
   // Later long jobs eat into the slack of holds on the pools they take.
   for (Hold& h : cycle.holds) {
     if (r.expected_end <= h.start) continue;
     for (const PlacedPool& pp : placement.pools) {
-      if (auto s = h.slack.find(pp.pool); s != h.slack.end()) s->second -= pp.units;
+      if (int64_t* s = h.SlackOf(pp.pool)) *s -= pp.units;
     }
   }
   AdmissionDecision decision;
@@ -848,7 +860,7 @@ void Scheduler::Admit(PendingEntry& entry, const Placement& placement, std::vect
 
 void Scheduler::Evaluate(PendingEntry& entry, Cycle& cycle, CycleResult& result) {
   const SchedulerJob& job = entry.job;
-  cycle.evaluated.insert(job.id);
+  cycle.evaluated.push_back(job.id);
   entry.evaluated_in = cycles_;
   const bool flex = job.strategy == SchedulingStrategy::kFlexStart;
   const bool eligible = !flex && (job.priority >= config_.reserve_min_priority ||
@@ -1060,15 +1072,15 @@ CycleResult Scheduler::RunCycle(Timestamp now) {
         continue;
       }
     }
-    const int64_t id = std::get<2>(c.it->first);
+    PendingEntry& entry = *c.it->second;
     auto next = std::next(c.it);
-    Evaluate(*c.it->second, cycle, result);  // may erase *c.it (admitted), never *next
+    const size_t admissions = result.admissions.size();
+    Evaluate(entry, cycle, result);  // may erase *c.it and the entry (admitted), never *next
+    const bool admitted = result.admissions.size() > admissions;
     // A job parked now does not count against the lookback: the jobs behind it are looked at as
     // if it were not there, in this cycle already.
     int visited = c.visited + 1;
-    if (auto it = pending_.find(id); it != pending_.end() && Park(it->second, cycle)) {
-      visited = c.visited;
-    }
+    if (!admitted && Park(entry, cycle)) visited = c.visited;
     if (next != queues_[c.queue].order.end() && visited < config_.lookback) {
       heap.push({FairKeyOf(next->second->job), next->first, c.queue, next, visited});
     }

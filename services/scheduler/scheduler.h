@@ -140,7 +140,16 @@ class Scheduler {
     int64_t job_id = 0;
     int priority = 0;
     Timestamp start{};
-    std::unordered_map<int, int64_t> slack;  // pool → units later long jobs may still take
+    // pool → units later long jobs may still take. A gang's few pools: a vector searched in
+    // place beats a hash map on the path every fit walks for every hold.
+    std::vector<std::pair<int, int64_t>> slack;
+    int64_t* SlackOf(int pool) {
+      for (auto& [p, units] : slack) {
+        if (p == pool) return &units;
+      }
+      return nullptr;
+    }
+    const int64_t* SlackOf(int pool) const { return const_cast<Hold*>(this)->SlackOf(pool); }
   };
   // Extra units per pool beyond what is free (preemption and backfill planning).
   using Extra = std::vector<std::pair<int, int64_t>>;
