@@ -6,7 +6,7 @@
 namespace trainyard::api {
 
 void AdminCostHandler::Register(Router& router) {
-  router.Add("GET", "/trainyard/v1/projects/{project}/costs",
+  router.Add("GET", "/trainyard/v1/projects/{project}/costs", Access::kProjectViewer,
              [this](const HttpRequest&, const RouteMatch& match) -> StatusOr<HttpResponse> {
                auto costs = admin_.ProjectCosts(match.params.at("project"));
                TY_RETURN_IF_ERROR(costs.status());

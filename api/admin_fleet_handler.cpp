@@ -6,7 +6,7 @@
 namespace trainyard::api {
 
 void AdminFleetHandler::Register(Router& router) {
-  router.Add("GET", "/trainyard/v1/fleet",
+  router.Add("GET", "/trainyard/v1/fleet", Access::kFleetAdmin,
              [this](const HttpRequest&, const RouteMatch&) -> StatusOr<HttpResponse> {
                auto fleet = admin_.FleetStatus();
                TY_RETURN_IF_ERROR(fleet.status());

@@ -14,7 +14,7 @@ constexpr int kMaxPageSize = 1000;
 }  // namespace
 
 void AdminNodeHandler::Register(Router& router) {
-  router.Add("GET", "/trainyard/v1/nodes",
+  router.Add("GET", "/trainyard/v1/nodes", Access::kFleetAdmin,
              [this](const HttpRequest& request, const RouteMatch&) -> StatusOr<HttpResponse> {
                return List(request);
              });

@@ -13,7 +13,7 @@ constexpr int kMaxJobsPerQueue = 1000;
 }  // namespace
 
 void AdminQueueHandler::Register(Router& router) {
-  router.Add("GET", "/trainyard/v1/queues",
+  router.Add("GET", "/trainyard/v1/queues", Access::kFleetAdmin,
              [this](const HttpRequest& request, const RouteMatch&) -> StatusOr<HttpResponse> {
                std::string text = QueryOr(request, "jobsPerQueue", "jobs_per_queue");
                auto per_queue = ParsePageSize(text, kDefaultJobsPerQueue, kMaxJobsPerQueue);

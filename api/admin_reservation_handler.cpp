@@ -6,7 +6,7 @@
 namespace trainyard::api {
 
 void AdminReservationHandler::Register(Router& router) {
-  router.Add("GET", "/trainyard/v1/reservations",
+  router.Add("GET", "/trainyard/v1/reservations", Access::kFleetAdmin,
              [this](const HttpRequest&, const RouteMatch&) -> StatusOr<HttpResponse> {
                auto reservations = admin_.Reservations();
                if (!reservations.ok()) {

@@ -30,11 +30,11 @@ std::string RequestIdFor(const HttpRequest& request) {
 }
 
 ApiService::ApiService(ReadinessProbe readiness) : readiness_(std::move(readiness)) {
-  health_router_.Add("GET", "/healthz",
+  health_router_.Add("GET", "/healthz", Access::kPublic,
                      [](const HttpRequest&, const RouteMatch&) -> StatusOr<HttpResponse> {
                        return JsonResponse({{"status", "ok"}});
                      });
-  health_router_.Add("GET", "/readyz",
+  health_router_.Add("GET", "/readyz", Access::kPublic,
                      [this](const HttpRequest&, const RouteMatch&) -> StatusOr<HttpResponse> {
                        Status ready = readiness_();
                        if (!ready.ok()) return Unavailable("not ready: " + ready.message());
@@ -47,6 +47,7 @@ void ApiService::Attach(const Services& services) {
   Resources& r = *resources_owner_;
   FaultInjector* injector = services.injector;
   JobLogService* logs = services.logs;
+  r.tokens = services.tokens;
   r.custom_jobs.Register(r.router);
   r.operations.Register(r.router);
   r.persistent_resources.Register(r.router);
@@ -79,7 +80,27 @@ HttpResponse Answer(StatusOr<HttpResponse> answered, const HttpRequest& request)
 
 }  // namespace
 
-HttpResponse ApiService::Route(const HttpRequest& request) {
+Status ApiService::Admit(HttpRequest& request, const RouteMatch& match,
+                         TokenService& tokens) const {
+  if (match.access == Access::kPublic) return Status::Ok();
+  TY_ASSIGN_OR_RETURN(Principal principal,
+                      tokens.Authenticate(request.Header("authorization"), request.request_id));
+  auto project = match.params.find("project");
+  if (project != match.params.end() || match.access == Access::kFleetAdmin) {
+    TY_RETURN_IF_ERROR(Authorize(principal, match.access,
+                                 project == match.params.end() ? "" : project->second,
+                                 match.permission));
+  } else if (!RoleCovers(principal, match.access)) {
+    return Authorize(principal, match.access, "", match.permission);
+  }
+  request.project_access = [principal, access = match.access,
+                            permission = match.permission](const std::string& named) {
+    return Authorize(principal, access, named, permission);
+  };
+  return Status::Ok();
+}
+
+HttpResponse ApiService::Route(HttpRequest& request) {
   RouteMatch match;
   bool path_matched = false;
   const RouteHandler* handler =
@@ -96,6 +117,15 @@ HttpResponse ApiService::Route(const HttpRequest& request) {
     return ErrorResponse(NotFound(path_matched ? "method not allowed: " + what
                                                : "no such resource or method: " + what),
                          request.request_id);
+  }
+  if (resources->tokens != nullptr) {
+    if (Status admitted = Admit(request, match, *resources->tokens); !admitted.ok()) {
+      HttpResponse denied = ErrorResponse(admitted, request.request_id);
+      if (admitted.code() == Code::kUnauthenticated) {
+        denied.headers.emplace_back("WWW-Authenticate", "Bearer realm=\"trainyard\"");
+      }
+      return denied;
+    }
   }
   return Answer((*handler)(request, match), request);
 }

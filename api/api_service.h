@@ -19,6 +19,7 @@
 #include "api/operation_handler.h"
 #include "api/persistent_resource_handler.h"
 #include "api/router.h"
+#include "services/auth/token_service.h"
 #include "services/job_service.h"
 
 namespace trainyard::api {
@@ -40,6 +41,9 @@ class ApiService {
     AdminService& admin;
     FaultInjector* injector = nullptr;
     JobLogService* logs = nullptr;
+    // Set: every route but the health checks needs a bearer token whose role covers the route's
+    // access on the project it names (serve --auth=tokens). Null: no authentication.
+    TokenService* tokens = nullptr;
   };
   void Attach(const Services& services);
   HttpResponse Handle(HttpRequest& request);
@@ -73,9 +77,13 @@ class ApiService {
     std::unique_ptr<FleetInjectionHandler> injections;
     std::unique_ptr<JobLogHandler> job_logs;
     std::unique_ptr<LoggingHandler> logging;
+    TokenService* tokens = nullptr;
   };
 
-  HttpResponse Route(const HttpRequest& request);
+  HttpResponse Route(HttpRequest& request);
+  // Authenticates the caller and authorizes the matched route; on success the request carries
+  // the check for projects its body names.
+  Status Admit(HttpRequest& request, const RouteMatch& match, TokenService& tokens) const;
 
   Router health_router_;
   ReadinessProbe readiness_;

@@ -44,11 +44,11 @@ void CustomJobHandler::Register(Router& router) {
                                                                     const RouteMatch&)) {
     return [this, fn](const HttpRequest& r, const RouteMatch& m) { return (this->*fn)(r, m); };
   };
-  router.Add("POST", parent, bind(&CustomJobHandler::Create));
-  router.Add("GET", parent, bind(&CustomJobHandler::List));
-  router.Add("GET", job, bind(&CustomJobHandler::Get));
-  router.Add("DELETE", job, bind(&CustomJobHandler::Delete));
-  router.Add("POST", job + ":cancel", bind(&CustomJobHandler::Cancel));
+  router.Add("POST", parent, Access::kProjectEditor, bind(&CustomJobHandler::Create));
+  router.Add("GET", parent, Access::kProjectViewer, bind(&CustomJobHandler::List));
+  router.Add("GET", job, Access::kProjectViewer, bind(&CustomJobHandler::Get));
+  router.Add("DELETE", job, Access::kProjectEditor, bind(&CustomJobHandler::Delete));
+  router.Add("POST", job + ":cancel", Access::kProjectEditor, bind(&CustomJobHandler::Cancel));
 }
 
 StatusOr<HttpResponse> CustomJobHandler::Create(const HttpRequest& request,

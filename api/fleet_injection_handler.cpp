@@ -52,15 +52,15 @@ json EncodeInjection(const FaultInjection& f) {
 }  // namespace
 
 void FleetInjectionHandler::Register(Router& router) {
-  router.Add("POST", "/trainyard/v1/fleet:injectNodeFailure",
+  router.Add("POST", "/trainyard/v1/fleet:injectNodeFailure", Access::kFleetAdmin,
              [this](const HttpRequest& r, const RouteMatch&) -> StatusOr<HttpResponse> {
                return Inject(FaultKind::kNodeFailure, r);
              });
-  router.Add("POST", "/trainyard/v1/fleet:injectSpotPreemption",
+  router.Add("POST", "/trainyard/v1/fleet:injectSpotPreemption", Access::kFleetAdmin,
              [this](const HttpRequest& r, const RouteMatch&) -> StatusOr<HttpResponse> {
                return Inject(FaultKind::kSpotPreemption, r);
              });
-  router.Add("GET", "/trainyard/v1/fleet/injections/{injection}",
+  router.Add("GET", "/trainyard/v1/fleet/injections/{injection}", Access::kFleetAdmin,
              [this](const HttpRequest& r, const RouteMatch& m) -> StatusOr<HttpResponse> {
                return Get(r, m);
              });

@@ -1,10 +1,13 @@
 #pragma once
 // The HTTP exchange as our code sees it: plain values, no cpprestsdk types. The server seam
 // (http_server.h) converts at the edge, so the listener can be replaced without touching handlers.
+#include <functional>
 #include <map>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "services/status.h"
 
 namespace trainyard::api {
 
@@ -15,6 +18,13 @@ struct HttpRequest {
   std::map<std::string, std::string> headers;  // names lowercased
   std::string body;
   std::string request_id;
+  // Set by the pipeline when tokens are on: whether the caller may use this route on a project
+  // that the body names rather than the path (Cloud Logging's resourceNames). Unset: any project.
+  std::function<Status(const std::string& project)> project_access;
+
+  Status AllowProject(const std::string& project) const {
+    return project_access ? project_access(project) : Status::Ok();
+  }
 
   const std::string* Header(const std::string& lowercase_name) const {
     auto it = headers.find(lowercase_name);

@@ -7,6 +7,7 @@ namespace trainyard::api {
 
 void JobEventHandler::Register(Router& router) {
   router.Add("GET", "/trainyard/v1/projects/{project}/locations/{location}/customJobs/{job}/events",
+             Access::kProjectViewer,
              [this](const HttpRequest&, const RouteMatch& match) -> StatusOr<HttpResponse> {
                JobRef ref{ParentRef{match.params.at("project"), match.params.at("location")},
                           match.params.at("job")};

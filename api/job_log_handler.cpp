@@ -14,6 +14,7 @@ constexpr int kDefaultPageSize = 100;
 
 void JobLogHandler::Register(Router& router) {
   router.Add("GET", "/trainyard/v1/projects/{project}/locations/{location}/customJobs/{job}/logs",
+             Access::kProjectViewer,
              [this](const HttpRequest& request, const RouteMatch& match) -> StatusOr<HttpResponse> {
                return List(request, match);
              });

@@ -59,7 +59,7 @@ StatusOr<std::vector<std::string>> Projects(const std::vector<std::string>& name
 }  // namespace
 
 void LoggingHandler::Register(Router& router) {
-  router.Add("POST", "/v2/entries:list",
+  router.Add("POST", "/v2/entries:list", Access::kProjectViewer,
              [this](const HttpRequest& request, const RouteMatch&) -> StatusOr<HttpResponse> {
                return ListEntries(request);
              });
@@ -74,6 +74,7 @@ StatusOr<HttpResponse> LoggingHandler::ListEntries(const HttpRequest& request) {
   LogEntriesRequest list;
   auto projects = Projects(body->resource_names);
   TY_RETURN_IF_ERROR(projects.status());
+  for (const std::string& project : *projects) TY_RETURN_IF_ERROR(request.AllowProject(project));
   list.projects = std::move(*projects);
   auto tree = ParseLoggingFilter(body->filter);
   TY_RETURN_IF_ERROR(tree.status());

@@ -59,11 +59,12 @@ void OperationHandler::Register(Router& router) {
   const std::string base = "/{version}/projects/{project}/locations/{location}";
   for (const std::string& parent : {base, base + "/{collection}/{resource}"}) {
     const std::string op = parent + "/operations/{operation}";
-    router.Add("GET", parent + "/operations", bind(&OperationHandler::List));
-    router.Add("GET", op, bind(&OperationHandler::Get));
-    router.Add("DELETE", op, bind(&OperationHandler::Delete));
-    router.Add("POST", op + ":cancel", bind(&OperationHandler::Cancel));
-    router.Add("POST", op + ":wait", bind(&OperationHandler::Wait));
+    router.Add("GET", parent + "/operations", Access::kProjectViewer,
+               bind(&OperationHandler::List));
+    router.Add("GET", op, Access::kProjectViewer, bind(&OperationHandler::Get));
+    router.Add("DELETE", op, Access::kProjectAdmin, bind(&OperationHandler::Delete));
+    router.Add("POST", op + ":cancel", Access::kProjectAdmin, bind(&OperationHandler::Cancel));
+    router.Add("POST", op + ":wait", Access::kProjectViewer, bind(&OperationHandler::Wait));
   }
 }
 

@@ -2,42 +2,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "services/model/base64url.h"
+
 namespace trainyard::api {
 namespace {
-
-constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-
-std::string Base64UrlEncode(const std::string& in) {
-  std::string out;
-  uint32_t buffer = 0;
-  int bits = 0;
-  for (unsigned char c : in) {
-    buffer = (buffer << 8) | c;
-    bits += 8;
-    while (bits >= 6) {
-      bits -= 6;
-      out.push_back(kAlphabet[(buffer >> bits) & 0x3F]);
-    }
-  }
-  if (bits > 0) out.push_back(kAlphabet[(buffer << (6 - bits)) & 0x3F]);
-  return out;
-}
-
-bool Base64UrlDecode(const std::string& in, std::string& out) {
-  uint32_t buffer = 0;
-  int bits = 0;
-  for (char c : in) {
-    const char* pos = std::strchr(kAlphabet, c);
-    if (c == '\0' || pos == nullptr) return false;
-    buffer = (buffer << 6) | static_cast<uint32_t>(pos - kAlphabet);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out.push_back(static_cast<char>((buffer >> bits) & 0xFF));
-    }
-  }
-  return true;
-}
 
 // FNV-1a: a fingerprint, not a secret; it only has to tell filters apart.
 uint64_t Fingerprint(const std::string& text) {

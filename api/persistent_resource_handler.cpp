@@ -57,12 +57,13 @@ void PersistentResourceHandler::Register(Router& router) {
                                                                              const RouteMatch&)) {
     return [this, fn](const HttpRequest& r, const RouteMatch& m) { return (this->*fn)(r, m); };
   };
-  router.Add("POST", parent, bind(&PersistentResourceHandler::Create));
-  router.Add("GET", parent, bind(&PersistentResourceHandler::List));
-  router.Add("GET", resource, bind(&PersistentResourceHandler::Get));
-  router.Add("PATCH", resource, bind(&PersistentResourceHandler::Patch));
-  router.Add("DELETE", resource, bind(&PersistentResourceHandler::Delete));
-  router.Add("POST", resource + ":reboot", bind(&PersistentResourceHandler::Reboot));
+  router.Add("POST", parent, Access::kProjectAdmin, bind(&PersistentResourceHandler::Create));
+  router.Add("GET", parent, Access::kProjectViewer, bind(&PersistentResourceHandler::List));
+  router.Add("GET", resource, Access::kProjectViewer, bind(&PersistentResourceHandler::Get));
+  router.Add("PATCH", resource, Access::kProjectAdmin, bind(&PersistentResourceHandler::Patch));
+  router.Add("DELETE", resource, Access::kProjectAdmin, bind(&PersistentResourceHandler::Delete));
+  router.Add("POST", resource + ":reboot", Access::kProjectAdmin,
+             bind(&PersistentResourceHandler::Reboot));
 }
 
 StatusOr<HttpResponse> PersistentResourceHandler::Create(const HttpRequest& request,

@@ -29,12 +29,42 @@ bool IsCapture(const std::string& segment) {
   return segment.size() > 2 && segment.front() == '{' && segment.back() == '}';
 }
 
+// "aiplatform.customJobs.create": the API's service (the {version} routes are Vertex's), the
+// last collection the pattern names, and the custom verb or the standard method's.
+std::string PermissionOf(const std::string& method, const std::vector<std::string>& segments,
+                         const std::string& verb) {
+  std::string service = segments.empty() || IsCapture(segments[0]) ? "aiplatform"
+                        : segments[0] == "v2"                      ? "logging"
+                                                                   : segments[0];
+  std::string collection;
+  size_t last_literal = 0;
+  for (size_t i = 1; i < segments.size(); ++i) {
+    if (!IsCapture(segments[i])) {
+      collection = segments[i];
+      last_literal = i;
+    }
+  }
+  const bool on_collection = last_literal + 1 == segments.size();
+  std::string action = verb;
+  if (action.empty()) {
+    action = method == "GET"      ? (on_collection ? "list" : "get")
+             : method == "POST"   ? "create"
+             : method == "PATCH"  ? "update"
+             : method == "DELETE" ? "delete"
+                                  : method;
+  }
+  return service + "." + collection + "." + action;
+}
+
 }  // namespace
 
-void Router::Add(std::string method, const std::string& pattern, RouteHandler handler) {
+void Router::Add(std::string method, const std::string& pattern, Access access,
+                 RouteHandler handler) {
   Route route;
   route.method = std::move(method);
   route.segments = SplitPath(pattern, route.verb);
+  route.access = access;
+  route.permission = PermissionOf(route.method, route.segments, route.verb);
   route.handler = std::move(handler);
   routes_.push_back(std::move(route));
 }
@@ -60,6 +90,8 @@ const RouteHandler* Router::Match(const std::string& method, const std::string& 
     path_matched = true;
     if (route.method != method) continue;
     match = std::move(candidate);
+    match.access = route.access;
+    match.permission = route.permission;
     return &route.handler;
   }
   return nullptr;

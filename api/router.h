@@ -8,12 +8,17 @@
 #include <vector>
 
 #include "api/http_types.h"
+#include "services/auth/access.h"
 #include "services/status.h"
 
 namespace trainyard::api {
 
 struct RouteMatch {
   std::map<std::string, std::string> params;  // capture name → segment
+  Access access = Access::kPublic;            // what the route needs
+  // The permission the request exercises, in Vertex's form ("aiplatform.customJobs.create"),
+  // derived from the route: the service, the collection, and the verb.
+  std::string permission;
 };
 
 // A handler answers, or fails with a typed Status; ApiService::Route turns every failure into the
@@ -23,7 +28,8 @@ using RouteHandler = std::function<StatusOr<HttpResponse>(const HttpRequest&, co
 class Router {
  public:
   // pattern like "/{version}/projects/{project}/locations/{location}/customJobs/{job}:cancel".
-  void Add(std::string method, const std::string& pattern, RouteHandler handler);
+  // Every route states its access: the request pipeline checks it before the handler runs.
+  void Add(std::string method, const std::string& pattern, Access access, RouteHandler handler);
   // nullptr when nothing matches; `path_matched` tells a wrong method from an unknown path.
   const RouteHandler* Match(const std::string& method, const std::string& path, RouteMatch& match,
                             bool& path_matched) const;
@@ -33,6 +39,8 @@ class Router {
     std::string method;
     std::vector<std::string> segments;
     std::string verb;
+    Access access = Access::kPublic;
+    std::string permission;
     RouteHandler handler;
   };
   std::vector<Route> routes_;

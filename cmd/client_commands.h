@@ -12,5 +12,7 @@ void AddJobsCommand(CLI::App& app, CommandRun* run);
 void AddOpsCommand(CLI::App& app, CommandRun* run);
 // `trainyard resources create|get|list|update|reboot|delete`.
 void AddResourcesCommand(CLI::App& app, CommandRun* run);
+// `trainyard tokens create|list|revoke`, on the database directly (not a client of the API).
+void AddTokensCommand(CLI::App& app, CommandRun* run);
 
 }  // namespace trainyard::cmd

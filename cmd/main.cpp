@@ -70,6 +70,12 @@ int main(int argc, char** argv) {
                    "local runtime: seconds between SIGTERM and SIGKILL when replicas are stopped")
       ->check(CLI::Range(0.0, 3600.0))
       ->capture_default_str();
+  serve_cmd
+      ->add_option("--auth", serve.auth,
+                   "tokens: every API call needs a bearer token (trainyard tokens create); off: "
+                   "none, allowed only on a loopback --listen address. Default: off on loopback, "
+                   "tokens elsewhere")
+      ->check(CLI::IsMember({"tokens", "off"}));
   serve_cmd->add_flag("--debug", serve.debug, "debug logging");
 
   trainyard::cmd::MigrateOptions migrate;
@@ -83,6 +89,7 @@ int main(int argc, char** argv) {
   trainyard::cmd::AddJobsCommand(app, &client_run);
   trainyard::cmd::AddOpsCommand(app, &client_run);
   trainyard::cmd::AddResourcesCommand(app, &client_run);
+  trainyard::cmd::AddTokensCommand(app, &client_run);
 
   try {
     app.parse(argc, argv);

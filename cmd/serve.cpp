@@ -14,7 +14,9 @@
 
 #include "api/api_service.h"
 #include "api/http_server.h"
+#include "cmd/database.h"
 #include "services/admin/admin_service.h"
+#include "services/auth/token_service.h"
 #include "services/job_service.h"
 #include "services/log.h"
 #include "services/logs/job_log_service.h"
@@ -33,6 +35,7 @@
 #include "storage/pg_resource_fleet_store.h"
 #include "storage/pg_resource_store.h"
 #include "storage/pg_scheduler_store.h"
+#include "storage/pg_token_store.h"
 #include "storage/sim_clock_store.h"
 #include "workers/failure_simulator.h"
 #include "workers/job_executor.h"
@@ -46,34 +49,6 @@ namespace trainyard::cmd {
 namespace {
 
 constexpr auto kDrain = std::chrono::seconds(20);
-constexpr auto kCheckoutTimeout = std::chrono::milliseconds(500);
-
-// Where the database comes from: an external URL, or our own PostgreSQL under data_dir/pg.
-struct Database {
-  std::unique_ptr<EmbeddedPostgres> embedded;
-  std::unique_ptr<pg::Pool> pool;
-  std::string conninfo;
-};
-
-StatusOr<Database> OpenDatabase(const std::string& database_url, const std::string& data_dir,
-                                int pool_size) {
-  Database db;
-  std::string conninfo = database_url;
-  if (conninfo.empty()) {
-    EmbeddedPostgres::Options options;
-    options.data_dir = data_dir;
-    TY_ASSIGN_OR_RETURN(db.embedded, EmbeddedPostgres::Start(options));
-    conninfo = db.embedded->conninfo();
-  }
-  TY_ASSIGN_OR_RETURN(db.pool, pg::Pool::Create(conninfo, pool_size, kCheckoutTimeout));
-  db.conninfo = conninfo;
-  return db;
-}
-
-Status Migrate(pg::Pool& pool) {
-  TY_ASSIGN_OR_RETURN(auto conn, pool.Acquire());
-  return ApplyMigrations(*conn, EmbeddedMigrations());
-}
 
 bool SplitListen(const std::string& listen, std::string& host, int& port) {
   size_t colon = listen.rfind(':');
@@ -97,13 +72,6 @@ sigset_t BlockShutdownSignals() {
   return set;
 }
 
-// JSON lines on stderr (stdout stays free for command output); the line is built by LogJson.
-void InitJsonLogging(bool debug) {
-  spdlog::set_default_logger(spdlog::stderr_logger_mt("trainyard"));
-  spdlog::set_pattern("%v");
-  spdlog::set_level(debug ? spdlog::level::debug : spdlog::level::info);
-}
-
 std::string JoinRoles(const std::vector<std::string>& roles) {
   std::string out;
   for (const auto& r : roles) out += (out.empty() ? "" : ",") + r;
@@ -119,6 +87,17 @@ int Fail(const std::string& event, const Status& status) {
 
 }  // namespace
 
+bool IsLoopbackHost(const std::string& host) {
+  return host == "localhost" || host == "::1" || host == "[::1]" || host.rfind("127.", 0) == 0;
+}
+
+// JSON lines on stderr (stdout stays free for command output); the line is built by LogJson.
+void InitJsonLogging(bool debug) {
+  spdlog::set_default_logger(spdlog::stderr_logger_mt("trainyard"));
+  spdlog::set_pattern("%v");
+  spdlog::set_level(debug ? spdlog::level::debug : spdlog::level::info);
+}
+
 int RunServe(const ServeOptions& options) {
   InitJsonLogging(options.debug);
   sigset_t signals = BlockShutdownSignals();
@@ -131,6 +110,16 @@ int RunServe(const ServeOptions& options) {
   api::ServerOptions server_options;
   if (!SplitListen(options.listen, server_options.host, server_options.port)) {
     std::cerr << "trainyard: --listen must be host:port, got \"" << options.listen << "\"\n";
+    return 2;
+  }
+  const bool loopback = IsLoopbackHost(server_options.host);
+  const std::string auth = options.auth.empty() ? (loopback ? "off" : "tokens") : options.auth;
+  if (auth == "off" && !loopback) {
+    std::cerr << "trainyard: --auth=off is only allowed on a loopback --listen address "
+                 "(127.0.0.1, ::1, localhost): on "
+              << server_options.host
+              << " anyone who reaches the port could read and cancel every project's jobs. Mint "
+                 "a token with `trainyard tokens create` and serve with --auth=tokens.\n";
     return 2;
   }
 
@@ -181,9 +170,12 @@ int RunServe(const ServeOptions& options) {
   JobLogRetention log_retention{options.log_lines_per_job};
   storage::PgJobLogStore job_logs(*db->pool, log_retention);
   JobLogService job_log_service(job_logs, projects, **clock);
+  storage::PgTokenStore token_store(*db->pool);
+  SystemClock wall_clock;  // tokens expire in real time, whatever the simulator's speed
+  TokenService token_service(token_store, projects, wall_clock);
   if (runs("api")) {
     api.Attach({job_service, operation_service, resource_service, admin_service, &injector,
-                &job_log_service});
+                &job_log_service, auth == "tokens" ? &token_service : nullptr});
   }
   ready_pool = db->pool.get();
   SchedulerLoop scheduler(scheduler_store, *fleet, **clock);
@@ -221,6 +213,7 @@ int RunServe(const ServeOptions& options) {
            {"embedded_postgres", db->embedded ? "yes" : "no"},
            {"fleet", fleet->name},
            {"roles", JoinRoles(options.roles)},
+           {"auth", auth},
            {"runtime", options.runtime},
            {"pools", static_cast<int64_t>(fleet->pools.size())}});
 
@@ -246,10 +239,7 @@ int RunMigrate(const MigrateOptions& options) {
   auto db = OpenDatabase(options.database_url, options.data_dir, 1);
   if (!db.ok()) return Fail("database_failed", db.status());
   if (Status s = Migrate(*db->pool); !s.ok()) return Fail("migration_failed", s);
-  db->pool.reset();
-  if (db->embedded) {
-    if (Status s = db->embedded->Stop(); !s.ok()) return Fail("postgres_stop_failed", s);
-  }
+  if (Status s = db->CloseAfterCommand(); !s.ok()) return Fail("postgres_stop_failed", s);
   std::cout << "migrations applied\n";
   return 0;
 }

@@ -24,12 +24,20 @@ struct ServeOptions {
   // What runs the replicas: "sim" (the simulator) or "local" (processes of this host).
   std::string runtime = "sim";
   double stop_grace_seconds = 10;  // local: SIGTERM, then SIGKILL after this
+  // "tokens", "off", or "" for the default: off on a loopback address, tokens elsewhere.
+  std::string auth;
 };
+
+// Whether `host` (of --listen) only accepts connections from this machine.
+bool IsLoopbackHost(const std::string& host);
 
 struct MigrateOptions {
   std::string data_dir = ".trainyard";
   std::string database_url;
 };
+
+// JSON lines on stderr, so stdout carries only a command's output.
+void InitJsonLogging(bool debug);
 
 int RunServe(const ServeOptions& options);
 int RunMigrate(const MigrateOptions& options);

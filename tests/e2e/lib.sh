@@ -78,3 +78,25 @@ finish() {
   echo "$PASSES passed, $FAILURES failed"
   [ "$FAILURES" -eq 0 ]
 }
+
+# install_node_sdk: the official Node SDK, installed once per lock file next to the binary
+# (outside the clone's tests/) with npm ci; sets NODE_DIR. Exits 77 (skip) where npm cannot.
+install_node_sdk() {
+  if ! command -v npm >/dev/null 2>&1 || ! command -v node >/dev/null 2>&1; then
+    echo "SKIP: node and npm are not installed; the Node SDK cannot be driven"
+    exit 77
+  fi
+  local src
+  src="$(cd "$(dirname "${BASH_SOURCE[0]}")/../node" && pwd)"
+  NODE_DIR="$(dirname "$TRAINYARD_BIN")/node-sdk"
+  mkdir -p "$NODE_DIR"
+  cp "$src/package.json" "$src/package-lock.json" "$src"/*.js "$NODE_DIR/"
+  if ! cmp -s "$src/package-lock.json" "$NODE_DIR/node_modules/.installed-lock" 2>/dev/null; then
+    if ! (cd "$NODE_DIR" && npm ci --no-audit --no-fund --loglevel=error >"$E2E_DIR/npm.log" 2>&1); then
+      cat "$E2E_DIR/npm.log" >&2
+      echo "SKIP: npm ci could not install the Node SDK (no registry here?)"
+      exit 77
+    fi
+    cp "$src/package-lock.json" "$NODE_DIR/node_modules/.installed-lock"
+  fi
+}

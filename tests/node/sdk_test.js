@@ -4,6 +4,7 @@
 // (../shared/docs/node-sdk.md). Prints "ok - …" / "not ok - …" and exits 1 on any failure.
 'use strict';
 const {v1} = require('@google-cloud/aiplatform');
+const {check, code, until, run} = require('./harness');
 
 const port = Number(process.env.PORT);
 const parent = 'projects/demo/locations/us-central1';
@@ -14,33 +15,6 @@ const prs = new v1.PersistentResourceServiceClient(opts);
 // LRO polls start at 100 ms; the server's virtual time runs fast, so a few seconds suffice.
 const fast = {longrunning: {initialRetryDelayMillis: 100, retryDelayMultiplier: 1.3,
                             maxRetryDelayMillis: 1000, totalTimeoutMillis: 60000}};
-
-let failures = 0;
-function check(name, ok, detail) {
-  if (ok) {
-    console.log(`ok - ${name}`);
-  } else {
-    failures++;
-    console.log(`not ok - ${name}${detail === undefined ? '' : ': ' + JSON.stringify(detail)}`);
-  }
-}
-async function code(promise) {
-  try {
-    await promise;
-    return 'no error';
-  } catch (e) {
-    return e.code;
-  }
-}
-async function until(what, fn, seconds = 60) {
-  const deadline = Date.now() + seconds * 1000;
-  for (;;) {
-    const value = await fn();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 // An LRO result is a protobufjs message when polled, a plain object when born done.
 const plain = (m) => (m && typeof m.toJSON === 'function' ? m.toJSON() : m);
@@ -165,14 +139,4 @@ async function customJobs() {
   })) === 3);
 }
 
-(async () => {
-  try {
-    await persistentResources();
-    await customJobs();
-  } catch (e) {
-    failures++;
-    console.log(`not ok - unexpected error: ${e.stack || e}`);
-  }
-  console.log(failures === 0 ? '# all passed' : `# ${failures} failed`);
-  process.exit(failures === 0 ? 0 : 1);
-})();
+run(persistentResources, customJobs);

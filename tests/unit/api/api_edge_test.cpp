@@ -16,8 +16,9 @@ StatusOr<HttpResponse> Ok(const HttpRequest&, const RouteMatch&) { return HttpRe
 TEST(RouterTest, CapturesSegmentsAndCustomVerbs) {
   Router router;
   router.Add("POST", "/{version}/projects/{project}/locations/{location}/customJobs/{job}:cancel",
-             Ok);
-  router.Add("GET", "/{version}/projects/{project}/locations/{location}/customJobs/{job}", Ok);
+             Access::kProjectEditor, Ok);
+  router.Add("GET", "/{version}/projects/{project}/locations/{location}/customJobs/{job}",
+             Access::kProjectViewer, Ok);
   RouteMatch m;
   bool path_matched = false;
   ASSERT_NE(router.Match("POST", "/v1/projects/p/locations/us-central1/customJobs/12:cancel", m,
@@ -34,7 +35,8 @@ TEST(RouterTest, CapturesSegmentsAndCustomVerbs) {
 
 TEST(RouterTest, TellsAWrongMethodFromAnUnknownPath) {
   Router router;
-  router.Add("GET", "/{version}/projects/{project}/locations/{location}/customJobs/{job}", Ok);
+  router.Add("GET", "/{version}/projects/{project}/locations/{location}/customJobs/{job}",
+             Access::kProjectViewer, Ok);
   RouteMatch m;
   bool path_matched = false;
   EXPECT_EQ(router.Match("PUT", "/v1/projects/p/locations/l/customJobs/1", m, path_matched),

@@ -24,11 +24,11 @@ RouteHandler Answer(int status) {
 // Routes shaped like the CustomJob table: the verb route is registered before the plain one.
 Router JobRouter() {
   Router router;
-  router.Add("POST", std::string(kJob) + ":cancel", Answer(1));
-  router.Add("GET", kJob, Answer(2));
-  router.Add("DELETE", kJob, Answer(3));
-  router.Add("GET", kJobs, Answer(4));
-  router.Add("POST", kJobs, Answer(5));
+  router.Add("POST", std::string(kJob) + ":cancel", Access::kProjectEditor, Answer(1));
+  router.Add("GET", kJob, Access::kProjectViewer, Answer(2));
+  router.Add("DELETE", kJob, Access::kProjectEditor, Answer(3));
+  router.Add("GET", kJobs, Access::kProjectViewer, Answer(4));
+  router.Add("POST", kJobs, Access::kProjectEditor, Answer(5));
   return router;
 }
 
@@ -161,7 +161,7 @@ TEST(RouterMatchTest, EmptySegmentsAreNeverCaptured) {
 
 TEST(RouterMatchTest, ALiteralRouteWithoutCapturesMatchesExactly) {
   Router router;
-  router.Add("GET", "/healthz", Answer(7));
+  router.Add("GET", "/healthz", Access::kPublic, Answer(7));
   EXPECT_EQ(Dispatch(router, "GET", "/healthz").handler, 7);
   EXPECT_TRUE(Dispatch(router, "GET", "/healthz").params.empty());
   EXPECT_EQ(Dispatch(router, "GET", "/healthz/").handler, 0);
@@ -169,6 +169,40 @@ TEST(RouterMatchTest, ALiteralRouteWithoutCapturesMatchesExactly) {
   Outcome post = Dispatch(router, "POST", "/healthz");
   EXPECT_EQ(post.handler, 0);
   EXPECT_TRUE(post.path_matched);
+}
+
+// The pipeline checks a route's access and names the permission in a denial the way Vertex does.
+TEST(RouterMatchTest, CarriesTheRoutesAccessAndItsPermissionName) {
+  Router router = JobRouter();
+  router.Add("GET", "/trainyard/v1/fleet", Access::kFleetAdmin, Answer(6));
+  router.Add("POST", "/v2/entries:list", Access::kProjectViewer, Answer(8));
+  struct Case {
+    const char* method;
+    const char* path;
+    Access access;
+    const char* permission;
+  };
+  const Case cases[] = {
+      {"POST", "/v1/projects/p/locations/l/customJobs", Access::kProjectEditor,
+       "aiplatform.customJobs.create"},
+      {"GET", "/v1/projects/p/locations/l/customJobs", Access::kProjectViewer,
+       "aiplatform.customJobs.list"},
+      {"GET", "/v1/projects/p/locations/l/customJobs/1", Access::kProjectViewer,
+       "aiplatform.customJobs.get"},
+      {"DELETE", "/v1/projects/p/locations/l/customJobs/1", Access::kProjectEditor,
+       "aiplatform.customJobs.delete"},
+      {"POST", "/v1/projects/p/locations/l/customJobs/1:cancel", Access::kProjectEditor,
+       "aiplatform.customJobs.cancel"},
+      {"GET", "/trainyard/v1/fleet", Access::kFleetAdmin, "trainyard.fleet.list"},
+      {"POST", "/v2/entries:list", Access::kProjectViewer, "logging.entries.list"},
+  };
+  for (const Case& c : cases) {
+    RouteMatch match;
+    bool path_matched = false;
+    ASSERT_NE(router.Match(c.method, c.path, match, path_matched), nullptr) << c.path;
+    EXPECT_EQ(match.access, c.access) << c.method << " " << c.path;
+    EXPECT_EQ(match.permission, c.permission) << c.method << " " << c.path;
+  }
 }
 
 }  // namespace

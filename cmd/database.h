@@ -1,0 +1,28 @@
+#pragma once
+// Where a command's database comes from: an external URL, or our own PostgreSQL under
+// data_dir/pg (started, or adopted when a server already runs it). Shared by serve, migrate and
+// tokens.
+#include <memory>
+#include <string>
+
+#include "storage/embedded_postgres.h"
+#include "storage/pg.h"
+
+namespace trainyard::cmd {
+
+struct Database {
+  std::unique_ptr<EmbeddedPostgres> embedded;
+  std::unique_ptr<pg::Pool> pool;
+  std::string conninfo;
+
+  // For a one-shot command: closes the pool and stops the embedded cluster only if this command
+  // started it, so running one next to a live server leaves the server's database alone.
+  Status CloseAfterCommand();
+};
+
+StatusOr<Database> OpenDatabase(const std::string& database_url, const std::string& data_dir,
+                                int pool_size);
+// Brings the schema to head.
+Status Migrate(pg::Pool& pool);
+
+}  // namespace trainyard::cmd
