@@ -1,7 +1,10 @@
 #include "api/api_service.h"
 
 #include <chrono>
+#include <cstdio>
 #include <random>
+
+#include <nlohmann/json.hpp>
 
 #include "api/error_body.h"
 #include "api/json_body.h"
@@ -100,6 +103,28 @@ Status ApiService::Admit(HttpRequest& request, const RouteMatch& match,
   return Status::Ok();
 }
 
+std::optional<HttpResponse> ApiService::OverLimit(RateLimiter& limiter, const std::string& key,
+                                                  const std::string& what,
+                                                  const HttpRequest& request) {
+  const std::chrono::microseconds wait = limiter.Take(key, RateLimiter::Clock::now());
+  if (wait.count() == 0) return std::nullopt;
+  char delay[32];
+  std::snprintf(delay, sizeof(delay), "%.3fs", static_cast<double>(wait.count()) / 1e6);
+  char rate[64];
+  std::snprintf(rate, sizeof(rate), "%g per second", limiter.limit().per_second);
+  Status status(Code::kResourceExhausted,
+                "Quota exceeded: " + what + " are limited to " + rate + "; retry after " + delay);
+  status.WithDetail(nlohmann::json{
+      {"@type", "type.googleapis.com/google.rpc.RetryInfo"},
+      {"retryDelay",
+       delay}}.dump());
+  HttpResponse response = ErrorResponse(status, request.request_id);
+  // Whole seconds (RFC 9110), rounded up so that a client waiting this long finds a token.
+  const int64_t seconds = (wait.count() + 999'999) / 1'000'000;
+  response.headers.emplace_back("Retry-After", std::to_string(seconds));
+  return response;
+}
+
 HttpResponse ApiService::Route(HttpRequest& request) {
   RouteMatch match;
   bool path_matched = false;
@@ -118,6 +143,9 @@ HttpResponse ApiService::Route(HttpRequest& request) {
                                                : "no such resource or method: " + what),
                          request.request_id);
   }
+  if (auto over = OverLimit(resources->requests, "", "requests to this server", request)) {
+    return *over;
+  }
   if (resources->tokens != nullptr) {
     if (Status admitted = Admit(request, match, *resources->tokens); !admitted.ok()) {
       HttpResponse denied = ErrorResponse(admitted, request.request_id);
@@ -125,6 +153,14 @@ HttpResponse ApiService::Route(HttpRequest& request) {
         denied.headers.emplace_back("WWW-Authenticate", "Bearer realm=\"trainyard\"");
       }
       return denied;
+    }
+  }
+  // After authentication, so that nobody spends a project's budget without its token.
+  if (auto project = match.params.find("project");
+      project != match.params.end() && match.permission.ends_with(".create")) {
+    if (auto over = OverLimit(resources->creates, project->second,
+                              "creates in project " + project->second, request)) {
+      return *over;
     }
   }
   return Answer((*handler)(request, match), request);

@@ -18,6 +18,7 @@
 #include "api/logging_handler.h"
 #include "api/operation_handler.h"
 #include "api/persistent_resource_handler.h"
+#include "api/rate_limiter.h"
 #include "api/router.h"
 #include "services/auth/token_service.h"
 #include "services/job_service.h"
@@ -44,6 +45,10 @@ class ApiService {
     // Set: every route but the health checks needs a bearer token whose role covers the route's
     // access on the project it names (serve --auth=tokens). Null: no authentication.
     TokenService* tokens = nullptr;
+    // Every request this process serves, and each project's creates (jobs and persistent
+    // resources); zero rates: unlimited.
+    RateLimit requests;
+    RateLimit creates_per_project;
   };
   void Attach(const Services& services);
   HttpResponse Handle(HttpRequest& request);
@@ -54,7 +59,9 @@ class ApiService {
  private:
   struct Resources {
     explicit Resources(const Services& s)
-        : custom_jobs(s.jobs),
+        : requests(s.requests),
+          creates(s.creates_per_project),
+          custom_jobs(s.jobs),
           operations(s.operations),
           persistent_resources(s.resources),
           job_events(s.admin),
@@ -64,6 +71,8 @@ class ApiService {
           queues(s.admin),
           costs(s.admin) {}
     Router router;
+    RateLimiter requests;
+    RateLimiter creates;
     CustomJobHandler custom_jobs;
     OperationHandler operations;
     PersistentResourceHandler persistent_resources;
@@ -84,6 +93,9 @@ class ApiService {
   // Authenticates the caller and authorizes the matched route; on success the request carries
   // the check for projects its body names.
   Status Admit(HttpRequest& request, const RouteMatch& match, TokenService& tokens) const;
+  // The 429 of a request over `limiter`'s limit for `key`, or nothing when it is within it.
+  static std::optional<HttpResponse> OverLimit(RateLimiter& limiter, const std::string& key,
+                                               const std::string& what, const HttpRequest& request);
 
   Router health_router_;
   ReadinessProbe readiness_;

@@ -56,6 +56,10 @@ HttpResponse ErrorResponse(const Status& status, const std::string& request_id) 
     details.push_back({{"@type", "type.googleapis.com/google.rpc.BadRequest"},
                        {"fieldViolations", std::move(violations)}});
   }
+  for (const std::string& detail : status.details()) {
+    json any = json::parse(detail, nullptr, /*allow_exceptions=*/false);
+    if (!any.is_discarded()) details.push_back(std::move(any));
+  }
   HttpResponse out;
   out.status = HttpStatusFor(status.code());
   json body = {{"error",

@@ -76,6 +76,18 @@ int main(int argc, char** argv) {
                    "none, allowed only on a loopback --listen address. Default: off on loopback, "
                    "tokens elsewhere")
       ->check(CLI::IsMember({"tokens", "off"}));
+  serve_cmd
+      ->add_option("--rate-limit", serve.rate_limit,
+                   "requests per second this process serves, bursts of twice that; more get 429 "
+                   "RESOURCE_EXHAUSTED with RetryInfo and Retry-After (0: unlimited)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  serve_cmd
+      ->add_option("--create-rate-limit", serve.create_rate_limit,
+                   "creates (jobs, persistent resources) per second per project, bursts of twice "
+                   "that, so one team cannot starve the others (0: unlimited)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   serve_cmd->add_flag("--debug", serve.debug, "debug logging");
 
   trainyard::cmd::MigrateOptions migrate;

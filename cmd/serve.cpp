@@ -175,7 +175,9 @@ int RunServe(const ServeOptions& options) {
   TokenService token_service(token_store, projects, wall_clock);
   if (runs("api")) {
     api.Attach({job_service, operation_service, resource_service, admin_service, &injector,
-                &job_log_service, auth == "tokens" ? &token_service : nullptr});
+                &job_log_service, auth == "tokens" ? &token_service : nullptr,
+                api::RateLimit{options.rate_limit, 2 * options.rate_limit},
+                api::RateLimit{options.create_rate_limit, 2 * options.create_rate_limit}});
   }
   ready_pool = db->pool.get();
   SchedulerLoop scheduler(scheduler_store, *fleet, **clock);
@@ -210,7 +212,7 @@ int RunServe(const ServeOptions& options) {
   LogJson(LogLevel::kInfo, "ready",
           {{"listen", options.listen},
            {"sim_speed", options.sim_speed},
-           {"embedded_postgres", db->embedded ? "yes" : "no"},
+           {"embedded_postgres", db->embedded ? db->embedded->cluster_dir() : "no"},
            {"fleet", fleet->name},
            {"roles", JoinRoles(options.roles)},
            {"auth", auth},

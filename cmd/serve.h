@@ -26,6 +26,10 @@ struct ServeOptions {
   double stop_grace_seconds = 10;  // local: SIGTERM, then SIGKILL after this
   // "tokens", "off", or "" for the default: off on a loopback address, tokens elsewhere.
   std::string auth;
+  // Requests per second this process serves (all routes but health checks), and creates per
+  // second per project; 0: unlimited. Bursts of twice the rate pass.
+  double rate_limit = 0;
+  double create_rate_limit = 0;
 };
 
 // Whether `host` (of --listen) only accepts connections from this machine.

@@ -3,6 +3,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "services/model/duration_text.h"
+
 namespace trainyard::sdk {
 namespace {
 
@@ -87,6 +89,27 @@ Status StatusFromHttpError(int http_status, std::string_view body) {
     }
   }
   return status;
+}
+
+std::optional<std::chrono::milliseconds> ServerRetryDelay(const Status& status,
+                                                          std::string_view retry_after) {
+  using std::chrono::milliseconds;
+  for (const std::string& detail : status.details()) {
+    nlohmann::json any = nlohmann::json::parse(detail, nullptr, /*allow_exceptions=*/false);
+    if (any.is_object() && any.value("@type", "") == "type.googleapis.com/google.rpc.RetryInfo" &&
+        any.contains("retryDelay") && any["retryDelay"].is_string()) {
+      if (auto d = ParseDurationText(any["retryDelay"].get<std::string>())) {
+        return std::chrono::ceil<milliseconds>(*d);
+      }
+    }
+  }
+  int64_t seconds = 0;
+  if (retry_after.empty() || retry_after.size() > 6) return std::nullopt;
+  for (char c : retry_after) {
+    if (c < '0' || c > '9') return std::nullopt;  // an HTTP-date: not worth a clock here
+    seconds = seconds * 10 + (c - '0');
+  }
+  return milliseconds(seconds * 1000);
 }
 
 }  // namespace trainyard::sdk

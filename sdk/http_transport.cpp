@@ -2,6 +2,7 @@
 
 #include <cpprest/http_client.h>
 
+#include <algorithm>
 #include <exception>
 #include <utility>
 
@@ -16,13 +17,16 @@ namespace http = web::http;
 struct Attempt {
   std::optional<int> status;
   std::string body;
+  std::string retry_after;  // the Retry-After header, if any
   std::string transport_error;
 };
 
 bool ShouldRetry(const HttpCall& call, const Attempt& attempt) {
+  // A 429 (a rate limit) did nothing on the server: safe to send again, creates included.
+  if (attempt.status && *attempt.status == 429) return true;
   if (!call.idempotent) return false;
   if (!attempt.status) return true;  // connection refused, reset, or timed out
-  return *attempt.status == 429 || *attempt.status == 503;
+  return *attempt.status == 503;
 }
 
 }  // namespace
@@ -47,6 +51,9 @@ struct HttpTransport::Impl {
       if (call.body) request.set_body(call.body->dump(), "application/json");
       http::http_response response = client.request(request).get();
       attempt.status = response.status_code();
+      if (auto it = response.headers().find("Retry-After"); it != response.headers().end()) {
+        attempt.retry_after = it->second;
+      }
       attempt.body = response.extract_string(/*ignore_content_type=*/true).get();
     } catch (const std::exception& e) {
       attempt.status.reset();
@@ -83,7 +90,15 @@ StatusOr<nlohmann::json> HttpTransport::Call(const HttpCall& call) {
   for (int n = 1;; ++n) {
     attempt = impl_->Send(call);
     if (n >= options.retry.max_attempts || !ShouldRetry(call, attempt)) break;
-    options.timing.sleep(backoff.Next());
+    // The server's word on when to come back (RetryInfo, Retry-After) wins over our schedule.
+    std::chrono::milliseconds delay = backoff.Next();
+    if (attempt.status) {
+      const Status refused = StatusFromHttpError(*attempt.status, attempt.body);
+      if (auto asked = ServerRetryDelay(refused, attempt.retry_after)) {
+        delay = std::max(delay, std::min(*asked, options.retry.backoff.max));
+      }
+    }
+    options.timing.sleep(delay);
   }
   if (!attempt.status) {
     return Unavailable("cannot reach " + options.endpoint + ": " + attempt.transport_error);

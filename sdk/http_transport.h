@@ -1,8 +1,10 @@
 #pragma once
 // One HTTP exchange with the server over cpprestsdk's http_client, and the retry rule: a call
-// marked idempotent (GETs, polls) is retried with backoff on 429, 503 and on a connection that
-// failed or was reset; anything else (creates above all) is sent exactly once, because a reply
-// lost after the server committed would otherwise create a second job.
+// marked idempotent (GETs, polls) is retried with backoff on 503 and on a connection that failed
+// or was reset; anything else (creates above all) is sent once more only after a 429, which the
+// server refused before doing anything, because a reply lost after the server committed would
+// otherwise create a second job. Between attempts it waits at least what the server asked for
+// (RetryInfo's retryDelay, else Retry-After), up to the backoff's cap.
 #include <chrono>
 #include <memory>
 #include <nlohmann/json.hpp>

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <libpq-fe.h>
+#include <openssl/sha.h>
 #include <pwd.h>
 #include <signal.h>
 #include <spawn.h>
@@ -225,6 +226,25 @@ Status MakeDir(const std::string& path, mode_t mode) {
 
 }  // namespace
 
+// Where root keeps the cluster of a data directory the postgres user cannot reach: one directory
+// per data directory (named by a hash of its absolute path), so the same --data-dir finds the same
+// cluster on every start. Each level above it is root's and searchable, as PostgreSQL needs.
+StatusOr<std::string> EmbeddedPostgres::RelocatedClusterDir(const std::string& data_dir) {
+  unsigned char digest[SHA256_DIGEST_LENGTH];
+  SHA256(reinterpret_cast<const unsigned char*>(data_dir.data()), data_dir.size(), digest);
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string name;
+  for (int i = 0; i < 8; ++i) {
+    name += kHex[digest[i] >> 4];
+    name += kHex[digest[i] & 15];
+  }
+  TY_RETURN_IF_ERROR(MakeDir(kRelocatedClusters, 0755));
+  const std::string dir = std::string(kRelocatedClusters) + "/" + name;
+  // A note beside it says whose it is, for whoever finds the directory later.
+  std::ofstream(dir + ".data-dir") << data_dir << "\n";
+  return dir;
+}
+
 std::string EmbeddedPostgres::conninfo_for(std::string_view dbname) const {
   return "host=" + pg::QuoteConninfoValue(socket_dir_) + " port=" + std::to_string(kPort) +
          " user=postgres dbname=" + pg::QuoteConninfoValue(dbname);
@@ -254,27 +274,39 @@ Status EmbeddedPostgres::DoStart() {
   if (ec) return InvalidArgument("bad data directory " + options_.data_dir + ": " + ec.message());
   std::string base = data_dir.string();
   while (base.size() > 1 && base.back() == '/') base.pop_back();
-  pg_dir_ = base + "/pg";
-  pgdata_ = pg_dir_ + "/data";
-  log_dir_ = pg_dir_ + "/log";
   const std::string bin = options_.bin_dir;
   const std::string pg_ctl = bin + "/pg_ctl";
   if (access(pg_ctl.c_str(), X_OK) != 0) {
     return FailedPrecondition("PostgreSQL binaries not found in " + bin +
                               " (install postgresql-15 or pass the right bin_dir)");
   }
-
   fs::create_directories(data_dir, ec);
   if (ec) return Internal("cannot create " + base + ": " + ec.message());
-  TY_RETURN_IF_ERROR(MakeDir(pg_dir_, 0700));
-  TY_RETURN_IF_ERROR(MakeDir(log_dir_, 0700));
 
   // initdb and postgres refuse to run as root; when we are root they run as `postgres`, which must
-  // own everything under data_dir/pg.
+  // own everything under the cluster's directory: data_dir/pg where that user can reach it, else
+  // (a clone in root's home, say) a directory of its own under kRelocatedClusters.
   as_postgres_user_ = geteuid() == 0;
+  pg_dir_ = base + "/pg";
   OsUser pg_user;
   if (as_postgres_user_) {
     TY_ASSIGN_OR_RETURN(pg_user, LookupUser("postgres"));
+    int reachable = 0;
+    TY_RETURN_IF_ERROR(RunCommand({"test", "-x", base}, "/dev/null", "/", true, &reachable));
+    if (reachable != 0) {
+      TY_ASSIGN_OR_RETURN(pg_dir_, RelocatedClusterDir(base));
+      relocated_ = true;
+      LogJson(LogLevel::kInfo, "embedded_postgres_relocated",
+              {{"data_dir", base},
+               {"cluster_dir", pg_dir_},
+               {"why", "the postgres OS user cannot reach the data directory"}});
+    }
+  }
+  pgdata_ = pg_dir_ + "/data";
+  log_dir_ = pg_dir_ + "/log";
+  TY_RETURN_IF_ERROR(MakeDir(pg_dir_, 0700));
+  TY_RETURN_IF_ERROR(MakeDir(log_dir_, 0700));
+  if (as_postgres_user_) {
     TY_RETURN_IF_ERROR(Chown(pg_dir_, pg_user));
     TY_RETURN_IF_ERROR(Chown(log_dir_, pg_user));
     int code = 0;

@@ -1,8 +1,9 @@
 #pragma once
 // The private PostgreSQL that `trainyard serve` runs when no --database-url is given: initdb on the
-// first start, the same cluster on every later start, stopped with the server. It listens only on a
-// unix socket in a private directory (no TCP), trusts local connections, and runs as the `postgres`
-// OS user when we are root because initdb and postgres refuse to run as root.
+// first start, the same cluster on every later start, stopped with the server. The cluster lives in
+// data_dir/pg, except when root runs it for a data directory the postgres user cannot reach. It
+// listens only on a unix socket in a private directory (no TCP), trusts local connections, and runs
+// as the `postgres` OS user when we are root because initdb and postgres refuse to run as root.
 #include <memory>
 #include <string>
 #include <string_view>
@@ -47,6 +48,11 @@ class EmbeddedPostgres {
   int postmaster_pid() const;
   // True when Start() found the postmaster already running and adopted it.
   bool adopted() const { return adopted_; }
+  // Where the cluster lives: data_dir/pg, or (root, with a data directory the postgres user cannot
+  // reach, such as a clone in /root) a directory under kRelocatedClusters.
+  const std::string& cluster_dir() const { return pg_dir_; }
+  bool relocated() const { return relocated_; }
+  static constexpr const char* kRelocatedClusters = "/var/lib/trainyard/clusters";
 
   // Nothing else listens on our private socket directory, so the conventional port is safe; it
   // only names the socket file (.s.PGSQL.5432).
@@ -55,6 +61,7 @@ class EmbeddedPostgres {
  private:
   explicit EmbeddedPostgres(Options options) : options_(std::move(options)) {}
   Status DoStart();
+  static StatusOr<std::string> RelocatedClusterDir(const std::string& data_dir);
 
   Options options_;
   std::string pg_dir_;   // data_dir/pg
@@ -64,6 +71,7 @@ class EmbeddedPostgres {
   bool temp_socket_dir_ = false;  // a mkdtemp dir under /tmp that Stop() removes
   bool as_postgres_user_ = false;
   bool adopted_ = false;
+  bool relocated_ = false;
   bool running_ = false;
 };
 

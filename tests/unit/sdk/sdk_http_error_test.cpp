@@ -57,5 +57,23 @@ TEST(SdkHttpErrorTest, EveryCodeNameParses) {
   EXPECT_EQ(ParseCodeName("NOT_A_CODE"), Code::kUnknown);
 }
 
+// A 429 says when to come back: RetryInfo first (it has the finer grain), else Retry-After.
+TEST(SdkHttpErrorTest, TheServersRetryDelayComesFromRetryInfoOrRetryAfter) {
+  Status limited(Code::kResourceExhausted, "Quota exceeded");
+  limited.WithDetail(
+      R"({"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"0.350s"})");
+  api::HttpResponse reply = api::ErrorResponse(limited, "req-2");
+  EXPECT_EQ(reply.status, 429);
+  Status got = StatusFromHttpError(reply.status, reply.body);
+  EXPECT_EQ(ServerRetryDelay(got, "1"), std::chrono::milliseconds(350));
+  EXPECT_EQ(ServerRetryDelay(Status(Code::kResourceExhausted, "x"), "2"),
+            std::chrono::milliseconds(2000));
+  EXPECT_EQ(ServerRetryDelay(Status(Code::kResourceExhausted, "x"), ""), std::nullopt);
+  EXPECT_EQ(
+      ServerRetryDelay(Status(Code::kResourceExhausted, "x"), "Wed, 21 Oct 2015 07:28:00 GMT"),
+      std::nullopt);
+  EXPECT_EQ(ServerRetryDelay(Status(Code::kResourceExhausted, "x"), "-1"), std::nullopt);
+}
+
 }  // namespace
 }  // namespace trainyard::sdk

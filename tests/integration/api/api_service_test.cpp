@@ -1,6 +1,7 @@
-// The request pipeline with --auth=tokens, on a real PostgreSQL: who gets in (401 for every kind
+// The request pipeline on a real PostgreSQL. With --auth=tokens: who gets in (401 for every kind
 // of bad credential), what a role may do in its own project, and that another project's resources
-// are refused alike whether or not they exist, leaving the database as it was.
+// are refused alike whether or not they exist, leaving the database as it was. With rate limits:
+// a create over its project's limit is a 429 that says when to retry and wrote nothing.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -43,8 +44,15 @@ class ApiServiceAuthTest : public testing::SimFixture {
     token_store_ = std::make_unique<storage::PgTokenStore>(*pool_);
     tokens_ = std::make_unique<TokenService>(*token_store_, *projects_, clock_);
     api_ = std::make_unique<api::ApiService>([] { return Status::Ok(); });
-    api_->Attach({*service_, *operation_service_, *resource_service_, *admin_, nullptr, nullptr,
-                  tokens_.get()});
+    api_->Attach({*service_,
+                  *operation_service_,
+                  *resource_service_,
+                  *admin_,
+                  nullptr,
+                  nullptr,
+                  tokens_.get(),
+                  {},
+                  {}});
   }
 
   std::string Mint(const std::string& project, Role role, bool fleet_admin = false,
@@ -220,8 +228,15 @@ TEST_F(ApiServiceAuthTest, LogEntriesOfAnotherProjectAreRefused) {
   api_ = std::make_unique<api::ApiService>([] { return Status::Ok(); });
   storage::PgJobLogStore log_store(*pool_, JobLogRetention{});
   JobLogService logs(log_store, *projects_, clock_);
-  api_->Attach(
-      {*service_, *operation_service_, *resource_service_, *admin_, nullptr, &logs, tokens_.get()});
+  api_->Attach({*service_,
+                *operation_service_,
+                *resource_service_,
+                *admin_,
+                nullptr,
+                &logs,
+                tokens_.get(),
+                {},
+                {}});
   const std::string job = CreateJob("team-a");
   const std::string filter = "resource.labels.job_id=\"" + job.substr(job.rfind('/') + 1) + "\"";
   const std::string viewer = Mint("team-a", Role::kViewer);
@@ -269,6 +284,55 @@ TEST_F(ApiServiceAuthTest, TokensAreStoredOnlyAsKeyedHashes) {
   ASSERT_EQ(listed->size(), 1u);
   EXPECT_EQ((*listed)[0].project_id, "team-a");
   EXPECT_EQ((*listed)[0].role, Role::kAdmin);
+}
+
+class ApiServiceLimitsTest : public ApiServiceAuthTest {
+ protected:
+  void Limit(api::RateLimit requests, api::RateLimit creates) {
+    api_ = std::make_unique<api::ApiService>([] { return Status::Ok(); });
+    api_->Attach({*service_, *operation_service_, *resource_service_, *admin_, nullptr, nullptr,
+                  nullptr, requests, creates});
+  }
+};
+
+TEST_F(ApiServiceLimitsTest, ACreateOverItsProjectsLimitIs429WithWhenToRetryAndWritesNothing) {
+  Limit({}, {1, 1});
+  EXPECT_EQ(Call("POST", kJobs, "", kJob).status, 200);
+  HttpResponse refused = Call("POST", kJobs, "", kJob);
+  ASSERT_EQ(refused.status, 429);
+  EXPECT_EQ(Error(refused)["status"], "RESOURCE_EXHAUSTED");
+  EXPECT_NE(Error(refused)["message"].get<std::string>().find("creates in project team-a"),
+            std::string::npos);
+  bool retry_info = false;
+  const json error = Error(refused);
+  for (const json& d : error["details"]) {
+    if (d["@type"] == "type.googleapis.com/google.rpc.RetryInfo") {
+      retry_info = true;
+      const std::string delay = d["retryDelay"];
+      EXPECT_TRUE(delay.ends_with("s") && std::stod(delay) > 0 && std::stod(delay) <= 1) << delay;
+    }
+  }
+  EXPECT_TRUE(retry_info) << refused.body;
+  std::string retry_after;
+  for (const auto& [name, value] : refused.headers) {
+    if (name == "Retry-After") retry_after = value;
+  }
+  EXPECT_EQ(retry_after, "1");
+  EXPECT_EQ(Count("custom_jobs"), 1);
+  // Reads are not creates, and another project has its own budget.
+  EXPECT_EQ(Call("GET", kJobs, "").status, 200);
+  EXPECT_EQ(Call("POST", "/v1/projects/team-b/locations/us-central1/customJobs", "", kJob).status,
+            200);
+  EXPECT_EQ(Count("custom_jobs"), 2);
+}
+
+TEST_F(ApiServiceLimitsTest, TheServerWideLimitCountsEveryRouteButHealthChecks) {
+  Limit({2, 2}, {});
+  EXPECT_EQ(Call("GET", kJobs, "").status, 200);
+  EXPECT_EQ(Call("GET", kJobs, "").status, 200);
+  EXPECT_EQ(Call("GET", kJobs, "").status, 429);
+  EXPECT_EQ(Call("GET", "/healthz", "").status, 200);
+  EXPECT_EQ(Call("GET", "/readyz", "").status, 200);
 }
 
 }  // namespace
