@@ -3,6 +3,7 @@
 #include <cpprest/http_listener.h>
 #include <cpprest/uri.h>
 #include <pplx/threadpool.h>
+#include <boost/asio/ssl.hpp>
 
 #include <atomic>
 #include <condition_variable>
@@ -46,10 +47,35 @@ class CpprestServer final : public HttpServer {
 
   ~CpprestServer() override { Stop(std::chrono::milliseconds(0)); }
 
+  // TLS 1.2 or later (no SSLv3, TLS 1.0 or 1.1), no compression, our certificate and key.
+  // Throws boost::system::system_error for an unreadable or mismatched file.
+  void ConfigureTls(boost::asio::ssl::context& ctx) const {
+    namespace ssl = boost::asio::ssl;
+    ctx.set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 |
+                    ssl::context::no_sslv3 | ssl::context::no_tlsv1 | ssl::context::no_tlsv1_1 |
+                    ssl::context::no_compression | ssl::context::single_dh_use);
+    ctx.use_certificate_chain_file(options_.tls_cert_file);
+    ctx.use_private_key_file(options_.tls_key_file, ssl::context::pem);
+  }
+
   Status Start() override {
     try {
       http_listener_config config;
-      std::string uri = "http://" + options_.host + ":" + std::to_string(options_.port);
+      const bool tls = !options_.tls_cert_file.empty();
+      if (tls) {
+        // Read now, so a bad file stops start-up with its name instead of failing each handshake.
+        try {
+          boost::asio::ssl::context probe(boost::asio::ssl::context::tls_server);
+          ConfigureTls(probe);
+        } catch (const std::exception& e) {
+          return InvalidArgument("cannot use the TLS certificate " + options_.tls_cert_file +
+                                 " with the key " + options_.tls_key_file + ": " + e.what());
+        }
+        config.set_ssl_context_callback(
+            [this](boost::asio::ssl::context& ctx) { ConfigureTls(ctx); });
+      }
+      std::string uri = std::string(tls ? "https" : "http") + "://" + options_.host + ":" +
+                        std::to_string(options_.port);
       listener_ = std::make_unique<http_listener>(uri, config);
       listener_->support([this](http_request req) { Accept(std::move(req)); });
       listener_->open().wait();

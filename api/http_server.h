@@ -17,6 +17,9 @@ struct ServerOptions {
   std::string host = "127.0.0.1";
   int port = 8080;
   size_t max_body_bytes = 1 << 20;  // 1 MiB, as Vertex
+  // Both set: HTTPS only, TLS 1.2 or later, with this PEM certificate chain and private key.
+  std::string tls_cert_file;
+  std::string tls_key_file;
 };
 
 class HttpServer {

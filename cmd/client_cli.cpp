@@ -39,6 +39,10 @@ void AddClientFlags(CLI::App& group, ClientFlags& flags) {
       ->capture_default_str();
   group.add_option("--token", flags.token, "bearer token sent as Authorization")
       ->envname("TRAINYARD_TOKEN");
+  group
+      .add_option("--ca-file", flags.ca_file,
+                  "https: PEM CA certificates to trust besides the system's")
+      ->envname("TRAINYARD_CA_FILE");
   group.add_option("--request-timeout", flags.request_timeout_seconds, "seconds per HTTP request")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
@@ -54,6 +58,7 @@ StatusOr<std::unique_ptr<sdk::Client>> MakeClient(const ClientFlags& flags) {
   options.project = flags.project;
   options.location = flags.location;
   options.bearer_token = flags.token;
+  options.ca_file = flags.ca_file;
   options.request_timeout =
       std::chrono::milliseconds(static_cast<int64_t>(flags.request_timeout_seconds * 1000));
   return sdk::Client::Create(std::move(options));

@@ -38,6 +38,7 @@ struct ClientFlags {
   std::string project;
   std::string location = "us-central1";
   std::string token;
+  std::string ca_file;
   double request_timeout_seconds = 30;
   bool json = false;
 };

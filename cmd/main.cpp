@@ -88,6 +88,15 @@ int main(int argc, char** argv) {
                    "that, so one team cannot starve the others (0: unlimited)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
+  CLI::Option* tls_cert =
+      serve_cmd
+          ->add_option("--tls-cert", serve.tls_cert,
+                       "PEM certificate chain: serve HTTPS only, TLS 1.2 or later (with --tls-key)")
+          ->check(CLI::ExistingFile);
+  serve_cmd->add_option("--tls-key", serve.tls_key, "PEM private key of --tls-cert")
+      ->check(CLI::ExistingFile)
+      ->needs(tls_cert);
+  tls_cert->needs(serve_cmd->get_option("--tls-key"));
   serve_cmd->add_flag("--debug", serve.debug, "debug logging");
 
   trainyard::cmd::MigrateOptions migrate;

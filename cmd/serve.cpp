@@ -112,6 +112,8 @@ int RunServe(const ServeOptions& options) {
     std::cerr << "trainyard: --listen must be host:port, got \"" << options.listen << "\"\n";
     return 2;
   }
+  server_options.tls_cert_file = options.tls_cert;
+  server_options.tls_key_file = options.tls_key;
   const bool loopback = IsLoopbackHost(server_options.host);
   const std::string auth = options.auth.empty() ? (loopback ? "off" : "tokens") : options.auth;
   if (auth == "off" && !loopback) {
@@ -216,6 +218,7 @@ int RunServe(const ServeOptions& options) {
            {"fleet", fleet->name},
            {"roles", JoinRoles(options.roles)},
            {"auth", auth},
+           {"tls", options.tls_cert.empty() ? "off" : "on"},
            {"runtime", options.runtime},
            {"pools", static_cast<int64_t>(fleet->pools.size())}});
 

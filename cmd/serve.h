@@ -30,6 +30,9 @@ struct ServeOptions {
   // second per project; 0: unlimited. Bursts of twice the rate pass.
   double rate_limit = 0;
   double create_rate_limit = 0;
+  // PEM files; both given: HTTPS only (TLS 1.2 or later).
+  std::string tls_cert;
+  std::string tls_key;
 };
 
 // Whether `host` (of --listen) only accepts connections from this machine.

@@ -29,8 +29,8 @@ StatusOr<std::unique_ptr<Client>> Client::Create(ClientOptions options) {
   if (!options.timing.now || !options.timing.sleep || !options.timing.uniform01) {
     return InvalidArgument("timing needs now, sleep and uniform01");
   }
-  TransportOptions transport_options{options.endpoint, options.bearer_token,
-                                     options.request_timeout, options.retry, options.timing};
+  TransportOptions transport_options{options.endpoint,        options.bearer_token, options.ca_file,
+                                     options.request_timeout, options.retry,        options.timing};
   TY_ASSIGN_OR_RETURN(auto transport, HttpTransport::Create(std::move(transport_options)));
   return std::unique_ptr<Client>(new Client(std::move(options), std::move(transport)));
 }

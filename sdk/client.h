@@ -32,6 +32,7 @@ struct ClientOptions {
   std::string project;  // id or number
   std::string location = "us-central1";
   std::string bearer_token;
+  std::string ca_file;  // https: PEM CA certificates to trust besides the system's
   std::chrono::milliseconds request_timeout{30000};
   RetryPolicy retry;
   Timing timing = SystemTiming();

@@ -1,6 +1,7 @@
 #include "sdk/http_transport.h"
 
 #include <cpprest/http_client.h>
+#include <boost/asio/ssl.hpp>
 
 #include <algorithm>
 #include <exception>
@@ -72,6 +73,20 @@ StatusOr<std::unique_ptr<HttpTransport>> HttpTransport::Create(TransportOptions 
     http::client::http_client_config config;
     config.set_timeout(
         std::chrono::duration_cast<std::chrono::microseconds>(options.request_timeout));
+    if (!options.ca_file.empty()) {
+      // Checked here, so that a bad file is one clear error and not a failed handshake per call.
+      boost::asio::ssl::context probe(boost::asio::ssl::context::tls_client);
+      boost::system::error_code ec;
+      probe.load_verify_file(options.ca_file, ec);
+      if (ec) {
+        return InvalidArgument("cannot read the CA file " + options.ca_file + ": " + ec.message());
+      }
+      config.set_ssl_context_callback([ca = options.ca_file](boost::asio::ssl::context& ctx) {
+        ctx.set_default_verify_paths();
+        boost::system::error_code ignored;  // read above; a file that vanished fails the handshake
+        ctx.load_verify_file(ca, ignored);
+      });
+    }
     http::client::http_client client(web::uri(endpoint), config);
     auto impl = std::make_unique<Impl>(std::move(options), std::move(client));
     return std::unique_ptr<HttpTransport>(new HttpTransport(std::move(impl)));

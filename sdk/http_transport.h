@@ -25,6 +25,9 @@ struct RetryPolicy {
 struct TransportOptions {
   std::string endpoint;      // "http://127.0.0.1:8080"
   std::string bearer_token;  // sent as "Authorization: Bearer …" when not empty
+  // https endpoints: PEM CA certificates to trust besides the system's (a private CA, a
+  // self-signed server).
+  std::string ca_file;
   std::chrono::milliseconds request_timeout{30000};
   RetryPolicy retry;
   Timing timing;
