@@ -26,6 +26,14 @@ std::string Lowercase(std::string s) {
   return s;
 }
 
+// A query's '+' is a space (HTML forms, curl --data-urlencode); a literal plus comes as %2B.
+std::string DecodeQueryPart(std::string part) {
+  for (char& c : part) {
+    if (c == '+') c = ' ';
+  }
+  return web::uri::decode(part);
+}
+
 void ReplyWith(const http_request& req, const HttpResponse& out) {
   http_response resp(static_cast<web::http::status_code>(out.status));
   for (const auto& [name, value] : out.headers) resp.headers().add(name, value);
@@ -120,8 +128,7 @@ class CpprestServer final : public HttpServer {
       HttpResponse out =
           ErrorResponse(Status(Code::kInvalidArgument,
                                "chunked request bodies are not accepted; send a Content-Length"),
-                        "");
-      out.status = 411;
+                        "", 411);
       out.close_connection = true;
       Finish(req, out);
       return;
@@ -133,8 +140,7 @@ class CpprestServer final : public HttpServer {
           Status(Code::kInvalidArgument, "request body of " + std::to_string(length) +
                                              " bytes exceeds the limit of " +
                                              std::to_string(options_.max_body_bytes) + " bytes"),
-          "");
-      out.status = 413;
+          "", 413);
       out.close_connection = true;
       Finish(req, out);
       return;
@@ -145,7 +151,7 @@ class CpprestServer final : public HttpServer {
       const auto& relative = req.relative_uri();
       request->path = web::uri::decode(relative.path());
       for (const auto& [k, v] : web::uri::split_query(relative.query())) {
-        request->query[web::uri::decode(k)] = web::uri::decode(v);
+        request->query[DecodeQueryPart(k)] = DecodeQueryPart(v);
       }
     } catch (const std::exception&) {
       Finish(req, ErrorResponse(InvalidArgument("malformed request URI"), ""));

@@ -84,7 +84,7 @@ StatusOr<HttpResponse> CustomJobHandler::List(const HttpRequest& request, const 
 
   std::string token = QueryOr(request, "pageToken", "page_token");
   if (!token.empty()) {
-    auto cursor = DecodePageToken(token, filter_text);
+    auto cursor = DecodePageToken(token, PageScope(request, filter_text));
     TY_RETURN_IF_ERROR(cursor.status());
     list.after = *cursor;
   }
@@ -101,7 +101,8 @@ StatusOr<HttpResponse> CustomJobHandler::List(const HttpRequest& request, const 
     }
     out["customJobs"] = std::move(jobs);
   }
-  if (result->next) out["nextPageToken"] = EncodePageToken(*result->next, filter_text);
+  if (result->next)
+    out["nextPageToken"] = EncodePageToken(*result->next, PageScope(request, filter_text));
   return JsonResponse(out);
 }
 

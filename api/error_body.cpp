@@ -71,4 +71,13 @@ HttpResponse ErrorResponse(const Status& status, const std::string& request_id) 
   return out;
 }
 
+HttpResponse ErrorResponse(const Status& status, const std::string& request_id, int http_status) {
+  HttpResponse out = ErrorResponse(status, request_id);
+  nlohmann::json body = nlohmann::json::parse(out.body);
+  body["error"]["code"] = http_status;
+  out.body = body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  out.status = http_status;
+  return out;
+}
+
 }  // namespace trainyard::api

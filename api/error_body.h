@@ -11,5 +11,8 @@ int HttpStatusFor(Code code);
 
 // {"error":{"code":<http>,"message":…,"status":"NOT_FOUND","details":[…]}}; every detail has @type.
 HttpResponse ErrorResponse(const Status& status, const std::string& request_id);
+// The same body for an HTTP status that no google.rpc code maps to (411, 413): the body's code is
+// the HTTP status, as in every other error body.
+HttpResponse ErrorResponse(const Status& status, const std::string& request_id, int http_status);
 
 }  // namespace trainyard::api

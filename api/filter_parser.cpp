@@ -69,7 +69,9 @@ Status FilterError(std::string_view text, std::string_view detail, size_t pos,
   msg.append(detail);
   msg += " at position " + std::to_string(pos);
   msg.append(suffix);
-  return InvalidArgument(std::move(msg));
+  Status status = InvalidArgument(msg);
+  status.WithViolation("filter", std::move(msg));  // so clients see which parameter it was
+  return status;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -85,7 +85,7 @@ StatusOr<HttpResponse> OperationHandler::List(const HttpRequest& request, const 
                                                     kDefaultPageSize, kMaxPageSize));
   std::string token = QueryOr(request, "pageToken", "page_token");
   if (!token.empty()) {
-    TY_ASSIGN_OR_RETURN(list.after, DecodePageToken(token, list.filter));
+    TY_ASSIGN_OR_RETURN(list.after, DecodePageToken(token, PageScope(request, list.filter)));
   }
   TY_ASSIGN_OR_RETURN(ListOperationsResult result, operations_.List(list));
   nlohmann::json out = nlohmann::json::object();
@@ -94,7 +94,8 @@ StatusOr<HttpResponse> OperationHandler::List(const HttpRequest& request, const 
     for (const Operation& op : result.operations) ops.push_back(EncodeOperation(op));
     out["operations"] = std::move(ops);
   }
-  if (result.next) out["nextPageToken"] = EncodePageToken(*result.next, list.filter);
+  if (result.next)
+    out["nextPageToken"] = EncodePageToken(*result.next, PageScope(request, list.filter));
   return JsonResponse(out);
 }
 

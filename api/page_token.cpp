@@ -24,6 +24,12 @@ Status BadToken() {
 
 }  // namespace
 
+std::string PageScope(const HttpRequest& request, const std::string& filter) {
+  const std::string& path = request.path;
+  const size_t after_version = path.find('/', 1);
+  return (after_version == std::string::npos ? path : path.substr(after_version)) + "\n" + filter;
+}
+
 std::string EncodePageToken(const JobCursor& cursor, const std::string& filter) {
   nlohmann::json j = {
       {"t", ToUnixMicros(cursor.create_time)}, {"i", cursor.id}, {"f", Fingerprint(filter)}};

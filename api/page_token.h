@@ -4,12 +4,18 @@
 // than silently skipping or repeating jobs.
 #include <string>
 
+#include "api/http_types.h"
 #include "services/admin/admin_repository.h"
 #include "services/job_repository.h"
 #include "services/logs/insert_id.h"
 #include "services/status.h"
 
 namespace trainyard::api {
+
+// What a list's token is bound to: the collection the request lists (its path without the API
+// version, so /v1 and /ui share tokens) and its filter. A token from another project, location or
+// collection is refused like one from another filter.
+std::string PageScope(const HttpRequest& request, const std::string& filter);
 
 std::string EncodePageToken(const JobCursor& cursor, const std::string& filter);
 StatusOr<JobCursor> DecodePageToken(const std::string& token, const std::string& filter);

@@ -92,7 +92,7 @@ StatusOr<HttpResponse> PersistentResourceHandler::List(const HttpRequest& reques
                                                     kDefaultPageSize, kMaxPageSize));
   std::string token = QueryOr(request, "pageToken", "page_token");
   if (!token.empty()) {
-    TY_ASSIGN_OR_RETURN(list.after, DecodePageToken(token, "persistentResources"));
+    TY_ASSIGN_OR_RETURN(list.after, DecodePageToken(token, PageScope(request, "")));
   }
   TY_ASSIGN_OR_RETURN(ListResourcesResult result, resources_.List(list));
   nlohmann::json out = nlohmann::json::object();
@@ -103,7 +103,7 @@ StatusOr<HttpResponse> PersistentResourceHandler::List(const HttpRequest& reques
     }
     out["persistentResources"] = std::move(items);
   }
-  if (result.next) out["nextPageToken"] = EncodePageToken(*result.next, "persistentResources");
+  if (result.next) out["nextPageToken"] = EncodePageToken(*result.next, PageScope(request, ""));
   return JsonResponse(out);
 }
 

@@ -1,4 +1,5 @@
 // trainyard: parse flags, wire the concrete pieces, start the roles. Nothing else lives here.
+#include <openssl/crypto.h>
 #include <CLI/CLI.hpp>
 
 #include <csignal>
@@ -9,6 +10,10 @@
 #include "cmd/serve.h"
 
 int main(int argc, char** argv) {
+  // OpenSSL must not tear itself down at exit: cpprestsdk's thread pool may still be freeing an
+  // https client's SSL_CTX then, and a destroyed lock hangs or crashes that thread (seen: a CLI
+  // that failed a handshake spinning at exit). The OS reclaims everything anyway.
+  OPENSSL_init_crypto(OPENSSL_INIT_NO_ATEXIT, nullptr);
   CLI::App app{"Trainyard: a self-hosted, Vertex-AI-compatible training job service", "trainyard"};
   app.require_subcommand(1);
   // Set before the verbs are added: they inherit it. A bad invocation prints one line and usage.
