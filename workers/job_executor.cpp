@@ -49,7 +49,11 @@ std::optional<JobExecutor::Step> JobExecutor::StepJob(const JobRecord& record, T
     JobRecord launched_view = record;
     launched_view.run = std::move(launched).value();
     auto seen = runtime_.Observe(launched_view, now);
-    if (!seen.ok()) return std::nullopt;
+    if (!seen.ok()) {
+      LogJson(LogLevel::kWarn, "replica_observe_failed",
+              {{"job", record.job.name}, {"error", seen.status().message()}});
+      return std::nullopt;
+    }
     observation = std::move(seen).value();
   } else if (record.run || state == JobState::kCancelling) {
     auto seen = runtime_.Observe(record, now);
@@ -63,13 +67,20 @@ std::optional<JobExecutor::Step> JobExecutor::StepJob(const JobRecord& record, T
   SupervisorVerdict verdict = Supervise(record, observation, now, options_.policy);
   if (!verdict.transition) return std::nullopt;
   // Restarts in place happen before the transition that counts them is written: a crash between
-  // the two loses a count, never a replica.
+  // the two loses a count, never a replica. They restart the run the transition carries, which
+  // for a launch that found its replicas already exited is not yet in the row.
+  JobRecord restarting = record;
+  restarting.run = verdict.transition->run;
   for (const std::string& task : verdict.restart) {
     if (!verdict.transition->run) break;
     for (ReplicaRun& replica : verdict.transition->run->replicas) {
       if (replica.task_name != task) continue;
-      auto handle = runtime_.RestartReplica(record, replica, now);
-      if (!handle.ok()) return std::nullopt;
+      auto handle = runtime_.RestartReplica(restarting, replica, now);
+      if (!handle.ok()) {
+        LogJson(LogLevel::kWarn, "replica_restart_failed",
+                {{"job", record.job.name}, {"task", task}, {"error", handle.status().message()}});
+        return std::nullopt;
+      }
       replica.handle = std::move(handle).value();
     }
   }
@@ -79,26 +90,51 @@ std::optional<JobExecutor::Step> JobExecutor::StepJob(const JobRecord& record, T
   return Step{std::move(verdict), &record};
 }
 
-// Replicas whose job no longer wants them (requeued or repaired by the failure simulator, finished,
-// deleted, taken over after a restart) are stopped: nothing runs that no row accounts for.
+namespace {
+
+// The attempt whose replicas the row still wants, if any: the stored run's while the job is
+// live; for a PENDING job without a stored run, its current attempt's, because a process that died
+// between launching them and storing the run left them for the next launch to adopt.
+std::optional<int> WantedAttempt(const JobRecord& row) {
+  const JobState state = row.job.state;
+  if (row.run && (state == JobState::kPending || state == JobState::kRunning ||
+                  state == JobState::kCancelling)) {
+    return row.run->attempt;
+  }
+  if (!row.run && state == JobState::kPending) return row.attempt;
+  return std::nullopt;
+}
+
+}  // namespace
+
+// Replicas whose job no longer wants them (requeued or repaired by the failure simulator, retried,
+// finished, deleted, taken over after a restart) are stopped: nothing runs that no row accounts
+// for, and no two attempts of a job run at once.
 void JobExecutor::StopStrays() {
-  std::vector<int64_t> ids = runtime_.JobsWithReplicas();
-  if (ids.empty()) return;
+  std::vector<ReplicaOwner> owners = runtime_.JobsWithReplicas();
+  if (owners.empty()) return;
+  std::vector<int64_t> ids;
+  for (const ReplicaOwner& o : owners) {
+    if (ids.empty() || ids.back() != o.job_id) ids.push_back(o.job_id);
+  }
   auto records = leases_.ByIds(ids);
   if (!records.ok()) return;
   std::map<int64_t, const JobRecord*> by_id;
   for (const JobRecord& r : *records) by_id[r.id] = &r;
   for (int64_t id : ids) {
     auto it = by_id.find(id);
-    const bool wanted = it != by_id.end() && it->second->run &&
-                        (it->second->job.state == JobState::kPending ||
-                         it->second->job.state == JobState::kRunning ||
-                         it->second->job.state == JobState::kCancelling);
-    if (wanted) continue;
-    JobRecord gone;
-    gone.id = id;
-    if (it != by_id.end()) gone = *it->second;
-    Status stopped = runtime_.Stop(gone);
+    std::optional<int> wanted = it == by_id.end() ? std::nullopt : WantedAttempt(*it->second);
+    Status stopped = Status::Ok();
+    if (!wanted) {
+      JobRecord gone;
+      gone.id = id;
+      if (it != by_id.end()) gone = *it->second;
+      stopped = runtime_.Stop(gone);
+    } else if (std::any_of(owners.begin(), owners.end(), [&](const ReplicaOwner& o) {
+                 return o.job_id == id && o.attempt != *wanted;
+               })) {
+      stopped = runtime_.StopOtherAttempts(id, *wanted);
+    }
     if (!stopped.ok()) {
       LogJson(LogLevel::kWarn, "stray_stop_failed",
               {{"job", std::to_string(id)}, {"error", stopped.message()}});

@@ -37,6 +37,13 @@ struct Observation {
   std::optional<Timestamp> next_change;
 };
 
+// Whose replicas a runtime holds: a job and one of its attempts.
+struct ReplicaOwner {
+  int64_t job_id = 0;
+  int attempt = 0;
+  auto operator<=>(const ReplicaOwner&) const = default;
+};
+
 class Runtime {
  public:
   virtual ~Runtime() = default;
@@ -53,9 +60,13 @@ class Runtime {
   // Stops every replica of the job (gracefully, then forcibly); idempotent, and a job it has no
   // replicas of is already stopped.
   virtual Status Stop(const JobRecord& job) = 0;
-  // Jobs this runtime still has replicas of (running or not yet reaped), so the executor can stop
-  // the ones whose job has moved on (requeued, finished, deleted) without a lease on them.
-  virtual std::vector<int64_t> JobsWithReplicas() = 0;
+  // Jobs this runtime still has replicas of (running or not yet reaped), one entry per attempt, so
+  // the executor can stop the ones whose job has moved on (requeued, retried, finished, deleted)
+  // without a lease on them.
+  virtual std::vector<ReplicaOwner> JobsWithReplicas() = 0;
+  // Stops the job's replicas of every attempt but `keep` (a whole-job retry whose old replicas
+  // outlived a crash); the same idempotence as Stop.
+  virtual Status StopOtherAttempts(int64_t job_id, int keep) = 0;
 
   // A transition of the job was applied (the runtime may write what it means to the job's log).
   virtual void Applied(const JobRecord& job, const JobTransition& transition) = 0;

@@ -130,8 +130,12 @@ void WriteAll(int fd, const char* text, size_t size) {
 }
 
 // Runs in the forked keeper: only async-signal-safe calls from here on (the server has threads).
+// The command starts only once the server has recorded the keeper (its pid file) and says so on
+// `gate`: a server killed in between closes the gate unsaid, and the keeper leaves without running
+// anything, so the next launch, finding no pid file, starts the only copy.
 [[noreturn]] void RunKeeper(const char* dir, const char* output, char* const argv[],
-                            char* const envp[]) {
+                            char* const envp[], const int gate[2]) {
+  close(gate[1]);  // only the server's copy may keep the gate open
   setpgid(0, 0);
   struct sigaction ignore {};
   ignore.sa_handler = SIG_IGN;
@@ -146,6 +150,12 @@ void WriteAll(int fd, const char* text, size_t size) {
   dup2(in, 0);
   dup2(out, 1);
   dup2(out, 2);
+  char go = 0;
+  ssize_t said = 0;
+  do {
+    said = read(gate[0], &go, 1);
+  } while (said < 0 && errno == EINTR);
+  if (said != 1) _exit(0);
   close_range(3, ~0U, 0);  // the server's sockets and database connections stay with the server
   pid_t child = fork();
   if (child == 0) {
@@ -154,6 +164,7 @@ void WriteAll(int fd, const char* text, size_t size) {
     sigaction(SIGTERM, &dfl, nullptr);
     sigaction(SIGINT, &dfl, nullptr);
     sigaction(SIGHUP, &dfl, nullptr);
+    sigaction(SIGPIPE, &dfl, nullptr);  // the server ignores it; shell pipelines rely on it
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, nullptr);  // the server blocks its shutdown signals
@@ -256,20 +267,35 @@ StatusOr<LocalRuntime::Process> LocalRuntime::Start(int64_t job_id, const fs::pa
   std::string output = (dir / kOutputFile).string();
   std::error_code ec;
   fs::remove(dir / kExitFile, ec);
+  int gate[2];
+  if (pipe2(gate, O_CLOEXEC) != 0) return Unavailable("pipe failed: cannot start a replica");
   pid_t pid = fork();
-  if (pid < 0) return Unavailable("fork failed: cannot start a replica");
-  if (pid == 0) RunKeeper(dir_text.c_str(), output.c_str(), argv_c.data(), env_c.data());
+  if (pid < 0) {
+    close(gate[0]);
+    close(gate[1]);
+    return Unavailable("fork failed: cannot start a replica");
+  }
+  if (pid == 0) RunKeeper(dir_text.c_str(), output.c_str(), argv_c.data(), env_c.data(), gate);
+  close(gate[0]);
   setpgid(pid, pid);  // also here, so a signal sent at once reaches the group
   std::optional<ProcStat> stat;
   for (int i = 0; i < 100 && !stat; ++i) {
     stat = ReadProcStat(pid);
     if (!stat) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
-  if (!stat) return Internal("started replica " + std::to_string(pid) + " cannot be read in /proc");
+  // Closing the gate unsaid sends the keeper away without running the command.
+  if (!stat) {
+    close(gate[1]);
+    return Internal("started replica " + std::to_string(pid) + " cannot be read in /proc");
+  }
   Process p{job_id, dir.filename().string(), pid, stat->start_ticks, dir, std::nullopt};
   if (!WriteFileAtomically(dir / kPidFile, Handle(pid, stat->start_ticks))) {
+    close(gate[1]);
     return Internal("cannot write the pid file in " + dir.string());
   }
+  const char go = 'g';
+  WriteAll(gate[1], &go, 1);
+  close(gate[1]);
   return p;
 }
 
@@ -433,18 +459,39 @@ Status LocalRuntime::Stop(const JobRecord& job) {
   return Status::Ok();
 }
 
-std::vector<int64_t> LocalRuntime::JobsWithReplicas() {
+int LocalRuntime::Process::attempt() const {
+  const std::string name = dir.parent_path().filename().string();  // "attempt-<n>"
+  return ParseNumber<int>(name.substr(name.find('-') + 1)).value_or(-1);
+}
+
+std::vector<ReplicaOwner> LocalRuntime::JobsWithReplicas() {
   std::lock_guard lock(mu_);
-  std::set<int64_t> jobs;
+  std::set<ReplicaOwner> owners;
   for (auto it = processes_.begin(); it != processes_.end();) {
     if (!Alive(it->second)) {
       it = processes_.erase(it);
       continue;
     }
-    jobs.insert(it->second.job_id);
+    owners.insert(ReplicaOwner{it->second.job_id, it->second.attempt()});
     ++it;
   }
-  return std::vector<int64_t>(jobs.begin(), jobs.end());
+  return std::vector<ReplicaOwner>(owners.begin(), owners.end());
+}
+
+Status LocalRuntime::StopOtherAttempts(int64_t job_id, int keep) {
+  std::lock_guard lock(mu_);
+  for (auto it = processes_.begin(); it != processes_.end();) {
+    Process& p = it->second;
+    if (p.job_id != job_id || p.attempt() == keep) {
+      ++it;
+    } else if (!Alive(p)) {
+      it = processes_.erase(it);
+    } else {
+      Signal(p);
+      ++it;
+    }
+  }
+  return Status::Ok();
 }
 
 std::vector<LogLine> LocalRuntime::CollectLogs(Timestamp now) {

@@ -42,7 +42,8 @@ class LocalRuntime : public Runtime {
   StatusOr<std::string> RestartReplica(const JobRecord& job, const ReplicaRun& replica,
                                        Timestamp now) override;
   Status Stop(const JobRecord& job) override;
-  std::vector<int64_t> JobsWithReplicas() override;
+  std::vector<ReplicaOwner> JobsWithReplicas() override;
+  Status StopOtherAttempts(int64_t job_id, int keep) override;
 
   void Applied(const JobRecord&, const JobTransition&) override {}
   // New output lines of every replica since the last call (the replicas' output files, tailed).
@@ -56,8 +57,10 @@ class LocalRuntime : public Runtime {
     std::string task;
     int pid = 0;  // the keeper's pid, which is the group's id
     uint64_t start_ticks = 0;
-    std::filesystem::path dir;
+    std::filesystem::path dir;  // root/jobs/<job>/attempt-<n>/<task>
     std::optional<std::chrono::steady_clock::time_point> term_sent;
+
+    int attempt() const;
   };
 
   std::filesystem::path ReplicaDir(int64_t job_id, int attempt, const std::string& task) const;

@@ -31,7 +31,8 @@ class SimRuntime : public Runtime {
   StatusOr<std::string> RestartReplica(const JobRecord& job, const ReplicaRun& replica,
                                        Timestamp now) override;
   Status Stop(const JobRecord&) override { return Status::Ok(); }
-  std::vector<int64_t> JobsWithReplicas() override { return {}; }
+  std::vector<ReplicaOwner> JobsWithReplicas() override { return {}; }
+  Status StopOtherAttempts(int64_t, int) override { return Status::Ok(); }
   // Plausible training output for a simulated job: its start, then steps, loss, throughput and
   // checkpoints across its run, written when the run ends (times spread over the run).
   void Applied(const JobRecord& job, const JobTransition& transition) override;
