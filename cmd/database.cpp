@@ -1,11 +1,29 @@
 #include "cmd/database.h"
 
+#include <unistd.h>
+
+#include "services/log.h"
 #include "storage/migrator.h"
 
 namespace trainyard::cmd {
 namespace {
 
 constexpr auto kCheckoutTimeout = std::chrono::milliseconds(500);
+
+// Every connection this process makes to its embedded cluster carries this name, so that at
+// shutdown it can tell its own sessions from another server's.
+std::string ProcessApplicationName() { return "trainyard:" + std::to_string(getpid()); }
+
+// Client sessions of other trainyard processes on the cluster.
+StatusOr<int64_t> OtherProcesses(const std::string& conninfo) {
+  TY_ASSIGN_OR_RETURN(auto conn, pg::Connection::Connect(conninfo));
+  TY_ASSIGN_OR_RETURN(
+      pg::Result r,
+      conn->Exec("SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend' "
+                 "AND application_name LIKE 'trainyard:%' AND application_name <> $1::text",
+                 {ProcessApplicationName()}));
+  return r.GetInt64(0, 0);
+}
 
 }  // namespace
 
@@ -17,7 +35,7 @@ StatusOr<Database> OpenDatabase(const std::string& database_url, const std::stri
     EmbeddedPostgres::Options options;
     options.data_dir = data_dir;
     TY_ASSIGN_OR_RETURN(db.embedded, EmbeddedPostgres::Start(options));
-    conninfo = db.embedded->conninfo();
+    conninfo = db.embedded->conninfo() + " application_name=" + ProcessApplicationName();
   }
   TY_ASSIGN_OR_RETURN(db.pool, pg::Pool::Create(conninfo, pool_size, kCheckoutTimeout));
   db.conninfo = conninfo;
@@ -35,6 +53,19 @@ Status Database::CloseAfterCommand() {
   // Adopted: a server runs this cluster; leave it running for it.
   embedded.release();  // NOLINT: its destructor would stop the cluster
   return Status::Ok();
+}
+
+Status Database::CloseAfterServe() {
+  pool.reset();
+  if (!embedded) return Status::Ok();
+  auto others = OtherProcesses(conninfo);
+  if (others.ok() && *others > 0) {
+    LogJson(LogLevel::kInfo, "postgres_left_running",
+            {{"cluster", embedded->cluster_dir()}, {"other_sessions", *others}});
+    embedded.release();  // NOLINT: its destructor would stop the cluster
+    return Status::Ok();
+  }
+  return embedded->Stop();
 }
 
 }  // namespace trainyard::cmd

@@ -18,6 +18,10 @@ struct Database {
   // For a one-shot command: closes the pool and stops the embedded cluster only if this command
   // started it, so running one next to a live server leaves the server's database alone.
   Status CloseAfterCommand();
+  // For serve: closes the pool and stops the embedded cluster unless another trainyard process
+  // is still connected to it. Servers sharing a data directory share its cluster (the later ones
+  // adopt it); the last one out stops it. An external database is never stopped.
+  Status CloseAfterServe();
 };
 
 StatusOr<Database> OpenDatabase(const std::string& database_url, const std::string& data_dir,

@@ -69,6 +69,9 @@ sigset_t BlockShutdownSignals() {
   sigaddset(&set, SIGINT);
   sigaddset(&set, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  // A write to a pipe whose reader is gone (a replica's keeper that died) is an EPIPE to handle,
+  // not the end of the server. Replicas get the default back (local runtime).
+  signal(SIGPIPE, SIG_IGN);
   return set;
 }
 
@@ -231,10 +234,7 @@ int RunServe(const ServeOptions& options) {
   // A stopped server ends its replicas; a killed one leaves them to be adopted on restart.
   if (local_runtime != nullptr) local_runtime->Shutdown();
   server->Stop(kDrain);
-  db->pool.reset();
-  if (db->embedded) {
-    if (Status s = db->embedded->Stop(); !s.ok()) return Fail("postgres_stop_failed", s);
-  }
+  if (Status s = db->CloseAfterServe(); !s.ok()) return Fail("postgres_stop_failed", s);
   LogJson(LogLevel::kInfo, "stopped", {});
   return 0;
 }

@@ -19,6 +19,7 @@ namespace {
 // Node states (migrations/0002_fleet.sql).
 
 constexpr const char* kTryLock = "SELECT pg_try_advisory_lock(hashtext('trainyard.scheduler'))";
+constexpr const char* kUnlock = "SELECT pg_advisory_unlock(hashtext('trainyard.scheduler'))";
 
 constexpr const char* kEpoch =
     "WITH i AS (INSERT INTO fleet_epoch (singleton, epoch) VALUES (true, " TY_TS("$1") ") "
@@ -153,6 +154,12 @@ StatusOr<bool> PgSchedulerStore::TryLead() {
   TY_ASSIGN_OR_RETURN(pg::Result r, conn->Exec(kTryLock));
   leading_ = r.GetBool(0, 0);
   return leading_;
+}
+
+Status PgSchedulerStore::Resign() {
+  if (!leading_ || !conn_) return Status::Ok();
+  leading_ = false;
+  return conn_->Exec(kUnlock).status();
 }
 
 StatusOr<Timestamp> PgSchedulerStore::SyncNodes(const Fleet& fleet, Timestamp now) {

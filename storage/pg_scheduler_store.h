@@ -19,6 +19,7 @@ class PgSchedulerStore final : public SchedulerStore {
       : conninfo_(std::move(conninfo)), simulated_startup_(simulated_startup) {}
 
   StatusOr<bool> TryLead() override;
+  Status Resign() override;
   StatusOr<Timestamp> SyncNodes(const Fleet& fleet, Timestamp now) override;
   StatusOr<std::vector<JobRecord>> JobChanges(const ChangeCursor& after, int limit) override;
   StatusOr<std::map<std::string, int64_t>> UnitsDown(const Fleet& fleet) override;

@@ -125,10 +125,15 @@ StatusOr<LoopStats> SchedulerLoop::RunOnce() {
   auto leading = store_.TryLead();
   if (!leading.ok() || !*leading) {
     synced_ = false;  // whoever leads may change everything meanwhile
+    was_leading_ = false;
     if (!leading.ok()) return leading.status();
     return stats;
   }
   stats.leading = true;
+  if (!was_leading_) {
+    LogJson(LogLevel::kInfo, "scheduler_leading", {});  // the first pass, or a takeover
+    was_leading_ = true;
+  }
   if (!synced_) {
     core_.Clear();
     known_resources_.clear();
@@ -195,6 +200,9 @@ void SchedulerLoop::Stop() {
   }
   wake_.notify_all();
   thread_.join();
+  if (Status resigned = store_.Resign(); !resigned.ok()) {
+    LogJson(LogLevel::kWarn, "scheduler_resign_failed", {{"error", resigned.message()}});
+  }
 }
 
 void SchedulerLoop::Loop() {

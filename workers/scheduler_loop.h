@@ -71,6 +71,7 @@ class SchedulerLoop {
   std::unordered_map<int64_t, KnownResource> known_resources_;  // uid → as last applied
   ChangeCursor cursor_;  // the job change feed, read exactly once (SchedulerStore::JobChanges)
   bool synced_ = false;
+  bool was_leading_ = false;  // for the log line a takeover writes
   std::thread thread_;
   std::atomic<bool> stop_{false};
   std::mutex mu_;

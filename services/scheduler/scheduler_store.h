@@ -32,6 +32,9 @@ class SchedulerStore {
   // Whether this process leads (a session advisory lock on the store's own connection, which
   // also carries every commit: losing the connection loses the lead and fences the commits).
   virtual StatusOr<bool> TryLead() = 0;
+  // Gives the lead up now (a stopping server), so a follower takes over at its next try rather
+  // than when this process's connection closes.
+  virtual Status Resign() = 0;
   // Creates the node slots of `fleet` that do not exist yet (reservations READY, the rest
   // DELETED) and returns the fleet's epoch, fixed at the first start.
   virtual StatusOr<Timestamp> SyncNodes(const Fleet& fleet, Timestamp now) = 0;

@@ -6,17 +6,7 @@
 source "$(dirname "$0")/lib.sh"
 
 PKI="$E2E_DIR/pki"
-mkdir -p "$PKI"
-openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=trainyard test CA" \
-  -keyout "$PKI/ca.key" -out "$PKI/ca.pem" \
-  -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign,cRLSign" \
-  2>"$PKI/openssl.log"
-openssl req -newkey rsa:2048 -nodes -subj "/CN=127.0.0.1" -keyout "$PKI/server.key" \
-  -out "$PKI/server.csr" 2>>"$PKI/openssl.log"
-printf '%s\n' "basicConstraints=critical,CA:FALSE" "keyUsage=critical,digitalSignature,keyEncipherment" \
-  "extendedKeyUsage=serverAuth" "subjectAltName=IP:127.0.0.1,DNS:localhost" >"$PKI/ext"
-openssl x509 -req -in "$PKI/server.csr" -CA "$PKI/ca.pem" -CAkey "$PKI/ca.key" -CAcreateserial \
-  -days 2 -extfile "$PKI/ext" -out "$PKI/server.pem" 2>>"$PKI/openssl.log"
+make_test_pki "$PKI"
 
 # A key that does not exist stops start-up, naming the file.
 if timeout 30 "$TRAINYARD_BIN" serve --listen "127.0.0.1:$(free_port)" --data-dir "$E2E_DIR/bad" \

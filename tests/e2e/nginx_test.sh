@@ -1,0 +1,155 @@
+#!/usr/bin/env bash
+# The shipped nginx configuration (docs/nginx/trainyard.conf), run by Debian's nginx on loopback
+# in front of two servers on one database: a full one and an API-only one that adopts its
+# cluster. Over TLS, requests reach both upstreams; a client that sends its headers (or its body)
+# too slowly is cut off while others are served; an oversized body stops at nginx; GETs go on
+# when one upstream dies.
+source "$(dirname "$0")/lib.sh"
+
+NGINX=$(command -v nginx || echo /usr/sbin/nginx)
+if [ ! -x "$NGINX" ]; then
+  echo "SKIP: nginx is not installed (make setup installs it)"
+  exit 77
+fi
+
+API_PID=""
+NGINX_PID=""
+stop_extra() {
+  [ -n "$NGINX_PID" ] && kill -QUIT "$NGINX_PID" 2>/dev/null && wait "$NGINX_PID" 2>/dev/null || true
+  [ -n "$API_PID" ] && kill -TERM "$API_PID" 2>/dev/null && wait "$API_PID" 2>/dev/null || true
+  cleanup
+}
+trap stop_extra EXIT
+
+PKI="$E2E_DIR/pki"
+make_test_pki "$PKI"
+
+start_server --sim-speed 100
+FULL_PORT=$PORT
+API_PORT=$(free_port)
+"$TRAINYARD_BIN" serve --roles=api --listen "127.0.0.1:$API_PORT" --data-dir "$E2E_DIR/data" \
+  >>"$E2E_DIR/api.log" 2>&1 &
+API_PID=$!
+wait_until 60 "API-only server ready" curl -fsS "http://127.0.0.1:$API_PORT/readyz"
+pass "an API-only server adopts the running server's database"
+
+# The shipped file, with loopback ports, the test's certificate and 2 s client timeouts.
+NGX="$E2E_DIR/nginx"
+mkdir -p "$NGX/tmp"
+NGINX_PORT=$(free_port)
+sed -e "s|listen 443 ssl;|listen 127.0.0.1:$NGINX_PORT ssl;|" \
+  -e "s|127.0.0.1:8081|127.0.0.1:$FULL_PORT|" -e "s|127.0.0.1:8082|127.0.0.1:$API_PORT|" \
+  -e "s|/etc/trainyard/tls/|$PKI/|" \
+  -e "s|client_header_timeout 10s;|client_header_timeout 2s;|" \
+  -e "s|client_body_timeout 30s;|client_body_timeout 2s;|" \
+  "$(dirname "$0")/../../docs/nginx/trainyard.conf" >"$NGX/trainyard.conf"
+grep -q "client_header_timeout 2s;" "$NGX/trainyard.conf" || fail "the shipped file changed shape"
+user_line=""
+[ "$(id -u)" = 0 ] && user_line="user root root;"
+cat >"$NGX/nginx.conf" <<CONF
+$user_line
+worker_processes 1;
+pid $NGX/nginx.pid;
+error_log $NGX/error.log info;
+events { worker_connections 256; }
+http {
+  access_log $NGX/access.log;
+  client_body_temp_path $NGX/tmp/body;
+  proxy_temp_path $NGX/tmp/proxy;
+  fastcgi_temp_path $NGX/tmp/fastcgi;
+  uwsgi_temp_path $NGX/tmp/uwsgi;
+  scgi_temp_path $NGX/tmp/scgi;
+  include $NGX/trainyard.conf;
+}
+CONF
+if ! "$NGINX" -t -p "$NGX" -c "$NGX/nginx.conf" >"$NGX/check.out" 2>&1; then
+  cat "$NGX/check.out" >&2
+  fail "nginx -t refused the shipped configuration"
+  finish
+fi
+pass "nginx -t accepts the shipped configuration"
+"$NGINX" -p "$NGX" -c "$NGX/nginx.conf" -g "daemon off;" >>"$NGX/stdout" 2>&1 &
+NGINX_PID=$!
+EDGE="https://127.0.0.1:$NGINX_PORT"
+wait_until 30 "nginx ready" curl -fsS --cacert "$PKI/ca.pem" "$EDGE/readyz"
+pass "readyz through nginx over TLS"
+
+V1="$EDGE/v1/projects/demo/locations/us-central1"
+JOB=$(jq -c '.displayName = "through-nginx"' "$PAYLOADS/lora-single-node.json")
+curl -sS -D "$E2E_DIR/headers" --cacert "$PKI/ca.pem" -X POST "$V1/customJobs" \
+  -H 'content-type: application/json' --data-binary "$JOB" >"$E2E_DIR/created"
+name=$(jq -r .name "$E2E_DIR/created")
+[[ "$name" == projects/*/customJobs/* ]] && pass "a create through nginx" || fail "create: $(cat "$E2E_DIR/created")"
+rid=$(tr -d '\r' <"$E2E_DIR/headers" | sed -n 's/^[Xx]-[Rr]equest-[Ii]d: //p')
+[[ "$rid" =~ ^[0-9a-f]{32}$ ]] && pass "nginx's request id is the server's ($rid)" || fail "X-Request-Id: [$rid]"
+grep -q "\"request_id\":\"$rid\"" "$E2E_DIR/server.log" "$E2E_DIR/api.log" &&
+  pass "the server logged the create under nginx's request id" || fail "request id $rid not in the logs"
+
+for i in $(seq 1 12); do
+  curl -fsS -o /dev/null --cacert "$PKI/ca.pem" "$EDGE/v1/$name?round=$i" || fail "GET $i"
+done
+full_hits=$(grep -c "\"path\":\"/v1/$name\"" "$E2E_DIR/server.log" || true)
+api_hits=$(grep -c "\"path\":\"/v1/$name\"" "$E2E_DIR/api.log" || true)
+[ "$full_hits" -gt 0 ] && [ "$api_hits" -gt 0 ] &&
+  pass "GETs reach both upstreams ($full_hits and $api_hits)" ||
+  fail "upstream spread: full $full_hits, api $api_hits"
+
+# 1.5 MB: over the edge's 1 MB limit, refused without reaching a server.
+before=$(cat "$E2E_DIR/server.log" "$E2E_DIR/api.log" | grep -c '"method":"POST"' || true)
+code=$(head -c 1500000 /dev/zero | tr '\0' 'a' | curl -sS -o /dev/null -w '%{http_code}' \
+  --cacert "$PKI/ca.pem" -X POST "$V1/customJobs" -H 'content-type: application/json' --data-binary @-)
+check "a 1.5 MB body is refused at the edge" "$code" 413
+after=$(cat "$E2E_DIR/server.log" "$E2E_DIR/api.log" | grep -c '"method":"POST"' || true)
+check "the oversized body never reached a server" "$after" "$before"
+
+# Slow clients: one that never finishes its headers, one that never finishes its body. Each is
+# cut off by nginx after its 2 s timeout, and others are served meanwhile.
+slow_client() {  # slow_client headers|body: prints the seconds until nginx closed the connection
+  python3 - "$NGINX_PORT" "$PKI/ca.pem" "$1" <<'PY'
+import socket, ssl, sys, time
+port, ca, kind = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+ctx = ssl.create_default_context(cafile=ca)
+s = ctx.wrap_socket(socket.create_connection(("127.0.0.1", port)), server_hostname="127.0.0.1")
+if kind == "headers":
+    s.sendall(b"GET /readyz HTTP/1.1\r\nHost: 127.0.0.1\r\n")  # and never the blank line
+else:
+    s.sendall(b"POST /v1/projects/demo/locations/us-central1/customJobs HTTP/1.1\r\n"
+              b"Host: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"d")
+start = time.monotonic()
+s.settimeout(30)
+try:
+    while s.recv(4096):
+        pass
+except (ssl.SSLError, ConnectionResetError):
+    pass
+except socket.timeout:
+    print("never")
+    sys.exit(0)
+print("%.1f" % (time.monotonic() - start))
+PY
+}
+for kind in headers body; do
+  slow_client "$kind" >"$E2E_DIR/slow.$kind" &
+  slow_pid=$!
+  served=0
+  for i in $(seq 1 10); do
+    curl -fsS -o /dev/null --cacert "$PKI/ca.pem" "$EDGE/v1/$name" && served=$((served + 1))
+  done
+  check "10 of 10 requests served while a slow-$kind client hangs" "$served" 10
+  wait "$slow_pid" || true
+  took=$(cat "$E2E_DIR/slow.$kind")
+  if [[ "$took" =~ ^[0-9.]+$ ]] && awk -v t="$took" 'BEGIN { exit !(t >= 1.5 && t < 15) }'; then
+    pass "a slow-$kind client is cut off after ${took}s (timeout 2 s)"
+  else
+    fail "slow-$kind client: closed after [$took]"
+  fi
+done
+
+# One upstream dies: GETs go to the other (nginx retries idempotent requests only).
+kill -9 "$API_PID"; wait "$API_PID" 2>/dev/null || true; API_PID=""
+served=0
+for i in $(seq 1 10); do
+  curl -fsS -o /dev/null --cacert "$PKI/ca.pem" "$EDGE/v1/$name" && served=$((served + 1))
+done
+check "GETs are served after one upstream is killed" "$served" 10
+finish
