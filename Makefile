@@ -9,7 +9,11 @@ export CCACHE_DIR ?= $(HOME)/.cache/trainyard-ccache
 export CCACHE_BASEDIR ?= $(CURDIR)
 export CCACHE_SLOPPINESS ?= pch_defines,time_macros,include_file_mtime,include_file_ctime
 
-.PHONY: setup build run test asan bench bench-scheduler format clean
+FUZZ_DIR ?= $(BUILD_DIR)/fuzz
+FUZZ_SECONDS ?= 60
+SOAK_FUZZ_SECONDS ?= 1800
+
+.PHONY: setup build fuzz-build run test fuzz asan bench bench-scheduler soak format clean
 
 setup:
 	@bash scripts/setup
@@ -23,8 +27,17 @@ build: setup $(BUILD_DIR)/CMakeCache.txt
 run: build
 	$(BUILD_DIR)/trainyard serve --listen $(LISTEN) --data-dir $(DATA_DIR) --sim-speed $(SIM_SPEED)
 
-test: build
+# libFuzzer targets (tests/fuzz/), built by clang++ in a tree of their own.
+fuzz-build: setup
+	CXX=clang++ cmake -S tests/fuzz -B $(FUZZ_DIR)
+	cmake --build $(FUZZ_DIR) -j$(JOBS)
+
+test: build fuzz-build
 	cd $(BUILD_DIR) && ctest -j2 --output-on-failure
+
+# Each fuzz target for FUZZ_SECONDS (make test runs them for 60 s through ctest).
+fuzz: fuzz-build
+	bash tests/fuzz/run $(FUZZ_DIR) $(FUZZ_SECONDS)
 
 # The same suite under AddressSanitizer + UndefinedBehaviorSanitizer, in its own build tree.
 asan: setup
@@ -40,6 +53,12 @@ bench: build
 
 bench-scheduler: build
 	$(BUILD_DIR)/bench/trainyard_bench --benchmark_counters_tabular=true
+
+# The long runs: each fuzz target for SOAK_FUZZ_SECONDS, then the crash soak (tests/soak/).
+soak: build fuzz-build
+	bash tests/fuzz/run $(FUZZ_DIR) $(SOAK_FUZZ_SECONDS)
+	python3 tests/soak/crash_soak.py $(BUILD_DIR)/trainyard --kills 100 --pg-restarts 10
+	python3 tests/soak/crash_soak.py $(BUILD_DIR)/trainyard --scenario handover --kills 20 --pg-restarts 0
 
 format:
 	clang-format -i $$(git ls-files '*.cpp' '*.h')
