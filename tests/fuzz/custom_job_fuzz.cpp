@@ -5,18 +5,15 @@
 #include <cstdlib>
 #include <string>
 
-#include "api/http_types.h"
-#include "api/json_body.h"
 #include "api/wire/custom_job_codec.h"
 #include "services/custom_job_validator.h"
 #include "services/scheduler/scheduler_job.h"
+#include "tests/fuzz/request_body.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace trainyard;
-  api::HttpRequest request;
-  request.body.assign(reinterpret_cast<const char*>(data), size);
-  auto body = api::ParseJsonBody(request, /*allow_empty=*/false);
-  if (!body.ok()) return 0;
+  auto body = fuzz::ParseRequestBody(data, size);
+  if (!body) return 0;
   for (ApiVersion version : {ApiVersion::kV1, ApiVersion::kV1beta1}) {
     auto job = DecodeCustomJob(*body, OutputOnlyFields::kIgnore, UnknownFields::kReject, version);
     if (!job.ok()) continue;

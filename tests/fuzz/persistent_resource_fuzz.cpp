@@ -4,17 +4,14 @@
 #include <cstdint>
 #include <cstdlib>
 
-#include "api/http_types.h"
-#include "api/json_body.h"
 #include "api/wire/persistent_resource_codec.h"
 #include "services/persistent_resources/resource_validator.h"
+#include "tests/fuzz/request_body.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace trainyard;
-  api::HttpRequest request;
-  request.body.assign(reinterpret_cast<const char*>(data), size);
-  auto body = api::ParseJsonBody(request, /*allow_empty=*/false);
-  if (!body.ok()) return 0;
+  auto body = fuzz::ParseRequestBody(data, size);
+  if (!body) return 0;
   auto resource = DecodePersistentResource(*body);
   if (!resource.ok() || !ValidatePersistentResource(*resource).ok()) return 0;
   nlohmann::json encoded = EncodePersistentResource(*resource);
