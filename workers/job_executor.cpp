@@ -66,6 +66,7 @@ std::optional<JobExecutor::Step> JobExecutor::StepJob(const JobRecord& record, T
   }
   SupervisorVerdict verdict = Supervise(record, observation, now, options_.policy);
   if (!verdict.transition) return std::nullopt;
+  if (!verdict.restart.empty() && !LeaseHeld()) return std::nullopt;
   // Restarts in place happen before the transition that counts them is written: a crash between
   // the two loses a count, never a replica. They restart the run the transition carries, which
   // for a launch that found its replicas already exited is not yet in the row.
@@ -156,7 +157,13 @@ StatusOr<int> JobExecutor::RunOnce() {
   TY_ASSIGN_OR_RETURN(std::vector<JobRecord> due, leases_.Due(options_.owner, now, options_.batch));
   std::vector<Step> steps;
   std::vector<StateUpdate> updates;
-  for (const JobRecord& record : due) {
+  for (size_t i = 0; i < due.size(); ++i) {
+    const JobRecord& record = due[i];
+    if (!LeaseHeld()) {
+      LogJson(LogLevel::kWarn, "executor_pass_outlived_lease",
+              {{"steps_left", static_cast<int64_t>(due.size() - i)}});
+      break;
+    }
     std::optional<Step> step = StepJob(record, now);
     if (!step) continue;
     // The transition moves into the update; the step keeps what follows the commit (the stop).
@@ -189,6 +196,11 @@ StatusOr<int> JobExecutor::RunOnce() {
   StopStrays();
   AppendLogs(clock_.Now());
   return count;
+}
+
+bool JobExecutor::LeaseHeld() const {
+  return last_heartbeat_ &&
+         std::chrono::steady_clock::now() < *last_heartbeat_ + options_.lease - options_.lease / 4;
 }
 
 void JobExecutor::AppendLogs(Timestamp now) {

@@ -58,6 +58,11 @@ class JobExecutor {
   };
   std::optional<Step> StepJob(const JobRecord& record, Timestamp now);
   void StopStrays();
+  // Whether our leases are surely still ours: another executor may claim a job only once its lease
+  // has expired in the database, which is no earlier than our last heartbeat's sending plus the
+  // lease; we stop acting a quarter lease before that. Launches and restarts happen before the
+  // commit that the lease fences, so a slow pass must not outlive the lease doing them.
+  bool LeaseHeld() const;
   void AppendLogs(Timestamp now);
   void Loop();
   std::chrono::milliseconds IdleWait();

@@ -379,12 +379,18 @@ StatusOr<Observation> LocalRuntime::Observe(const JobRecord& job, Timestamp now)
   std::lock_guard lock(mu_);
   for (const ReplicaRun& r : job.run->replicas) {
     ReplicaObservation seen{r.task_name, ReplicaPhase::kLost, std::nullopt, r.handle, std::nullopt};
-    auto handle = ParseHandle(r.handle);
     fs::path dir = ReplicaDir(job.id, job.run->attempt, r.task_name);
+    // The pid file names the replica's latest keeper. It differs from the row's when a process
+    // restarted the replica in place and died before recording it: that keeper is the replica
+    // now (and the exit code file is its), not a lost replica to retry the whole job for.
+    auto handle = ParseHandle(ReadFile(dir / kPidFile));
+    if (!handle) handle = ParseHandle(r.handle);
     if (handle) {
       Process p{job.id, r.task_name, handle->first, handle->second, dir, std::nullopt};
+      seen.handle = Handle(p.pid, p.start_ticks);
       if (Alive(p)) {
         seen.phase = ReplicaPhase::kRunning;
+        processes_.try_emplace(seen.handle, p);
       } else if (auto code = ExitCodeIn(dir)) {
         seen.phase = ReplicaPhase::kExited;
         seen.exit_code = *code;

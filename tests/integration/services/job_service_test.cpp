@@ -178,10 +178,16 @@ TEST_F(JobServiceTest, ALeaseHeldByALiveExecutorIsNotTaken) {
 TEST_F(JobServiceTest, AnExpiredLeaseIsTakenOverAndTheJobContinues) {
   CustomJob job = Create();
   Schedule();
-  // A lease of 0s has expired by the next statement: executor A "died" right after its pass.
-  JobExecutor a = Executor("exec-a", seconds(0));
+  JobExecutor a = Executor("exec-a", seconds(60));
   ASSERT_TRUE(a.RunOnce().ok());
   EXPECT_EQ(StateOf(job), JobState::kPending);
+  // Executor A "died" right after its pass, long enough ago that its leases ran out.
+  auto conn = pool_->Acquire();
+  ASSERT_TRUE(conn.ok());
+  ASSERT_TRUE((*conn)
+                  ->Exec("UPDATE custom_jobs SET lease_expires_at = now() - interval '1 second' "
+                         "WHERE lease_owner = 'exec-a'")
+                  .ok());
   JobExecutor b = Executor("exec-b", seconds(60));
   clock_.Advance(seconds(3));
   ASSERT_TRUE(b.RunOnce().ok());
@@ -190,6 +196,29 @@ TEST_F(JobServiceTest, AnExpiredLeaseIsTakenOverAndTheJobContinues) {
   auto a_steps = store_->Claim("exec-a", 100, seconds(60));
   ASSERT_TRUE(a_steps.ok());
   EXPECT_EQ(*a_steps, 0);
+}
+
+TEST_F(JobServiceTest, AnExecutorWhoseLeaseMayHaveRunOutDoesNothing) {
+  CustomJob job = Create();
+  Schedule();
+  // A lease of 0 s is never surely held: the executor neither launches nor moves the job, so
+  // whoever takes the job over next is the only one acting on it.
+  const int64_t id = std::stoll(Ref(job).job_id);
+  auto before = store_->ByIds({id});
+  ASSERT_TRUE(before.ok() && before->size() == 1);
+  JobExecutor a = Executor("exec-a", seconds(0));
+  ASSERT_TRUE(a.RunOnce().ok());
+  auto after = store_->ByIds({id});
+  ASSERT_TRUE(after.ok() && after->size() == 1);
+  EXPECT_EQ(after->front().version, before->front().version) << "no transition was written";
+  EXPECT_FALSE(after->front().run.has_value()) << "nothing was launched";
+  // Another executor with a lease it holds launches the job.
+  JobExecutor b = Executor("exec-b", seconds(60));
+  clock_.Advance(seconds(3));
+  ASSERT_TRUE(b.RunOnce().ok());
+  auto taken = store_->ByIds({id});
+  ASSERT_TRUE(taken.ok() && taken->size() == 1);
+  EXPECT_TRUE(taken->front().run.has_value());
 }
 
 TEST_F(JobServiceTest, StaleVersionLosesTheCompareAndSet) {
