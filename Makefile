@@ -59,6 +59,7 @@ soak: build fuzz-build
 	bash tests/fuzz/run $(FUZZ_DIR) $(SOAK_FUZZ_SECONDS)
 	python3 tests/soak/crash_soak.py $(BUILD_DIR)/trainyard --kills 100 --pg-restarts 10
 	python3 tests/soak/crash_soak.py $(BUILD_DIR)/trainyard --scenario handover --kills 20 --pg-restarts 0
+	python3 tests/soak/crash_soak.py $(BUILD_DIR)/trainyard --scenario handover --all-full --kills 20 --pg-restarts 0
 
 format:
 	clang-format -i $$(git ls-files '*.cpp' '*.h')

@@ -232,7 +232,7 @@ int RunServe(const ServeOptions& options) {
   scheduler.Stop();
   executor.Stop();
   // A stopped server ends its replicas; a killed one leaves them to be adopted on restart.
-  if (local_runtime != nullptr) local_runtime->Shutdown();
+  if (local_runtime != nullptr) local_runtime->Shutdown(executor.released());
   server->Stop(kDrain);
   if (Status s = db->CloseAfterServe(); !s.ok()) return Fail("postgres_stop_failed", s);
   LogJson(LogLevel::kInfo, "stopped", {});

@@ -102,8 +102,8 @@ class JobLeaseRepository {
   // Jobs held by `owner` whose next action is due at virtual time `now`.
   virtual StatusOr<std::vector<JobRecord>> Due(const std::string& owner, Timestamp now,
                                                int limit) = 0;
-  // Gives back every lease `owner` holds (graceful shutdown).
-  virtual Status ReleaseAll(const std::string& owner) = 0;
+  // Gives back every lease `owner` holds (graceful shutdown); the jobs they were on.
+  virtual StatusOr<std::vector<int64_t>> ReleaseAll(const std::string& owner) = 0;
   // The jobs with these ids that still exist (leased or not), for stopping stray replicas.
   virtual StatusOr<std::vector<JobRecord>> ByIds(const std::vector<int64_t>& ids) = 0;
   // The virtual time of the earliest next action among the jobs `owner` holds (nullopt: none).

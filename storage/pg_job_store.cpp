@@ -58,7 +58,8 @@ constexpr const char* kByIds =
     "SELECT " TY_JOB_COLUMNS " FROM custom_jobs WHERE id = ANY($1::bigint[])";
 
 constexpr const char* kReleaseAll =
-    "UPDATE custom_jobs SET lease_owner = NULL, lease_expires_at = NULL WHERE lease_owner = $1";
+    "UPDATE custom_jobs SET lease_owner = NULL, lease_expires_at = NULL WHERE lease_owner = $1 "
+    "RETURNING id";
 
 std::string LabelsJson(const std::map<std::string, std::string>& labels) {
   return nlohmann::json(labels).dump();
@@ -286,9 +287,13 @@ StatusOr<std::vector<JobRecord>> PgJobStore::ByIds(const std::vector<int64_t>& i
   return DecodeJobRows(r);
 }
 
-Status PgJobStore::ReleaseAll(const std::string& owner) {
+StatusOr<std::vector<int64_t>> PgJobStore::ReleaseAll(const std::string& owner) {
   TY_ASSIGN_OR_RETURN(auto conn, pool_.Acquire());
-  return conn->Exec(kReleaseAll, {owner}).status();
+  TY_ASSIGN_OR_RETURN(pg::Result r, conn->Exec(kReleaseAll, {owner}));
+  std::vector<int64_t> ids;
+  ids.reserve(r.rows());
+  for (int i = 0; i < r.rows(); ++i) ids.push_back(r.GetInt64(i, 0));
+  return ids;
 }
 
 }  // namespace trainyard::storage

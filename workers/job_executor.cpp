@@ -226,10 +226,12 @@ void JobExecutor::Stop() {
   }
   wake_.notify_all();
   thread_.join();
-  Status released = leases_.ReleaseAll(options_.owner);
+  auto released = leases_.ReleaseAll(options_.owner);
   if (!released.ok()) {
-    LogJson(LogLevel::kWarn, "lease_release_failed", {{"error", released.message()}});
+    LogJson(LogLevel::kWarn, "lease_release_failed", {{"error", released.status().message()}});
+    return;
   }
+  released_ = std::move(released).value();
 }
 
 std::chrono::milliseconds JobExecutor::IdleWait() {

@@ -50,6 +50,8 @@ class JobExecutor {
   void Start();
   // Stops the loop and gives the leases back so another process can continue at once.
   void Stop();
+  // The jobs whose leases Stop() gave back: the ones whose replicas a stopping server ends.
+  const std::vector<int64_t>& released() const { return released_; }
 
  private:
   struct Step {
@@ -73,6 +75,7 @@ class JobExecutor {
   const Clock& clock_;
   JobExecutorOptions options_;
   std::optional<std::chrono::steady_clock::time_point> last_heartbeat_;
+  std::vector<int64_t> released_;
   Timestamp last_pass_at_{};  // virtual time of the last pass's look at due steps
   std::thread thread_;
   std::atomic<bool> stop_{false};

@@ -340,13 +340,15 @@ class Soak:
             self.reconnect_seconds.append(self.wait_create_works())
 
     def handover_scenario(self):
-        """Two full servers and an API-only one on one database; the scheduler leader is killed
-        and comes back as a follower, again and again."""
+        """Two full servers and an API-only one (--all-full: three full ones) on one database;
+        the scheduler leader is killed or stopped and comes back as a follower, again and again."""
         args = self.args
         self.restart_seconds.append(self.start_server("a"))
         self.restart_seconds.append(self.start_server("b"))
-        self.restart_seconds.append(self.start_server("api", roles="api"))
-        self.port = self.servers["api"]["port"]
+        third = "c" if args.all_full else "api"
+        self.restart_seconds.append(
+            self.start_server(third, roles="api,scheduler,executor" if args.all_full else "api"))
+        self.port = self.servers[third]["port"]
         self.start_load()
         for i in range(args.kills):
             time.sleep(self.rng.uniform(args.min_up, args.max_up))
@@ -361,7 +363,7 @@ class Soak:
             _, seconds = self.wait_new_leader(dead, before, begin)
             (self.term_handover_seconds if graceful else self.handover_seconds).append(seconds)
             self.servers[dead]["proc"].wait(timeout=60)
-            self.restart_seconds.append(self.start_server(dead))
+            self.restart_seconds.append(self.start_server(dead, self.servers[dead]["roles"]))
 
     def run(self):
         args = self.args
@@ -404,7 +406,7 @@ class Soak:
             self.fail(f"the servers logged {fives} responses with status 500")
         self.stop_servers()
 
-        print(f"scenario {args.scenario}: kills survived: {self.kills}; graceful stops: "
+        print(f"scenario {args.scenario}{' (all full)' if args.all_full else ''}: kills survived: {self.kills}; graceful stops: "
               f"{self.terms}; PostgreSQL restarts: {len(self.reconnect_seconds)}")
         print("requests: " + ", ".join(f"{k}: {v}" for k, v in sorted(self.outcomes.items())))
         if wrk_out:
@@ -450,6 +452,8 @@ def main():
     p.add_argument("--settle", type=float, default=180, help="seconds for every job to end")
     p.add_argument("--keep", action="store_true")
     p.add_argument("--scenario", choices=["crash", "handover"], default="crash")
+    p.add_argument("--all-full", action="store_true",
+                   help="handover: the third server runs every role too, not only the API")
     p.add_argument("--handover-bound", type=float, default=5.0,
                    help="most seconds from the leader's kill to another server leading")
     args = p.parse_args()

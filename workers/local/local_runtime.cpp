@@ -547,13 +547,18 @@ std::vector<LogLine> LocalRuntime::CollectLogs(Timestamp now) {
   return lines;
 }
 
-void LocalRuntime::Shutdown() {
+void LocalRuntime::Shutdown(const std::vector<int64_t>& jobs) {
+  const std::set<int64_t> ours(jobs.begin(), jobs.end());
   const auto deadline = std::chrono::steady_clock::now() + options_.grace;
   for (;;) {
     bool any = false;
     {
       std::lock_guard lock(mu_);
       for (auto it = processes_.begin(); it != processes_.end();) {
+        if (ours.count(it->second.job_id) == 0) {
+          ++it;
+          continue;
+        }
         if (!Alive(it->second)) {
           it = processes_.erase(it);
           continue;

@@ -48,8 +48,10 @@ class LocalRuntime : public Runtime {
   void Applied(const JobRecord&, const JobTransition&) override {}
   // New output lines of every replica since the last call (the replicas' output files, tailed).
   std::vector<LogLine> CollectLogs(Timestamp now) override;
-  // Ends every replica (SIGTERM, then SIGKILL after the grace): the server is stopping.
-  void Shutdown();
+  // Ends the replicas of these jobs (SIGTERM, then SIGKILL after the grace): the server is
+  // stopping, and these were its jobs. Replicas it adopted whose jobs another server supervises
+  // are left alone.
+  void Shutdown(const std::vector<int64_t>& jobs);
 
  private:
   struct Process {
