@@ -62,7 +62,8 @@ class Soak:
         self.reconnect_seconds = []
 
     # --- the server -----------------------------------------------------------------------------
-    def start_server(self, name="server", roles="api,scheduler,executor", port=None):
+    def start_server(self, name="server", roles="api,scheduler,executor", port=None,
+                     retried=False):
         """Starts (or restarts) a server on the shared data directory; the seconds to ready."""
         port = port or self.servers.get(name, {}).get("port") or free_port()
         log = os.path.join(self.dir, f"{name}.log")
@@ -81,6 +82,12 @@ class Soak:
             if proc.poll() is not None:
                 break
             time.sleep(0.05)
+        with open(log, "rb") as f:
+            f.seek(offset)
+            taken = b"Address already in use" in f.read()
+        if taken and not retried:
+            # Another program took the port while the server was down: come back on a new one.
+            return self.start_server(name, roles, free_port(), retried=True)
         raise SystemExit(f"{name} did not become ready; see {log}")
 
     def kill_server(self, name="server", sig=signal.SIGKILL):
