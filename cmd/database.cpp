@@ -51,7 +51,7 @@ Status Database::CloseAfterCommand() {
   pool.reset();
   if (embedded && !embedded->adopted()) return embedded->Stop();
   // Adopted: a server runs this cluster; leave it running for it.
-  embedded.release();  // NOLINT: its destructor would stop the cluster
+  embedded->LeaveRunning();
   return Status::Ok();
 }
 
@@ -62,7 +62,7 @@ Status Database::CloseAfterServe() {
   if (others.ok() && *others > 0) {
     LogJson(LogLevel::kInfo, "postgres_left_running",
             {{"cluster", embedded->cluster_dir()}, {"other_sessions", *others}});
-    embedded.release();  // NOLINT: its destructor would stop the cluster
+    embedded->LeaveRunning();
     return Status::Ok();
   }
   return embedded->Stop();

@@ -41,6 +41,9 @@ class EmbeddedPostgres {
   // pg_ctl stop -m fast -w: open sessions are disconnected, the cluster shuts down cleanly.
   // Idempotent.
   Status Stop();
+  // Leaves the cluster running for the other processes that use it: neither Stop() nor the
+  // destructor will stop it from now on.
+  void LeaveRunning() { running_ = false; }
 
   const std::string& socket_dir() const { return socket_dir_; }
   int port() const { return kPort; }
