@@ -168,6 +168,8 @@ constexpr int kTpuV3MaxCores = 2048;
 
 }  // namespace
 
+bool IsCloudTpu(const MachineType& m) { return m.name == kCloudTpu; }
+
 std::vector<AcceleratorType> N1AttachableAccelerators() {
   std::vector<AcceleratorType> out;
   for (const Attachable& a : kN1Attachable) out.push_back(a.type);
@@ -240,7 +242,6 @@ std::string N(std::string_view s) { return std::string(s); }
 
 bool IsBuiltInGpu(const MachineType& m) { return !m.is_tpu && m.accelerator_count > 0; }
 bool IsN1(const MachineType& m) { return m.name.starts_with("n1-"); }
-bool IsCloudTpu(const MachineType& m) { return m.name == kCloudTpu; }
 
 Status CheckBuiltInGpu(const MachineType& m, AcceleratorType type, int32_t count) {
   // Vertex wants both fields spelled out for A2/A3/G2 even though the machine type implies them.
@@ -323,7 +324,8 @@ Status CheckCloudTpu(const MachineType& m, AcceleratorType type, int32_t count) 
   }
   const int max_cores = type == AT::kTpuV2 ? kTpuV2MaxCores : kTpuV3MaxCores;
   const bool pod = count >= 32 && count % 32 == 0 && count <= max_cores;
-  if (count != 8 && !pod) return InvalidField("acceleratorCount", rule + Got(type, count));
+  if (count != kCloudTpuHostCores && !pod)
+    return InvalidField("acceleratorCount", rule + Got(type, count));
   return Status::Ok();
 }
 

@@ -58,6 +58,11 @@ struct TpuSlice {
 // cloud-tpu (v2/v3) is sized by acceleratorCount, not by a topology, and always fails here.
 StatusOr<TpuSlice> ResolveTpuTopology(const MachineType& machine, std::string_view topology);
 
+// cloud-tpu: one host (a v2-8 or v3-8) has 8 TensorCores on 4 chips; larger sizes are pods of
+// such hosts.
+inline constexpr int kCloudTpuHostCores = 8;
+bool IsCloudTpu(const MachineType& machine);
+
 // The GPU types an N1 machine can have attached (T4, V100, P100, P4).
 std::vector<AcceleratorType> N1AttachableAccelerators();
 

@@ -413,19 +413,32 @@ std::optional<PlannedAdmission> Plan(const Fleet& fleet, const AdmissionDecision
 
 }  // namespace
 
+namespace {
+std::string PreemptedText(PreemptionCause cause, int64_t preemptor) {
+  const std::string by = "job " + std::to_string(preemptor);
+  switch (cause) {
+    case PreemptionCause::kReclaim:
+      return "borrowed capacity reclaimed by " + by +
+             ", whose project is within its cohort share; back in the queue";
+    case PreemptionCause::kFairSharing:
+      return "preempted by " + by +
+             ": this job's project holds more than its fair share of the cohort; back in the queue";
+    case PreemptionCause::kHigherPriority:
+      break;
+  }
+  return "preempted by higher-priority " + by + "; back in the queue";
+}
+}  // namespace
+
 StatusOr<bool> PgSchedulerStore::RequeueVictim(pg::Transaction& tx, int64_t victim,
-                                               int64_t preemptor, bool reclaimed, Timestamp now) {
+                                               int64_t preemptor, PreemptionCause cause,
+                                               Timestamp now) {
   TY_ASSIGN_OR_RETURN(pg::Result r, tx.Exec(kLockVictim, {std::to_string(victim)}));
   if (r.rows() == 0) return false;
   JobSnapshot snapshot{victim, r.GetInt64(0, 0), static_cast<JobState>(r.GetInt64(0, 1)),
                        r.GetBool(0, 2)};
-  auto transition = JobStateMachine::Requeue(
-      snapshot, now,
-      reclaimed
-          ? "borrowed capacity reclaimed by job " + std::to_string(preemptor) +
-                ", whose project is within its cohort share; back in the queue"
-          : "preempted by higher-priority job " + std::to_string(preemptor) + "; back in the queue",
-      /*spot_restart=*/false);
+  auto transition = JobStateMachine::Requeue(snapshot, now, PreemptedText(cause, preemptor),
+                                             /*spot_restart=*/false);
   // A victim that moved on meanwhile (cancelled, finished) is no victim: the admission waits.
   if (!transition.ok()) return false;
   StateUpdate update{victim, snapshot.version, std::move(transition).value(), {}};
@@ -447,9 +460,7 @@ Status PgSchedulerStore::AdmitPreempting(pg::Transaction& tx, const Fleet& fleet
     return tx.Exec("ROLLBACK TO SAVEPOINT admission").status();
   };
   for (int64_t victim : a.victims) {
-    const bool reclaimed =
-        std::find(a.reclaimed.begin(), a.reclaimed.end(), victim) != a.reclaimed.end();
-    TY_ASSIGN_OR_RETURN(bool requeued, RequeueVictim(tx, victim, a.job_id, reclaimed, now));
+    TY_ASSIGN_OR_RETURN(bool requeued, RequeueVictim(tx, victim, a.job_id, a.CauseOf(victim), now));
     if (!requeued) return skip();
     ++preempted;
   }

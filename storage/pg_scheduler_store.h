@@ -43,7 +43,7 @@ class PgSchedulerStore final : public SchedulerStore {
   // Requeues one victim of a preemption, locked and compare-and-set as it is now; false when it
   // is no longer a PENDING or RUNNING job.
   StatusOr<bool> RequeueVictim(pg::Transaction& tx, int64_t victim, int64_t preemptor,
-                               bool reclaimed, Timestamp now);
+                               PreemptionCause cause, Timestamp now);
   Status AdmitPreempting(pg::Transaction& tx, const Fleet& fleet, const AdmissionDecision& a,
                          Timestamp now, FreeByPool& free, CommitOutcome& outcome);
   // Every other admission in two round trips: all node claims, then all job compare-and-sets;

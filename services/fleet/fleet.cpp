@@ -55,7 +55,9 @@ double TpuChipHourPrice(std::string_view family) {
   // TPU7x has no public list price (access through the account team). Planning value: v5p's
   // price per bf16 FLOP relative to H100 (~0.8x) applied to B200's $15 at 7x's 2,307 TFLOP/s.
   if (family == "7x") return 12.0;
-  return 2.0;
+  // cloud-tpu: a v2-8 host lists at $4.50/h, a v3-8 at $8.00/h, 4 chips each.
+  if (family == "v2") return 1.125;
+  return 2.0;  // v3
 }
 
 constexpr double kVcpuHourPrice = 0.0475;
@@ -171,6 +173,28 @@ Duration Fleet::ImagePullTime(std::string_view image_uri) const {
   return std::chrono::duration_cast<Duration>(std::chrono::duration<double>(seconds));
 }
 
+namespace {
+
+// Discounts (capacity.md): CUD 37% (1y) / 55% (3y); DWS flex-start and calendar mode about half;
+// spot 60% off GPUs and 65% off TPUs.
+double Discounted(double on_demand, ConsumptionModel model, std::string_view term, bool tpu) {
+  switch (model) {
+    case ConsumptionModel::kOnDemand:
+      return on_demand;
+    case ConsumptionModel::kReservation:
+      if (term == "3y") return on_demand * 0.45;
+      if (term == "1y") return on_demand * 0.63;
+      return on_demand * 0.5;  // calendar mode
+    case ConsumptionModel::kFlexStart:
+      return on_demand * 0.5;
+    case ConsumptionModel::kSpot:
+      return on_demand * (tpu ? 0.35 : 0.4);
+  }
+  return on_demand;
+}
+
+}  // namespace
+
 double ListPricePerNodeHour(std::string_view machine_type, ConsumptionModel model,
                             std::string_view term, int chips_per_host) {
   const MachineType* machine = FindMachineType(machine_type);
@@ -184,28 +208,24 @@ double ListPricePerNodeHour(std::string_view machine_type, ConsumptionModel mode
   } else {
     on_demand = kVcpuHourPrice * machine->vcpus;
   }
-  // Discounts (capacity.md): CUD 37% (1y) / 55% (3y); DWS flex-start and calendar mode about
-  // half; spot 60% off GPUs and 65% off TPUs.
-  switch (model) {
-    case ConsumptionModel::kOnDemand:
-      return on_demand;
-    case ConsumptionModel::kReservation:
-      if (term == "3y") return on_demand * 0.45;
-      if (term == "1y") return on_demand * 0.63;
-      return on_demand * 0.5;  // calendar mode
-    case ConsumptionModel::kFlexStart:
-      return on_demand * 0.5;
-    case ConsumptionModel::kSpot:
-      return on_demand * (machine->is_tpu ? 0.35 : 0.4);
-  }
-  return on_demand;
+  return Discounted(on_demand, model, term, machine->is_tpu);
 }
 
 double ListPricePerNodeHour(std::string_view machine_type, AcceleratorType attached, int count,
                             ConsumptionModel model) {
+  if (attached == AT::kTpuV2 || attached == AT::kTpuV3) {
+    const double chips = count / 2.0;  // two TensorCores a chip
+    return Discounted(TpuChipHourPrice(attached == AT::kTpuV2 ? "v2" : "v3") * chips, model, "",
+                      true);
+  }
   const double vm = ListPricePerNodeHour(machine_type, model, "", 0);
   const double gpus = GpuHourPrice(attached) * count;
   return vm + (model == ConsumptionModel::kSpot ? gpus * 0.4 : gpus);
+}
+
+std::string AttachedPoolType(std::string_view machine_type, AcceleratorType attached) {
+  const std::string_view base = machine_type.starts_with("n1-") ? "n1" : machine_type;
+  return std::string(base) + "+" + AcceleratorName(attached);
 }
 
 std::optional<NodeRef> FindNode(const Fleet& fleet, std::string_view name) {

@@ -61,8 +61,9 @@ struct CapacityPool {
   // CPUS quota is the bound, as in a real region. machine_type is empty; there are no node rows,
   // every admission boots fresh VMs, and each is priced by its machine type's list price.
   bool elastic = false;
-  // An attached-GPU pool (catalogPools): N1 VMs of any shape with this GPU attached, as many per
-  // VM as the job asks; machine_type is "n1+<GPU>", and each VM is priced by the job's shape.
+  // An attached-accelerator pool (catalogPools), machine_type AttachedPoolType(…): N1 VMs of any
+  // shape with this GPU attached, as many per VM as the job asks, each VM priced by the job's
+  // shape; or cloud-tpu hosts of this TPU generation (TPU_V2, TPU_V3), one v2-8/v3-8 host a unit.
   AcceleratorType attached = AcceleratorType::kUnspecified;
   int cohort = -1;  // index into Fleet::cohorts when a cohort owns the pool
   double price_per_node_hour = 0;
@@ -153,8 +154,12 @@ std::optional<NodeRef> FindNode(const Fleet& fleet, std::string_view name);
 // the on-demand price times the model's discount. term matters for reservations only.
 double ListPricePerNodeHour(std::string_view machine_type, ConsumptionModel model,
                             std::string_view term, int chips_per_unit_host);
-// The same for an N1 VM with `count` GPUs of `attached` type.
+// The same for an N1 VM with `count` GPUs of `attached` type, or a cloud-tpu host of the TPU
+// generation `attached` (count: its cores).
 double ListPricePerNodeHour(std::string_view machine_type, AcceleratorType attached, int count,
                             ConsumptionModel model);
+// The pool type an attached accelerator runs on: "n1+NVIDIA_TESLA_T4" for any N1 shape with T4s,
+// "cloud-tpu+TPU_V3" for cloud-tpu with TPU_V3.
+std::string AttachedPoolType(std::string_view machine_type, AcceleratorType attached);
 
 }  // namespace trainyard

@@ -39,6 +39,16 @@ int64_t TakenIn(const Placement& placement, int pool) {
 
 }  // namespace
 
+PreemptionCause AdmissionDecision::CauseOf(int64_t victim) const {
+  if (std::find(reclaimed.begin(), reclaimed.end(), victim) != reclaimed.end()) {
+    return PreemptionCause::kReclaim;
+  }
+  if (std::find(fair_shared.begin(), fair_shared.end(), victim) != fair_shared.end()) {
+    return PreemptionCause::kFairSharing;
+  }
+  return PreemptionCause::kHigherPriority;
+}
+
 // What one cycle remembers: verdicts per shape, holds for starving jobs, victims already claimed.
 struct Scheduler::Cycle {
   Timestamp now{};
@@ -112,7 +122,7 @@ const std::vector<int>& Scheduler::PoolsFor(int zone, const GangPool& gp) const 
 int Scheduler::TypeIdOf(const GangPool& gp) const {
   auto it = type_ids_.find(gp.attached == AcceleratorType::kUnspecified
                                ? gp.machine_type
-                               : "n1+" + AcceleratorName(gp.attached));
+                               : AttachedPoolType(gp.machine_type, gp.attached));
   return it == type_ids_.end() ? -1 : it->second;
 }
 
@@ -283,9 +293,11 @@ bool Scheduler::PoolMatches(int p, const SchedulerJob& job, const GangPool& gp,
   const CapacityPool& pool = fleet_.pools[p];
   if (pool.attached != AcceleratorType::kUnspecified ||
       gp.attached != AcceleratorType::kUnspecified) {
-    // N1 with attached GPUs runs only on a pool of that GPU, whatever its N1 shape.
+    // N1 with attached GPUs runs only on a pool of that GPU, whatever its N1 shape; cloud-tpu
+    // only on hosts of its generation, in slices of its size.
     return pool.model == model && pool.attached == gp.attached &&
-           gp.machine_type.starts_with("n1-");
+           pool.machine_type == AttachedPoolType(gp.machine_type, gp.attached) &&
+           pool.tpu_chips == gp.tpu_chips;
   }
   if (pool.elastic) {
     // Only for a CPU-only type the zone has no explicit (bounded) pool of: the zone's pools for
@@ -492,10 +504,12 @@ Scheduler::FitOutcome Scheduler::Fit(const SchedulerJob& job, Cycle& cycle, cons
       int64_t used = 0;
       for (const CohortMember& m : cohort.members)
         used += CohortUsage(pool.cohort, resource, m.project);
-      out.message += "; " + CohortFullMessage(cohort.name, resource, used,
-                                              cohort.capacity.at(resource), job.project_id,
-                                              CohortUsage(pool.cohort, resource, job.project_id),
-                                              me->Nominal(resource));
+      out.message +=
+          "; " +
+          CohortFullMessage(cohort.name, resource, used, cohort.capacity.at(resource),
+                            job.project_id, CohortUsage(pool.cohort, resource, job.project_id),
+                            me->Nominal(resource)) +
+          "; " + FairShareText(job, pool.cohort);
     }
     return out;
   }
@@ -657,6 +671,56 @@ Scheduler::FairKey Scheduler::FairKeyOf(const SchedulerJob& job) const {
   return key;
 }
 
+double Scheduler::Drs(int cohort, const std::string& project, const UnitsByResource* less) const {
+  const Cohort& c = fleet_.cohorts[cohort];
+  const CohortMember* me = c.Member(project);
+  if (me == nullptr) return 0;
+  double share = 0;
+  for (const auto& [resource, capacity] : c.capacity) {
+    if (capacity <= 0) continue;
+    int64_t used = CohortUsage(cohort, resource, project);
+    if (less != nullptr) {
+      if (auto it = less->find(resource); it != less->end()) used -= it->second;
+    }
+    const int64_t over = used - me->Nominal(resource);
+    if (over > 0) {
+      share =
+          std::max(share, static_cast<double>(over) / static_cast<double>(capacity) / me->weight);
+    }
+  }
+  return share;
+}
+
+bool Scheduler::FairShareAllows(const SchedulerJob& job, const RunningJob& victim,
+                                const std::map<std::string, UnitsByResource>& taken) const {
+  const int cohort = cohort_of_project_.at(job.project_id);
+  const double mine = std::max(Drs(cohort, job.project_id), FairKeyOf(job).drs);
+  UnitsByResource before;
+  if (auto it = taken.find(victim.project_id); it != taken.end()) before = it->second;
+  UnitsByResource after = before;
+  for (const PlacedPool& pp : victim.placement.pools) {
+    if (!resource_of_pool_[pp.pool].empty()) after[resource_of_pool_[pp.pool]] += pp.units;
+  }
+  return mine <= Drs(cohort, victim.project_id, &after) ||
+         mine < Drs(cohort, victim.project_id, &before);
+}
+
+// Why a member of a full cohort waits: over its fair share, or under it while the work that
+// exceeds it is too new to stop.
+std::string Scheduler::FairShareText(const SchedulerJob& job, int cohort) const {
+  const double mine = std::max(Drs(cohort, job.project_id), FairKeyOf(job).drs);
+  std::string top;
+  double top_share = -1;
+  for (const CohortMember& m : fleet_.cohorts[cohort].members) {
+    if (m.project == job.project_id) continue;
+    if (const double d = Drs(cohort, m.project); d > top_share) {
+      top_share = d;
+      top = m.project;
+    }
+  }
+  return FairShareMessage(job.project_id, mine, top, top_share, config_.preemption_exemption);
+}
+
 std::optional<Verdict> Scheduler::CheckQuota(const SchedulerJob& job, Cycle&,
                                              std::vector<ConsumptionModel>& models) const {
   std::vector<ConsumptionModel> fitting;
@@ -695,15 +759,15 @@ std::optional<Verdict> Scheduler::CheckQuota(const SchedulerJob& job, Cycle&,
   return first_block;
 }
 
-std::optional<std::vector<int64_t>> Scheduler::PlanPreemption(
-    const SchedulerJob& job, Cycle& cycle, const std::vector<ConsumptionModel>& models,
-    Placement& placement, std::vector<int64_t>& reclaimed) const {
+std::optional<Scheduler::PreemptionPlan> Scheduler::PlanPreemption(
+    const SchedulerJob& job, Cycle& cycle, const std::vector<ConsumptionModel>& models) const {
   auto q = queue_index_.find(job.project_id + "|" + job.region);
   if (q == queue_index_.end()) return std::nullopt;
   // Candidates: lower-priority admitted jobs of the same queue (Kueue's withinClusterQueue:
-  // LowerPriority), never DWS work, which runs to its end once provisioned; and, for a cohort
-  // member still within its nominal share, the jobs other members run on borrowed capacity
-  // (Kueue's reclaimWithinCohort), whatever their priority — never an owner's within its share.
+  // LowerPriority), never DWS work, which runs to its end once provisioned; and the work other
+  // cohort members run on borrowed capacity, whatever its priority, once it has run the
+  // exemption: all of it for a member still within its nominal share (Kueue's
+  // reclaimWithinCohort), and otherwise what fair sharing allows — never an owner's share.
   std::unordered_map<std::string, std::vector<const RunningJob*>> by_zone;
   auto consider = [&](const RunningJob& r) {
     // A persistent resource's hold, and the jobs on its nodes, are never victims.
@@ -718,26 +782,35 @@ std::optional<std::vector<int64_t>> Scheduler::PlanPreemption(
     const RunningJob& r = running_.at(id);
     if (r.priority < job.priority) consider(r);
   }
-  std::unordered_set<int64_t> borrowers;
-  if (MayReclaim(job, models)) {
-    const int cohort = cohort_of_project_.at(job.project_id);
+  std::unordered_set<int64_t> borrowers;        // reclaimed whatever fair sharing says
+  std::unordered_map<std::string, double> drs;  // of the projects whose borrowers are candidates
+  bool reclaim = false;
+  if (auto c = cohort_of_project_.find(job.project_id); c != cohort_of_project_.end()) {
+    reclaim = MayReclaim(job, models);
+    const Timestamp exempt_since =
+        cycle.now - duration_cast<microseconds>(config_.preemption_exemption);
     for (const auto& [id, r] : running_) {
-      auto c = cohort_of_project_.find(r.project_id);
-      if (r.project_id == job.project_id || c == cohort_of_project_.end() || c->second != cohort ||
-          !Borrowing(r)) {
+      auto rc = cohort_of_project_.find(r.project_id);
+      if (r.project_id == job.project_id || rc == cohort_of_project_.end() ||
+          rc->second != c->second || r.admitted_at > exempt_since || !Borrowing(r)) {
         continue;
       }
-      borrowers.insert(id);
+      if (reclaim) borrowers.insert(id);
+      drs.try_emplace(r.project_id, Drs(c->second, r.project_id));
       consider(r);
     }
   }
-  std::optional<std::vector<int64_t>> best;
+  auto other_borrower = [&](const RunningJob* r) { return drs.count(r->project_id) > 0; };
+  std::optional<PreemptionPlan> best;
   for (auto& [zone, candidates] : by_zone) {
-    // Other members' borrowed work first, then the lowest priority, then the newest admitted
-    // (least work lost).
+    // Other members' borrowed work first, the largest share's first, then the lowest priority,
+    // then the newest admitted (least work lost).
     std::sort(candidates.begin(), candidates.end(), [&](const RunningJob* a, const RunningJob* b) {
-      const bool ba = borrowers.count(a->id) > 0, bb = borrowers.count(b->id) > 0;
+      const bool ba = other_borrower(a), bb = other_borrower(b);
       if (ba != bb) return ba;
+      if (ba && drs.at(a->project_id) != drs.at(b->project_id)) {
+        return drs.at(a->project_id) > drs.at(b->project_id);
+      }
       if (a->priority != b->priority) return a->priority < b->priority;
       if (a->admitted_at != b->admitted_at) return a->admitted_at > b->admitted_at;
       return a->id > b->id;
@@ -745,15 +818,28 @@ std::optional<std::vector<int64_t>> Scheduler::PlanPreemption(
     int zone_index = zone_of_pool_[candidates[0]->placement.pools[0].pool];
     Extra extra;
     std::vector<const RunningJob*> victims;
+    std::unordered_set<int64_t> fair_shared;
+    std::map<std::string, UnitsByResource> taken;  // project → what its victims give back
     FitOutcome fit;
     for (const RunningJob* c : candidates) {
-      for (const PlacedPool& pp : c->placement.pools) extra.push_back({pp.pool, pp.units});
+      // Removing victims only lowers their project's share: each is judged after the ones before.
+      if (other_borrower(c) && !reclaim) {
+        if (!FairShareAllows(job, *c, taken)) continue;
+        fair_shared.insert(c->id);
+      }
+      for (const PlacedPool& pp : c->placement.pools) {
+        extra.push_back({pp.pool, pp.units});
+        if (!resource_of_pool_[pp.pool].empty()) {
+          taken[c->project_id][resource_of_pool_[pp.pool]] += pp.units;
+        }
+      }
       victims.push_back(c);
       fit = Fit(job, cycle, &extra, zone_index, true, models);
       if (fit.fits) break;
     }
     if (!fit.fits) continue;
-    // Give back, newest pick first, every victim the fit does not need.
+    // Give back, newest pick first, every victim the fit does not need (its project then keeps
+    // more, so the fair-sharing judgement of the others still holds).
     for (size_t i = victims.size(); i-- > 0;) {
       Extra without;
       for (const auto& e : extra) without.push_back(e);
@@ -767,14 +853,14 @@ std::optional<std::vector<int64_t>> Scheduler::PlanPreemption(
       }
     }
     if (static_cast<int>(victims.size()) > cycle.victims_left) continue;
-    if (!best || victims.size() < best->size()) {
+    if (!best || victims.size() < best->victims.size()) {
       best.emplace();
-      reclaimed.clear();
       for (const RunningJob* v : victims) {
-        best->push_back(v->id);
-        if (borrowers.count(v->id) > 0) reclaimed.push_back(v->id);
+        best->victims.push_back(v->id);
+        if (borrowers.count(v->id) > 0) best->reclaimed.push_back(v->id);
+        if (fair_shared.count(v->id) > 0) best->fair_shared.push_back(v->id);
       }
-      placement = fit.placement;
+      best->placement = fit.placement;
     }
   }
   return best;
@@ -847,7 +933,7 @@ void Scheduler::Admit(PendingEntry& entry, const Placement& placement, std::vect
   decision.version = job.version;
   decision.placement = placement;
   decision.image_uri = job.image_uri;
-  decision.message = AdmittedMessage(fleet_, placement, victims.size());
+  decision.message = AdmittedMessage(fleet_, placement);
   if (auto held = job.on_resource.empty() ? resources_.end() : resources_.find(job.on_resource);
       held != resources_.end()) {
     decision.resource_uid = held->second.uid;
@@ -903,11 +989,13 @@ void Scheduler::Evaluate(PendingEntry& entry, Cycle& cycle, CycleResult& result)
   }
   // A persistent resource (id < 0) takes only free capacity: creating one never stops a job.
   if (fit.code != ReasonCode::kNeverFits && !flex && job.id > 0 && cycle.victims_left > 0) {
-    Placement placement;
-    std::vector<int64_t> reclaimed;
-    if (auto victims = PlanPreemption(job, cycle, models, placement, reclaimed)) {
-      Admit(entry, placement, std::move(*victims), cycle, result);
-      result.admissions.back().reclaimed = std::move(reclaimed);
+    if (std::optional<PreemptionPlan> plan = PlanPreemption(job, cycle, models)) {
+      Admit(entry, plan->placement, std::move(plan->victims), cycle, result);
+      result.admissions.back().reclaimed = std::move(plan->reclaimed);
+      result.admissions.back().fair_shared = std::move(plan->fair_shared);
+      result.admissions.back().message += PreemptedSuffix(
+          result.admissions.back().victims.size(), result.admissions.back().reclaimed.size(),
+          result.admissions.back().fair_shared.size());
       return;
     }
   }

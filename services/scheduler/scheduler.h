@@ -28,6 +28,16 @@ struct SchedulerConfig {
   Duration reserve_min_wait = std::chrono::minutes(30);  // …or who has waited this long
   Duration backfill_horizon = std::chrono::hours(24 * 8);
   int max_reservations = 32;  // per cycle
+  // Work admitted less than this long ago is not taken back by reclaim or fair sharing (it has
+  // not yet reached a first checkpoint), only by a higher priority of its own project.
+  Duration preemption_exemption = std::chrono::minutes(10);
+};
+
+// Why an admission stops a running job (its event says so).
+enum class PreemptionCause {
+  kHigherPriority,  // a higher-priority job of the same project
+  kReclaim,         // a cohort member within its nominal share takes back what was borrowed
+  kFairSharing,     // the victim's project holds more than its weighted fair share of the cohort
 };
 
 struct AdmissionDecision {
@@ -35,8 +45,11 @@ struct AdmissionDecision {
   int64_t version = 0;
   Placement placement;
   std::vector<int64_t> victims;  // admitted jobs to stop and requeue in the same commit
-  // Of the victims, the cohort borrowers whose borrowed capacity this admission reclaims.
+  // Of the victims, the cohort borrowers whose borrowed capacity this admission reclaims, and those
+  // stopped because their project is over its fair share; the rest yield to a higher priority.
   std::vector<int64_t> reclaimed;
+  std::vector<int64_t> fair_shared;
+  PreemptionCause CauseOf(int64_t victim) const;
   std::string image_uri;
   std::string message;  // for the job event
   // A job on a persistent resource's nodes: the resource's uid (0: none). A decision whose
@@ -174,10 +187,14 @@ class Scheduler {
   FitOutcome FitOnResource(const SchedulerJob& job) const;
   std::optional<Verdict> CheckQuota(const SchedulerJob& job, Cycle& cycle,
                                     std::vector<ConsumptionModel>& models) const;
-  std::optional<std::vector<int64_t>> PlanPreemption(const SchedulerJob& job, Cycle& cycle,
-                                                     const std::vector<ConsumptionModel>& models,
-                                                     Placement& placement,
-                                                     std::vector<int64_t>& reclaimed) const;
+  struct PreemptionPlan {
+    Placement placement;
+    std::vector<int64_t> victims;
+    std::vector<int64_t> reclaimed;    // of the victims
+    std::vector<int64_t> fair_shared;  // of the victims
+  };
+  std::optional<PreemptionPlan> PlanPreemption(const SchedulerJob& job, Cycle& cycle,
+                                               const std::vector<ConsumptionModel>& models) const;
   // Cohorts. Units of pool `pool`'s cohort resource `project` may take now (a pool no cohort owns:
   // no limit), with `extra` units of it freed by planned victims.
   int64_t Headroom(const std::string& project, int pool, const Extra* extra) const;
@@ -194,6 +211,18 @@ class Scheduler {
     auto operator<=>(const FairKey&) const = default;
   };
   FairKey FairKeyOf(const SchedulerJob& job) const;
+  // A member's dominant-resource share now, with `less` units per resource taken away: the
+  // largest (usage - nominal) / capacity / weight over its cohort's resources, 0 when it borrows
+  // nothing.
+  using UnitsByResource = std::map<std::string, int64_t>;
+  double Drs(int cohort, const std::string& project, const UnitsByResource* less = nullptr) const;
+  // Fair sharing (Kueue's fairsharing strategies): `victim` of another member may stop for `job`
+  // if the job's project, after admission, holds no larger a share than the victim's will after
+  // it stops, or a smaller one than the victim's holds now. `taken` is what earlier victims of
+  // the same plan give back.
+  bool FairShareAllows(const SchedulerJob& job, const RunningJob& victim,
+                       const std::map<std::string, UnitsByResource>& taken) const;
+  std::string FairShareText(const SchedulerJob& job, int cohort) const;
   void ReserveCapacity(const SchedulerJob& job, Cycle& cycle,
                        const std::vector<ConsumptionModel>& models, Verdict& verdict) const;
   void Evaluate(PendingEntry& entry, Cycle& cycle, CycleResult& result);

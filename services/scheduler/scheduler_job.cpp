@@ -102,7 +102,14 @@ StatusOr<SchedulerJob> MakeSchedulerJob(int64_t id, int64_t version, const std::
     GangPool gp;
     gp.machine_type = ms.machine_type;
     gp.units = replicas;
-    if (machine->is_tpu) {
+    if (IsCloudTpu(*machine)) {
+      // Sized by its cores: 8 is one v2-8/v3-8 host, more a pod slice. Quota counts cores.
+      gp.attached = ms.accelerator_type;
+      gp.attached_count = ms.accelerator_count;
+      gp.tpu_chips = ms.accelerator_count / 2;
+      gp.quota_metric = AcceleratorName(ms.accelerator_type);
+      gp.quota_amount = int64_t{ms.accelerator_count} * replicas;
+    } else if (machine->is_tpu) {
       TY_ASSIGN_OR_RETURN(TpuSlice slice, ResolveTpuTopology(*machine, ms.tpu_topology));
       gp.tpu_chips = slice.chips;
       gp.quota_metric = "TPU_" + Upper(machine->tpu_family);

@@ -28,7 +28,8 @@ StatusOr<int> ParsePriorityLabel(const std::map<std::string, std::string>& label
 struct GangPool {
   std::string machine_type;
   bool cpu_only = false;  // no GPU and no TPU: elastic CPU capacity can hold it
-  // GPUs attached to an N1 machine (T4, V100, P100, P4), per replica; none otherwise.
+  // GPUs attached to an N1 machine (T4, V100, P100, P4), per replica, or cloud-tpu's generation
+  // and cores; none otherwise.
   AcceleratorType attached = AcceleratorType::kUnspecified;
   int attached_count = 0;
   int type_id = -1;   // the scheduler's number for its pool type (Scheduler::UpsertPending sets it)
@@ -69,7 +70,7 @@ struct PlacedPool {
   int pool = 0;  // index into Fleet::pools
   int64_t units = 0;
   std::string machine_type;  // what runs there (an elastic pool holds many types)
-  int attached_gpus = 0;     // GPUs attached to each node, on an attached-GPU pool
+  int attached_gpus = 0;     // accelerators of each node on an attached pool (GPUs, TPU cores)
 };
 
 struct Placement {

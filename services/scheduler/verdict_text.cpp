@@ -6,6 +6,12 @@
 namespace trainyard {
 namespace {
 
+std::string ShareText(double share) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", share);
+  return buf;
+}
+
 std::string Models(const std::vector<ConsumptionModel>& models) {
   std::string out;
   for (size_t i = 0; i < models.size(); ++i) {
@@ -120,6 +126,18 @@ std::string CohortFullMessage(const std::string& cohort, const std::string& reso
          std::to_string(project_used) + " of its nominal " + std::to_string(nominal);
 }
 
+std::string FairShareMessage(const std::string& project, double share,
+                             const std::string& top_project, double top, Duration exemption) {
+  const std::string mine =
+      project + "'s weighted share after admission would be " + ShareText(share);
+  if (top_project.empty() || share >= top) {
+    return "over fair share: " + mine +
+           (top_project.empty() ? "" : ", " + top_project + "'s is " + ShareText(top));
+  }
+  return "under fair share: " + mine + ", " + top_project + "'s is " + ShareText(top) +
+         "; its work that ran less than " + ShortDuration(exemption) + " is not preempted";
+}
+
 std::string ShareExhaustedMessage(const std::string& cohort, const std::string& project,
                                   const std::string& resource, int64_t used, int64_t nominal,
                                   std::optional<int64_t> borrowing_limit, int64_t may_take,
@@ -144,7 +162,7 @@ std::string NotEvaluatedMessage(int64_t position, int lookback) {
          std::to_string(lookback) + " per cycle)";
 }
 
-std::string AdmittedMessage(const Fleet& fleet, const Placement& placement, size_t victims) {
+std::string AdmittedMessage(const Fleet& fleet, const Placement& placement) {
   std::string out = "admitted to " + placement.zone + ":";
   for (size_t i = 0; i < placement.pools.size(); ++i) {
     const CapacityPool& pool = fleet.pools[placement.pools[i].pool];
@@ -152,10 +170,27 @@ std::string AdmittedMessage(const Fleet& fleet, const Placement& placement, size
            pool.machine_type + " " + std::string(ConsumptionModelName(pool.model));
     if (!pool.reservation.empty()) out += " (" + pool.reservation + ")";
   }
-  if (victims > 0) {
-    out += " after preempting " + std::to_string(victims) + " lower-priority job" +
-           (victims > 1 ? "s" : "");
+  return out;
+}
+
+std::string PreemptedSuffix(size_t victims, size_t reclaimed, size_t fair_shared) {
+  if (victims == 0) return "";
+  const size_t lower = victims - reclaimed - fair_shared;
+  auto jobs = [](size_t n) { return std::to_string(n) + " job" + (n > 1 ? "s" : ""); };
+  if (lower == victims) {
+    return " after preempting " + std::to_string(lower) + " lower-priority job" +
+           (lower > 1 ? "s" : "");
   }
+  if (reclaimed == victims) return " after reclaiming borrowed capacity from " + jobs(victims);
+  if (fair_shared == victims) {
+    return " after preempting " + jobs(victims) + " over their project's fair share";
+  }
+  std::vector<std::string> parts;
+  if (lower > 0) parts.push_back(std::to_string(lower) + " lower-priority");
+  if (reclaimed > 0) parts.push_back(std::to_string(reclaimed) + " on borrowed capacity");
+  if (fair_shared > 0) parts.push_back(std::to_string(fair_shared) + " over their fair share");
+  std::string out = " after preempting " + jobs(victims) + ": ";
+  for (size_t i = 0; i < parts.size(); ++i) out += (i > 0 ? ", " : "") + parts[i];
   return out;
 }
 

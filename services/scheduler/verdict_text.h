@@ -35,6 +35,11 @@ std::string NeverFitsTimeoutMessage(std::string why, Duration timeout);
 std::string CohortFullMessage(const std::string& cohort, const std::string& resource, int64_t used,
                               int64_t capacity, const std::string& project, int64_t project_used,
                               int64_t nominal);
+// After CohortFullMessage: whether `project`'s dominant-resource share after admission (`share`)
+// is above the largest other member's (`top`, of `top_project`), so it waits its turn, or below
+// it, so it waits for that member's work to pass the preemption `exemption`.
+std::string FairShareMessage(const std::string& project, double share,
+                             const std::string& top_project, double top, Duration exemption);
 std::string ShareExhaustedMessage(const std::string& cohort, const std::string& project,
                                   const std::string& resource, int64_t used, int64_t nominal,
                                   std::optional<int64_t> borrowing_limit, int64_t may_take,
@@ -46,7 +51,9 @@ std::string ResourceBusyMessage(const std::string& resource_id, const std::strin
 std::string HeldMessage(int64_t job_id, int priority, Timestamp start);
 std::string ReservedSuffix(const std::string& zone, Timestamp start);
 std::string NotEvaluatedMessage(int64_t position, int lookback);
-std::string AdmittedMessage(const Fleet& fleet, const Placement& placement, size_t victims);
+std::string AdmittedMessage(const Fleet& fleet, const Placement& placement);
+// " after preempting 3 jobs (1 lower-priority, 2 over their project's fair share)".
+std::string PreemptedSuffix(size_t victims, size_t reclaimed, size_t fair_shared);
 
 // "24h", "3h20m", "45m", "30s".
 std::string ShortDuration(Duration d);

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Cohorts over curl: two teams share a 4-node A3 Mega reservation with a nominal 2 each. team-a
-# borrows team-b's idle half; when team-b's jobs come, team-a's newest borrowed work is reclaimed
-# by preemption (and says so), never its own share; the admin view shows nominal, used, borrowed
-# and lent; a project outside the cohort cannot use its pool; a bad cohort stops start-up.
+# borrows team-b's idle half; when team-b's jobs come, team-a's borrowed work is reclaimed by
+# preemption once it has run the 10-minute exemption (and says so), never its own share; the admin
+# view shows nominal, used, borrowed and lent; a project outside the cohort cannot use its pool; a
+# bad cohort stops start-up.
 source "$(dirname "$0")/lib.sh"
 
 cat >"$E2E_DIR/fleet.json" <<'JSON'
@@ -45,24 +46,31 @@ check "the view names the nominal and the weight" \
   '[["team-a",2,1],["team-b",2,2]]'
 
 b1=$(submit team-b)
+queued_a() { for j in "${a[@]}"; do if [ "$(field "$j" .state)" = JOB_STATE_QUEUED ]; then echo "$j"; fi; done; }
+count_queued_a() { [ "$(queued_a | wc -l)" = "$1" ]; }
+# At 100x, 10 minutes of model time are 6 s: the verdict comes within a cycle or two.
+exempt() { field "$b1" .trainyard.reason.message | grep -q 'its work that ran less than 10m is not preempted'; }
+wait_until 5 "team-b's first job waits while team-a's work is younger than 10 minutes" exempt
+pass "team-b's first job waits while team-a's work is younger than 10 minutes"
 wait_until 30 "team-b's first job is admitted" bash -c "[ \"\$(curl -fsS '$BASE/v1/$b1' | jq -r .state)\" != JOB_STATE_QUEUED ]"
-wait_until 30 "team-a's newest job goes back to the queue" is "${a[3]}" .state JOB_STATE_QUEUED
+wait_until 30 "one of team-a's jobs goes back to the queue" count_queued_a 1
+r1=$(queued_a)
 check "its events say its borrowed capacity was reclaimed" \
-  "$(curl -fsS "$BASE/trainyard/v1/${a[3]}/events" | jq -r '.events[] | select(.toState == "JOB_STATE_QUEUED" and .fromState != "JOB_STATE_QUEUED") | .reason' | sed -E 's/job [0-9]+/job N/' | tail -1)" \
+  "$(curl -fsS "$BASE/trainyard/v1/$r1/events" | jq -r '.events[] | select(.toState == "JOB_STATE_QUEUED" and .fromState != "JOB_STATE_QUEUED") | .reason' | sed -E 's/job [0-9]+/job N/' | tail -1)" \
   "borrowed capacity reclaimed by job N, whose project is within its cohort share; back in the queue"
 check "its reason names the full cohort" \
-  "$(field "${a[3]}" .trainyard.reason.message | grep -o "cohort research's a3-megagpu-8g/RESERVATION is full: 4 of 4 in use, team-a holds 3 of its nominal 2")" \
+  "$(field "$r1" .trainyard.reason.message | grep -o "cohort research's a3-megagpu-8g/RESERVATION is full: 4 of 4 in use, team-a holds 3 of its nominal 2")" \
   "cohort research's a3-megagpu-8g/RESERVATION is full: 4 of 4 in use, team-a holds 3 of its nominal 2"
-check "team-a's older jobs keep running" \
-  "$(for j in "${a[0]}" "${a[1]}" "${a[2]}"; do field "$j" .state; done | sort -u | grep -vc 'RUNNING\|PENDING')" 0
+check "team-a's other jobs keep running" \
+  "$(for j in "${a[@]}"; do field "$j" .state; done | grep -c 'RUNNING\|PENDING')" 3
 
 b2=$(submit team-b)
 wait_until 30 "team-b's second job is admitted" bash -c "[ \"\$(curl -fsS '$BASE/v1/$b2' | jq -r .state)\" != JOB_STATE_QUEUED ]"
-wait_until 30 "team-a's next newest job is reclaimed" is "${a[2]}" .state JOB_STATE_QUEUED
+wait_until 30 "a second job of team-a's is reclaimed" count_queued_a 2
 b3=$(submit team-b)
 wait_until 30 "team-b's third job gets a verdict" bash -c "[ \"\$(curl -fsS '$BASE/v1/$b3' | jq -r '.trainyard.reason.code // empty')\" != '' ]"
 check "beyond its nominal team-b reclaims nothing: team-a keeps its own 2" \
-  "$(for j in "${a[0]}" "${a[1]}"; do field "$j" .state; done | grep -c 'RUNNING\|PENDING')" 2
+  "$(for j in "${a[@]}"; do field "$j" .state; done | grep -c 'RUNNING\|PENDING')" 2
 check "team-b's third job waits" "$(field "$b3" .state)" JOB_STATE_QUEUED
 check "shares now: team-a 2 used, none borrowed" "$(share team-a)" "2 0 0"
 check "shares now: team-b 2 used" "$(share team-b)" "2 0 0"

@@ -85,14 +85,19 @@ check "the admin view shows the elastic pools" \
   "$(curl -fsS "$BASE/trainyard/v1/fleet" | jq '[.regions[].zones[].pools[] | select(.elastic)] | length')" 6
 
 # Every accelerator type of the catalog runs on the default fleet (a small pool of each): an
-# A100 fine-tune, a TPU v6e single-host job and an N1 with an attached T4.
+# A100 fine-tune, a TPU v6e single-host job, an N1 with an attached T4 and a legacy TPU v3-8.
 a2=$(create '.jobSpec.workerPoolSpecs[0].machineSpec = {"machineType": "a2-highgpu-1g",
     "acceleratorType": "NVIDIA_TESLA_A100", "acceleratorCount": 1}' lora-single-node.json)
 v6e=$(create '.jobSpec.workerPoolSpecs[0].machineSpec = {"machineType": "ct6e-standard-4t", "tpuTopology": "2x2"}' \
   lora-single-node.json)
 t4=$(create '.jobSpec.workerPoolSpecs[0].machineSpec = {"machineType": "n1-standard-8",
     "acceleratorType": "NVIDIA_TESLA_T4", "acceleratorCount": 1}' lora-single-node.json)
-for j in "$a2" "$v6e" "$t4"; do wait_until 30 "$j succeeds" state_is "$j" JOB_STATE_SUCCEEDED; done
+v3=$(create '.jobSpec.workerPoolSpecs[0].machineSpec = {"machineType": "cloud-tpu",
+    "acceleratorType": "TPU_V3", "acceleratorCount": 8}' lora-single-node.json)
+for j in "$a2" "$v6e" "$t4" "$v3"; do wait_until 30 "$j succeeds" state_is "$j" JOB_STATE_SUCCEEDED; done
+check "the TPU v3-8 job ran on a v3 host at its list price" \
+  "$(field "$v3" '.trainyard.placement.pools[0].pool | sub("^us-central1-[a-z]/"; "")')+$(field "$v3" .trainyard.hourlyPriceUsd)" \
+  "cloud-tpu+TPU_V3/ON_DEMAND+8"
 check "the N1 + T4 job ran on the T4 pool, priced as its shape (8 vCPUs + 1 T4)" \
   "$(field "$t4" '.trainyard.placement.pools[0] | (.pool | sub("^us-central1-[a-z]/"; "")) + " " + .machineType')+$(field "$t4" .trainyard.hourlyPriceUsd)" \
   "n1+NVIDIA_TESLA_T4/ON_DEMAND n1-standard-8+0.73"

@@ -297,11 +297,24 @@ void ReadCatalogPools(const nlohmann::json& json, ObjectReader& r, Fleet& fleet)
       // N1 VMs with attached GPUs: one pool per GPU type, any N1 shape, as many GPUs as asked.
       for (AcceleratorType gpu : N1AttachableAccelerators()) {
         for (ConsumptionModel model : models) {
-          CapacityPool pool = NewPool(zone, "n1+" + AcceleratorName(gpu), model);
+          CapacityPool pool = NewPool(zone, AttachedPoolType("n1", gpu), model);
           pool.attached = gpu;
           pool.units = static_cast<int>(units);
           // Shown for one GPU on an n1-standard-8; each admission is priced by its own shape.
           pool.price_per_node_hour = ListPricePerNodeHour("n1-standard-8", gpu, 1, model);
+          fleet.pools.push_back(std::move(pool));
+        }
+      }
+      // cloud-tpu (TPU v2 and v3): one v2-8 or v3-8 host a unit, 8 TensorCores on 4 chips.
+      for (AcceleratorType tpu : {AcceleratorType::kTpuV2, AcceleratorType::kTpuV3}) {
+        if (explicit_types.count(AttachedPoolType("cloud-tpu", tpu)) > 0) continue;
+        for (ConsumptionModel model : models) {
+          CapacityPool pool = NewPool(zone, AttachedPoolType("cloud-tpu", tpu), model);
+          pool.attached = tpu;
+          pool.tpu_chips = kCloudTpuHostCores / 2;
+          pool.units = static_cast<int>(units);
+          pool.price_per_node_hour =
+              ListPricePerNodeHour("cloud-tpu", tpu, kCloudTpuHostCores, model);
           fleet.pools.push_back(std::move(pool));
         }
       }

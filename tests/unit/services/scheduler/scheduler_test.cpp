@@ -59,6 +59,7 @@ struct JobOptions {
   std::string tpu_topology;
   Timestamp created = kT0;
   AcceleratorType attached = AcceleratorType::kUnspecified;  // N1 with GPUs: one per replica
+  int32_t accelerator_count = 1;                             // or cloud-tpu's cores
 };
 
 SchedulerJob Job(int64_t id, JobOptions o = {}) {
@@ -70,7 +71,7 @@ SchedulerJob Job(int64_t id, JobOptions o = {}) {
   wp.machine_spec->tpu_topology = o.tpu_topology;
   if (o.attached != AcceleratorType::kUnspecified) {
     wp.machine_spec->accelerator_type = o.attached;
-    wp.machine_spec->accelerator_count = 1;
+    wp.machine_spec->accelerator_count = o.accelerator_count;
   }
   wp.replica_count = o.replicas;
   job.job_spec.worker_pool_specs.push_back(wp);
@@ -490,6 +491,29 @@ TEST(SchedulerTest, N1WithAttachedGpusRunsOnlyOnAPoolOfThatGpu) {
   EXPECT_EQ(placed.attached_gpus, 1);
 }
 
+// cloud-tpu is sized by its cores: 8 is one v2-8/v3-8 host, on a pool of that generation only;
+// a pod slice needs a pool of pod slices.
+TEST(SchedulerTest, CloudTpuRunsOnHostsOfItsGenerationOnly) {
+  Fleet f;
+  f.epoch = kT0;
+  CapacityPool v2 = Pool("us-central1-a", "cloud-tpu+TPU_V2", CM::kOnDemand, 1);
+  v2.attached = AcceleratorType::kTpuV2;
+  v2.tpu_chips = 4;
+  f.pools.push_back(v2);
+  Scheduler s(f);
+  auto cloud_tpu = [](int64_t id, AcceleratorType type, int32_t cores) {
+    return Job(id, {.machine = "cloud-tpu", .attached = type, .accelerator_count = cores});
+  };
+  s.UpsertPending(cloud_tpu(1, AcceleratorType::kTpuV3, 8));
+  s.UpsertPending(cloud_tpu(2, AcceleratorType::kTpuV2, 32));
+  s.UpsertPending(cloud_tpu(3, AcceleratorType::kTpuV2, 8));
+  CycleResult r = s.RunCycle(kT0);
+  ASSERT_NE(Admitted(r, 3), nullptr);
+  EXPECT_EQ(Admitted(r, 3)->placement.pools[0].pool, 0);
+  EXPECT_EQ(VerdictOf(r, 1)->code, ReasonCode::kNeverFits) << "no TPU_V3 host anywhere";
+  EXPECT_EQ(VerdictOf(r, 2)->code, ReasonCode::kNeverFits) << "no v2-32 pod slice anywhere";
+}
+
 TEST(SchedulerTest, AnExplicitPoolBoundsItsMachineTypeInItsZone) {
   Fleet fleet = TestFleet();
   fleet.pools.push_back(Pool("us-central1-a", "n2-standard-8", CM::kOnDemand, 1));
@@ -543,9 +567,14 @@ TEST(SchedulerTest, AMemberBorrowsIdleShareAndTheOwnerReclaimsItByPreemption) {
   }
   CycleResult r = s.RunCycle(kT0 + 10s);
   EXPECT_EQ(AdmittedCount(r), 8) << "team-b is idle: team-a borrows its 4";
-  s.UpsertPending(Job(20, {.project = "team-b", .created = kT0 + 10min}));
-  s.UpsertPending(Job(21, {.project = "team-b", .created = kT0 + 10min + 1s}));
-  r = s.RunCycle(kT0 + 10min);
+  s.UpsertPending(Job(20, {.project = "team-b", .created = kT0 + 5min}));
+  s.UpsertPending(Job(21, {.project = "team-b", .created = kT0 + 5min + 1s}));
+  r = s.RunCycle(kT0 + 5min);
+  EXPECT_EQ(AdmittedCount(r), 0) << "borrowed work that ran less than 10 minutes is exempt";
+  EXPECT_NE(VerdictOf(r, 20)->message.find("under fair share"), std::string::npos)
+      << VerdictOf(r, 20)->message;
+
+  r = s.RunCycle(kT0 + 10min + 10s);
   ASSERT_NE(Admitted(r, 20), nullptr) << "the owner takes its share back";
   ASSERT_NE(Admitted(r, 21), nullptr);
   std::vector<int64_t> victims = Admitted(r, 20)->victims;
@@ -553,6 +582,10 @@ TEST(SchedulerTest, AMemberBorrowsIdleShareAndTheOwnerReclaimsItByPreemption) {
   std::sort(victims.begin(), victims.end());
   EXPECT_EQ(victims, (std::vector<int64_t>{7, 8})) << "the borrower's newest work goes first";
   EXPECT_EQ(Admitted(r, 20)->reclaimed, Admitted(r, 20)->victims) << "named as reclaimed";
+  EXPECT_EQ(Admitted(r, 20)->CauseOf(Admitted(r, 20)->victims[0]), PreemptionCause::kReclaim);
+  EXPECT_NE(Admitted(r, 20)->message.find("after reclaiming borrowed capacity from 1 job"),
+            std::string::npos)
+      << Admitted(r, 20)->message;
 
   // Beyond its nominal the owner may not reclaim: team-a keeps its own 4.
   for (int64_t id = 22; id <= 25; ++id) {
@@ -560,8 +593,71 @@ TEST(SchedulerTest, AMemberBorrowsIdleShareAndTheOwnerReclaimsItByPreemption) {
   }
   r = s.RunCycle(kT0 + 11min);
   EXPECT_EQ(AdmittedCount(r), 2) << "team-b reaches its nominal 4";
-  r = s.RunCycle(kT0 + 12min);
+  r = s.RunCycle(kT0 + 30min);
   EXPECT_EQ(AdmittedCount(r), 0) << "team-a is at its nominal: nothing more to reclaim";
+}
+
+// Two members with no nominal share and equal weights: one took the whole cohort while the other
+// was idle. When the other comes, fair sharing preempts the first's work down to half each, once
+// that work has run the 10-minute exemption, and no further.
+TEST(SchedulerTest, FairSharingPreemptsAMemberOverItsShareDownToIt) {
+  Fleet fleet = CohortFleet(Member("team-a", 0), Member("team-b", 0));
+  Scheduler s(fleet);
+  for (int64_t id = 1; id <= 8; ++id) {
+    s.UpsertPending(Job(id, {.project = "team-a", .created = kT0 + 1s * id}));
+  }
+  EXPECT_EQ(AdmittedCount(s.RunCycle(kT0 + 10s)), 8);
+  for (int64_t id = 11; id <= 18; ++id) {
+    s.UpsertPending(Job(id, {.project = "team-b", .created = kT0 + 1min + 1s * id}));
+  }
+  CycleResult r = s.RunCycle(kT0 + 2min);
+  EXPECT_EQ(AdmittedCount(r), 0);
+  ExpectVerdict(r, 11, ReasonCode::kNoCapacity,
+                "no free capacity for 1 a3-megagpu-8g RESERVATION or ON_DEMAND in any zone of "
+                "us-central1 (closest: us-central1-a, 0 of 1); cohort research's "
+                "a3-megagpu-8g/RESERVATION is full: 8 of 8 in use, team-b holds 0 of its nominal "
+                "0; under fair share: team-b's weighted share after admission would be 0.125, "
+                "team-a's is 1; its work that ran less than 10m is not preempted");
+
+  r = s.RunCycle(kT0 + 11min);
+  ASSERT_EQ(AdmittedCount(r), 4) << "half each";
+  std::vector<int64_t> victims;
+  for (const AdmissionDecision& a : r.admissions) {
+    EXPECT_EQ(a.fair_shared, a.victims);
+    EXPECT_TRUE(a.reclaimed.empty()) << "beyond a nominal of 0 nothing is reclaimed";
+    EXPECT_NE(a.message.find("after preempting 1 job over their project's fair share"),
+              std::string::npos)
+        << a.message;
+    victims.insert(victims.end(), a.victims.begin(), a.victims.end());
+  }
+  std::sort(victims.begin(), victims.end());
+  EXPECT_EQ(victims, (std::vector<int64_t>{5, 6, 7, 8}));
+  ExpectVerdict(r, 15, ReasonCode::kNoCapacity,
+                "no free capacity for 1 a3-megagpu-8g RESERVATION or ON_DEMAND in any zone of "
+                "us-central1 (closest: us-central1-a, 0 of 1); cohort research's "
+                "a3-megagpu-8g/RESERVATION is full: 8 of 8 in use, team-b holds 4 of its nominal "
+                "0; over fair share: team-b's weighted share after admission would be 0.625, "
+                "team-a's is 0.5");
+
+  // At half each neither takes from the other, however long their work has run.
+  EXPECT_EQ(AdmittedCount(s.RunCycle(kT0 + 2h)), 0);
+}
+
+// With weights 1:3 the heavier member may hold three quarters before fair sharing stops.
+TEST(SchedulerTest, FairSharingPreemptionFollowsTheWeights) {
+  CohortMember b = Member("team-b", 0);
+  b.weight = 3;
+  Fleet fleet = CohortFleet(Member("team-a", 0), b);
+  Scheduler s(fleet);
+  for (int64_t id = 1; id <= 8; ++id) {
+    s.UpsertPending(Job(id, {.project = "team-a", .created = kT0 + 1s * id}));
+  }
+  EXPECT_EQ(AdmittedCount(s.RunCycle(kT0 + 10s)), 8);
+  for (int64_t id = 11; id <= 18; ++id) {
+    s.UpsertPending(Job(id, {.project = "team-b", .created = kT0 + 1min + 1s * id}));
+  }
+  EXPECT_EQ(AdmittedCount(s.RunCycle(kT0 + 11min)), 6) << "8 × 3/4";
+  EXPECT_EQ(AdmittedCount(s.RunCycle(kT0 + 2h)), 0);
 }
 
 TEST(SchedulerTest, ABorrowingLimitCapsWhatAMemberTakesAndSaysSo) {

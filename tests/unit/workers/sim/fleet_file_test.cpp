@@ -45,11 +45,19 @@ TEST(FleetFileTest, ElasticCpuAddsAnOnDemandAndASpotPoolToEveryZone) {
   for (const char* id :
        {"us-central1-a/a2-highgpu-1g/ON_DEMAND", "us-central1-c/g4-standard-48/SPOT",
         "us-central1-b/ct6e-standard-4t/ON_DEMAND/2x2", "us-central1-a/ct5p-hightpu-4t/SPOT/2x2x1",
-        "us-central1-b/n1+NVIDIA_TESLA_T4/ON_DEMAND"}) {
+        "us-central1-b/n1+NVIDIA_TESLA_T4/ON_DEMAND", "us-central1-a/cloud-tpu+TPU_V2/ON_DEMAND",
+        "us-central1-c/cloud-tpu+TPU_V3/SPOT"}) {
     const CapacityPool* pool = fleet->FindPool(id);
     ASSERT_NE(pool, nullptr) << id;
     EXPECT_EQ(pool->units, 2) << id;
   }
+  // cloud-tpu: a v2-8 / v3-8 host a unit, at $4.50 / $8.00 an hour on demand.
+  const CapacityPool* v2 = fleet->FindPool("us-central1-a/cloud-tpu+TPU_V2/ON_DEMAND");
+  EXPECT_EQ(v2->attached, AcceleratorType::kTpuV2);
+  EXPECT_EQ(v2->tpu_chips, 4);
+  EXPECT_DOUBLE_EQ(v2->price_per_node_hour, 4.5);
+  EXPECT_DOUBLE_EQ(fleet->FindPool("us-central1-a/cloud-tpu+TPU_V3/ON_DEMAND")->price_per_node_hour,
+                   8.0);
   EXPECT_EQ(fleet->FindPool("us-central1-a/g2-standard-48/ON_DEMAND")->units, 8)
       << "an explicit pool is not doubled by the catalog's";
   EXPECT_EQ(fleet->FindPool("us-central1-a/g2-standard-48/SPOT"), nullptr)
