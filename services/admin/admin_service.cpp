@@ -51,11 +51,14 @@ StatusOr<std::vector<CohortShareView>> AdminService::CohortShares() {
         }
       }
     }
-    for (const auto& [resource, capacity] : cohort.capacity) {
+    // Shares of what the cohort has now (a calendar reservation outside its window has nothing).
+    const Cohort::Now now = cohort.At(fleet_.pools, clock_.Now(), fleet_.epoch);
+    for (const auto& [resource, capacity] : now.capacity) {
       CohortShareView view{&cohort, resource, capacity, {}};
       int64_t nominal_sum = 0, borrowed_sum = 0, unused_sum = 0;
       for (const CohortMember& m : cohort.members) {
-        CohortShareView::Member share{&m, m.Nominal(resource), used[resource][m.project], 0, 0};
+        CohortShareView::Member share{&m, now.Nominal(m, resource), used[resource][m.project], 0,
+                                      0};
         share.borrowed = std::max<int64_t>(0, share.used - share.nominal);
         nominal_sum += share.nominal;
         borrowed_sum += share.borrowed;

@@ -120,6 +120,31 @@ const CohortMember* Cohort::Member(std::string_view project) const {
   return nullptr;
 }
 
+Cohort::Now Cohort::At(const std::vector<CapacityPool>& fleet_pools, Timestamp now,
+                       Timestamp epoch) const {
+  Now out;
+  out.cohort = this;
+  for (const auto& [resource, units] : capacity) out.capacity[resource] = 0;
+  for (const CapacityPool& pool : fleet_pools) {
+    if (std::find(pools.begin(), pools.end(), pool.id) == pools.end()) continue;
+    out.capacity[CohortResource(pool)] += pool.UnitsAvailableAt(now, epoch);
+  }
+  return out;
+}
+
+int64_t Cohort::Now::Capacity(const std::string& resource) const {
+  auto it = capacity.find(resource);
+  return it == capacity.end() ? 0 : it->second;
+}
+
+int64_t Cohort::Now::Nominal(const CohortMember& member, const std::string& resource) const {
+  const int64_t nominal = member.Nominal(resource);
+  auto most = cohort->capacity.find(resource);
+  if (nominal == 0 || most == cohort->capacity.end() || most->second <= 0) return nominal;
+  const int64_t now = Capacity(resource);
+  return now >= most->second ? nominal : nominal * now / most->second;
+}
+
 int64_t CohortMember::Nominal(const std::string& resource) const {
   auto it = nominal.find(resource);
   return it == nominal.end() ? 0 : it->second;

@@ -108,6 +108,18 @@ struct Cohort {
   std::map<std::string, int64_t> capacity;  // resource → units of its pools
 
   const CohortMember* Member(std::string_view project) const;
+
+  // What the cohort has at one moment. `capacity` above is what its pools have at most; a
+  // calendar-mode reservation is usable only inside its window and DWS capacity only as its steps
+  // allow, and a member's nominal share is a share of what is there: scaled down with it.
+  struct Now {
+    const Cohort* cohort = nullptr;
+    std::map<std::string, int64_t> capacity;  // resource → units usable now
+
+    int64_t Capacity(const std::string& resource) const;
+    int64_t Nominal(const CohortMember& member, const std::string& resource) const;
+  };
+  Now At(const std::vector<CapacityPool>& fleet_pools, Timestamp now, Timestamp epoch) const;
 };
 
 // "a3-megagpu-8g/RESERVATION": what a cohort pool counts towards, and what a job of that type

@@ -84,6 +84,7 @@ Scheduler::Scheduler(const Fleet& fleet, SchedulerConfig config) : fleet_(fleet)
     if (fleet_.pools[p].cohort >= 0) resource_of_pool_[p] = CohortResource(fleet_.pools[p]);
   }
   cohort_usage_.resize(fleet_.cohorts.size());
+  for (const Cohort& cohort : fleet_.cohorts) cohort_now_.push_back({&cohort, cohort.capacity});
   for (size_t c = 0; c < fleet_.cohorts.size(); ++c) {
     for (const CohortMember& m : fleet_.cohorts[c].members) {
       cohort_of_project_[m.project] = static_cast<int>(c);
@@ -481,7 +482,7 @@ Scheduler::FitOutcome Scheduler::Fit(const SchedulerJob& job, Cycle& cycle, cons
       out.code = ReasonCode::kShareExhausted;
       out.message = ShareExhaustedMessage(
           cohort.name, job.project_id, resource, CohortUsage(pool.cohort, resource, job.project_id),
-          me->Nominal(resource),
+          cohort_now_[pool.cohort].Nominal(*me, resource),
           limit == me->borrowing_limit.end() ? std::nullopt : std::optional(limit->second),
           std::max<int64_t>(0, Headroom(job.project_id, share_bound, extra)), gp.units);
       return out;
@@ -504,12 +505,12 @@ Scheduler::FitOutcome Scheduler::Fit(const SchedulerJob& job, Cycle& cycle, cons
       int64_t used = 0;
       for (const CohortMember& m : cohort.members)
         used += CohortUsage(pool.cohort, resource, m.project);
-      out.message +=
-          "; " +
-          CohortFullMessage(cohort.name, resource, used, cohort.capacity.at(resource),
-                            job.project_id, CohortUsage(pool.cohort, resource, job.project_id),
-                            me->Nominal(resource)) +
-          "; " + FairShareText(job, pool.cohort);
+      out.message += "; " +
+                     CohortFullMessage(cohort.name, resource, used,
+                                       cohort_now_[pool.cohort].Capacity(resource), job.project_id,
+                                       CohortUsage(pool.cohort, resource, job.project_id),
+                                       cohort_now_[pool.cohort].Nominal(*me, resource)) +
+                     "; " + FairShareText(job, pool.cohort);
     }
     return out;
   }
@@ -605,13 +606,13 @@ int64_t Scheduler::Headroom(const std::string& project, int pool, const Extra* e
     if (&m == me) continue;
     auto lend = m.lending_limit.find(resource);
     if (lend == m.lending_limit.end()) continue;
-    kept_by_others += std::max<int64_t>(0, m.Nominal(resource) - lend->second - u);
+    kept_by_others += std::max<int64_t>(0, cohort_now_[c].Nominal(m, resource) - lend->second - u);
   }
-  auto cap = cohort.capacity.find(resource);
-  int64_t room = (cap == cohort.capacity.end() ? 0 : cap->second) - used - kept_by_others;
+  int64_t room = cohort_now_[c].Capacity(resource) - used - kept_by_others;
   if (auto limit = me->borrowing_limit.find(resource); limit != me->borrowing_limit.end()) {
     const int64_t mine = CohortUsage(c, resource, project) - std::max<int64_t>(0, freed);
-    room = std::min(room, me->Nominal(resource) + limit->second - std::max<int64_t>(0, mine));
+    room = std::min(
+        room, cohort_now_[c].Nominal(*me, resource) + limit->second - std::max<int64_t>(0, mine));
   }
   return room;
 }
@@ -623,7 +624,7 @@ bool Scheduler::Borrowing(const RunningJob& job) const {
     const CohortMember* m = fleet_.cohorts[c].Member(job.project_id);
     if (m == nullptr) continue;
     const std::string& resource = resource_of_pool_[pp.pool];
-    if (CohortUsage(c, resource, job.project_id) > m->Nominal(resource)) {
+    if (CohortUsage(c, resource, job.project_id) > cohort_now_[c].Nominal(*m, resource)) {
       return true;
     }
   }
@@ -640,7 +641,8 @@ bool Scheduler::MayReclaim(const SchedulerJob& job,
     for (ConsumptionModel m : models) {
       const std::string resource = CohortResource(gp.machine_type, m);
       if (me->nominal.count(resource) == 0) continue;
-      if (CohortUsage(c->second, resource, job.project_id) + gp.units <= me->Nominal(resource)) {
+      if (CohortUsage(c->second, resource, job.project_id) + gp.units <=
+          cohort_now_[c->second].Nominal(*me, resource)) {
         return true;
       }
     }
@@ -658,14 +660,15 @@ Scheduler::FairKey Scheduler::FairKeyOf(const SchedulerJob& job) const {
   for (const GangPool& gp : job.pools) {
     for (ConsumptionModel m : FlavorOrder(job)) {
       const std::string resource = CohortResource(gp.machine_type, m);
-      auto capacity = cohort.capacity.find(resource);
-      if (capacity == cohort.capacity.end() || capacity->second <= 0) continue;
+      const Cohort::Now& now = cohort_now_[c->second];
+      const int64_t capacity = now.Capacity(resource);
+      if (capacity <= 0) continue;
       const int64_t over =
-          CohortUsage(c->second, resource, job.project_id) + gp.units - me->Nominal(resource);
+          CohortUsage(c->second, resource, job.project_id) + gp.units - now.Nominal(*me, resource);
       if (over <= 0) continue;
       key.borrowing = true;
-      key.drs = std::max(
-          key.drs, static_cast<double>(over) / static_cast<double>(capacity->second) / me->weight);
+      key.drs =
+          std::max(key.drs, static_cast<double>(over) / static_cast<double>(capacity) / me->weight);
     }
   }
   return key;
@@ -676,13 +679,13 @@ double Scheduler::Drs(int cohort, const std::string& project, const UnitsByResou
   const CohortMember* me = c.Member(project);
   if (me == nullptr) return 0;
   double share = 0;
-  for (const auto& [resource, capacity] : c.capacity) {
+  for (const auto& [resource, capacity] : cohort_now_[cohort].capacity) {
     if (capacity <= 0) continue;
     int64_t used = CohortUsage(cohort, resource, project);
     if (less != nullptr) {
       if (auto it = less->find(resource); it != less->end()) used -= it->second;
     }
-    const int64_t over = used - me->Nominal(resource);
+    const int64_t over = used - cohort_now_[cohort].Nominal(*me, resource);
     if (over > 0) {
       share =
           std::max(share, static_cast<double>(over) / static_cast<double>(capacity) / me->weight);
@@ -1106,6 +1109,9 @@ CycleResult Scheduler::RunCycle(Timestamp now) {
   cycle.reservations_left = config_.max_reservations;
 
   if (!first_cycle_) first_cycle_ = now;
+  for (size_t c = 0; c < fleet_.cohorts.size(); ++c) {
+    cohort_now_[c] = fleet_.cohorts[c].At(fleet_.pools, now, fleet_.epoch);
+  }
   ++cycles_;
   resource_shortfall_.clear();
   UnparkQuotaWaiters();

@@ -254,6 +254,7 @@ class Scheduler {
   // Per cohort: resource → project → units its running jobs hold on the cohort's pools.
   std::vector<std::map<std::string, std::unordered_map<std::string, int64_t>>> cohort_usage_;
   std::unordered_map<std::string, int> cohort_of_project_;
+  std::vector<Cohort::Now> cohort_now_;  // per cohort, as of the current cycle
   struct HeldPool {
     int64_t units = 0;
     std::string machine_type;

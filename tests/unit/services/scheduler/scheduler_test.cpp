@@ -692,6 +692,38 @@ TEST(SchedulerTest, ALendingLimitKeepsTheRestOfTheOwnersNominalForIt) {
   EXPECT_TRUE(Admitted(r, 30)->victims.empty());
 }
 
+// A cohort of a 4-node reservation and a 4-node calendar-mode reservation usable from 1h to 3h,
+// nominal 4 each: shares are of what the cohort has now. Before the window each member's nominal
+// is 2, so team-b takes back the 2 that team-a borrows; inside it each has its 4.
+TEST(SchedulerTest, CohortSharesAreOfTheCapacityThereIsNowCalendarWindowsIncluded) {
+  Fleet fleet = CohortFleet(Member("team-a", 4), Member("team-b", 4), 4);
+  CapacityPool calendar = Pool("us-central1-a", "a3-megagpu-8g", CM::kReservation, 4, "r-calendar");
+  calendar.term = "calendar";
+  calendar.window_start = kT0 + 1h;
+  calendar.window_end = kT0 + 3h;
+  calendar.cohort = 0;
+  fleet.pools.push_back(calendar);
+  fleet.cohorts[0].pools.push_back(calendar.id);
+  fleet.cohorts[0].capacity["a3-megagpu-8g/RESERVATION"] = 8;
+  Scheduler s(fleet);
+  for (int64_t id = 1; id <= 4; ++id) {
+    s.UpsertPending(Job(id, {.project = "team-a", .created = kT0 + 1s * id}));
+  }
+  EXPECT_EQ(AdmittedCount(s.RunCycle(kT0 + 10s)), 4) << "team-b is idle: team-a borrows its 2";
+  s.UpsertPending(Job(11, {.project = "team-b", .created = kT0 + 20min}));
+  s.UpsertPending(Job(12, {.project = "team-b", .created = kT0 + 20min + 1s}));
+  s.UpsertPending(Job(13, {.project = "team-b", .created = kT0 + 20min + 2s}));
+  CycleResult r = s.RunCycle(kT0 + 20min);
+  ASSERT_EQ(AdmittedCount(r), 2) << "team-b's nominal before the window is 2 of its 4";
+  for (const AdmissionDecision& a : r.admissions) EXPECT_EQ(a.reclaimed, a.victims);
+  EXPECT_NE(VerdictOf(r, 13)->message.find("team-b holds 2 of its nominal 2"), std::string::npos)
+      << VerdictOf(r, 13)->message;
+
+  r = s.RunCycle(kT0 + 1h);
+  EXPECT_NE(Admitted(r, 13), nullptr) << "the window is open: team-b's nominal is 4";
+  EXPECT_TRUE(Admitted(r, 13)->victims.empty());
+}
+
 TEST(SchedulerTest, NonMembersCannotUseACohortsPool) {
   Fleet fleet = CohortFleet(Member("team-a", 4), Member("team-b", 4));
   Scheduler s(fleet);
