@@ -105,15 +105,20 @@ void BM_FullCycle(benchmark::State& state) {
 
 // One cycle a second after `now`, per iteration, over the state `s` has.
 void MeasureSteadyCycles(benchmark::State& state, Scheduler& s, Timestamp now) {
-  int64_t verdicts = 0;
+  int64_t verdicts = 0, evaluations = 0;
   for (auto _ : state) {
     now += 1s;
     CycleResult r = s.RunCycle(now);
     verdicts += r.evaluations + r.reused;
+    evaluations += r.evaluations;
     benchmark::DoNotOptimize(r);
   }
   state.counters["verdicts_per_s"] =
       benchmark::Counter(static_cast<double>(verdicts), benchmark::Counter::kIsRate);
+  // Of the verdicts, those decided afresh rather than reused from a job of the same shape.
+  state.counters["evaluated"] =
+      benchmark::Counter(static_cast<double>(evaluations), benchmark::Counter::kAvgIterations);
+  state.counters["running"] = static_cast<double>(s.running_count());
 }
 
 // The steady state: a full queue, nothing fits, each cycle re-evaluates with the default budget.

@@ -53,12 +53,14 @@ PreemptionCause AdmissionDecision::CauseOf(int64_t victim) const {
 struct Scheduler::Cycle {
   Timestamp now{};
   double budget = 0;
-  std::unordered_map<std::string, Verdict> shape_verdicts;
+  // Shape id × 2 (+1 when the job may reserve capacity) → the verdict of the first job of it.
+  std::unordered_map<int64_t, Verdict> shape_verdicts;
   std::vector<Hold> holds;
   std::unordered_set<int64_t> claimed;
   int victims_left = 0;
   int reservations_left = 0;
-  std::vector<int64_t> evaluated;  // each at most once a cycle
+  // Each at most once a cycle; an entry admitted (and erased) since is null.
+  std::vector<PendingEntry*> evaluated;
   // Per region: running jobs' (expected end, pool, units) within the backfill horizon, sorted.
   // Built by the first reservation of a cycle and dropped by every admission, which changes it.
   std::unordered_map<std::string, std::vector<std::tuple<Timestamp, int, int64_t>>> releases;
@@ -151,6 +153,8 @@ void Scheduler::UpsertPending(SchedulerJob job) {
   for (GangPool& gp : job.pools) gp.type_id = TypeIdOf(gp);
   PendingEntry entry;
   entry.queue = QueueFor(job.project_id, job.region);
+  entry.shape =
+      shape_ids_.try_emplace(job.shape, static_cast<int>(shape_ids_.size())).first->second;
   if (job.dws_deadline) dws_deadlines_.insert({*job.dws_deadline, job.id});
   entry.job = std::move(job);
   int64_t id = entry.job.id;
@@ -203,6 +207,7 @@ void Scheduler::Clear() {
   quota_freed_.clear();
   queues_.clear();
   queue_index_.clear();
+  shape_ids_.clear();
   quota_used_.clear();
   resources_.clear();
   resource_used_.clear();
@@ -944,18 +949,21 @@ void Scheduler::Admit(PendingEntry& entry, const Placement& placement, std::vect
   decision.victims = std::move(victims);
   result.admissions.push_back(std::move(decision));
   entry.admitted = true;
+  // The entry was the last evaluated; it goes now.
+  if (!cycle.evaluated.empty() && cycle.evaluated.back() == &entry)
+    cycle.evaluated.back() = nullptr;
   UpsertRunning(std::move(r));  // also removes the pending entry
 }
 
 void Scheduler::Evaluate(PendingEntry& entry, Cycle& cycle, CycleResult& result) {
   const SchedulerJob& job = entry.job;
-  cycle.evaluated.push_back(job.id);
+  cycle.evaluated.push_back(&entry);
   entry.evaluated_in = cycles_;
   const bool flex = job.strategy == SchedulingStrategy::kFlexStart;
   const bool eligible = !flex && (job.priority >= config_.reserve_min_priority ||
                                   cycle.now - job.queue_time >=
                                       duration_cast<microseconds>(config_.reserve_min_wait));
-  const std::string shape_key = eligible ? job.shape + "|reserve" : job.shape;
+  const int64_t shape_key = int64_t{entry.shape} * 2 + (eligible ? 1 : 0);
   if (!eligible) {
     if (auto cached = cycle.shape_verdicts.find(shape_key); cached != cycle.shape_verdicts.end()) {
       entry.verdict.code = cached->second.code;
@@ -1092,11 +1100,9 @@ void Scheduler::ReportPositions(Cycle& cycle, CycleResult& result) {
       ++next->first;
     }
   }
-  for (int64_t id : cycle.evaluated) {
-    auto it = pending_.find(id);
-    if (it == pending_.end() || walked[it->second.queue]) continue;
-    PendingEntry& entry = it->second;
-    Report(entry, entry.reported ? entry.reported->position : 0, result);
+  for (PendingEntry* entry : cycle.evaluated) {
+    if (entry == nullptr || walked[entry->queue]) continue;
+    Report(*entry, entry->reported ? entry->reported->position : 0, result);
   }
 }
 

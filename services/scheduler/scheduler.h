@@ -142,7 +142,8 @@ class Scheduler {
   struct PendingEntry {
     SchedulerJob job;
     int queue = 0;
-    Verdict verdict;                  // the latest decided (this cycle's, when evaluated)
+    int shape = 0;    // job.shape's number: jobs of one shape get one verdict a cycle
+    Verdict verdict;  // the latest decided (this cycle's, when evaluated)
     std::optional<Verdict> reported;  // as last reported
     bool admitted = false;            // this cycle
     Parked parked = Parked::kNo;
@@ -274,6 +275,7 @@ class Scheduler {
   std::unordered_map<std::string, int64_t> quota_used_;  // project|metric → amount
 
   std::vector<Queue> queues_;
+  std::unordered_map<std::string, int> shape_ids_;
   std::unordered_map<std::string, int> queue_index_;
   std::unordered_map<int64_t, PendingEntry> pending_;
   std::unordered_map<int64_t, RunningJob> running_;
