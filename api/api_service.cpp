@@ -70,7 +70,30 @@ void ApiService::Attach(const Services& services) {
     r.logging = std::make_unique<LoggingHandler>(*logs);
     r.logging->Register(r.router);
   }
+  if (services.metrics != nullptr) {
+    metrics::Registry* registry = services.metrics;
+    r.router.Add("GET", "/metrics", Access::kFleetAdmin,
+                 [registry](const HttpRequest&, const RouteMatch&) -> StatusOr<HttpResponse> {
+                   HttpResponse response;
+                   response.content_type = std::string(metrics::kContentType);
+                   response.body = registry->Render();
+                   return response;
+                 });
+    registry->Add([this](metrics::Exposition& e) {
+      Collect(e);
+      return Status::Ok();
+    });
+  }
   resources_.store(resources_owner_.get(), std::memory_order_release);
+}
+
+void ApiService::Collect(metrics::Exposition& e) const {
+  std::vector<const RouteStats*> routes = health_router_.Stats();
+  if (const Resources* r = resources_.load(std::memory_order_acquire); r != nullptr) {
+    for (const RouteStats* s : r->router.Stats()) routes.push_back(s);
+  }
+  routes.push_back(&unmatched_);
+  WriteRequestFamilies(routes, e);
 }
 
 namespace {
@@ -125,12 +148,15 @@ std::optional<HttpResponse> ApiService::OverLimit(RateLimiter& limiter, const st
   return response;
 }
 
-HttpResponse ApiService::Route(HttpRequest& request) {
+HttpResponse ApiService::Route(HttpRequest& request, RouteStats*& stats) {
   RouteMatch match;
   bool path_matched = false;
   const RouteHandler* handler =
       health_router_.Match(request.method, request.path, match, path_matched);
-  if (handler != nullptr) return Answer((*handler)(request, match), request);
+  if (handler != nullptr) {
+    stats = match.stats;
+    return Answer((*handler)(request, match), request);
+  }
   Resources* resources = resources_.load(std::memory_order_acquire);
   if (resources == nullptr) {
     return ErrorResponse(Unavailable("the server is starting; retry shortly"), request.request_id);
@@ -143,6 +169,7 @@ HttpResponse ApiService::Route(HttpRequest& request) {
                                                : "no such resource or method: " + what),
                          request.request_id);
   }
+  stats = match.stats;
   if (auto over = OverLimit(resources->requests, "", "requests to this server", request)) {
     return *over;
   }
@@ -170,16 +197,19 @@ HttpResponse ApiService::Handle(HttpRequest& request) {
   auto start = std::chrono::steady_clock::now();
   request.request_id = RequestIdFor(request);
   HttpResponse response;
+  RouteStats* stats = &unmatched_;
   try {
-    response = Route(request);
+    response = Route(request, stats);
   } catch (const std::exception& e) {
     LogJson(LogLevel::kError, "handler_exception",
             {{"request_id", request.request_id}, {"what", e.what()}});
     response = ErrorResponse(Internal("internal error"), request.request_id);
   }
   response.headers.emplace_back("X-Request-Id", request.request_id);
-  double ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  stats->Record(response.status, seconds);
+  const double ms = seconds * 1000;
   if (request.path != "/healthz" && request.path != "/readyz") {
     LogJson(LogLevel::kInfo, "http_request",
             {{"request_id", request.request_id},

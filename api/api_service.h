@@ -22,6 +22,7 @@
 #include "api/router.h"
 #include "services/auth/token_service.h"
 #include "services/job_service.h"
+#include "services/metrics/registry.h"
 
 namespace trainyard::api {
 
@@ -49,6 +50,9 @@ class ApiService {
     // resources); zero rates: unlimited.
     RateLimit requests;
     RateLimit creates_per_project;
+    // Set: GET /metrics renders it (fleet-admin when tokens are on), and the request figures of
+    // every route are part of it.
+    metrics::Registry* metrics = nullptr;
   };
   void Attach(const Services& services);
   HttpResponse Handle(HttpRequest& request);
@@ -89,7 +93,10 @@ class ApiService {
     TokenService* tokens = nullptr;
   };
 
-  HttpResponse Route(HttpRequest& request);
+  // `stats` is set to the matched route's figures (left alone when nothing matched).
+  HttpResponse Route(HttpRequest& request, RouteStats*& stats);
+  // trainyard_http_requests_total and trainyard_http_request_duration_seconds.
+  void Collect(metrics::Exposition& e) const;
   // Authenticates the caller and authorizes the matched route; on success the request carries
   // the check for projects its body names.
   Status Admit(HttpRequest& request, const RouteMatch& match, TokenService& tokens) const;
@@ -98,6 +105,7 @@ class ApiService {
                                                const std::string& what, const HttpRequest& request);
 
   Router health_router_;
+  RouteStats unmatched_{"(unmatched)", "(any)"};  // not the client's method: it is unbounded
   ReadinessProbe readiness_;
   std::unique_ptr<Resources> resources_owner_;
   std::atomic<Resources*> resources_{nullptr};  // published once, after it is fully built

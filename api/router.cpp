@@ -66,6 +66,7 @@ void Router::Add(std::string method, const std::string& pattern, Access access,
   route.access = access;
   route.permission = PermissionOf(route.method, route.segments, route.verb);
   route.handler = std::move(handler);
+  route.stats = std::make_unique<RouteStats>(pattern, route.method);
   routes_.push_back(std::move(route));
 }
 
@@ -92,9 +93,16 @@ const RouteHandler* Router::Match(const std::string& method, const std::string& 
     match = std::move(candidate);
     match.access = route.access;
     match.permission = route.permission;
+    match.stats = route.stats.get();
     return &route.handler;
   }
   return nullptr;
+}
+
+std::vector<const RouteStats*> Router::Stats() const {
+  std::vector<const RouteStats*> out;
+  for (const Route& route : routes_) out.push_back(route.stats.get());
+  return out;
 }
 
 }  // namespace trainyard::api

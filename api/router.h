@@ -4,10 +4,12 @@
 // every API path is served under all three without a second table.
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "api/http_types.h"
+#include "api/request_metrics.h"
 #include "services/auth/access.h"
 #include "services/status.h"
 
@@ -19,6 +21,7 @@ struct RouteMatch {
   // The permission the request exercises, in Vertex's form ("aiplatform.customJobs.create"),
   // derived from the route: the service, the collection, and the verb.
   std::string permission;
+  RouteStats* stats = nullptr;  // the route's request figures
 };
 
 // A handler answers, or fails with a typed Status; ApiService::Route turns every failure into the
@@ -33,6 +36,7 @@ class Router {
   // nullptr when nothing matches; `path_matched` tells a wrong method from an unknown path.
   const RouteHandler* Match(const std::string& method, const std::string& path, RouteMatch& match,
                             bool& path_matched) const;
+  std::vector<const RouteStats*> Stats() const;
 
  private:
   struct Route {
@@ -42,6 +46,7 @@ class Router {
     Access access = Access::kPublic;
     std::string permission;
     RouteHandler handler;
+    std::unique_ptr<RouteStats> stats;
   };
   std::vector<Route> routes_;
 };

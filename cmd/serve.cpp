@@ -15,11 +15,13 @@
 #include "api/api_service.h"
 #include "api/http_server.h"
 #include "cmd/database.h"
+#include "services/admin/admin_metrics.h"
 #include "services/admin/admin_service.h"
 #include "services/auth/token_service.h"
 #include "services/job_service.h"
 #include "services/log.h"
 #include "services/logs/job_log_service.h"
+#include "services/metrics/registry.h"
 #include "services/operations/operation_service.h"
 #include "services/persistent_resources/resource_service.h"
 #include "storage/embedded_postgres.h"
@@ -131,6 +133,8 @@ int RunServe(const ServeOptions& options) {
   // Readiness: the database answers and is migrated, and we are not draining.
   std::atomic<pg::Pool*> ready_pool{nullptr};
   std::atomic<bool> draining{false};
+  // Declared before the API, which serves it, and outlives it.
+  metrics::Registry metrics_registry;
   api::ApiService api([&]() -> Status {
     if (draining) return Unavailable("draining");
     pg::Pool* pool = ready_pool.load();
@@ -182,7 +186,8 @@ int RunServe(const ServeOptions& options) {
     api.Attach({job_service, operation_service, resource_service, admin_service, &injector,
                 &job_log_service, auth == "tokens" ? &token_service : nullptr,
                 api::RateLimit{options.rate_limit, 2 * options.rate_limit},
-                api::RateLimit{options.create_rate_limit, 2 * options.create_rate_limit}});
+                api::RateLimit{options.create_rate_limit, 2 * options.create_rate_limit},
+                &metrics_registry});
   }
   ready_pool = db->pool.get();
   SchedulerLoop scheduler(scheduler_store, *fleet, **clock);
@@ -194,6 +199,12 @@ int RunServe(const ServeOptions& options) {
       resource_fleet, *fleet, [&](const JobRef& job) { return job_service.Cancel(job); });
   scheduler.SetResourceReconciler(&resource_reconciler);
   if (runs("scheduler")) scheduler.Start();
+  metrics_registry.Add([&scheduler](metrics::Exposition& e) {
+    scheduler.metrics().Write(e);
+    return Status::Ok();
+  });
+  metrics_registry.Add(
+      [&admin_service](metrics::Exposition& e) { return WriteQueueDepth(admin_service, e); });
 
   JobExecutorOptions executor_options;
   executor_options.owner = DefaultExecutorOwner();

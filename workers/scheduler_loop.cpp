@@ -123,6 +123,7 @@ Status SchedulerLoop::Ingest(LoopStats& stats) {
 StatusOr<LoopStats> SchedulerLoop::RunOnce() {
   LoopStats stats;
   auto leading = store_.TryLead();
+  metrics_.Leading(leading.ok() && *leading);
   if (!leading.ok() || !*leading) {
     synced_ = false;  // whoever leads may change everything meanwhile
     was_leading_ = false;
@@ -160,7 +161,12 @@ StatusOr<LoopStats> SchedulerLoop::RunOnce() {
   CycleResult cycle = core_.RunCycle(now);
   const auto decided = Clock::now();
   stats.evaluations = cycle.evaluations;
-  if (cycle.admissions.empty() && cycle.failures.empty() && cycle.verdicts.empty()) return stats;
+  auto seconds = [](Clock::duration d) { return std::chrono::duration<double>(d).count(); };
+  if (cycle.admissions.empty() && cycle.failures.empty() && cycle.verdicts.empty()) {
+    metrics_.Cycle(seconds(ingested - started), seconds(decided - ingested), std::nullopt,
+                   cycle.evaluations, {}, core_.pending_count(), core_.running_count());
+    return stats;
+  }
   auto committed = store_.Commit(fleet_, cycle, now);
   if (!committed.ok()) {
     synced_ = false;  // the core moved as if committed: reload it
@@ -168,6 +174,9 @@ StatusOr<LoopStats> SchedulerLoop::RunOnce() {
   }
   stats.committed = *committed;
   if (committed->skipped > 0) synced_ = false;
+  metrics_.Cycle(seconds(ingested - started), seconds(decided - ingested),
+                 seconds(Clock::now() - decided), cycle.evaluations, *committed,
+                 core_.pending_count(), core_.running_count());
   if (committed->admitted > 0 || committed->failed > 0) {
     auto ms = [](Clock::duration d) {
       return std::chrono::duration<double, std::milli>(d).count();

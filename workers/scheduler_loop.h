@@ -15,6 +15,7 @@
 #include "services/scheduler/scheduler_store.h"
 #include "workers/failure_simulator.h"
 #include "workers/resource_reconciler.h"
+#include "workers/scheduler_metrics.h"
 
 namespace trainyard {
 
@@ -43,6 +44,7 @@ class SchedulerLoop {
   void Stop();
 
   const Scheduler& core() const { return core_; }
+  const SchedulerMetrics& metrics() const { return metrics_; }
   // The fleet's failures run in the leader's pass, before the cycle sees the jobs they requeue.
   void SetFailureSimulator(FailureSimulator* failures) { failures_ = failures; }
   // So does the work on persistent resources (boot, reboot, delete), after their holds are read.
@@ -72,6 +74,7 @@ class SchedulerLoop {
   ChangeCursor cursor_;  // the job change feed, read exactly once (SchedulerStore::JobChanges)
   bool synced_ = false;
   bool was_leading_ = false;  // for the log line a takeover writes
+  SchedulerMetrics metrics_;
   std::thread thread_;
   std::atomic<bool> stop_{false};
   std::mutex mu_;

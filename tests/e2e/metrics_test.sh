@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# GET /metrics end to end with curl, as a Prometheus scraper reads it: the text format 0.0.4 (and
+# `promtool check metrics` where Prometheus is installed), counters that move as the API is used,
+# cumulative histograms, label sets that do not grow with the number of jobs, and the fleet-admin
+# role when tokens are on.
+source "$(dirname "$0")/lib.sh"
+
+start_server --sim-speed 1000
+scrape() { curl -fsS "$BASE/metrics"; }
+# value SERIES: the sample of one exact series (name{labels}), or "" when absent.
+value() { scrape | awk -v s="$1" 'index($0, s " ") == 1 { print $NF }'; }
+
+ctype=$(curl -fsS -o /dev/null -w '%{content_type}' "$BASE/metrics")
+check "the content type is the text format 0.0.4" "$ctype" "text/plain; version=0.0.4; charset=utf-8"
+
+if command -v promtool >/dev/null 2>&1; then
+  if scrape | promtool check metrics >"$E2E_DIR/promtool.out" 2>&1; then
+    pass "promtool check metrics accepts the exposition"
+  else
+    fail "promtool: $(cat "$E2E_DIR/promtool.out")"
+  fi
+else
+  echo "# promtool is not installed (Debian's prometheus): the format is checked by the lines below"
+fi
+
+# Every line is a comment or `name{labels} value`, and every family has HELP and TYPE.
+scrape >"$E2E_DIR/first"
+bad=$(grep -vE '^(# (HELP|TYPE) [a-z_:][a-z0-9_:]* .+|[a-z_:][a-z0-9_:]*(\{([a-z_]+="([^"\\]|\\.)*",?)*\})? [-+0-9.eE]+(Inf)?|[a-z_:][a-z0-9_:]*(\{.*\})? NaN)$' "$E2E_DIR/first" || true)
+check "every line parses" "$bad" ""
+
+POST="trainyard_http_requests_total{route=\"/{version}/projects/{project}/locations/{location}/customJobs\",method=\"POST\",code=\"200\"}"
+GET="trainyard_http_requests_total{route=\"/{version}/projects/{project}/locations/{location}/customJobs/{job}\",method=\"GET\",code=\"200\"}"
+NOTFOUND="trainyard_http_requests_total{route=\"/{version}/projects/{project}/locations/{location}/customJobs/{job}\",method=\"GET\",code=\"404\"}"
+
+# round N: creates N jobs, reads each, asks for one that does not exist, waits for all to end.
+round() {
+  names=()
+  for i in $(seq "$1"); do names+=("$(create ".displayName=\"m$i\"" lora-single-node.json)"); done
+  for n in "${names[@]}"; do curl -fsS -o /dev/null "$BASE/v1/$n"; done
+  curl -sS -o /dev/null "$BASE/v1/projects/demo/locations/us-central1/customJobs/12345"
+  for n in "${names[@]}"; do
+    wait_until 60 "$n SUCCEEDED" bash -c "curl -fsS '$BASE/v1/$n' | jq -e '.state == \"JOB_STATE_SUCCEEDED\"'"
+  done
+}
+before=$(value "$POST")
+round 5
+check "five creates count under the route template" "$(value "$POST")" $((${before:-0} + 5))
+gets=$(value "$GET")
+[ "${gets:-0}" -ge 5 ] && pass "the gets count under theirs" || fail "gets: $gets"
+check "a 404 counts under its code" "$(value "$NOTFOUND")" 1
+grep -q "${names[0]##*/}" <(scrape) && fail "a job id appears in the exposition" ||
+  pass "no job id appears in the exposition"
+
+# A histogram's buckets never decrease, end in +Inf, and +Inf equals _count.
+LAT='trainyard_http_request_duration_seconds'
+ROUTE='route="/{version}/projects/{project}/locations/{location}/customJobs",method="POST"'
+scrape | grep "^${LAT}_bucket{${ROUTE}," | awk '{ print $NF }' >"$E2E_DIR/buckets"
+sort -n -c "$E2E_DIR/buckets" 2>/dev/null && pass "the buckets are cumulative" ||
+  fail "buckets: $(tr '\n' ' ' <"$E2E_DIR/buckets")"
+check "the last bucket is +Inf and equals _count" \
+  "$(value "${LAT}_bucket{${ROUTE},le=\"+Inf\"}")" "$(value "${LAT}_count{${ROUTE}}")"
+
+# The scheduler's figures follow.
+check "this process leads the scheduler" "$(value trainyard_scheduler_leader)" 1
+admitted=$(value trainyard_scheduler_admissions_total)
+[ "${admitted:-0}" -ge 5 ] && pass "the scheduler counted its admissions" || fail "admissions: $admitted"
+cycles=$(value 'trainyard_scheduler_cycle_phase_seconds_count{phase="decide"}')
+[ "${cycles:-0}" -ge 1 ] && pass "cycle phases are timed" || fail "decide count: $cycles"
+running=$(value 'trainyard_jobs{project="demo",location="us-central1",state="JOB_STATE_RUNNING"}')
+check "no job of demo is left running" "${running:-0}" 0
+
+# The number of series does not grow with the number of jobs: twice the jobs, the same series.
+series() { scrape | grep -vc '^#'; }
+n1=$(series)
+round 10
+check "ten more jobs add no series" "$(series)" "$n1"
+stop_server
+
+# --- with tokens on, only the fleet-admin role reads it ----------------------------------------
+start_server --auth=tokens
+FLEET=$("$TRAINYARD_BIN" tokens create --data-dir "$E2E_DIR/data" --fleet-admin 2>/dev/null)
+ADMIN=$("$TRAINYARD_BIN" tokens create --data-dir "$E2E_DIR/data" --project demo --role admin 2>/dev/null)
+code() { curl -sS -o /dev/null -w '%{http_code}' "$BASE/metrics" "$@"; }
+check "no token: 401" "$(code)" 401
+check "a project admin: 403" "$(code -H "Authorization: Bearer $ADMIN")" 403
+check "the fleet admin: 200" "$(code -H "Authorization: Bearer $FLEET")" 200
+curl -fsS "$BASE/metrics" -H "Authorization: Bearer $FLEET" | grep -q "$FLEET" &&
+  fail "the token appears in the exposition" || pass "the token does not appear"
+finish

@@ -1,0 +1,66 @@
+#include "workers/scheduler_metrics.h"
+
+namespace trainyard {
+
+void SchedulerMetrics::Cycle(double ingest, double decide, std::optional<double> commit,
+                             int evaluations, const CommitOutcome& committed, size_t pending,
+                             size_t running) {
+  ingest_.Observe(ingest);
+  decide_.Observe(decide);
+  if (commit) commit_.Observe(*commit);
+  cycles_.fetch_add(1, std::memory_order_relaxed);
+  evaluations_.fetch_add(static_cast<uint64_t>(evaluations), std::memory_order_relaxed);
+  admitted_.fetch_add(static_cast<uint64_t>(committed.admitted), std::memory_order_relaxed);
+  preempted_.fetch_add(static_cast<uint64_t>(committed.preempted), std::memory_order_relaxed);
+  failed_.fetch_add(static_cast<uint64_t>(committed.failed), std::memory_order_relaxed);
+  skipped_.fetch_add(static_cast<uint64_t>(committed.skipped), std::memory_order_relaxed);
+  verdicts_.fetch_add(static_cast<uint64_t>(committed.verdicts), std::memory_order_relaxed);
+  pending_.store(pending, std::memory_order_relaxed);
+  running_.store(running, std::memory_order_relaxed);
+}
+
+void SchedulerMetrics::Write(metrics::Exposition& e) const {
+  auto counter = [&](const char* name, const char* help, const std::atomic<uint64_t>& v) {
+    e.Family(name, "counter", help);
+    e.Sample(name, {}, static_cast<double>(v.load(std::memory_order_relaxed)));
+  };
+  auto gauge = [&](const char* name, const char* help, double v) {
+    e.Family(name, "gauge", help);
+    e.Sample(name, {}, v);
+  };
+  gauge("trainyard_scheduler_leader",
+        "1 while this process holds the scheduler's leadership (one per database).",
+        leading_.load(std::memory_order_relaxed) ? 1 : 0);
+  e.Family("trainyard_scheduler_cycle_phase_seconds", "histogram",
+           "Time of a leader pass's phases: ingest (job changes into the core), decide (the "
+           "cycle), commit (one transaction).");
+  e.HistogramSamples("trainyard_scheduler_cycle_phase_seconds", {{"phase", "ingest"}},
+                     ingest_.Read());
+  e.HistogramSamples("trainyard_scheduler_cycle_phase_seconds", {{"phase", "decide"}},
+                     decide_.Read());
+  e.HistogramSamples("trainyard_scheduler_cycle_phase_seconds", {{"phase", "commit"}},
+                     commit_.Read());
+  counter("trainyard_scheduler_cycles_total", "Scheduling cycles this process ran as leader.",
+          cycles_);
+  counter("trainyard_scheduler_evaluations_total",
+          "Jobs the cycles judged afresh (reused verdicts of a shape not counted).", evaluations_);
+  counter("trainyard_scheduler_admissions_total", "Jobs admitted onto capacity.", admitted_);
+  counter("trainyard_scheduler_preemptions_total",
+          "Running jobs stopped and requeued for an admission (priority, reclaim, fair sharing).",
+          preempted_);
+  counter("trainyard_scheduler_failures_total",
+          "Jobs failed while queued (DWS maxWaitDuration, neverFitsTimeout).", failed_);
+  counter("trainyard_scheduler_skipped_decisions_total",
+          "Decisions dropped at commit because their job moved on since the cycle read it.",
+          skipped_);
+  counter("trainyard_scheduler_verdict_updates_total",
+          "Queued jobs whose reason or position changed and was written.", verdicts_);
+  gauge("trainyard_scheduler_pending_jobs",
+        "Jobs waiting in the leader's core, parked ones included.",
+        static_cast<double>(pending_.load(std::memory_order_relaxed)));
+  gauge("trainyard_scheduler_running_jobs",
+        "Admitted jobs (and persistent-resource holds) in the leader's core.",
+        static_cast<double>(running_.load(std::memory_order_relaxed)));
+}
+
+}  // namespace trainyard

@@ -1,0 +1,40 @@
+#pragma once
+// The scheduler leader's figures for /metrics: cycles and their phases, what they decided, the
+// core's queue sizes, and whether this process leads. Written by the loop's one thread, read by
+// scrapes: relaxed atomics, no lock.
+#include <atomic>
+#include <cstdint>
+#include <optional>
+
+#include "services/metrics/exposition.h"
+#include "services/metrics/histogram.h"
+#include "services/scheduler/scheduler_store.h"
+
+namespace trainyard {
+
+class SchedulerMetrics {
+ public:
+  void Leading(bool leading) { leading_.store(leading, std::memory_order_relaxed); }
+  // One pass that ran a cycle: its phases in seconds (no commit: nothing to write) and what it
+  // decided.
+  void Cycle(double ingest, double decide, std::optional<double> commit, int evaluations,
+             const CommitOutcome& committed, size_t pending, size_t running);
+  void Write(metrics::Exposition& e) const;
+
+ private:
+  std::atomic<bool> leading_{false};
+  metrics::Histogram ingest_{metrics::kLatencyBuckets};
+  metrics::Histogram decide_{metrics::kLatencyBuckets};
+  metrics::Histogram commit_{metrics::kLatencyBuckets};
+  std::atomic<uint64_t> cycles_{0};
+  std::atomic<uint64_t> evaluations_{0};
+  std::atomic<uint64_t> admitted_{0};
+  std::atomic<uint64_t> preempted_{0};
+  std::atomic<uint64_t> failed_{0};
+  std::atomic<uint64_t> skipped_{0};
+  std::atomic<uint64_t> verdicts_{0};
+  std::atomic<uint64_t> pending_{0};
+  std::atomic<uint64_t> running_{0};
+};
+
+}  // namespace trainyard
