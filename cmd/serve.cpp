@@ -39,6 +39,7 @@
 #include "storage/pg_scheduler_store.h"
 #include "storage/pg_token_store.h"
 #include "storage/sim_clock_store.h"
+#include "storage/storage_metrics.h"
 #include "workers/failure_simulator.h"
 #include "workers/job_executor.h"
 #include "workers/local/local_runtime.h"
@@ -203,8 +204,14 @@ int RunServe(const ServeOptions& options) {
     scheduler.metrics().Write(e);
     return Status::Ok();
   });
+  metrics_registry.Add([&](metrics::Exposition& e) {
+    storage::WriteDatabaseFamilies(*db->pool, jobs.creates(), e);
+    return Status::Ok();
+  });
+  metrics_registry.Add([&](metrics::Exposition& e) { return WriteJobFamilies(admin_service, e); });
   metrics_registry.Add(
-      [&admin_service](metrics::Exposition& e) { return WriteQueueDepth(admin_service, e); });
+      [&](metrics::Exposition& e) { return WriteFleetFamilies(admin_service, e); });
+  metrics_registry.Add([&](metrics::Exposition& e) { return WriteCostFamilies(admin_service, e); });
 
   JobExecutorOptions executor_options;
   executor_options.owner = DefaultExecutorOwner();
@@ -225,6 +232,10 @@ int RunServe(const ServeOptions& options) {
   }
   JobExecutor executor(jobs, jobs, *runtime, **clock, executor_options);
   if (runs("executor")) executor.Start();
+  metrics_registry.Add([&executor](metrics::Exposition& e) {
+    executor.metrics().Write(e);
+    return Status::Ok();
+  });
   LogJson(LogLevel::kInfo, "ready",
           {{"listen", options.listen},
            {"sim_speed", options.sim_speed},

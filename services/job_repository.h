@@ -90,6 +90,14 @@ class JobRepository {
                                      const Operation& operation) = 0;
 };
 
+// What one Claim took: jobs nobody held, and jobs whose lease had expired (`taken_over` of them
+// from another owner, the rest our own).
+struct ClaimCounts {
+  int64_t claimed = 0;
+  int64_t expired = 0;
+  int64_t taken_over = 0;
+};
+
 // The runtime's view: leases over active jobs (FOR UPDATE SKIP LOCKED, heartbeat, expiry).
 class JobLeaseRepository {
  public:
@@ -97,8 +105,8 @@ class JobLeaseRepository {
   // Extends every lease `owner` holds; returns how many it still holds.
   virtual StatusOr<int64_t> Heartbeat(const std::string& owner, std::chrono::seconds lease) = 0;
   // Takes up to `limit` active jobs that nobody holds (or whose lease expired).
-  virtual StatusOr<int64_t> Claim(const std::string& owner, int limit,
-                                  std::chrono::seconds lease) = 0;
+  virtual StatusOr<ClaimCounts> Claim(const std::string& owner, int limit,
+                                      std::chrono::seconds lease) = 0;
   // Jobs held by `owner` whose next action is due at virtual time `now`.
   virtual StatusOr<std::vector<JobRecord>> Due(const std::string& owner, Timestamp now,
                                                int limit) = 0;

@@ -29,6 +29,7 @@ Status GroupCommitter::Commit(std::vector<pg::Statement> statements) {
     ++stats_.batches;
     stats_.items += static_cast<int64_t>(batch.size());
     stats_.largest = std::max<int64_t>(stats_.largest, static_cast<int64_t>(batch.size()));
+    batch_sizes_.Observe(static_cast<double>(batch.size()));
     for (Item* done : batch) {
       done->done = true;
       if (done != &item) done->wake.notify_one();

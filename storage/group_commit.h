@@ -11,6 +11,7 @@
 // Each caller still learns its own outcome: a batch that fails on a statement (a unique violation,
 // say) is rolled back whole and its items are re-run one by one, so one bad item never fails the
 // others. A caller returns only after the transaction holding its statements committed.
+#include <array>
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
@@ -20,6 +21,8 @@
 #include "storage/pg.h"
 
 namespace trainyard::storage {
+
+inline constexpr std::array<double, 9> kBatchSizeBuckets = {1, 2, 4, 8, 16, 32, 64, 128, 256};
 
 struct GroupCommitOptions {
   // Statements of more items wait for the next flush; also bounds a pipeline's unread replies.
@@ -49,6 +52,8 @@ class GroupCommitter {
     int64_t flushing = 0;  // flushes under way right now
   };
   Stats stats() const;
+  // Items per pipelined batch.
+  const metrics::Histogram& batch_sizes() const { return batch_sizes_; }
 
  private:
   struct Item {
@@ -69,6 +74,7 @@ class GroupCommitter {
   std::vector<Item*> queue_;  // guarded by mu_: waiting for a flusher
   int flushing_ = 0;          // guarded by mu_
   Stats stats_;               // guarded by mu_
+  metrics::Histogram batch_sizes_{kBatchSizeBuckets};
 };
 
 }  // namespace trainyard::storage

@@ -329,8 +329,33 @@ StatusOr<Result> Connection::ExecPrepared(const std::string& sql, const Params& 
   return st;
 }
 
+namespace {
+
+metrics::Histogram& MutableQueryLatency() {
+  static metrics::Histogram latency(metrics::kLatencyBuckets);
+  return latency;
+}
+
+// Observes the time from its construction to its end.
+class QueryTimer {
+ public:
+  QueryTimer() : start_(std::chrono::steady_clock::now()) {}
+  ~QueryTimer() {
+    MutableQueryLatency().Observe(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count());
+  }
+
+ private:
+  std::chrono::steady_clock::time_point start_;
+};
+
+}  // namespace
+
+const metrics::Histogram& QueryLatency() { return MutableQueryLatency(); }
+
 StatusOr<Result> Connection::Exec(std::string_view sql, const Params& params) {
   if (broken()) return Unavailable("database connection lost: " + ConnectionErrorMessage(conn_));
+  QueryTimer timer;
   std::string key(sql);
   bool retry = false;
   StatusOr<Result> r = ExecPrepared(key, params, &retry);
@@ -340,6 +365,7 @@ StatusOr<Result> Connection::Exec(std::string_view sql, const Params& params) {
 
 StatusOr<std::vector<Result>> Connection::ExecBatch(const std::vector<Statement>& statements) {
   if (broken()) return Unavailable("database connection lost: " + ConnectionErrorMessage(conn_));
+  QueryTimer timer;
   std::vector<Result> results;
   results.reserve(statements.size());
   if (statements.empty()) return results;
@@ -473,8 +499,11 @@ StatusOr<PooledConnection> Pool::Acquire() {
       }
       return PooledConnection(this, std::move(conn).value());
     }
-    if (cv_.wait_until(lock, deadline) == std::cv_status::timeout && idle_.empty() &&
-        open_ >= size_) {
+    ++waiting_;
+    const bool timed_out = cv_.wait_until(lock, deadline) == std::cv_status::timeout;
+    --waiting_;
+    if (timed_out && idle_.empty() && open_ >= size_) {
+      ++checkout_timeouts_;
       return Unavailable("database connection pool exhausted");
     }
   }
@@ -506,7 +535,7 @@ Status Pool::Ping() {
 
 Pool::Stats Pool::stats() const {
   std::lock_guard<std::mutex> lock(mu_);
-  return Stats{size_, open_, open_ - static_cast<int>(idle_.size())};
+  return Stats{size_, open_, open_ - static_cast<int>(idle_.size()), waiting_, checkout_timeouts_};
 }
 
 PooledConnection::PooledConnection(PooledConnection&& other) noexcept

@@ -15,6 +15,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "services/metrics/histogram.h"
 #include "services/status.h"
 
 // libpq's opaque types, declared the way libpq-fe.h does so that includers of this header do not
@@ -172,9 +173,11 @@ class Pool {
   Status Ping();
 
   struct Stats {
-    int size = 0;    // the cap
-    int open = 0;    // connections that exist (idle + in use)
-    int in_use = 0;  // checked out right now
+    int size = 0;                   // the cap
+    int open = 0;                   // connections that exist (idle + in use)
+    int in_use = 0;                 // checked out right now
+    int waiting = 0;                // callers waiting for a connection right now
+    int64_t checkout_timeouts = 0;  // checkouts that gave up (503 at the edge)
   };
   Stats stats() const;
 
@@ -192,8 +195,14 @@ class Pool {
   mutable std::mutex mu_;
   std::condition_variable cv_;
   std::vector<std::unique_ptr<Connection>> idle_;  // guarded by mu_
-  int open_ = 0;  // guarded by mu_; idle + checked out + connecting
+  int open_ = 0;                   // guarded by mu_; idle + checked out + connecting
+  int waiting_ = 0;                // guarded by mu_
+  int64_t checkout_timeouts_ = 0;  // guarded by mu_
 };
+
+// Round trips of every connection of this process (Exec and ExecBatch), in seconds: one histogram
+// for all pools, recorded with relaxed atomics.
+const metrics::Histogram& QueryLatency();
 
 enum class IsolationLevel { kReadCommitted, kRepeatableRead, kSerializable };
 

@@ -9,7 +9,9 @@ namespace trainyard::storage {
 namespace {
 
 constexpr const char* kNodeCounts =
-    "SELECT pool_id, state, count(*), count(job_id) FROM nodes GROUP BY 1, 2";
+    "SELECT pool_id, state, count(*), count(job_id), count(resource_uid), "
+    "count(*) FILTER (WHERE resource_uid IS NOT NULL AND job_id IS NOT NULL) FROM nodes "
+    "GROUP BY 1, 2";
 
 constexpr const char* kNodesHeldByProject =
     "SELECT n.pool_id, p.project_id, count(*) FROM nodes n "
@@ -30,9 +32,11 @@ constexpr const char* kListNodes =
 
 // Non-terminal jobs per queue: QUEUED, PENDING, RUNNING, CANCELLING.
 constexpr const char* kQueueCounts =
-    "SELECT p.project_id, j.location, j.state, count(*) FROM custom_jobs j "
+    "SELECT p.project_id, j.location, j.state, count(*), "
+    "COALESCE(j.placement->'pools'->0->>'consumptionModel', ''), "
+    "CASE WHEN j.state = 1 THEN COALESCE(j.sched_code, '') ELSE '' END FROM custom_jobs j "
     "JOIN projects p ON p.number = j.project_number WHERE j.state IN (1, 2, 3, 6) "
-    "GROUP BY 1, 2, 3 ORDER BY 1, 2, 3";
+    "GROUP BY 1, 2, 3, 5, 6 ORDER BY 1, 2, 3, 5, 6";
 
 // Jobs without a position yet (the scheduler has not seen them) come last, oldest first.
 constexpr const char* kQueuedJobs =
@@ -47,13 +51,20 @@ constexpr const char* kQueuedJobs =
 // A job's cost goes to the consumption model of its (last) placement; a job queued again after a
 // preemption has none, and its accrued cost goes to "". Running cost as AccrueToNow computes
 // it: current admission, non-terminal jobs only.
-constexpr const char* kProjectCosts =
-    "SELECT COALESCE(placement->'pools'->0->>'consumptionModel', ''), count(*), "
-    "COALESCE(sum(cost_micros), 0)::bigint, "
-    "COALESCE(sum(CASE WHEN admitted_at IS NOT NULL AND state NOT IN (4, 5, 7, 9, 11) "
-    "AND admitted_at < " TY_TS("$2") " THEN (hourly_price_micros * extract(epoch from (" TY_TS("$2")
-    " - admitted_at)) / 3600)::bigint ELSE 0 END), 0)::bigint "
-    "FROM custom_jobs WHERE project_number = $1::bigint GROUP BY 1 ORDER BY 1";
+#define TY_MODEL_COSTS(now)                                                                  \
+  "COALESCE(placement->'pools'->0->>'consumptionModel', ''), count(*), "                     \
+  "COALESCE(sum(cost_micros), 0)::bigint, "                                                  \
+  "COALESCE(sum(CASE WHEN admitted_at IS NOT NULL AND state NOT IN (4, 5, 7, 9, 11) "        \
+  "AND admitted_at < " TY_TS(now) " THEN (hourly_price_micros * extract(epoch from (" TY_TS( \
+      now) " - admitted_at)) / 3600)::bigint ELSE 0 END), 0)::bigint "
+
+constexpr const char* kProjectCosts = "SELECT " TY_MODEL_COSTS(
+    "$2") "FROM custom_jobs WHERE project_number = $1::bigint GROUP BY 1 ORDER BY 1";
+
+// One pass over every job: /metrics reads it at each scrape.
+constexpr const char* kFleetTotals = "SELECT " TY_MODEL_COSTS("$1")
+    ", sum(waiting_us)::bigint, sum(starting_us)::bigint, sum(restarting_us)::bigint, "
+    "sum(running_us)::bigint, sum(redone_us)::bigint FROM custom_jobs GROUP BY 1 ORDER BY 1";
 
 constexpr const char* kResourceCosts =
     "SELECT 'projects/' || project_number || '/locations/' || location || '/persistentResources/' "
@@ -102,6 +113,8 @@ StatusOr<std::map<std::string, PoolNodeCounts>> PgAdminStore::NodeCounts() {
     PoolNodeCounts& c = out[std::string(r.Get(i, 0))];
     c.by_state[static_cast<NodeState>(r.GetInt64(i, 1))] += r.GetInt64(i, 2);
     c.with_job += r.GetInt64(i, 3);
+    c.in_resources += r.GetInt64(i, 4);
+    c.resource_busy += r.GetInt64(i, 5);
   }
   return out;
 }
@@ -142,7 +155,8 @@ StatusOr<std::vector<QueueCount>> PgAdminStore::QueueCounts() {
   std::vector<QueueCount> out;
   for (int i = 0; i < r.rows(); ++i) {
     out.push_back({std::string(r.Get(i, 0)), std::string(r.Get(i, 1)),
-                   static_cast<JobState>(r.GetInt64(i, 2)), r.GetInt64(i, 3)});
+                   static_cast<JobState>(r.GetInt64(i, 2)), r.GetInt64(i, 3),
+                   std::string(r.Get(i, 4)), std::string(r.Get(i, 5))});
   }
   return out;
 }
@@ -177,6 +191,24 @@ StatusOr<std::vector<ModelCost>> PgAdminStore::ProjectCosts(int64_t project_numb
   std::vector<ModelCost> out;
   for (int i = 0; i < r.rows(); ++i) {
     out.push_back({std::string(r.Get(i, 0)), r.GetInt64(i, 1), r.GetInt64(i, 2), r.GetInt64(i, 3)});
+  }
+  return out;
+}
+
+StatusOr<std::vector<ModelTotals>> PgAdminStore::FleetTotals(Timestamp now) {
+  TY_ASSIGN_OR_RETURN(auto conn, pool_.Acquire());
+  TY_ASSIGN_OR_RETURN(pg::Result r, conn->Exec(kFleetTotals, {MicrosParam(now)}));
+  std::vector<ModelTotals> out;
+  for (int i = 0; i < r.rows(); ++i) {
+    ModelTotals t;
+    t.cost = {std::string(r.Get(i, 0)), r.GetInt64(i, 1), r.GetInt64(i, 2), r.GetInt64(i, 3)};
+    auto us = [&](int col) { return Duration(std::chrono::microseconds(r.GetInt64(i, col))); };
+    t.time.waiting = us(4);
+    t.time.starting = us(5);
+    t.time.restarting = us(6);
+    t.time.running = us(7);
+    t.time.redone = us(8);
+    out.push_back(std::move(t));
   }
   return out;
 }

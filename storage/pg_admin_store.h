@@ -16,6 +16,7 @@ class PgAdminStore final : public AdminRepository {
   StatusOr<std::vector<QueueCount>> QueueCounts() override;
   StatusOr<std::vector<QueuedJobRecord>> QueuedJobs(int per_queue) override;
   StatusOr<std::vector<ModelCost>> ProjectCosts(int64_t project_number, Timestamp now) override;
+  StatusOr<std::vector<ModelTotals>> FleetTotals(Timestamp now) override;
   StatusOr<std::vector<ResourceCost>> ResourceCosts(int64_t project_number, Timestamp now) override;
   StatusOr<std::vector<JobEvent>> JobEvents(int64_t project_number, const std::string& location,
                                             int64_t job_id) override;

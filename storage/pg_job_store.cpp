@@ -39,12 +39,15 @@ constexpr const char* kHeartbeat =
     "UPDATE custom_jobs SET lease_expires_at = now() + $2::bigint * interval '1 second' "
     "WHERE lease_owner = $1";
 
+// Counts what it took by the lease's previous owner: none, us (a lease we let run out), another.
 constexpr const char* kClaim =
-    "UPDATE custom_jobs SET lease_owner = $1, "
+    "WITH picked AS (SELECT id, lease_owner AS was FROM custom_jobs "
+    "WHERE next_action_at IS NOT NULL AND (lease_owner IS NULL OR lease_expires_at < now()) "
+    "ORDER BY next_action_at LIMIT $2::int FOR UPDATE SKIP LOCKED), "
+    "taken AS (UPDATE custom_jobs c SET lease_owner = $1, "
     "lease_expires_at = now() + $3::bigint * interval '1 second' "
-    "WHERE id IN (SELECT id FROM custom_jobs WHERE next_action_at IS NOT NULL "
-    "AND (lease_owner IS NULL OR lease_expires_at < now()) "
-    "ORDER BY next_action_at LIMIT $2::int FOR UPDATE SKIP LOCKED)";
+    "FROM picked WHERE c.id = picked.id RETURNING picked.was) "
+    "SELECT count(*), count(was), count(*) FILTER (WHERE was <> $1) FROM taken";
 
 constexpr const char* kDue =
     "SELECT " TY_JOB_COLUMNS
@@ -259,12 +262,12 @@ StatusOr<int64_t> PgJobStore::Heartbeat(const std::string& owner, std::chrono::s
   return r.affected();
 }
 
-StatusOr<int64_t> PgJobStore::Claim(const std::string& owner, int limit,
-                                    std::chrono::seconds lease) {
+StatusOr<ClaimCounts> PgJobStore::Claim(const std::string& owner, int limit,
+                                        std::chrono::seconds lease) {
   TY_ASSIGN_OR_RETURN(auto conn, pool_.Acquire());
   TY_ASSIGN_OR_RETURN(pg::Result r, conn->Exec(kClaim, {owner, std::to_string(limit),
                                                         std::to_string(lease.count())}));
-  return r.affected();
+  return ClaimCounts{r.GetInt64(0, 0), r.GetInt64(0, 1), r.GetInt64(0, 2)};
 }
 
 StatusOr<std::vector<JobRecord>> PgJobStore::Due(const std::string& owner, Timestamp now,

@@ -21,11 +21,14 @@ class PgJobStore final : public JobRepository, public JobLeaseRepository {
 
   // JobLeaseRepository
   StatusOr<int64_t> Heartbeat(const std::string& owner, std::chrono::seconds lease) override;
-  StatusOr<int64_t> Claim(const std::string& owner, int limit, std::chrono::seconds lease) override;
+  StatusOr<ClaimCounts> Claim(const std::string& owner, int limit,
+                              std::chrono::seconds lease) override;
   StatusOr<std::vector<JobRecord>> Due(const std::string& owner, Timestamp now, int limit) override;
   StatusOr<std::vector<int64_t>> ReleaseAll(const std::string& owner) override;
   StatusOr<std::optional<Timestamp>> NextDue(const std::string& owner) override;
   StatusOr<std::vector<JobRecord>> ByIds(const std::vector<int64_t>& ids) override;
+
+  const GroupCommitter& creates() const { return creates_; }
 
  private:
   pg::Pool& pool_;

@@ -83,6 +83,7 @@ std::optional<JobExecutor::Step> JobExecutor::StepJob(const JobRecord& record, T
         return std::nullopt;
       }
       replica.handle = std::move(handle).value();
+      metrics_.Restarted(1);
     }
   }
   if (verdict.transition->to == JobState::kRunning) {
@@ -151,7 +152,9 @@ StatusOr<int> JobExecutor::RunOnce() {
     TY_RETURN_IF_ERROR(leases_.Heartbeat(options_.owner, options_.lease).status());
     last_heartbeat_ = wall;
   }
-  TY_RETURN_IF_ERROR(leases_.Claim(options_.owner, options_.batch, options_.lease).status());
+  TY_ASSIGN_OR_RETURN(ClaimCounts claimed,
+                      leases_.Claim(options_.owner, options_.batch, options_.lease));
+  metrics_.Claimed(claimed);
   Timestamp now = clock_.Now();
   last_pass_at_ = now;
   TY_ASSIGN_OR_RETURN(std::vector<JobRecord> due, leases_.Due(options_.owner, now, options_.batch));
@@ -188,6 +191,10 @@ StatusOr<int> JobExecutor::RunOnce() {
       }
     }
     runtime_.Applied(record, updates[i].transition);
+    metrics_.Applied(updates[i].transition.to);
+    if (updates[i].transition.to == JobState::kRunning && record.job.create_time) {
+      metrics_.Started(*record.job.create_time, now);
+    }
     LogJson(LogLevel::kDebug, "job_transition",
             {{"job", record.job.name},
              {"to", static_cast<int>(updates[i].transition.to)},

@@ -18,6 +18,7 @@
 #include "services/logs/job_log_repository.h"
 #include "services/runtime/job_supervisor.h"
 #include "services/runtime/runtime.h"
+#include "workers/executor_metrics.h"
 
 namespace trainyard {
 
@@ -52,6 +53,7 @@ class JobExecutor {
   void Stop();
   // The jobs whose leases Stop() gave back: the ones whose replicas a stopping server ends.
   const std::vector<int64_t>& released() const { return released_; }
+  const ExecutorMetrics& metrics() const { return metrics_; }
 
  private:
   struct Step {
@@ -76,6 +78,7 @@ class JobExecutor {
   JobExecutorOptions options_;
   std::optional<std::chrono::steady_clock::time_point> last_heartbeat_;
   std::vector<int64_t> released_;
+  ExecutorMetrics metrics_;
   Timestamp last_pass_at_{};  // virtual time of the last pass's look at due steps
   std::thread thread_;
   std::atomic<bool> stop_{false};

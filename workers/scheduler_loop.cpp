@@ -148,6 +148,8 @@ StatusOr<LoopStats> SchedulerLoop::RunOnce() {
     auto step = failures_->Step(now);
     if (!step.ok()) {
       LogJson(LogLevel::kWarn, "fleet_failures_failed", {{"error", step.status().message()}});
+    } else {
+      metrics_.Fleet(*step);
     }
   }
   if (Status s = Ingest(stats); !s.ok()) {

@@ -20,17 +20,9 @@ void SchedulerMetrics::Cycle(double ingest, double decide, std::optional<double>
 }
 
 void SchedulerMetrics::Write(metrics::Exposition& e) const {
-  auto counter = [&](const char* name, const char* help, const std::atomic<uint64_t>& v) {
-    e.Family(name, "counter", help);
-    e.Sample(name, {}, static_cast<double>(v.load(std::memory_order_relaxed)));
-  };
-  auto gauge = [&](const char* name, const char* help, double v) {
-    e.Family(name, "gauge", help);
-    e.Sample(name, {}, v);
-  };
-  gauge("trainyard_scheduler_leader",
-        "1 while this process holds the scheduler's leadership (one per database).",
-        leading_.load(std::memory_order_relaxed) ? 1 : 0);
+  e.Gauge("trainyard_scheduler_leader",
+          "1 while this process holds the scheduler's leadership (one per database).",
+          leading_.load(std::memory_order_relaxed) ? 1 : 0);
   e.Family("trainyard_scheduler_cycle_phase_seconds", "histogram",
            "Time of a leader pass's phases: ingest (job changes into the core), decide (the "
            "cycle), commit (one transaction).");
@@ -40,27 +32,50 @@ void SchedulerMetrics::Write(metrics::Exposition& e) const {
                      decide_.Read());
   e.HistogramSamples("trainyard_scheduler_cycle_phase_seconds", {{"phase", "commit"}},
                      commit_.Read());
-  counter("trainyard_scheduler_cycles_total", "Scheduling cycles this process ran as leader.",
-          cycles_);
-  counter("trainyard_scheduler_evaluations_total",
-          "Jobs the cycles judged afresh (reused verdicts of a shape not counted).", evaluations_);
-  counter("trainyard_scheduler_admissions_total", "Jobs admitted onto capacity.", admitted_);
-  counter("trainyard_scheduler_preemptions_total",
-          "Running jobs stopped and requeued for an admission (priority, reclaim, fair sharing).",
-          preempted_);
-  counter("trainyard_scheduler_failures_total",
-          "Jobs failed while queued (DWS maxWaitDuration, neverFitsTimeout).", failed_);
-  counter("trainyard_scheduler_skipped_decisions_total",
-          "Decisions dropped at commit because their job moved on since the cycle read it.",
-          skipped_);
-  counter("trainyard_scheduler_verdict_updates_total",
-          "Queued jobs whose reason or position changed and was written.", verdicts_);
-  gauge("trainyard_scheduler_pending_jobs",
-        "Jobs waiting in the leader's core, parked ones included.",
-        static_cast<double>(pending_.load(std::memory_order_relaxed)));
-  gauge("trainyard_scheduler_running_jobs",
-        "Admitted jobs (and persistent-resource holds) in the leader's core.",
-        static_cast<double>(running_.load(std::memory_order_relaxed)));
+  e.Counter("trainyard_scheduler_cycles_total", "Scheduling cycles this process ran as leader.",
+            metrics::Load(cycles_));
+  e.Counter("trainyard_scheduler_evaluations_total",
+            "Jobs the cycles judged afresh (reused verdicts of a shape not counted).",
+            metrics::Load(evaluations_));
+  e.Counter("trainyard_scheduler_admissions_total", "Jobs admitted onto capacity.",
+            metrics::Load(admitted_));
+  e.Counter("trainyard_scheduler_preemptions_total",
+            "Running jobs stopped and requeued for an admission (priority, reclaim, fair sharing).",
+            metrics::Load(preempted_));
+  e.Counter("trainyard_scheduler_failures_total",
+            "Jobs failed while queued (DWS maxWaitDuration, neverFitsTimeout).",
+            metrics::Load(failed_));
+  e.Counter("trainyard_scheduler_skipped_decisions_total",
+            "Decisions dropped at commit because their job moved on since the cycle read it.",
+            metrics::Load(skipped_));
+  e.Counter("trainyard_scheduler_verdict_updates_total",
+            "Queued jobs whose reason or position changed and was written.",
+            metrics::Load(verdicts_));
+  e.Gauge("trainyard_scheduler_pending_jobs",
+          "Jobs waiting in the leader's core, parked ones included.", metrics::Load(pending_));
+  e.Gauge("trainyard_scheduler_running_jobs",
+          "Admitted jobs (and persistent-resource holds) in the leader's core.",
+          metrics::Load(running_));
+  e.Family("trainyard_fleet_events_total", "counter",
+           "The simulated fleet's failures as the leader applied them: spot preemption notices, "
+           "spot nodes reclaimed, node failures, repairs finished, injected faults.");
+  const std::pair<const char*, const std::atomic<uint64_t>*> events[] = {
+      {"spot_notice", &notices_},
+      {"spot_reclaimed", &reclaimed_},
+      {"node_failed", &node_failures_},
+      {"node_repaired", &repairs_},
+      {"injected", &injections_}};
+  for (const auto& [event, n] : events) {
+    e.Sample("trainyard_fleet_events_total", {{"event", event}}, metrics::Load(*n));
+  }
+}
+
+void SchedulerMetrics::Fleet(const FailureStepStats& step) {
+  notices_.fetch_add(static_cast<uint64_t>(step.notices), std::memory_order_relaxed);
+  reclaimed_.fetch_add(static_cast<uint64_t>(step.reclaimed), std::memory_order_relaxed);
+  node_failures_.fetch_add(static_cast<uint64_t>(step.failed), std::memory_order_relaxed);
+  repairs_.fetch_add(static_cast<uint64_t>(step.repaired), std::memory_order_relaxed);
+  injections_.fetch_add(static_cast<uint64_t>(step.injections), std::memory_order_relaxed);
 }
 
 }  // namespace trainyard

@@ -9,6 +9,7 @@
 #include "services/metrics/exposition.h"
 #include "services/metrics/histogram.h"
 #include "services/scheduler/scheduler_store.h"
+#include "workers/failure_simulator.h"
 
 namespace trainyard {
 
@@ -19,6 +20,8 @@ class SchedulerMetrics {
   // decided.
   void Cycle(double ingest, double decide, std::optional<double> commit, int evaluations,
              const CommitOutcome& committed, size_t pending, size_t running);
+  // What one pass of the failure simulator did.
+  void Fleet(const FailureStepStats& step);
   void Write(metrics::Exposition& e) const;
 
  private:
@@ -35,6 +38,11 @@ class SchedulerMetrics {
   std::atomic<uint64_t> verdicts_{0};
   std::atomic<uint64_t> pending_{0};
   std::atomic<uint64_t> running_{0};
+  std::atomic<uint64_t> notices_{0};
+  std::atomic<uint64_t> reclaimed_{0};
+  std::atomic<uint64_t> node_failures_{0};
+  std::atomic<uint64_t> repairs_{0};
+  std::atomic<uint64_t> injections_{0};
 };
 
 }  // namespace trainyard

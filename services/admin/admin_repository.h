@@ -15,7 +15,9 @@ namespace trainyard {
 
 struct PoolNodeCounts {
   std::map<NodeState, int64_t> by_state;
-  int64_t with_job = 0;  // nodes a job holds (PROVISIONING or BUSY for it)
+  int64_t with_job = 0;       // nodes a job holds (PROVISIONING or BUSY for it)
+  int64_t in_resources = 0;   // nodes a persistent resource holds
+  int64_t resource_busy = 0;  // of them, nodes a job of the resource runs on
 };
 
 struct NodeRecord {
@@ -44,12 +46,15 @@ struct NodeQuery {
   std::optional<NodeCursor> after;
 };
 
-// Jobs per queue (project, region) and state.
+// Jobs per queue (project, region), state, consumption model of the placement ("" for none) and,
+// for QUEUED jobs, the scheduler's reason code ("" before its first verdict).
 struct QueueCount {
   std::string project_id;
   std::string location;
   JobState state = JobState::kUnspecified;
   int64_t jobs = 0;
+  std::string consumption_model;
+  std::string reason;
 };
 
 // A QUEUED job with the scheduler's verdict.
@@ -72,6 +77,14 @@ struct ModelCost {
   int64_t jobs = 0;
   int64_t accrued_micros = 0;  // finished admissions
   int64_t running_micros = 0;  // current admissions, up to `now`
+};
+
+// All jobs there are (of every project, ended ones included) whose placement was under one
+// consumption model: their cost and where their time went (goodput buckets accrued at each state
+// change).
+struct ModelTotals {
+  ModelCost cost;
+  JobGoodput time;
 };
 
 // What a persistent resource has cost: it bills its nodes from placement to deletion.
@@ -105,6 +118,8 @@ class AdminRepository {
   virtual StatusOr<std::vector<QueuedJobRecord>> QueuedJobs(int per_queue) = 0;
   // Per consumption model of the job's placement, with running costs accrued to `now`.
   virtual StatusOr<std::vector<ModelCost>> ProjectCosts(int64_t project_number, Timestamp now) = 0;
+  // Per consumption model, over every job.
+  virtual StatusOr<std::vector<ModelTotals>> FleetTotals(Timestamp now) = 0;
   // The project's persistent resources that hold (or held) nodes.
   virtual StatusOr<std::vector<ResourceCost>> ResourceCosts(int64_t project_number,
                                                             Timestamp now) = 0;

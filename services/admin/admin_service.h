@@ -94,6 +94,10 @@ class AdminService {
   StatusOr<std::vector<QueueView>> Queues(int jobs_per_queue);
   StatusOr<ProjectCostView> ProjectCosts(const std::string& project);
   StatusOr<std::vector<JobEvent>> JobEvents(const JobRef& ref);
+  // For /metrics: unfinished jobs by queue, state, consumption model and reason; and per
+  // consumption model the cost and time of every job, to now.
+  StatusOr<std::vector<QueueCount>> JobCounts() { return admin_.QueueCounts(); }
+  StatusOr<std::vector<ModelTotals>> FleetTotals() { return admin_.FleetTotals(clock_.Now()); }
 
  private:
   StatusOr<std::vector<CohortShareView>> CohortShares();

@@ -82,6 +82,16 @@ void Exposition::Sample(std::string_view name, const Labels& labels, double valu
   Line(name, labels, "", "", value);
 }
 
+void Exposition::Counter(std::string_view name, std::string_view help, double value) {
+  Family(name, "counter", help);
+  Sample(name, {}, value);
+}
+
+void Exposition::Gauge(std::string_view name, std::string_view help, double value) {
+  Family(name, "gauge", help);
+  Sample(name, {}, value);
+}
+
 void Exposition::HistogramSamples(std::string_view name, const Labels& labels,
                                   const Histogram::Snapshot& snapshot) {
   const std::string bucket = std::string(name) + "_bucket";

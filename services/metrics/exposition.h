@@ -1,6 +1,8 @@
 #pragma once
 // Writes the Prometheus text format 0.0.4: one HELP and TYPE line per family, then its samples,
 // label values escaped (backslash, double quote, newline).
+#include <atomic>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -17,6 +19,9 @@ class Exposition {
   // type: "counter", "gauge" or "histogram". Each family once, its samples right after.
   void Family(std::string_view name, std::string_view type, std::string_view help);
   void Sample(std::string_view name, const Labels& labels, double value);
+  // A family of one unlabelled sample.
+  void Counter(std::string_view name, std::string_view help, double value);
+  void Gauge(std::string_view name, std::string_view help, double value);
   // name_bucket{…, le="…"}, name_sum and name_count, from one snapshot.
   void HistogramSamples(std::string_view name, const Labels& labels,
                         const Histogram::Snapshot& snapshot);
@@ -28,6 +33,11 @@ class Exposition {
             std::string_view extra_value, double value);
   std::string out_;
 };
+
+// A counter's current value as a sample.
+inline double Load(const std::atomic<uint64_t>& v) {
+  return static_cast<double>(v.load(std::memory_order_relaxed));
+}
 
 // "a\\b\"c\nd" for a\b"c<newline>d.
 std::string EscapeLabelValue(std::string_view value);

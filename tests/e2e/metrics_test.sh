@@ -9,6 +9,10 @@ start_server --sim-speed 1000
 scrape() { curl -fsS "$BASE/metrics"; }
 # value SERIES: the sample of one exact series (name{labels}), or "" when absent.
 value() { scrape | awk -v s="$1" 'index($0, s " ") == 1 { print $NF }'; }
+# total NAME REGEX: the sum of NAME's samples whose labels match REGEX (0 when none).
+total() { scrape | awk -v n="$1" -v re="$2" '$1 ~ ("^" n "[{ ]") && $1 ~ re { t += $NF } END { print t + 0 }'; }
+# at_least WHAT ACTUAL MIN
+at_least() { awk -v a="$2" -v m="$3" 'BEGIN { exit !(a >= m) }' && pass "$1" || fail "$1: $2 < $3"; }
 
 ctype=$(curl -fsS -o /dev/null -w '%{content_type}' "$BASE/metrics")
 check "the content type is the text format 0.0.4" "$ctype" "text/plain; version=0.0.4; charset=utf-8"
@@ -66,8 +70,31 @@ admitted=$(value trainyard_scheduler_admissions_total)
 [ "${admitted:-0}" -ge 5 ] && pass "the scheduler counted its admissions" || fail "admissions: $admitted"
 cycles=$(value 'trainyard_scheduler_cycle_phase_seconds_count{phase="decide"}')
 [ "${cycles:-0}" -ge 1 ] && pass "cycle phases are timed" || fail "decide count: $cycles"
-running=$(value 'trainyard_jobs{project="demo",location="us-central1",state="JOB_STATE_RUNNING"}')
-check "no job of demo is left running" "${running:-0}" 0
+check "no job of demo is left running" \
+  "$(total trainyard_jobs 'project="demo".*state="JOB_STATE_RUNNING"')" 0
+
+# The executor, the database and the fleet's figures follow too.
+at_least "the executor claimed the jobs' leases" "$(value trainyard_executor_leases_claimed_total)" 5
+at_least "and moved them to SUCCEEDED" \
+  "$(value 'trainyard_job_transitions_total{state="JOB_STATE_SUCCEEDED"}')" 5
+at_least "each job's time from creation to RUNNING is observed" \
+  "$(value trainyard_job_startup_seconds_count)" 5
+at_least "database round trips are timed" "$(value trainyard_db_query_duration_seconds_count)" 10
+at_least "creates went through group commit" "$(value trainyard_group_commit_batch_size_count)" 1
+at_least "the pool has connections" "$(total trainyard_db_pool_connections .)" 1
+at_least "the jobs cost something under their consumption model" \
+  "$(total trainyard_job_cost_dollars 'kind="accrued"')" 0.000001
+ratio=$(scrape | awk '$1 ~ /^trainyard_goodput_ratio\{/ { print $NF; exit }')
+awk -v r="${ratio:-x}" 'BEGIN { exit !(r > 0 && r <= 1) }' && pass "goodput is a ratio in (0, 1]" ||
+  fail "goodput ratio: $ratio"
+at_least "nodes are counted by zone, machine type, consumption model and state" \
+  "$(total trainyard_nodes 'machine_type="a3-megagpu-8g".*state="(READY|BUSY|DELETED)"')" 1
+
+# A job that cannot be admitted is counted under the scheduler's reason.
+create '.displayName="too-big" | .jobSpec.workerPoolSpecs[1].replicaCount = "500"' nemo-pretrain-multinode.json >/dev/null
+wait_until 30 "the big job's reason" bash -c "curl -fsS '$BASE/metrics' |
+  grep -qE '^trainyard_queued_jobs\{project=\"demo\",location=\"us-central1\",reason=\"(QUOTA_EXCEEDED|NEVER_FITS)\"\} 1$'" &&
+  pass "a queued job is counted under its reason" || fail "queued: $(scrape | grep '^trainyard_queued_jobs')"
 
 # The number of series does not grow with the number of jobs: twice the jobs, the same series.
 series() { scrape | grep -vc '^#'; }

@@ -169,7 +169,7 @@ TEST_F(JobServiceTest, ALeaseHeldByALiveExecutorIsNotTaken) {
   ASSERT_TRUE(a.RunOnce().ok());
   auto claimed = store_->Claim("exec-b", 100, seconds(60));
   ASSERT_TRUE(claimed.ok());
-  EXPECT_EQ(*claimed, 0);
+  EXPECT_EQ(claimed->claimed, 0);
   auto steps = b.RunOnce();
   ASSERT_TRUE(steps.ok());
   EXPECT_EQ(*steps, 0);
@@ -192,10 +192,16 @@ TEST_F(JobServiceTest, AnExpiredLeaseIsTakenOverAndTheJobContinues) {
   clock_.Advance(seconds(3));
   ASSERT_TRUE(b.RunOnce().ok());
   EXPECT_EQ(StateOf(job), JobState::kRunning);
+  // /metrics counts the takeover.
+  metrics::Exposition e;
+  b.metrics().Write(e);
+  EXPECT_NE(e.text().find("\ntrainyard_executor_leases_expired_total 1\n"), std::string::npos);
+  EXPECT_NE(e.text().find("\ntrainyard_executor_leases_taken_over_total 1\n"), std::string::npos)
+      << e.text();
   // A is fenced out: its stale view cannot move the job any more.
   auto a_steps = store_->Claim("exec-a", 100, seconds(60));
   ASSERT_TRUE(a_steps.ok());
-  EXPECT_EQ(*a_steps, 0);
+  EXPECT_EQ(a_steps->claimed, 0);
 }
 
 TEST_F(JobServiceTest, AnExecutorWhoseLeaseMayHaveRunOutDoesNothing) {

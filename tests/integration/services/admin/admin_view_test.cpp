@@ -3,6 +3,7 @@
 // nodes, reservations, queues, costs and a job's history at each step.
 #include <gtest/gtest.h>
 
+#include "services/admin/admin_metrics.h"
 #include "services/admin/admin_service.h"
 #include "storage/pg_admin_store.h"
 #include "tests/integration/sim_fixture.h"
@@ -233,6 +234,40 @@ TEST_F(AdminViewTest, CostsSumAccruedAndRunningPerConsumptionModel) {
   auto unknown = admin_->ProjectCosts("nobody");
   ASSERT_FALSE(unknown.ok());
   EXPECT_EQ(unknown.status().code(), Code::kNotFound);
+}
+
+// /metrics reads the same tables: the fleet's cost and goodput per consumption model, jobs by
+// state and consumption model, nodes by zone, machine type, consumption model and state.
+TEST_F(AdminViewTest, MetricsShowCostGoodputJobsAndNodesPerConsumptionModel) {
+  CustomJob reserved = Create("demo", SchedulingStrategy::kStandard, 1, "600s");
+  Step();
+  clock_.Advance(8s);  // warm node: the pull only
+  Step();
+  clock_.Advance(600s);
+  Step();
+  ASSERT_EQ(StateOf(reserved, "demo"), JobState::kSucceeded);
+  CustomJob spot = Create("demo", SchedulingStrategy::kSpot, 1, "3600s");
+  Step();
+  clock_.Advance(1800s);
+
+  metrics::Exposition e;
+  ASSERT_TRUE(WriteCostFamilies(*admin_, e).ok());
+  ASSERT_TRUE(WriteJobFamilies(*admin_, e).ok());
+  ASSERT_TRUE(WriteFleetFamilies(*admin_, e).ok());
+  const std::string& text = e.text();
+  auto has = [&](const std::string& line) {
+    EXPECT_NE(text.find("\n" + line + "\n"), std::string::npos) << line << "\n" << text;
+  };
+  has(R"(trainyard_job_cost_dollars{consumption_model="RESERVATION",kind="accrued"} 6.08)");
+  has(R"(trainyard_job_cost_dollars{consumption_model="SPOT",kind="running"} 9)");
+  has(R"(trainyard_job_time_seconds{consumption_model="RESERVATION",bucket="starting"} 8)");
+  has(R"(trainyard_job_time_seconds{consumption_model="RESERVATION",bucket="productive"} 600)");
+  has(R"(trainyard_goodput_ratio{consumption_model="RESERVATION"} 0.9868421052631579)");
+  has(R"(trainyard_jobs{project="demo",location="us-central1",state="JOB_STATE_PENDING",consumption_model="SPOT"} 1)");
+  has(R"(trainyard_nodes{zone="us-central1-a",machine_type="a3-megagpu-8g",consumption_model="SPOT",state="PROVISIONING"} 1)");
+  has(R"(trainyard_capacity_units{zone="us-central1-b",machine_type="a3-megagpu-8g",consumption_model="RESERVATION",kind="usable_now"} 0)");
+  EXPECT_EQ(text.find("persistent_resource_nodes{"), std::string::npos)
+      << "no resources, no series";
 }
 
 TEST_F(AdminViewTest, CostOfAJobRequeuedByAPreemptionIsNotPlaced) {

@@ -1,0 +1,13 @@
+#pragma once
+// The database's figures for /metrics: the connection pool (in use, idle, waiting, timed-out
+// checkouts), every round trip's latency, and the batches group commit sends.
+#include "services/metrics/exposition.h"
+#include "storage/group_commit.h"
+#include "storage/pg.h"
+
+namespace trainyard::storage {
+
+void WriteDatabaseFamilies(const pg::Pool& pool, const GroupCommitter& creates,
+                           metrics::Exposition& e);
+
+}  // namespace trainyard::storage
