@@ -148,15 +148,11 @@ std::optional<HttpResponse> ApiService::OverLimit(RateLimiter& limiter, const st
   return response;
 }
 
-HttpResponse ApiService::Route(HttpRequest& request, RouteStats*& stats) {
-  RouteMatch match;
+HttpResponse ApiService::Route(HttpRequest& request, RouteMatch& match) {
   bool path_matched = false;
   const RouteHandler* handler =
       health_router_.Match(request.method, request.path, match, path_matched);
-  if (handler != nullptr) {
-    stats = match.stats;
-    return Answer((*handler)(request, match), request);
-  }
+  if (handler != nullptr) return Answer((*handler)(request, match), request);
   Resources* resources = resources_.load(std::memory_order_acquire);
   if (resources == nullptr) {
     return ErrorResponse(Unavailable("the server is starting; retry shortly"), request.request_id);
@@ -165,11 +161,11 @@ HttpResponse ApiService::Route(HttpRequest& request, RouteStats*& stats) {
   auto version = match.params.find("version");
   if (handler == nullptr || (version != match.params.end() && !IsApiVersion(version->second))) {
     std::string what = request.method + " " + request.path;
+    match = RouteMatch{};  // counted and logged as unmatched: a path is not a route
     return ErrorResponse(NotFound(path_matched ? "method not allowed: " + what
                                                : "no such resource or method: " + what),
                          request.request_id);
   }
-  stats = match.stats;
   if (auto over = OverLimit(resources->requests, "", "requests to this server", request)) {
     return *over;
   }
@@ -197,9 +193,9 @@ HttpResponse ApiService::Handle(HttpRequest& request) {
   auto start = std::chrono::steady_clock::now();
   request.request_id = RequestIdFor(request);
   HttpResponse response;
-  RouteStats* stats = &unmatched_;
+  RouteMatch match;
   try {
-    response = Route(request, stats);
+    response = Route(request, match);
   } catch (const std::exception& e) {
     LogJson(LogLevel::kError, "handler_exception",
             {{"request_id", request.request_id}, {"what", e.what()}});
@@ -208,15 +204,18 @@ HttpResponse ApiService::Handle(HttpRequest& request) {
   response.headers.emplace_back("X-Request-Id", request.request_id);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  stats->Record(response.status, seconds);
-  const double ms = seconds * 1000;
+  const RouteStats& stats = match.stats != nullptr ? *match.stats : unmatched_;
+  stats.Record(response.status, seconds);
   if (request.path != "/healthz" && request.path != "/readyz") {
+    auto project = match.params.find("project");
     LogJson(LogLevel::kInfo, "http_request",
             {{"request_id", request.request_id},
              {"method", request.method},
+             {"route", stats.route()},
              {"path", request.path},
+             {"project", project == match.params.end() ? "" : project->second},
              {"status", response.status},
-             {"ms", ms}});
+             {"ms", seconds * 1000}});
   }
   return response;
 }

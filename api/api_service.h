@@ -94,7 +94,8 @@ class ApiService {
   };
 
   // `stats` is set to the matched route's figures (left alone when nothing matched).
-  HttpResponse Route(HttpRequest& request, RouteStats*& stats);
+  // Fills `match` as far as routing got (empty when no route matched).
+  HttpResponse Route(HttpRequest& request, RouteMatch& match);
   // trainyard_http_requests_total and trainyard_http_request_duration_seconds.
   void Collect(metrics::Exposition& e) const;
   // Authenticates the caller and authorizes the matched route; on success the request carries

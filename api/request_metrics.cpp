@@ -5,7 +5,7 @@ namespace trainyard::api {
 RouteStats::RouteStats(std::string route, std::string method)
     : route_(std::move(route)), method_(std::move(method)) {}
 
-void RouteStats::Record(int status, double seconds) {
+void RouteStats::Record(int status, double seconds) const {
   if (status >= 100 && status <= 599) {
     by_status_[static_cast<size_t>(status - 100)].fetch_add(1, std::memory_order_relaxed);
   }

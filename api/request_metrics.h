@@ -15,7 +15,8 @@ namespace trainyard::api {
 class RouteStats {
  public:
   RouteStats(std::string route, std::string method);
-  void Record(int status, double seconds);
+  void Record(int status, double seconds) const;
+  const std::string& route() const { return route_; }
 
   // Writes this route's samples of trainyard_http_requests_total (counts) or of
   // trainyard_http_request_duration_seconds (latency); the caller writes the family headers.
@@ -25,8 +26,9 @@ class RouteStats {
  private:
   std::string route_;
   std::string method_;
-  std::array<std::atomic<uint64_t>, 500> by_status_{};  // status 100..599
-  metrics::Histogram latency_{metrics::kLatencyBuckets};
+  // Recording is const: a route's figures change under a const view of the route table.
+  mutable std::array<std::atomic<uint64_t>, 500> by_status_{};  // status 100..599
+  mutable metrics::Histogram latency_{metrics::kLatencyBuckets};
 };
 
 // Every route's series under the two families.

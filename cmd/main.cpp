@@ -102,7 +102,10 @@ int main(int argc, char** argv) {
       ->check(CLI::ExistingFile)
       ->needs(tls_cert);
   tls_cert->needs(serve_cmd->get_option("--tls-key"));
-  serve_cmd->add_flag("--debug", serve.debug, "debug logging");
+  serve_cmd->add_option("--log-level", serve.log_level, "the least severe log lines written")
+      ->check(CLI::IsMember({"debug", "info", "warn", "error"}))
+      ->capture_default_str();
+  serve_cmd->add_flag("--debug", serve.debug, "the same as --log-level=debug");
 
   trainyard::cmd::MigrateOptions migrate;
   CLI::App* migrate_cmd =

@@ -9,6 +9,7 @@
 #include <iostream>
 #include <memory>
 
+#include <spdlog/async.h>
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
@@ -91,6 +92,26 @@ int Fail(const std::string& event, const Status& status) {
   return 1;
 }
 
+// Lines the server's log holds before request threads wait for its writer (a line is ~300
+// bytes, so ~10 MB at most).
+constexpr size_t kLogQueueLines = 32768;
+
+// The server's log: a request thread formats its line and queues it; one thread writes. When
+// the queue is full the writer is behind and callers wait for room rather than lose lines.
+void InitAsyncJsonLogging(spdlog::level::level_enum level) {
+  spdlog::init_thread_pool(kLogQueueLines, 1);
+  spdlog::set_default_logger(spdlog::create_async<spdlog::sinks::stderr_sink_mt>("trainyard"));
+  spdlog::set_pattern("%v");
+  spdlog::set_level(level);
+}
+
+spdlog::level::level_enum SpdLevel(const std::string& name) {
+  if (name == "debug") return spdlog::level::debug;
+  if (name == "warn") return spdlog::level::warn;
+  if (name == "error") return spdlog::level::err;
+  return spdlog::level::info;
+}
+
 }  // namespace
 
 bool IsLoopbackHost(const std::string& host) {
@@ -105,7 +126,11 @@ void InitJsonLogging(bool debug) {
 }
 
 int RunServe(const ServeOptions& options) {
-  InitJsonLogging(options.debug);
+  InitAsyncJsonLogging(SpdLevel(options.debug ? "debug" : options.log_level));
+  // Declared first, so it runs last: whatever the way out, the queued lines are written.
+  struct FlushLogsAtExit {
+    ~FlushLogsAtExit() { spdlog::shutdown(); }
+  } flush_logs_at_exit;
   sigset_t signals = BlockShutdownSignals();
   api::ConfigureHttpThreads(options.http_threads);
 

@@ -17,7 +17,8 @@ struct ServeOptions {
   // Which parts run in this process: api, scheduler, executor. Scale-out runs many api processes
   // and scheduler/executor ones on one PostgreSQL; the scheduler leads by advisory lock.
   std::vector<std::string> roles = {"api", "scheduler", "executor"};
-  bool debug = false;
+  bool debug = false;              // the same as log_level "debug"
+  std::string log_level = "info";  // debug, info, warn, error
   // Replica lines kept per job: the first half and the newest half; those between are dropped and
   // counted (services/logs/job_log_repository.h).
   int64_t log_lines_per_job = 10000;

@@ -92,6 +92,9 @@ expect "a pageSize beyond int32" 400 GET "$P/customJobs?pageSize=99999999999"
 check "the database holds exactly the valid jobs" \
   "$(curl -fsS "$P/customJobs?pageSize=100" | jq '.customJobs | length')" "$valid"
 check "and the server is still healthy" "$(curl -s -o /dev/null -w '%{http_code}' "$BASE/readyz")" 200
+# The log is written off the request thread: the last request's line first, then the search.
+curl -fsS -o /dev/null -H 'X-Request-Id: hostile-last' "$P/customJobs?pageSize=1"
+wait_until 10 "the last request's line" grep -q '"request_id":"hostile-last"' "$E2E_DIR/server.log"
 grep -q '"status":5[0-9][0-9]' "$E2E_DIR/server.log" && fail "the server answered a 5xx: $(grep -m1 '"status":5' "$E2E_DIR/server.log")" ||
   pass "no request got a 5xx"
 finish

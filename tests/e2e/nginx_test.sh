@@ -82,12 +82,17 @@ name=$(jq -r .name "$E2E_DIR/created")
 [[ "$name" == projects/*/customJobs/* ]] && pass "a create through nginx" || fail "create: $(cat "$E2E_DIR/created")"
 rid=$(tr -d '\r' <"$E2E_DIR/headers" | sed -n 's/^[Xx]-[Rr]equest-[Ii]d: //p')
 [[ "$rid" =~ ^[0-9a-f]{32}$ ]] && pass "nginx's request id is the server's ($rid)" || fail "X-Request-Id: [$rid]"
-grep -q "\"request_id\":\"$rid\"" "$E2E_DIR/server.log" "$E2E_DIR/api.log" &&
+# The servers write their logs off the request thread: poll for the line.
+wait_until 10 "request $rid logged" grep -q "\"request_id\":\"$rid\"" "$E2E_DIR/server.log" "$E2E_DIR/api.log" &&
   pass "the server logged the create under nginx's request id" || fail "request id $rid not in the logs"
 
 for i in $(seq 1 12); do
   curl -fsS -o /dev/null --cacert "$PKI/ca.pem" "$EDGE/v1/$name?round=$i" || fail "GET $i"
 done
+logged_both() {
+  grep -q "\"path\":\"/v1/$name\"" "$E2E_DIR/server.log" && grep -q "\"path\":\"/v1/$name\"" "$E2E_DIR/api.log"
+}
+wait_until 10 "GETs logged by both upstreams" logged_both || true
 full_hits=$(grep -c "\"path\":\"/v1/$name\"" "$E2E_DIR/server.log" || true)
 api_hits=$(grep -c "\"path\":\"/v1/$name\"" "$E2E_DIR/api.log" || true)
 [ "$full_hits" -gt 0 ] && [ "$api_hits" -gt 0 ] &&

@@ -25,6 +25,7 @@ serve() {
 
 serve
 pass "serve starts with its data directory under a 0700 home"
+wait_until 10 "the ready line" grep -q '"event":"ready"' "$E2E_DIR/server.log"  # written off-thread
 cluster=$(grep '"event":"embedded_postgres_relocated"' "$E2E_DIR/server.log" | head -n 1 | jq -r .cluster_dir)
 [[ "$cluster" == /var/lib/trainyard/clusters/* ]] && pass "and says where the cluster went: $cluster" ||
   fail "no relocation logged: $(grep -m1 embedded_postgres "$E2E_DIR/server.log")"
