@@ -13,7 +13,7 @@ FUZZ_DIR ?= $(BUILD_DIR)/fuzz
 FUZZ_SECONDS ?= 60
 SOAK_FUZZ_SECONDS ?= 1800
 
-.PHONY: setup build fuzz-build run test fuzz asan bench bench-scheduler soak format clean
+.PHONY: setup build fuzz-build run test fuzz asan bench bench-scheduler soak pictures format clean
 
 setup:
 	@bash scripts/setup
@@ -60,6 +60,13 @@ soak: build fuzz-build
 	python3 tests/soak/crash_soak.py $(BUILD_DIR)/trainyard --kills 100 --pg-restarts 10
 	python3 tests/soak/crash_soak.py $(BUILD_DIR)/trainyard --scenario handover --kills 20 --pg-restarts 0
 	python3 tests/soak/crash_soak.py $(BUILD_DIR)/trainyard --scenario handover --all-full --kills 20 --pg-restarts 0
+
+# The README's monitoring pictures (docs/monitoring/pictures/): a few minutes of a real run under
+# Prometheus, plotted from its range queries with the dashboard's PromQL.
+PICTURE_MINUTES ?= 4
+pictures: build
+	bash scripts/setup python3-matplotlib
+	python3 scripts/dashboard_pictures.py $(BUILD_DIR)/trainyard docs/monitoring/pictures --minutes $(PICTURE_MINUTES)
 
 format:
 	clang-format -i $$(git ls-files '*.cpp' '*.h')

@@ -64,6 +64,10 @@ void ApiService::Attach(const Services& services) {
     r.injections = std::make_unique<FleetInjectionHandler>(*injector);
     r.injections->Register(r.router);
   }
+  if (services.utilization != nullptr) {
+    r.utilization = std::make_unique<JobUtilizationHandler>(*services.utilization);
+    r.utilization->Register(r.router);
+  }
   if (logs != nullptr) {
     r.job_logs = std::make_unique<JobLogHandler>(*logs);
     r.job_logs->Register(r.router);
@@ -171,11 +175,7 @@ HttpResponse ApiService::Route(HttpRequest& request, RouteMatch& match) {
   }
   if (resources->tokens != nullptr) {
     if (Status admitted = Admit(request, match, *resources->tokens); !admitted.ok()) {
-      HttpResponse denied = ErrorResponse(admitted, request.request_id);
-      if (admitted.code() == Code::kUnauthenticated) {
-        denied.headers.emplace_back("WWW-Authenticate", "Bearer realm=\"trainyard\"");
-      }
-      return denied;
+      return DeniedResponse(admitted, request.request_id);
     }
   }
   // After authentication, so that nobody spends a project's budget without its token.

@@ -15,6 +15,7 @@
 #include "api/http_server.h"
 #include "api/job_event_handler.h"
 #include "api/job_log_handler.h"
+#include "api/job_utilization_handler.h"
 #include "api/logging_handler.h"
 #include "api/operation_handler.h"
 #include "api/persistent_resource_handler.h"
@@ -53,6 +54,8 @@ class ApiService {
     // Set: GET /metrics renders it (fleet-admin when tokens are on), and the request figures of
     // every route are part of it.
     metrics::Registry* metrics = nullptr;
+    // Set: GET …/customJobs/{id}/utilization, the job's hosts' accelerator figures.
+    UtilizationService* utilization = nullptr;
   };
   void Attach(const Services& services);
   HttpResponse Handle(HttpRequest& request);
@@ -88,12 +91,12 @@ class ApiService {
     AdminQueueHandler queues;
     AdminCostHandler costs;
     std::unique_ptr<FleetInjectionHandler> injections;
+    std::unique_ptr<JobUtilizationHandler> utilization;
     std::unique_ptr<JobLogHandler> job_logs;
     std::unique_ptr<LoggingHandler> logging;
     TokenService* tokens = nullptr;
   };
 
-  // `stats` is set to the matched route's figures (left alone when nothing matched).
   // Fills `match` as far as routing got (empty when no route matched).
   HttpResponse Route(HttpRequest& request, RouteMatch& match);
   // trainyard_http_requests_total and trainyard_http_request_duration_seconds.

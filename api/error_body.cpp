@@ -80,4 +80,12 @@ HttpResponse ErrorResponse(const Status& status, const std::string& request_id, 
   return out;
 }
 
+HttpResponse DeniedResponse(const Status& status, const std::string& request_id) {
+  HttpResponse denied = ErrorResponse(status, request_id);
+  if (status.code() == Code::kUnauthenticated) {
+    denied.headers.emplace_back("WWW-Authenticate", "Bearer realm=\"trainyard\"");
+  }
+  return denied;
+}
+
 }  // namespace trainyard::api

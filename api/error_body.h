@@ -14,5 +14,7 @@ HttpResponse ErrorResponse(const Status& status, const std::string& request_id);
 // The same body for an HTTP status that no google.rpc code maps to (411, 413): the body's code is
 // the HTTP status, as in every other error body.
 HttpResponse ErrorResponse(const Status& status, const std::string& request_id, int http_status);
+// A refused token: the error body, with a Bearer challenge on a 401.
+HttpResponse DeniedResponse(const Status& status, const std::string& request_id);
 
 }  // namespace trainyard::api

@@ -102,6 +102,8 @@ int main(int argc, char** argv) {
       ->check(CLI::ExistingFile)
       ->needs(tls_cert);
   tls_cert->needs(serve_cmd->get_option("--tls-key"));
+  serve_cmd->add_option("--metrics-listen", serve.metrics_listen,
+                        "host:port of a second listener that serves GET /metrics alone");
   serve_cmd->add_option("--log-level", serve.log_level, "the least severe log lines written")
       ->check(CLI::IsMember({"debug", "info", "warn", "error"}))
       ->capture_default_str();

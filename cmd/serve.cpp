@@ -2,6 +2,7 @@
 
 #include <pthread.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -9,12 +10,12 @@
 #include <iostream>
 #include <memory>
 
-#include <spdlog/async.h>
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include "api/api_service.h"
 #include "api/http_server.h"
+#include "api/metrics_endpoint.h"
 #include "cmd/database.h"
 #include "services/admin/admin_metrics.h"
 #include "services/admin/admin_service.h"
@@ -25,6 +26,7 @@
 #include "services/metrics/registry.h"
 #include "services/operations/operation_service.h"
 #include "services/persistent_resources/resource_service.h"
+#include "services/telemetry/utilization_metrics.h"
 #include "storage/embedded_postgres.h"
 #include "storage/migrator.h"
 #include "storage/pg.h"
@@ -41,6 +43,7 @@
 #include "storage/pg_token_store.h"
 #include "storage/sim_clock_store.h"
 #include "storage/storage_metrics.h"
+#include "workers/buffered_log_sink.h"
 #include "workers/failure_simulator.h"
 #include "workers/job_executor.h"
 #include "workers/local/local_runtime.h"
@@ -92,17 +95,13 @@ int Fail(const std::string& event, const Status& status) {
   return 1;
 }
 
-// Lines the server's log holds before request threads wait for its writer (a line is ~300
-// bytes, so ~10 MB at most).
-constexpr size_t kLogQueueLines = 32768;
-
-// The server's log: a request thread formats its line and queues it; one thread writes. When
-// the queue is full the writer is behind and callers wait for room rather than lose lines.
-void InitAsyncJsonLogging(spdlog::level::level_enum level) {
-  spdlog::init_thread_pool(kLogQueueLines, 1);
-  spdlog::set_default_logger(spdlog::create_async<spdlog::sinks::stderr_sink_mt>("trainyard"));
-  spdlog::set_pattern("%v");
+// The server's log: request threads append their lines to a buffer that one thread writes
+// (workers/buffered_log_sink.h).
+void InitBufferedJsonLogging(spdlog::level::level_enum level) {
+  auto sink = std::make_shared<BufferedLogSink>(STDERR_FILENO);
+  spdlog::set_default_logger(std::make_shared<spdlog::logger>("trainyard", std::move(sink)));
   spdlog::set_level(level);
+  spdlog::flush_on(spdlog::level::err);
 }
 
 spdlog::level::level_enum SpdLevel(const std::string& name) {
@@ -126,10 +125,10 @@ void InitJsonLogging(bool debug) {
 }
 
 int RunServe(const ServeOptions& options) {
-  InitAsyncJsonLogging(SpdLevel(options.debug ? "debug" : options.log_level));
-  // Declared first, so it runs last: whatever the way out, the queued lines are written.
+  InitBufferedJsonLogging(SpdLevel(options.debug ? "debug" : options.log_level));
+  // Declared first, so it runs last: whatever the way out, the buffered lines are written.
   struct FlushLogsAtExit {
-    ~FlushLogsAtExit() { spdlog::shutdown(); }
+    ~FlushLogsAtExit() { spdlog::default_logger()->flush(); }
   } flush_logs_at_exit;
   sigset_t signals = BlockShutdownSignals();
   api::ConfigureHttpThreads(options.http_threads);
@@ -147,6 +146,20 @@ int RunServe(const ServeOptions& options) {
   server_options.tls_key_file = options.tls_key;
   const bool loopback = IsLoopbackHost(server_options.host);
   const std::string auth = options.auth.empty() ? (loopback ? "off" : "tokens") : options.auth;
+  std::string metrics_host;
+  int metrics_port = 0;
+  if (!options.metrics_listen.empty() &&
+      !SplitListen(options.metrics_listen, metrics_host, metrics_port)) {
+    std::cerr << "trainyard: --metrics-listen must be host:port, got \"" << options.metrics_listen
+              << "\"\n";
+    return 2;
+  }
+  if (auth == "off" && !options.metrics_listen.empty() && !IsLoopbackHost(metrics_host)) {
+    std::cerr << "trainyard: --metrics-listen on " << metrics_host
+              << " needs --auth=tokens (a fleet-admin token reads it); without auth only a "
+                 "loopback address is allowed\n";
+    return 2;
+  }
   if (auth == "off" && !loopback) {
     std::cerr << "trainyard: --auth=off is only allowed on a loopback --listen address "
                  "(127.0.0.1, ::1, localhost): on "
@@ -199,6 +212,7 @@ int RunServe(const ServeOptions& options) {
 
   storage::PgAdminStore admin_store(*db->pool);
   AdminService admin_service(admin_store, projects, *fleet, **clock);
+  UtilizationService utilization(projects, jobs, jobs, admin_store, *fleet, **clock);
   storage::PgFaultInjectionStore injections(*db->pool);
   FaultInjector injector(*fleet, injections, **clock);
   // The runtime's writer appends replica lines through the same store; the bound is per job.
@@ -213,7 +227,7 @@ int RunServe(const ServeOptions& options) {
                 &job_log_service, auth == "tokens" ? &token_service : nullptr,
                 api::RateLimit{options.rate_limit, 2 * options.rate_limit},
                 api::RateLimit{options.create_rate_limit, 2 * options.create_rate_limit},
-                &metrics_registry});
+                &metrics_registry, &utilization});
   }
   ready_pool = db->pool.get();
   SchedulerLoop scheduler(scheduler_store, *fleet, **clock);
@@ -237,6 +251,20 @@ int RunServe(const ServeOptions& options) {
   metrics_registry.Add(
       [&](metrics::Exposition& e) { return WriteFleetFamilies(admin_service, e); });
   metrics_registry.Add([&](metrics::Exposition& e) { return WriteCostFamilies(admin_service, e); });
+  metrics_registry.Add(
+      [&](metrics::Exposition& e) { return WriteUtilizationFamilies(utilization, e); });
+
+  // --metrics-listen: /metrics alone on a port of its own.
+  api::MetricsEndpoint metrics_endpoint(metrics_registry,
+                                        auth == "tokens" ? &token_service : nullptr);
+  std::unique_ptr<api::HttpServer> metrics_server;
+  if (!options.metrics_listen.empty()) {
+    api::ServerOptions metrics_options;
+    metrics_options.host = metrics_host;
+    metrics_options.port = metrics_port;
+    metrics_server = api::NewCpprestServer(metrics_options, metrics_endpoint.AsHandler());
+    if (Status s = metrics_server->Start(); !s.ok()) return Fail("metrics_listen_failed", s);
+  }
 
   JobExecutorOptions executor_options;
   executor_options.owner = DefaultExecutorOwner();
@@ -280,6 +308,7 @@ int RunServe(const ServeOptions& options) {
   executor.Stop();
   // A stopped server ends its replicas; a killed one leaves them to be adopted on restart.
   if (local_runtime != nullptr) local_runtime->Shutdown(executor.released());
+  if (metrics_server) metrics_server->Stop(kDrain);
   server->Stop(kDrain);
   if (Status s = db->CloseAfterServe(); !s.ok()) return Fail("postgres_stop_failed", s);
   LogJson(LogLevel::kInfo, "stopped", {});

@@ -19,6 +19,7 @@ struct ServeOptions {
   std::vector<std::string> roles = {"api", "scheduler", "executor"};
   bool debug = false;              // the same as log_level "debug"
   std::string log_level = "info";  // debug, info, warn, error
+  std::string metrics_listen;      // host:port of a listener serving /metrics alone; "": none
   // Replica lines kept per job: the first half and the newest half; those between are dropped and
   // counted (services/logs/job_log_repository.h).
   int64_t log_lines_per_job = 10000;

@@ -450,6 +450,48 @@ std::optional<double> TpuPeakFlops(std::string_view family, Precision precision)
   return std::nullopt;
 }
 
+std::optional<double> GpuMemoryGib(AcceleratorType type) {
+  switch (type) {
+    case AT::kNvidiaH100_80gb:
+    case AT::kNvidiaH100Mega80gb:
+    case AT::kNvidiaA100_80gb:
+      return 80;
+    case AT::kNvidiaH200_141gb:
+      return 141;
+    case AT::kNvidiaB200:
+      return 180;
+    case AT::kNvidiaGb200:
+      return 186;
+    case AT::kNvidiaRtxPro6000:
+      return 96;
+    case AT::kNvidiaTeslaA100:
+      return 40;
+    case AT::kNvidiaL4:
+      return 24;
+    case AT::kNvidiaTeslaV100:
+    case AT::kNvidiaTeslaT4:
+    case AT::kNvidiaTeslaP100:
+      return 16;
+    case AT::kNvidiaTeslaP4:
+      return 8;
+    default:
+      return std::nullopt;
+  }
+}
+
+std::optional<double> TpuChipMemoryGib(std::string_view family) {
+  // HBM per chip (cloud.google.com/tpu/docs/system-architecture-tpu-vm and the per-version
+  // pages); v2 and v3 chips carry two TensorCores of 8 and 16 GiB.
+  if (family == "7x") return 192;
+  if (family == "v6e") return 32;
+  if (family == "v5e") return 16;
+  if (family == "v5p") return 95;
+  if (family == "v4") return 32;
+  if (family == "v3") return 32;
+  if (family == "v2") return 16;
+  return std::nullopt;
+}
+
 int MaxMultihostGpuNodes(const MachineType& machine) {
   // A GB200 NVL72 rack is 18 A4X trays in one NVLink domain; no other catalog type spans hosts.
   return machine.accelerator == AT::kNvidiaGb200 ? 18 : 0;

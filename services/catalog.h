@@ -81,6 +81,11 @@ std::optional<Precision> ParsePrecision(std::string_view name);
 std::optional<double> GpuPeakFlops(AcceleratorType type, Precision precision);
 std::optional<double> TpuPeakFlops(std::string_view family, Precision precision);
 
+// Memory of one chip in GiB (HBM, or GDDR for L4/T4/P4): a GPU by its accelerator type, a TPU by
+// its family. nullopt when the catalog has no figure.
+std::optional<double> GpuMemoryGib(AcceleratorType type);
+std::optional<double> TpuChipMemoryGib(std::string_view family);
+
 // The largest MachineSpec.multihostGpuNodeCount (v1beta1) `machine` takes: how many hosts one
 // replica may span in a multi-node NVLink domain. 0 when the machine type cannot span hosts.
 int MaxMultihostGpuNodes(const MachineType& machine);

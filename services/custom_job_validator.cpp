@@ -698,6 +698,7 @@ Status ValidateCustomJob(const CustomJob& job) {
   TY_RETURN_IF_ERROR(ValidateJobSpecFields(spec));
   // The simulator's run-time knobs: a bad one is refused now, not ignored at run time.
   TY_RETURN_IF_ERROR(EstimateWorkload(spec).status());
+  TY_RETURN_IF_ERROR(UtilizationKnobsOf(spec).status());
   return CheckpointInterval(spec).status();
 }
 

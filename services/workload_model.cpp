@@ -21,6 +21,8 @@ constexpr std::string_view kSeqLen = "TRAINYARD_SEQ_LEN";
 constexpr std::string_view kPrecision = "TRAINYARD_PRECISION";
 constexpr std::string_view kMfu = "TRAINYARD_MFU";
 constexpr std::string_view kCheckpointInterval = "TRAINYARD_CHECKPOINT_INTERVAL";
+constexpr std::string_view kSlowHost = "TRAINYARD_SIM_SLOW_HOST";
+constexpr std::string_view kSlowHostFactor = "TRAINYARD_SIM_SLOW_HOST_FACTOR";
 constexpr std::string_view kRunTimeKnobs[] = {kDuration, kSteps,  kStepTime,  kParams, kTokens,
                                               kBatch,    kSeqLen, kPrecision, kMfu};
 
@@ -264,6 +266,38 @@ StatusOr<Duration> CheckpointInterval(const CustomJobSpec& spec) {
                          *v + "\")");
   }
   return *interval;
+}
+
+StatusOr<UtilizationKnobs> UtilizationKnobsOf(const CustomJobSpec& spec) {
+  UtilizationKnobs out;
+  const std::string_view names[] = {kSlowHost, kSlowHostFactor};
+  Knobs k = ReadKnobs(spec, names);
+  if (const std::string* v = k.Value(kSlowHost)) {
+    int64_t index = -1;
+    auto [end, ec] = std::from_chars(v->data(), v->data() + v->size(), index);
+    if (ec != std::errc() || end != v->data() + v->size() || index < 0) {
+      return k.Invalid(kSlowHost, "must be a host index, 0 or more (got \"" + *v + "\")");
+    }
+    out.slow_host = index;
+  }
+  if (const std::string* v = k.Value(kSlowHostFactor)) {
+    auto factor = ParsePositive(*v);
+    if (!factor || *factor >= 1) {
+      return k.Invalid(kSlowHostFactor,
+                       "must be a fraction in (0, 1), e.g. \"0.6\" (got \"" + *v + "\")");
+    }
+    if (!out.slow_host) {
+      return k.Invalid(kSlowHostFactor, "takes effect only with TRAINYARD_SIM_SLOW_HOST");
+    }
+    out.slow_factor = *factor;
+  }
+  // The run-time knobs were checked by EstimateWorkload; here they only inform the model.
+  Knobs run = ReadKnobs(spec, kRunTimeKnobs);
+  if (const std::string* v = run.Value(kParams)) out.params = ParsePositive(*v);
+  if (const std::string* v = run.Value(kMfu)) out.mfu = ParsePositive(*v);
+  auto estimate = EstimateWorkload(spec);
+  if (estimate.ok() && *estimate) out.step_time = (*estimate)->step_time;
+  return out;
 }
 
 }  // namespace trainyard

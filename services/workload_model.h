@@ -43,6 +43,20 @@ inline constexpr Duration kDefaultCheckpointInterval = std::chrono::minutes(10);
 // default. A bad value is INVALID_ARGUMENT naming the env entry.
 StatusOr<Duration> CheckpointInterval(const CustomJobSpec& spec);
 
+// What the simulated accelerator metrics (services/telemetry) need of a job: its model size and
+// step time when known, its MFU knob, and a straggler to show. TRAINYARD_SIM_SLOW_HOST names a
+// host by its index in the job's host list (0 first) and TRAINYARD_SIM_SLOW_HOST_FACTOR (default
+// 0.6) the share of its peers' speed it computes at. A bad value is INVALID_ARGUMENT naming the
+// env entry.
+struct UtilizationKnobs {
+  std::optional<double> params;
+  std::optional<Duration> step_time;
+  std::optional<double> mfu;
+  std::optional<int64_t> slow_host;
+  double slow_factor = 0.6;
+};
+StatusOr<UtilizationKnobs> UtilizationKnobsOf(const CustomJobSpec& spec);
+
 // 6 × params × tokens / (flops_per_second): the compute-bound training time.
 Duration ModelTrainingTime(double params, double tokens, double flops_per_second);
 

@@ -18,17 +18,26 @@ constexpr const char* kNodesHeldByProject =
     "JOIN custom_jobs j ON j.id = n.job_id JOIN projects p ON p.number = j.project_number "
     "WHERE n.pool_id = ANY($1::text[]) GROUP BY 1, 2";
 
-// With the persistent resource that holds the node, by its name.
-constexpr const char* kListNodes =
-    "SELECT n.pool_id, n.ordinal, n.zone, n.machine_type, n.state, n.job_id, "
-    TY_MICROS("n.state_since") ", array_to_json(n.image_cache)::text, "
-    "CASE WHEN r.uid IS NULL THEN NULL ELSE 'projects/' || r.project_number || '/locations/' || "
-    "r.location || '/persistentResources/' || r.resource_id END FROM nodes n "
-    "LEFT JOIN persistent_resources r ON r.uid = n.resource_uid "
+// With the persistent resource that holds the node, by its name (DecodeNode reads the row).
+#define TY_NODE_ROWS \
+  "SELECT n.pool_id, n.ordinal, n.zone, n.machine_type, n.state, n.job_id, " TY_MICROS(         \
+      "n.state_since") ", array_to_json(n.image_cache)::text, "                                  \
+                       "CASE WHEN r.uid IS NULL THEN NULL ELSE 'projects/' || r.project_number " \
+                       "|| '/locations/' || r.location || '/persistentResources/' || "          \
+                       "r.resource_id END FROM nodes n "                                         \
+                       "LEFT JOIN persistent_resources r ON r.uid = n.resource_uid "
+
+constexpr const char* kListNodes = TY_NODE_ROWS
     "WHERE ($1 = '' OR n.pool_id = $1) AND ($2 = '' OR n.zone = $2) "
     "AND ($3::smallint IS NULL OR n.state = $3::smallint) "
     "AND ($4::text IS NULL OR (n.pool_id, n.ordinal) > ($4::text, $5::int)) "
     "ORDER BY n.pool_id, n.ordinal LIMIT $6::int";
+
+// A job's hosts in placement order: the pools' fleet order is not known here, pool id and ordinal
+// are (and the same on every read).
+constexpr const char* kNodesHeldByJobs = TY_NODE_ROWS
+    "WHERE n.job_id IS NOT NULL AND ($1::bigint IS NULL OR n.job_id = $1::bigint) "
+    "ORDER BY n.job_id, n.pool_id, n.ordinal";
 
 // Non-terminal jobs per queue: QUEUED, PENDING, RUNNING, CANCELLING.
 constexpr const char* kQueueCounts =
@@ -91,6 +100,25 @@ std::vector<std::string> TextList(std::string_view json_array) {
   return out;
 }
 
+std::vector<NodeRecord> DecodeNodes(const pg::Result& r) {
+  std::vector<NodeRecord> out;
+  out.reserve(r.rows());
+  for (int i = 0; i < r.rows(); ++i) {
+    NodeRecord n;
+    n.pool_id = r.Get(i, 0);
+    n.ordinal = r.GetInt64(i, 1);
+    n.zone = r.Get(i, 2);
+    n.machine_type = r.Get(i, 3);
+    n.state = static_cast<NodeState>(r.GetInt64(i, 4));
+    if (!r.IsNull(i, 5)) n.job_id = r.GetInt64(i, 5);
+    n.since = FromUnixMicros(r.GetInt64(i, 6));
+    n.image_cache = TextList(r.Get(i, 7));
+    if (!r.IsNull(i, 8)) n.persistent_resource = std::string(r.Get(i, 8));
+    out.push_back(std::move(n));
+  }
+  return out;
+}
+
 }  // namespace
 
 StatusOr<std::map<std::pair<std::string, std::string>, int64_t>> PgAdminStore::NodesHeldByProject(
@@ -131,22 +159,15 @@ StatusOr<std::vector<NodeRecord>> PgAdminStore::ListNodes(const NodeQuery& query
   TY_ASSIGN_OR_RETURN(pg::Result r,
                       conn->Exec(kListNodes, {query.pool, query.zone, state, after_pool,
                                               after_ordinal, std::to_string(query.limit + 1)}));
-  std::vector<NodeRecord> out;
-  out.reserve(r.rows());
-  for (int i = 0; i < r.rows(); ++i) {
-    NodeRecord n;
-    n.pool_id = r.Get(i, 0);
-    n.ordinal = r.GetInt64(i, 1);
-    n.zone = r.Get(i, 2);
-    n.machine_type = r.Get(i, 3);
-    n.state = static_cast<NodeState>(r.GetInt64(i, 4));
-    if (!r.IsNull(i, 5)) n.job_id = r.GetInt64(i, 5);
-    n.since = FromUnixMicros(r.GetInt64(i, 6));
-    n.image_cache = TextList(r.Get(i, 7));
-    if (!r.IsNull(i, 8)) n.persistent_resource = std::string(r.Get(i, 8));
-    out.push_back(std::move(n));
-  }
-  return out;
+  return DecodeNodes(r);
+}
+
+StatusOr<std::vector<NodeRecord>> PgAdminStore::NodesHeldByJobs(std::optional<int64_t> job_id) {
+  TY_ASSIGN_OR_RETURN(auto conn, pool_.Acquire());
+  std::optional<std::string> id;
+  if (job_id) id = std::to_string(*job_id);
+  TY_ASSIGN_OR_RETURN(pg::Result r, conn->Exec(kNodesHeldByJobs, {id}));
+  return DecodeNodes(r);
 }
 
 StatusOr<std::vector<QueueCount>> PgAdminStore::QueueCounts() {

@@ -13,6 +13,7 @@ class PgAdminStore final : public AdminRepository {
   StatusOr<std::map<std::pair<std::string, std::string>, int64_t>> NodesHeldByProject(
       const std::vector<std::string>& pool_ids) override;
   StatusOr<std::vector<NodeRecord>> ListNodes(const NodeQuery& query) override;
+  StatusOr<std::vector<NodeRecord>> NodesHeldByJobs(std::optional<int64_t> job_id) override;
   StatusOr<std::vector<QueueCount>> QueueCounts() override;
   StatusOr<std::vector<QueuedJobRecord>> QueuedJobs(int per_queue) override;
   StatusOr<std::vector<ModelCost>> ProjectCosts(int64_t project_number, Timestamp now) override;

@@ -112,6 +112,8 @@ class AdminRepository {
       const std::vector<std::string>& pool_ids) = 0;
   // Up to query.limit + 1 nodes in (pool_id, ordinal) order, so the caller knows if more exist.
   virtual StatusOr<std::vector<NodeRecord>> ListNodes(const NodeQuery& query) = 0;
+  // Nodes a job holds (of `job_id`, or of every job), by job, pool id and ordinal.
+  virtual StatusOr<std::vector<NodeRecord>> NodesHeldByJobs(std::optional<int64_t> job_id) = 0;
   // QUEUED, PENDING, RUNNING and CANCELLING jobs counted per queue.
   virtual StatusOr<std::vector<QueueCount>> QueueCounts() = 0;
   // The first `per_queue` QUEUED jobs of every queue by queue position (then creation time).

@@ -54,6 +54,9 @@ CustomJob SimFixture::CreateGang(const std::string& project, SchedulingStrategy 
     pool.container_spec = ContainerSpec{};
     pool.container_spec->image_uri = "nemo:24.07";
     pool.container_spec->env.push_back({"TRAINYARD_SIM_DURATION", run});
+    if (job.job_spec.worker_pool_specs.empty()) {
+      for (const EnvVar& e : primary_env_) pool.container_spec->env.push_back(e);
+    }
     if (!checkpoint_interval_.empty()) {
       pool.container_spec->env.push_back({"TRAINYARD_CHECKPOINT_INTERVAL", checkpoint_interval_});
     }

@@ -46,6 +46,8 @@ class SimFixture : public ::testing::Test {
 
   // TRAINYARD_CHECKPOINT_INTERVAL of the jobs created from now on; empty: the default.
   std::string checkpoint_interval_;
+  // More env of the primary pool of the jobs created from now on.
+  std::vector<EnvVar> primary_env_;
 
   std::string conninfo_;
   ManualClock clock_{FromUnixMicros(1'800'000'000'000'000)};

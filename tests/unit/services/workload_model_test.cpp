@@ -202,3 +202,42 @@ TEST(WorkloadModelTest, TheCheckpointIntervalIsAKnobWithATenMinuteDefault) {
 
 }  // namespace
 }  // namespace trainyard
+
+namespace trainyard {
+namespace {
+
+TEST(UtilizationKnobsTest, ASlowHostAndItsFactorAreReadAndChecked) {
+  auto knobs = UtilizationKnobsOf(
+      H100Gang(7, {{"TRAINYARD_SIM_SLOW_HOST", "3"}, {"TRAINYARD_SIM_SLOW_HOST_FACTOR", "0.5"}}));
+  ASSERT_TRUE(knobs.ok()) << knobs.status().message();
+  EXPECT_EQ(knobs->slow_host, 3);
+  EXPECT_DOUBLE_EQ(knobs->slow_factor, 0.5);
+
+  auto defaulted = UtilizationKnobsOf(H100Gang(7, {{"TRAINYARD_SIM_SLOW_HOST", "0"}}));
+  ASSERT_TRUE(defaulted.ok());
+  EXPECT_DOUBLE_EQ(defaulted->slow_factor, 0.6);
+
+  auto negative = UtilizationKnobsOf(H100Gang(7, {{"X", "y"}, {"TRAINYARD_SIM_SLOW_HOST", "-1"}}));
+  ASSERT_EQ(negative.status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(FieldOf(negative.status()), "jobSpec.workerPoolSpecs[0].containerSpec.env[1].value");
+  auto whole = UtilizationKnobsOf(
+      H100Gang(7, {{"TRAINYARD_SIM_SLOW_HOST", "1"}, {"TRAINYARD_SIM_SLOW_HOST_FACTOR", "1"}}));
+  EXPECT_EQ(whole.status().code(), Code::kInvalidArgument) << "a factor of 1 is no straggler";
+  auto alone = UtilizationKnobsOf(H100Gang(7, {{"TRAINYARD_SIM_SLOW_HOST_FACTOR", "0.5"}}));
+  EXPECT_EQ(alone.status().code(), Code::kInvalidArgument) << "a factor without a host";
+}
+
+TEST(UtilizationKnobsTest, TheModelsSizeAndStepTimeComeFromTheRunTimeKnobs) {
+  auto knobs = UtilizationKnobsOf(H100Gang(1, {{"TRAINYARD_MODEL_PARAMS", "7e9"},
+                                               {"TRAINYARD_SIM_STEPS", "100"},
+                                               {"TRAINYARD_GLOBAL_BATCH_SIZE", "64"},
+                                               {"TRAINYARD_SEQ_LEN", "4096"}}));
+  ASSERT_TRUE(knobs.ok()) << knobs.status().message();
+  EXPECT_DOUBLE_EQ(*knobs->params, 7e9);
+  ASSERT_TRUE(knobs->step_time.has_value());
+  EXPECT_GT(knobs->step_time->count(), 0);
+  EXPECT_FALSE(knobs->mfu.has_value());
+}
+
+}  // namespace
+}  // namespace trainyard
