@@ -62,11 +62,12 @@ soak: build fuzz-build
 	python3 tests/soak/crash_soak.py $(BUILD_DIR)/trainyard --scenario handover --all-full --kills 20 --pg-restarts 0
 
 # The README's monitoring pictures (docs/monitoring/pictures/): a few minutes of a real run under
-# Prometheus, plotted from its range queries with the dashboard's PromQL.
+# Prometheus, plotted from its range queries with the dashboard's PromQL (Debian's matplotlib is
+# for the system python3, hence /usr/bin/python3).
 PICTURE_MINUTES ?= 4
 pictures: build
 	bash scripts/setup python3-matplotlib
-	python3 scripts/dashboard_pictures.py $(BUILD_DIR)/trainyard docs/monitoring/pictures --minutes $(PICTURE_MINUTES)
+	/usr/bin/python3 scripts/dashboard_pictures.py $(BUILD_DIR)/trainyard docs/monitoring/pictures --minutes $(PICTURE_MINUTES)
 
 format:
 	clang-format -i $$(git ls-files '*.cpp' '*.h')

@@ -165,8 +165,8 @@ StatusOr<LoopStats> SchedulerLoop::RunOnce() {
   stats.evaluations = cycle.evaluations;
   auto seconds = [](Clock::duration d) { return std::chrono::duration<double>(d).count(); };
   if (cycle.admissions.empty() && cycle.failures.empty() && cycle.verdicts.empty()) {
-    metrics_.Cycle(seconds(ingested - started), seconds(decided - ingested), std::nullopt,
-                   cycle.evaluations, {}, core_.pending_count(), core_.running_count());
+    metrics_.Cycle(seconds(ingested - started), seconds(decided - ingested), std::nullopt, cycle,
+                   {}, core_.pending_count(), core_.running_count());
     return stats;
   }
   auto committed = store_.Commit(fleet_, cycle, now);
@@ -177,7 +177,7 @@ StatusOr<LoopStats> SchedulerLoop::RunOnce() {
   stats.committed = *committed;
   if (committed->skipped > 0) synced_ = false;
   metrics_.Cycle(seconds(ingested - started), seconds(decided - ingested),
-                 seconds(Clock::now() - decided), cycle.evaluations, *committed,
+                 seconds(Clock::now() - decided), cycle, *committed,
                  core_.pending_count(), core_.running_count());
   if (committed->admitted > 0 || committed->failed > 0) {
     auto ms = [](Clock::duration d) {

@@ -2,9 +2,29 @@
 
 namespace trainyard {
 
+static_assert(static_cast<int>(PreemptionCause::kHigherPriority) == 0 &&
+                  static_cast<int>(PreemptionCause::kReclaim) == 1 &&
+                  static_cast<int>(PreemptionCause::kFairSharing) == 2,
+              "the causes' names in Write follow the enum's order");
+
 void SchedulerMetrics::Cycle(double ingest, double decide, std::optional<double> commit,
-                             int evaluations, const CommitOutcome& committed, size_t pending,
-                             size_t running) {
+                             const CycleResult& cycle, const CommitOutcome& committed,
+                             size_t pending, size_t running) {
+  const int evaluations = cycle.evaluations;
+  for (const AdmissionDecision& a : cycle.admissions) {
+    for (int64_t victim : a.victims) {
+      const auto cause = static_cast<size_t>(a.CauseOf(victim));
+      if (cause < preempted_by_cause_.size()) {
+        preempted_by_cause_[cause].fetch_add(1, std::memory_order_relaxed);
+      }
+    }
+  }
+  for (const VerdictUpdate& v : cycle.verdicts) {
+    const auto code = static_cast<size_t>(v.verdict.code);
+    if (v.code_changed && code < held_by_reason_.size()) {
+      held_by_reason_[code].fetch_add(1, std::memory_order_relaxed);
+    }
+  }
   ingest_.Observe(ingest);
   decide_.Observe(decide);
   if (commit) commit_.Observe(*commit);
@@ -56,6 +76,22 @@ void SchedulerMetrics::Write(metrics::Exposition& e) const {
   e.Gauge("trainyard_scheduler_running_jobs",
           "Admitted jobs (and persistent-resource holds) in the leader's core.",
           metrics::Load(running_));
+  e.Family("trainyard_scheduler_decisions_total", "counter",
+           "What the cycles decided, by reason: preemptions by cause (HIGHER_PRIORITY, RECLAIM, "
+           "FAIR_SHARING), and queued jobs newly held by the scheduler's reason code.");
+  const char* causes[] = {"HIGHER_PRIORITY", "RECLAIM", "FAIR_SHARING"};
+  for (size_t i = 0; i < preempted_by_cause_.size(); ++i) {
+    e.Sample("trainyard_scheduler_decisions_total",
+             {{"decision", "preempt"}, {"reason", causes[i]}},
+             metrics::Load(preempted_by_cause_[i]));
+  }
+  for (size_t i = 0; i < held_by_reason_.size(); ++i) {
+    const uint64_t n = held_by_reason_[i].load(std::memory_order_relaxed);
+    if (n == 0) continue;
+    e.Sample("trainyard_scheduler_decisions_total",
+             {{"decision", "hold"}, {"reason", ReasonCodeName(static_cast<ReasonCode>(i))}},
+             static_cast<double>(n));
+  }
   e.Family("trainyard_fleet_events_total", "counter",
            "The simulated fleet's failures as the leader applied them: spot preemption notices, "
            "spot nodes reclaimed, node failures, repairs finished, injected faults.");

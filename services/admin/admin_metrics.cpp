@@ -18,6 +18,20 @@ std::string_view ModelLabel(const std::string& model) {
 
 double Seconds(Duration d) { return std::chrono::duration<double>(d).count(); }
 
+using PoolKey = std::tuple<std::string, std::string, std::string_view>;  // zone, type, model
+
+// Two samples of `family` for one (zone, machine type, consumption model), told apart by `label`.
+void WriteSplit(metrics::Exposition& e, std::string_view family, const PoolKey& key,
+                std::string_view label, std::pair<const char*, int64_t> first,
+                std::pair<const char*, int64_t> second) {
+  const auto& [zone, type, model] = key;
+  for (const auto& [value, n] : {first, second}) {
+    e.Sample(family,
+             {{"zone", zone}, {"machine_type", type}, {"consumption_model", model}, {label, value}},
+             static_cast<double>(n));
+  }
+}
+
 }  // namespace
 
 Status WriteJobFamilies(AdminService& admin, metrics::Exposition& e) {
@@ -58,7 +72,6 @@ Status WriteJobFamilies(AdminService& admin, metrics::Exposition& e) {
 
 Status WriteFleetFamilies(AdminService& admin, metrics::Exposition& e) {
   TY_ASSIGN_OR_RETURN(FleetView fleet, admin.FleetStatus());
-  using PoolKey = std::tuple<std::string, std::string, std::string_view>;  // zone, type, model
   std::map<std::tuple<std::string, std::string, std::string_view, NodeState>, int64_t> nodes;
   std::map<PoolKey, std::pair<int64_t, int64_t>> units;      // configured, usable now
   std::map<PoolKey, std::pair<int64_t, int64_t>> resources;  // used, idle
@@ -91,25 +104,15 @@ Status WriteFleetFamilies(AdminService& admin, metrics::Exposition& e) {
            "Capacity units (a node, or a TPU slice) by zone, machine type and consumption model: "
            "configured, and usable now (calendar windows and DWS steps applied).");
   for (const auto& [key, u] : units) {
-    const auto& [zone, type, model] = key;
-    for (const auto& [kind, v] : {std::pair{"configured", u.first}, {"usable_now", u.second}}) {
-      e.Sample(
-          "trainyard_capacity_units",
-          {{"zone", zone}, {"machine_type", type}, {"consumption_model", model}, {"kind", kind}},
-          static_cast<double>(v));
-    }
+    WriteSplit(e, "trainyard_capacity_units", key, "kind", {"configured", u.first},
+               {"usable_now", u.second});
   }
   e.Family("trainyard_persistent_resource_nodes", "gauge",
            "Nodes persistent resources hold, by zone, machine type, consumption model and whether "
            "a job of the resource runs on them (used) or they wait warm (idle).");
   for (const auto& [key, r] : resources) {
-    const auto& [zone, type, model] = key;
-    for (const auto& [kind, v] : {std::pair{"used", r.first}, {"idle", r.second}}) {
-      e.Sample(
-          "trainyard_persistent_resource_nodes",
-          {{"zone", zone}, {"machine_type", type}, {"consumption_model", model}, {"state", kind}},
-          static_cast<double>(v));
-    }
+    WriteSplit(e, "trainyard_persistent_resource_nodes", key, "state", {"used", r.first},
+               {"idle", r.second});
   }
   return Status::Ok();
 }

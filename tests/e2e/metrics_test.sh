@@ -96,6 +96,8 @@ create '.displayName="too-big" | .jobSpec.workerPoolSpecs[1].replicaCount = "500
 wait_until 30 "the big job's reason" bash -c "curl -fsS '$BASE/metrics' |
   grep -qE '^trainyard_queued_jobs\{project=\"demo\",location=\"us-central1\",reason=\"(QUOTA_EXCEEDED|NEVER_FITS)\"\} 1$'" &&
   pass "a queued job is counted under its reason" || fail "queued: $(scrape | grep '^trainyard_queued_jobs')"
+at_least "and the scheduler's decision to hold it under the same reason" \
+  "$(total trainyard_scheduler_decisions_total 'decision="hold",reason="(QUOTA_EXCEEDED|NEVER_FITS)"')" 1
 
 # The number of series does not grow with the number of jobs.
 series() { scrape | grep -vc '^#'; }

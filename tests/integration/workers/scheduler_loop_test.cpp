@@ -121,6 +121,16 @@ TEST_F(SchedulerLoopTest, HigherPriorityPreemptsAndTheVictimComesBack) {
   EXPECT_GT(victim.trainyard->cost_usd, 0);
   Step();
   EXPECT_EQ(Get(low2, "other").trainyard->reason_code, "NO_CAPACITY");
+  // /metrics counts the decisions by reason.
+  metrics::Exposition e;
+  scheduler_->metrics().Write(e);
+  EXPECT_NE(e.text().find("\ntrainyard_scheduler_decisions_total{decision=\"preempt\",reason="
+                          "\"HIGHER_PRIORITY\"} 1\n"),
+            std::string::npos)
+      << e.text();
+  EXPECT_NE(e.text().find("\ntrainyard_scheduler_decisions_total{decision=\"hold\",reason="
+                          "\"NO_CAPACITY\"} "),
+            std::string::npos);
   clock_.Advance(68s);  // the high job boots (60s) and pulls (8s) on the freed node…
   Step();
   EXPECT_EQ(Get(high, "other").state, JobState::kRunning);

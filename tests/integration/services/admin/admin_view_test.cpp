@@ -45,6 +45,19 @@ class AdminViewTest : public testing::SimFixture {
     return CreateGang(project, strategy, nodes - 1, run);
   }
 
+  // A 600 s job on the warm reservation (8 s pull), to the end; then a spot job admitted.
+  void RunAReservedJobThenStartASpotOne() {
+    CustomJob reserved = Create("demo", SchedulingStrategy::kStandard, 1, "600s");
+    Step();
+    clock_.Advance(8s);  // warm node: the pull only
+    Step();
+    clock_.Advance(600s);
+    Step();
+    ASSERT_EQ(StateOf(reserved, "demo"), JobState::kSucceeded);
+    Create("demo", SchedulingStrategy::kSpot, 1, "3600s");
+    Step();
+  }
+
   static std::string IdOf(const CustomJob& job) { return job.name.substr(job.name.rfind('/') + 1); }
 
   JobState StateOf(const CustomJob& job, const std::string& project) {
@@ -205,15 +218,7 @@ TEST_F(AdminViewTest, QueuesListQueuedJobsByPositionWithTheirReasons) {
 }
 
 TEST_F(AdminViewTest, CostsSumAccruedAndRunningPerConsumptionModel) {
-  CustomJob reserved = Create("demo", SchedulingStrategy::kStandard, 1, "600s");
-  Step();
-  clock_.Advance(8s);  // warm node: the pull only
-  Step();
-  clock_.Advance(600s);
-  Step();
-  ASSERT_EQ(StateOf(reserved, "demo"), JobState::kSucceeded);
-  CustomJob spot = Create("demo", SchedulingStrategy::kSpot, 1, "3600s");
-  Step();
+  ASSERT_NO_FATAL_FAILURE(RunAReservedJobThenStartASpotOne());
   clock_.Advance(1800s);  // half an hour into the spot admission
 
   auto costs = admin_->ProjectCosts("demo");
@@ -239,15 +244,7 @@ TEST_F(AdminViewTest, CostsSumAccruedAndRunningPerConsumptionModel) {
 // /metrics reads the same tables: the fleet's cost and goodput per consumption model, jobs by
 // state and consumption model, nodes by zone, machine type, consumption model and state.
 TEST_F(AdminViewTest, MetricsShowCostGoodputJobsAndNodesPerConsumptionModel) {
-  CustomJob reserved = Create("demo", SchedulingStrategy::kStandard, 1, "600s");
-  Step();
-  clock_.Advance(8s);  // warm node: the pull only
-  Step();
-  clock_.Advance(600s);
-  Step();
-  ASSERT_EQ(StateOf(reserved, "demo"), JobState::kSucceeded);
-  CustomJob spot = Create("demo", SchedulingStrategy::kSpot, 1, "3600s");
-  Step();
+  ASSERT_NO_FATAL_FAILURE(RunAReservedJobThenStartASpotOne());
   clock_.Advance(1800s);
 
   metrics::Exposition e;
