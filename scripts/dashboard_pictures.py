@@ -4,7 +4,7 @@
 Starts the server (embedded PostgreSQL, the default simulated fleet) and Debian's Prometheus with
 docs/monitoring/prometheus.yml and its rules, runs a mixed workload for a few minutes (an 8-host
 pre-training job with one slow host, LoRA fine-tunes on reservations, spot jobs hit by a spot
-preemption, a queue that builds up past the reservation), then plots panels of the Grafana
+preemption, another team's 8-host runs queueing for on-demand capacity), then plots panels of the Grafana
 dashboard from Prometheus's own range queries (the same PromQL as docs/monitoring/
 grafana-dashboard.json) into PNG files.
 
@@ -136,6 +136,7 @@ def main():
         wait_ready(f"{prom}/-/ready", 60)
 
         jobs = f"{base}/v1/projects/demo/locations/us-central1/customJobs"
+        research = f"{base}/v1/projects/research/locations/us-central1/customJobs"
         start = time.time()
         big = http(jobs, job("nemo-pretrain-multinode.json", "pretrain-70b",
                              [("TRAINYARD_SIM_DURATION", "36000s"),
@@ -149,6 +150,10 @@ def main():
                                [("TRAINYARD_SIM_DURATION", f"{1200 + 600 * (i % 3)}s")]))
             http(jobs, job("lora-single-node.json", f"spot-{wave}", [("TRAINYARD_SIM_DURATION", "1800s")],
                            strategy="SPOT"))
+            # Another team's 8-host runs on on-demand A3 Mega (16 nodes): more than fit, so its
+            # queue grows and waits for capacity.
+            http(research, job("nemo-pretrain-multinode.json", f"research-{wave}",
+                               [("TRAINYARD_SIM_DURATION", "2400s")]))
             if wave == 6:
                 http(f"{base}/trainyard/v1/fleet:injectSpotPreemption",
                      {"zone": "us-central1-a", "count": 2})
