@@ -105,12 +105,14 @@ void BM_FullCycle(benchmark::State& state) {
 
 // One cycle a second after `now`, per iteration, over the state `s` has.
 void MeasureSteadyCycles(benchmark::State& state, Scheduler& s, Timestamp now) {
-  int64_t verdicts = 0, evaluations = 0;
+  int64_t verdicts = 0, evaluations = 0, updates = 0, admissions = 0;
   for (auto _ : state) {
     now += 1s;
     CycleResult r = s.RunCycle(now);
     verdicts += r.evaluations + r.reused;
     evaluations += r.evaluations;
+    updates += static_cast<int64_t>(r.verdicts.size());
+    admissions += static_cast<int64_t>(r.admissions.size());
     benchmark::DoNotOptimize(r);
   }
   state.counters["verdicts_per_s"] =
@@ -119,6 +121,10 @@ void MeasureSteadyCycles(benchmark::State& state, Scheduler& s, Timestamp now) {
   state.counters["evaluated"] =
       benchmark::Counter(static_cast<double>(evaluations), benchmark::Counter::kAvgIterations);
   state.counters["running"] = static_cast<double>(s.running_count());
+  state.counters["updates"] =
+      benchmark::Counter(static_cast<double>(updates), benchmark::Counter::kAvgIterations);
+  state.counters["admitted"] =
+      benchmark::Counter(static_cast<double>(admissions), benchmark::Counter::kAvgIterations);
 }
 
 // The steady state: a full queue, nothing fits, each cycle re-evaluates with the default budget.
@@ -161,7 +167,7 @@ void BM_FullCycleMostlyParked(benchmark::State& state) {
   SchedulerConfig config;
   config.evaluation_budget = 1e12;
   config.lookback = 1 << 30;
-  int64_t verdicts = 0;
+  int64_t verdicts = 0, evaluations = 0, updates = 0;
   std::unique_ptr<Scheduler> s;
   for (auto _ : state) {
     state.PauseTiming();
@@ -172,8 +178,14 @@ void BM_FullCycleMostlyParked(benchmark::State& state) {
     state.ResumeTiming();
     CycleResult r = s->RunCycle(kT0 + 2s);
     verdicts += r.evaluations + r.reused;
+    evaluations += r.evaluations;
+    updates += static_cast<int64_t>(r.verdicts.size());
     benchmark::DoNotOptimize(r);
   }
+  state.counters["evaluated"] =
+      benchmark::Counter(static_cast<double>(evaluations), benchmark::Counter::kAvgIterations);
+  state.counters["updates"] =
+      benchmark::Counter(static_cast<double>(updates), benchmark::Counter::kAvgIterations);
   state.counters["verdicts_per_s"] =
       benchmark::Counter(static_cast<double>(verdicts), benchmark::Counter::kIsRate);
 }

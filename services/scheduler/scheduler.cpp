@@ -330,7 +330,8 @@ bool Scheduler::PoolMatches(int p, const SchedulerJob& job, const GangPool& gp,
 
 Scheduler::FitOutcome Scheduler::Fit(const SchedulerJob& job, Cycle& cycle, const Extra* extra,
                                      int only_zone, bool use_holds,
-                                     const std::vector<ConsumptionModel>& models) const {
+                                     const std::vector<ConsumptionModel>& models,
+                                     bool explain) const {
   FitOutcome out;
   auto region = region_index_.find(job.region);
   if (region == region_index_.end() || job.pools.empty()) {
@@ -435,6 +436,7 @@ Scheduler::FitOutcome Scheduler::Fit(const SchedulerJob& job, Cycle& cycle, cons
     }
   }
 
+  if (!explain) return out;  // planning tries many fits and needs only the ones that fit
   if (held_by != nullptr) {
     out.code = ReasonCode::kHeldForReservation;
     out.held_by = held_by;
@@ -842,7 +844,7 @@ std::optional<Scheduler::PreemptionPlan> Scheduler::PlanPreemption(
         }
       }
       victims.push_back(c);
-      fit = Fit(job, cycle, &extra, zone_index, true, models);
+      fit = Fit(job, cycle, &extra, zone_index, true, models, /*explain=*/false);
       if (fit.fits) break;
     }
     if (!fit.fits) continue;
@@ -853,7 +855,7 @@ std::optional<Scheduler::PreemptionPlan> Scheduler::PlanPreemption(
       for (const auto& e : extra) without.push_back(e);
       for (const PlacedPool& pp : victims[i]->placement.pools)
         without.push_back({pp.pool, -pp.units});
-      FitOutcome again = Fit(job, cycle, &without, zone_index, true, models);
+      FitOutcome again = Fit(job, cycle, &without, zone_index, true, models, /*explain=*/false);
       if (again.fits) {
         extra = std::move(without);
         fit = std::move(again);
@@ -897,7 +899,7 @@ void Scheduler::ReserveCapacity(const SchedulerJob& job, Cycle& cycle,
     for (; i < releases.size() && std::get<0>(releases[i]) == t; ++i) {
       extra.push_back({std::get<1>(releases[i]), std::get<2>(releases[i])});
     }
-    FitOutcome fit = Fit(job, cycle, &extra, -1, false, models);
+    FitOutcome fit = Fit(job, cycle, &extra, -1, false, models, /*explain=*/false);
     if (!fit.fits) continue;
     Hold hold;
     hold.job_id = job.id;
@@ -993,7 +995,7 @@ void Scheduler::Evaluate(PendingEntry& entry, Cycle& cycle, CycleResult& result)
     cycle.shape_verdicts[shape_key] = entry.verdict;
     return;
   }
-  FitOutcome fit = Fit(job, cycle, nullptr, -1, true, models);
+  FitOutcome fit = Fit(job, cycle, nullptr, -1, true, models, /*explain=*/true);
   if (fit.fits) {
     Admit(entry, fit.placement, {}, cycle, result);
     return;
@@ -1061,12 +1063,11 @@ void Scheduler::Report(PendingEntry& entry, int64_t position, CycleResult& resul
   const bool evaluated = entry.evaluated_in == cycles_;
   // Most of a deep queue: not looked at, and its shown place has not moved.
   if (!evaluated && entry.reported && entry.reported->position == shown) return;
-  Verdict v = entry.verdict;
+  Verdict& v = entry.verdict;  // compared in place: most verdicts are as last reported
   v.position = shown;
   if (!evaluated && v.code == ReasonCode::kNotEvaluated) {
     v.message = NotEvaluatedMessage(v.position, config_.lookback);
   }
-  entry.verdict = v;
   if (entry.reported && *entry.reported == v) return;
   const bool code_changed = !entry.reported || entry.reported->code != v.code;
   entry.reported = v;

@@ -124,7 +124,7 @@ class Scheduler {
 
   // Why a job is out of the active order (Kueue's inadmissible workloads): it waits for a change
   // elsewhere, costs nothing per cycle until then and takes no place in the lookback.
-  enum class Parked {
+  enum class Parked : uint8_t {
     kNo,
     kUntilQuotaFrees,    // QUOTA_EXCEEDED: until its project's usage drops
     kUntilFleetChanges,  // NEVER_FITS: until the fleet (pools, quotas) is another one
@@ -140,15 +140,16 @@ class Scheduler {
     bool positions_stale = true;
   };
   struct PendingEntry {
-    SchedulerJob job;
-    int queue = 0;
-    int shape = 0;    // job.shape's number: jobs of one shape get one verdict a cycle
-    Verdict verdict;  // the latest decided (this cycle's, when evaluated)
-    std::optional<Verdict> reported;  // as last reported
-    bool admitted = false;            // this cycle
-    Parked parked = Parked::kNo;
-    std::optional<Timestamp> never_fits_deadline;
+    // What the walk reads first, then the job (whose first line holds its rank and strategy).
     int64_t evaluated_in = -1;  // the cycle that last evaluated it
+    int queue = 0;
+    int shape = 0;          // job.shape's number: jobs of one shape get one verdict a cycle
+    bool admitted = false;  // this cycle
+    Parked parked = Parked::kNo;
+    SchedulerJob job;
+    Verdict verdict;                  // the latest decided (this cycle's, when evaluated)
+    std::optional<Verdict> reported;  // as last reported
+    std::optional<Timestamp> never_fits_deadline;
   };
   struct Hold {
     int64_t job_id = 0;
@@ -182,8 +183,10 @@ class Scheduler {
   bool PoolMatches(int pool, const SchedulerJob& job, const GangPool& gp,
                    ConsumptionModel model) const;
   int64_t Available(int pool, Timestamp now) const;
+  // `explain`: say why a job that does not fit waits (code and message); without it a failed fit
+  // says nothing, which is all that planning (preemption, backfill holds) needs.
   FitOutcome Fit(const SchedulerJob& job, Cycle& cycle, const Extra* extra, int only_zone,
-                 bool use_holds, const std::vector<ConsumptionModel>& models) const;
+                 bool use_holds, const std::vector<ConsumptionModel>& models, bool explain) const;
   // A job that names a persistent resource: the resource's free held units, nothing else.
   FitOutcome FitOnResource(const SchedulerJob& job) const;
   std::optional<Verdict> CheckQuota(const SchedulerJob& job, Cycle& cycle,

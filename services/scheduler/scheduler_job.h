@@ -46,13 +46,15 @@ struct QuotaDemand {
 };
 
 struct SchedulerJob {
+  // What every cycle reads of every job it walks comes first: one cache line with the scheduler's
+  // own bookkeeping of the entry (a deep queue is walked by pointer, and misses dominate).
   int64_t id = 0;
   int64_t version = 0;
+  Timestamp queue_time{};
+  int priority = kDefaultPriority;
+  SchedulingStrategy strategy = SchedulingStrategy::kUnspecified;
   std::string project_id;
   std::string region;
-  int priority = kDefaultPriority;
-  Timestamp queue_time{};
-  SchedulingStrategy strategy = SchedulingStrategy::kUnspecified;
   ReservationAffinityType affinity = ReservationAffinityType::kUnspecified;
   std::vector<std::string> reservations;  // SPECIFIC_RESERVATION: the names (last path segment)
   std::vector<GangPool> pools;
