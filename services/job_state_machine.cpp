@@ -104,13 +104,19 @@ StatusOr<JobTransition> JobStateMachine::Requeue(const JobSnapshot& job, Timesta
   return t;
 }
 
-StatusOr<JobTransition> JobStateMachine::Stockout(const JobSnapshot& job, Timestamp now,
-                                                  std::string message) {
+StatusOr<JobTransition> JobStateMachine::FailAdmitted(const JobSnapshot& job, Timestamp now,
+                                                      std::string message, RpcStatus error) {
   TY_RETURN_IF_ERROR(RequireAdmitted(job));
-  TY_ASSIGN_OR_RETURN(JobTransition t,
-                      Transition(job, JobState::kFailed, now, message, RpcStatus{8, message}));
+  TY_ASSIGN_OR_RETURN(JobTransition t, Transition(job, JobState::kFailed, now, std::move(message),
+                                                  std::move(error)));
   t.note = SchedulingNote{};
   return t;
+}
+
+StatusOr<JobTransition> JobStateMachine::Stockout(const JobSnapshot& job, Timestamp now,
+                                                  std::string message) {
+  RpcStatus error{8, message};
+  return FailAdmitted(job, now, std::move(message), std::move(error));
 }
 
 StatusOr<JobTransition> JobStateMachine::StopForRepair(const JobSnapshot& job, Timestamp now,

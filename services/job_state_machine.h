@@ -88,7 +88,11 @@ class JobStateMachine {
   // its place (queue time is create time), its cost so far and its checkpointed work.
   static StatusOr<JobTransition> Requeue(const JobSnapshot& job, Timestamp now, std::string message,
                                          bool spot_restart);
-  // PENDING/RUNNING → FAILED when a spot reclaim finds no restarts left (STOCKOUT).
+  // PENDING/RUNNING → FAILED with `error` when its nodes went and it may not restart.
+  static StatusOr<JobTransition> FailAdmitted(const JobSnapshot& job, Timestamp now,
+                                              std::string message, RpcStatus error);
+  // PENDING/RUNNING → FAILED when a spot reclaim finds no restarts left (STOCKOUT,
+  // RESOURCE_EXHAUSTED).
   static StatusOr<JobTransition> Stockout(const JobSnapshot& job, Timestamp now,
                                           std::string message);
   // PENDING/RUNNING → PENDING: a node under the gang failed; it holds its nodes and waits for the

@@ -144,6 +144,10 @@ StatusOr<bool> PgResourceFleetStore::StartReboot(const ResourceRecord& record, T
       TY_RETURN_IF_ERROR(tx.Rollback());
       return false;
     }
+    // A job that fails gives its nodes back first; they reboot with the idle ones.
+    if (std::optional<pg::Statement> release = TransitionNodeStatement(stop)) {
+      TY_RETURN_IF_ERROR(tx.Exec(release->sql, release->params).status());
+    }
   }
   TY_RETURN_IF_ERROR(tx.Exec(kNodesReboot, {uid, MicrosParam(now)}).status());
   TY_RETURN_IF_ERROR(

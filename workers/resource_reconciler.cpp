@@ -6,6 +6,7 @@
 
 #include "services/job_state_machine.h"
 #include "services/log.h"
+#include "services/persistent_resources/reboot_policy.h"
 #include "services/scheduler/verdict_text.h"
 
 namespace trainyard {
@@ -34,19 +35,14 @@ StatusOr<bool> ResourceReconciler::StopJobsAndRemove(const ResourceRecord& recor
 }
 
 StatusOr<bool> ResourceReconciler::StartReboot(const ResourceRecord& record, Timestamp now) {
-  const Timestamp ready_at =
-      now + std::chrono::duration_cast<std::chrono::microseconds>(BootTime(record));
-  // The jobs on it stop as a gang and start again, from their last checkpoint, once the nodes
-  // are back: the fleet's repair path, with the reboot as the repair.
+  const Duration boot = BootTime(record);
+  const Timestamp ready_at = now + std::chrono::duration_cast<std::chrono::microseconds>(boot);
+  // Jobs that restart stop as a gang and start again once the nodes are back: the fleet's repair
+  // path, with the reboot as the repair.
   TY_ASSIGN_OR_RETURN(std::vector<JobRecord> jobs, store_.JobsHoldingNodes(record));
   std::vector<StateUpdate> stops;
   for (const JobRecord& job : jobs) {
-    auto stop = JobStateMachine::StopForRepair(
-        SnapshotOf(job.id, job.version, job.job), now,
-        "persistent resource " + record.resource_id +
-            " is rebooting; the gang stops and starts again from its last checkpoint when the "
-            "nodes are back (in " +
-            ShortDuration(BootTime(record)) + ")");
+    auto stop = OnResourceReboot(job, record.resource_id, boot, now, max_job_retries_);
     if (!stop.ok()) continue;  // not admitted any more
     stops.push_back(StateUpdate{job.id, job.version, std::move(stop).value(), {}});
   }

@@ -8,6 +8,7 @@
 
 #include "services/fleet/fleet.h"
 #include "services/persistent_resources/resource_fleet_store.h"
+#include "services/runtime/job_supervisor.h"
 #include "services/scheduler/scheduler.h"
 
 namespace trainyard {
@@ -27,7 +28,7 @@ class ResourceReconciler {
 
  private:
   Duration BootTime(const ResourceRecord& record) const;
-  // A reboot: the jobs on the resource stop until the nodes are back.
+  // A reboot: the jobs on the resource stop until the nodes are back, or fail (reboot_policy.h).
   StatusOr<bool> StartReboot(const ResourceRecord& record, Timestamp now);
   // A patched replicaCount: grows or shrinks the pools in place (same fleet pools).
   StatusOr<bool> ResizeNow(const ResourceRecord& record, Timestamp now);
@@ -39,6 +40,8 @@ class ResourceReconciler {
   ResourceFleetStore& store_;
   const Fleet& fleet_;
   CancelJob cancel_job_;
+  // A reboot retries a restartJobOnWorkerRestart job as a replica failure would.
+  const int max_job_retries_ = SupervisorPolicy{}.max_job_retries;
 };
 
 }  // namespace trainyard

@@ -19,8 +19,9 @@ class ResourceFleetStore {
   // operation done with the resource as response. false when the row moved on meanwhile.
   virtual StatusOr<bool> MarkRunning(const ResourceRecord& record, Timestamp now) = 0;
   // A reboot begins: every node boots again until `ready_at` (their caches survive). The jobs on
-  // them stop with `stops` (JobStateMachine::StopForRepair) and their nodes come back through the
-  // fleet's repair path at `ready_at`, which resumes them. false when anything moved meanwhile.
+  // them take `stops` (reboot_policy.h): those that stop get their nodes back through the fleet's
+  // repair path at `ready_at`, which resumes them; those that fail give them back at once. false
+  // when anything moved meanwhile.
   virtual StatusOr<bool> StartReboot(const ResourceRecord& record, Timestamp ready_at,
                                      Timestamp now, const std::vector<StateUpdate>& stops) = 0;
   // The admitted jobs (PENDING, RUNNING) on the resource's nodes.

@@ -553,5 +553,55 @@ TEST_F(ResourceServiceTest, RebootStopsTheJobsOnItAndTheyResumeWhenTheNodesAreBa
   EXPECT_EQ(Count("resource_uid IS NOT NULL AND state = 2 AND image_cache = '{train:1}'"), 2);
 }
 
+// Vertex's scheduling settings decide what a reboot does to each job on the resource: with
+// disableRetries it fails, with restartJobOnWorkerRestart the whole job is retried (a new
+// attempt), and otherwise its replicas restart in place.
+TEST_F(ResourceServiceTest, RebootTreatsEachJobByItsSchedulingSettings) {
+  CreateResource("pr1", 2);
+  Step();
+  Step();
+  auto on_one_node = [&](bool disable_retries, bool restart_job) {
+    CustomJob job = Gang("pr1", 1);
+    job.job_spec.scheduling = Scheduling{};
+    job.job_spec.scheduling->disable_retries = disable_retries;
+    job.job_spec.scheduling->restart_job_on_worker_restart = restart_job;
+    return service_->Create(kParent, job, "");
+  };
+  auto no_retries = on_one_node(true, false);
+  auto whole_job = on_one_node(false, true);
+  ASSERT_TRUE(no_retries.ok()) << no_retries.status().message();
+  ASSERT_TRUE(whole_job.ok()) << whole_job.status().message();
+  for (int i = 0; i < 5 && Get(*whole_job).state != JobState::kRunning; ++i) {
+    clock_.Advance(seconds(10));
+    Step();
+  }
+  ASSERT_EQ(Get(*no_retries).state, JobState::kRunning);
+  ASSERT_EQ(Get(*whole_job).state, JobState::kRunning);
+
+  ASSERT_TRUE(resource_service_->Reboot(ResourceRef{kParent, "pr1"}).ok());
+  Step();
+  CustomJob failed = Get(*no_retries);
+  EXPECT_EQ(failed.state, JobState::kFailed);
+  ASSERT_TRUE(failed.error.has_value());
+  EXPECT_EQ(failed.error->code, 14);
+  EXPECT_NE(failed.error->message.find("disableRetries"), std::string::npos)
+      << failed.error->message;
+  CustomJob retried = Get(*whole_job);
+  EXPECT_EQ(retried.state, JobState::kPending);
+  EXPECT_NE(retried.trainyard->reason_message.find("whole job restarts (retry 1 of 3)"),
+            std::string::npos)
+      << retried.trainyard->reason_message;
+  // Both nodes reboot: the failed job's given back, the retried job's held for it.
+  EXPECT_EQ(Count("resource_uid IS NOT NULL AND state = 1 AND job_id IS NULL"), 1);
+  EXPECT_EQ(Count("resource_uid IS NOT NULL AND state = 5 AND job_id IS NOT NULL"), 1);
+
+  for (int i = 0; i < 30 && Get(*whole_job).state != JobState::kSucceeded; ++i) {
+    clock_.Advance(seconds(60));
+    Step();
+  }
+  EXPECT_EQ(Get(*whole_job).state, JobState::kSucceeded);
+  EXPECT_EQ(Get(*whole_job).trainyard->attempt, 1);
+}
+
 }  // namespace
 }  // namespace trainyard
