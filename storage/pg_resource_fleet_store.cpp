@@ -97,7 +97,7 @@ constexpr const char* kResized =
     "version = version + 1 WHERE uid = $1::bigint AND version = $2::bigint AND state = 7";
 
 constexpr const char* kResizeWaits =
-    "UPDATE persistent_resources SET sched_code = 'NO_CAPACITY', sched_message = $2 "
+    "UPDATE persistent_resources SET sched_code = $3, sched_message = $2 "
     "WHERE uid = $1::bigint";
 
 constexpr const char* kDelete =
@@ -181,7 +181,7 @@ StatusOr<bool> PgResourceFleetStore::Resize(const ResourceRecord& record,
   auto wait = [&](std::string text) -> StatusOr<bool> {
     TY_RETURN_IF_ERROR(tx.Rollback());
     why = std::move(text);
-    TY_RETURN_IF_ERROR(conn->Exec(kResizeWaits, {uid, why}).status());
+    TY_RETURN_IF_ERROR(conn->Exec(kResizeWaits, {uid, why, "NO_CAPACITY"}).status());
     return false;
   };
   for (const auto& [pool_id, change] : units) {
@@ -230,6 +230,12 @@ StatusOr<bool> PgResourceFleetStore::Resize(const ResourceRecord& record,
   if (r.affected() != 1) return false;
   TY_RETURN_IF_ERROR(tx.Commit());
   return true;
+}
+
+Status PgResourceFleetStore::ResizeWaits(const ResourceRecord& record, const std::string& code,
+                                         const std::string& why) {
+  TY_ASSIGN_OR_RETURN(pg::Connection * conn, leader_.LeaderConnection());
+  return conn->Exec(kResizeWaits, {std::to_string(record.uid), why, code}).status();
 }
 
 StatusOr<bool> PgResourceFleetStore::Autoscale(const ResourceRecord& record,

@@ -16,6 +16,8 @@ class PgResourceFleetStore final : public ResourceFleetStore {
   StatusOr<std::vector<JobRecord>> JobsHoldingNodes(const ResourceRecord& record) override;
   StatusOr<bool> Resize(const ResourceRecord& record, const std::vector<PoolResize>& pools,
                         Timestamp ready_at, Timestamp now, std::string& why) override;
+  Status ResizeWaits(const ResourceRecord& record, const std::string& code,
+                     const std::string& why) override;
   StatusOr<bool> Autoscale(const ResourceRecord& record, const PersistentResource& resized,
                            Timestamp now) override;
   StatusOr<std::map<std::string, int64_t>> IdleNodes(const ResourceRecord& record,

@@ -49,9 +49,36 @@ StatusOr<bool> ResourceReconciler::StartReboot(const ResourceRecord& record, Tim
   return store_.StartReboot(record, ready_at, now, stops);
 }
 
-StatusOr<bool> ResourceReconciler::ResizeNow(const ResourceRecord& record, Timestamp now) {
+std::optional<std::string> ResourceReconciler::QuotaBlock(const ResourceRecord& record,
+                                                          const PersistentResource& resized,
+                                                          const Scheduler& core) const {
+  // What it holds now (what the scheduler counts) against what it would hold, per quota metric.
+  auto before = MakeResourceHolder(record.uid, 0, record.project_id, record.location,
+                                   AsHeld(record.resource));
+  auto after = MakeResourceHolder(record.uid, 0, record.project_id, record.location, resized);
+  if (!before.ok() || !after.ok()) return std::nullopt;  // placed already: it was valid then
+  std::map<std::string, int64_t> more;
+  for (const QuotaDemand& d : after->quota) {
+    more[QuotaMetricFor(d.metric, ConsumptionModel::kOnDemand)] += d.amount;
+  }
+  for (const QuotaDemand& d : before->quota) {
+    more[QuotaMetricFor(d.metric, ConsumptionModel::kOnDemand)] -= d.amount;
+  }
+  std::vector<QuotaDemand> growth;
+  for (const auto& [metric, amount] : more) {
+    if (amount > 0) growth.push_back({metric, amount});
+  }
+  return core.QuotaBlock(record.project_id, growth);
+}
+
+StatusOr<bool> ResourceReconciler::ResizeNow(const ResourceRecord& record, Timestamp now,
+                                             const Scheduler& core) {
   const PersistentResource& r = record.resource;
   if (!r.trainyard || r.trainyard->pools.size() != r.resource_pools.size()) return false;
+  if (std::optional<std::string> block = QuotaBlock(record, r, core)) {
+    TY_RETURN_IF_ERROR(store_.ResizeWaits(record, "QUOTA_EXCEEDED", *block));
+    return false;
+  }
   std::vector<ResourceFleetStore::PoolResize> pools;
   Duration boot{};
   for (size_t i = 0; i < r.resource_pools.size(); ++i) {
@@ -70,7 +97,8 @@ StatusOr<bool> ResourceReconciler::ResizeNow(const ResourceRecord& record, Times
 }
 
 StatusOr<bool> ResourceReconciler::Autoscale(const ResourceRecord& record, Timestamp now,
-                                             const Scheduler::Shortfall& demand) {
+                                             const Scheduler& core) {
+  const Scheduler::Shortfall& demand = core.resource_shortfall();
   const PersistentResource& r = record.resource;
   if (!r.trainyard || r.trainyard->pools.size() != r.resource_pools.size()) return false;
   auto wanted = demand.find(ResourceKey(record.project_id, record.location, record.resource_id));
@@ -89,8 +117,14 @@ StatusOr<bool> ResourceReconciler::Autoscale(const ResourceRecord& record, Times
       }
     }
     if (grow > 0 && pool.replica_count < most) {
-      pool.replica_count = std::min(most, pool.replica_count + grow);
-      changed = true;
+      // As far as the project's quota lets it, one replica at a time.
+      const int64_t from = pool.replica_count;
+      for (int64_t to = std::min(most, from + grow); to > from; --to) {
+        pool.replica_count = to;
+        if (!QuotaBlock(record, resized, core)) break;
+        pool.replica_count = from;
+      }
+      changed = changed || pool.replica_count > from;
       continue;
     }
     if (grow > 0 || pool.replica_count <= least) continue;
@@ -116,7 +150,7 @@ StatusOr<bool> ResourceReconciler::Autoscale(const ResourceRecord& record, Times
 }
 
 StatusOr<int> ResourceReconciler::Step(const std::vector<ResourceRecord>& resources, Timestamp now,
-                                       const Scheduler::Shortfall& demand) {
+                                       const Scheduler& core) {
   int moved = 0;
   for (const ResourceRecord& rec : resources) {
     const PersistentResource& r = rec.resource;
@@ -142,7 +176,7 @@ StatusOr<int> ResourceReconciler::Step(const std::vector<ResourceRecord>& resour
         break;
       case ResourceState::kUpdating:
         if (!rec.ready_at) {
-          done = ResizeNow(rec, now);
+          done = ResizeNow(rec, now, core);
         } else if (*rec.ready_at <= now) {
           done = store_.MarkRunning(rec, now);
         }
@@ -151,7 +185,7 @@ StatusOr<int> ResourceReconciler::Step(const std::vector<ResourceRecord>& resour
         done = StopJobsAndRemove(rec, now, std::nullopt);
         break;
       case ResourceState::kRunning:
-        done = Autoscale(rec, now, demand);
+        done = Autoscale(rec, now, core);
         break;
       default:
         break;

@@ -23,17 +23,22 @@ class ResourceReconciler {
   // One pass over every resource; how many it moved on. `demand` is what jobs waiting for each
   // resource lacked in the scheduler's last cycle: autoscaled pools grow by it, toward their max,
   // and give back nodes idle longer than the fleet's resourceIdleTimeout, down to their min.
+  // `core` (the leader's scheduler, as of its last cycle) also says what quota the project has
+  // left: no resize or autoscaling takes nodes beyond it.
   StatusOr<int> Step(const std::vector<ResourceRecord>& resources, Timestamp now,
-                     const Scheduler::Shortfall& demand = {});
+                     const Scheduler& core);
 
  private:
   Duration BootTime(const ResourceRecord& record) const;
   // A reboot: the jobs on the resource stop until the nodes are back, or fail (reboot_policy.h).
   StatusOr<bool> StartReboot(const ResourceRecord& record, Timestamp now);
   // A patched replicaCount: grows or shrinks the pools in place (same fleet pools).
-  StatusOr<bool> ResizeNow(const ResourceRecord& record, Timestamp now);
-  StatusOr<bool> Autoscale(const ResourceRecord& record, Timestamp now,
-                           const Scheduler::Shortfall& demand);
+  StatusOr<bool> ResizeNow(const ResourceRecord& record, Timestamp now, const Scheduler& core);
+  StatusOr<bool> Autoscale(const ResourceRecord& record, Timestamp now, const Scheduler& core);
+  // The QUOTA_EXCEEDED message when `resized` would take more than the project may hold.
+  std::optional<std::string> QuotaBlock(const ResourceRecord& record,
+                                        const PersistentResource& resized,
+                                        const Scheduler& core) const;
   StatusOr<bool> StopJobsAndRemove(const ResourceRecord& record, Timestamp now,
                                    const std::optional<RpcStatus>& error);
 

@@ -69,8 +69,11 @@ void SchedulerLoop::ApplyResource(const ResourceRecord& record) {
     if (index < 0) continue;
     placement.pools.push_back({index, p.units, p.machine_type, 0});
   }
-  core_.UpsertRunning(
-      MakeRunningJob(*holder, placement, fleet_, record.held_since.value_or(*r.create_time)));
+  // Its quota counts the nodes it holds, not the size a resize asks for and has not reached.
+  auto held =
+      MakeResourceHolder(record.uid, record.version, record.project_id, record.location, AsHeld(r));
+  core_.UpsertRunning(MakeRunningJob(held.ok() ? *held : *holder, placement, fleet_,
+                                     record.held_since.value_or(*r.create_time)));
   const bool ready = r.state == ResourceState::kRunning || r.state == ResourceState::kUpdating;
   core_.SetResourceCapacity(key, record.uid, placement, ready);
 }
@@ -78,7 +81,7 @@ void SchedulerLoop::ApplyResource(const ResourceRecord& record) {
 Status SchedulerLoop::IngestResources(Timestamp now) {
   TY_ASSIGN_OR_RETURN(std::vector<ResourceRecord> resources, store_.Resources());
   if (resources_ != nullptr && !resources.empty()) {
-    TY_ASSIGN_OR_RETURN(int moved, resources_->Step(resources, now, core_.resource_shortfall()));
+    TY_ASSIGN_OR_RETURN(int moved, resources_->Step(resources, now, core_));
     if (moved > 0) {
       TY_ASSIGN_OR_RETURN(resources, store_.Resources());  // as the steps left them
     }
@@ -177,8 +180,8 @@ StatusOr<LoopStats> SchedulerLoop::RunOnce() {
   stats.committed = *committed;
   if (committed->skipped > 0) synced_ = false;
   metrics_.Cycle(seconds(ingested - started), seconds(decided - ingested),
-                 seconds(Clock::now() - decided), cycle, *committed,
-                 core_.pending_count(), core_.running_count());
+                 seconds(Clock::now() - decided), cycle, *committed, core_.pending_count(),
+                 core_.running_count());
   if (committed->admitted > 0 || committed->failed > 0) {
     auto ms = [](Clock::duration d) {
       return std::chrono::duration<double, std::milli>(d).count();

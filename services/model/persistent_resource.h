@@ -95,4 +95,15 @@ struct PersistentResource {
   std::optional<ResourceFleetStatus> trainyard;  // output only
 };
 
+// The resource as it holds nodes now: each pool's replicaCount is the units placed for it (a
+// resize or autoscaling changes the spec first and the nodes after). Quota counts this.
+inline PersistentResource AsHeld(const PersistentResource& resource) {
+  PersistentResource held = resource;
+  if (!held.trainyard) return held;
+  for (size_t i = 0; i < held.resource_pools.size() && i < held.trainyard->pools.size(); ++i) {
+    held.resource_pools[i].replica_count = held.trainyard->pools[i].units;
+  }
+  return held;
+}
+
 }  // namespace trainyard

@@ -38,6 +38,10 @@ class ResourceFleetStore {
   };
   virtual StatusOr<bool> Resize(const ResourceRecord& record, const std::vector<PoolResize>& pools,
                                 Timestamp ready_at, Timestamp now, std::string& why) = 0;
+  // A resize that cannot start yet says why on the resource (its trainyard.reason), as one
+  // waiting for free nodes does; it stays UPDATING and is tried again each pass.
+  virtual Status ResizeWaits(const ResourceRecord& record, const std::string& code,
+                             const std::string& why) = 0;
   // Autoscaling: the resource (RUNNING) takes `resized` pool sizes and goes UPDATING, as a
   // client's resize does but without an operation.
   virtual StatusOr<bool> Autoscale(const ResourceRecord& record, const PersistentResource& resized,

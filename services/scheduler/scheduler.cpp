@@ -769,6 +769,17 @@ std::optional<Verdict> Scheduler::CheckQuota(const SchedulerJob& job, Cycle&,
   return first_block;
 }
 
+std::optional<std::string> Scheduler::QuotaBlock(const std::string& project_id,
+                                                 const std::vector<QuotaDemand>& more) const {
+  for (const QuotaDemand& d : more) {
+    std::optional<int64_t> limit = fleet_.quotas.Limit(project_id, d.metric);
+    if (!limit || d.amount <= 0) continue;
+    const int64_t used = QuotaUsed(project_id, d.metric);
+    if (used + d.amount > *limit) return QuotaMessage(d.metric, used, *limit, d.amount);
+  }
+  return std::nullopt;
+}
+
 std::optional<Scheduler::PreemptionPlan> Scheduler::PlanPreemption(
     const SchedulerJob& job, Cycle& cycle, const std::vector<ConsumptionModel>& models) const {
   auto q = queue_index_.find(job.project_id + "|" + job.region);

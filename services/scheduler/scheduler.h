@@ -109,6 +109,12 @@ class Scheduler {
   // victims and failures leave); when the commit fails, the caller Clear()s and reloads.
   CycleResult RunCycle(Timestamp now);
 
+  // Why `project_id` may not take `more` on top of what it holds now (metrics with their
+  // PREEMPTIBLE_ prefix, if any): the QUOTA_EXCEEDED message, or nullopt when it may. A resource
+  // that grows in place (resize, autoscaling) asks this before it takes nodes.
+  std::optional<std::string> QuotaBlock(const std::string& project_id,
+                                        const std::vector<QuotaDemand>& more) const;
+
   size_t pending_count() const { return pending_.size(); }
   size_t running_count() const { return running_.size(); }
   int64_t FreeUnits(int pool, Timestamp now) const;

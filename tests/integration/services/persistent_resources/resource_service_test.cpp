@@ -603,5 +603,69 @@ TEST_F(ResourceServiceTest, RebootTreatsEachJobByItsSchedulingSettings) {
   EXPECT_EQ(Get(*whole_job).trainyard->attempt, 1);
 }
 
+// Six on-demand A3 High nodes, of which demo's GPU quota lets it hold three.
+constexpr const char* kQuotaFleet = R"({
+  "bootTime": {"default": "60s"}, "imagePullGbps": 10, "imageSizeGb": {"default": 10},
+  "quotas": {"projects": {"demo": {"NVIDIA_H100_80GB": 24}}},
+  "zones": [{"zone": "us-central1-a", "pools": [
+    {"machineType": "a3-highgpu-8g", "model": "ON_DEMAND", "nodes": 6, "pricePerNodeHour": 88}]}]})";
+
+class ResourceQuotaTest : public ResourceServiceTest {
+ protected:
+  void SetUp() override { ASSERT_NO_FATAL_FAILURE(StartFleet(kQuotaFleet)); }
+
+  void UntilRunning(const std::string& id) {
+    for (int i = 0; i < 5 && StateOf(id) != ResourceState::kRunning; ++i) {
+      Step();
+      clock_.Advance(seconds(60));
+    }
+    ASSERT_EQ(StateOf(id), ResourceState::kRunning);
+  }
+};
+
+// Free nodes are not enough: a resize takes no node beyond the project's quota, and says so.
+TEST_F(ResourceQuotaTest, AResizeWaitsForQuotaItDoesNotHave) {
+  CreateResource("pr1", 2);
+  ASSERT_NO_FATAL_FAILURE(UntilRunning("pr1"));
+  PersistentResource update;
+  update.resource_pools.push_back(ResourcePool{"", H100(), 4, {}, {}, 0});
+  auto grow =
+      resource_service_->Patch(ResourceRef{kParent, "pr1"}, update, {"resourcePools.replicaCount"});
+  ASSERT_TRUE(grow.ok()) << grow.status().message();
+  Step();
+  Step();
+  auto r = Resource("pr1");
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->state, ResourceState::kUpdating);
+  EXPECT_EQ(r->trainyard->reason_code, "QUOTA_EXCEEDED");
+  EXPECT_NE(r->trainyard->reason_message.find("NVIDIA_H100_80GB"), std::string::npos)
+      << r->trainyard->reason_message;
+  EXPECT_EQ(r->trainyard->pools[0].units, 2);
+  EXPECT_EQ(Count("resource_uid IS NOT NULL"), 2);
+  EXPECT_FALSE(Reread(*grow).done);
+}
+
+// Autoscaling grows toward what the waiting jobs need only as far as the quota lets it.
+TEST_F(ResourceQuotaTest, AutoscalingStopsAtTheQuota) {
+  PersistentResource r;
+  ResourcePool pool;
+  pool.machine_spec = H100();
+  pool.autoscaling_spec = ResourceAutoscaling{1, 4};
+  r.resource_pools.push_back(pool);
+  ASSERT_TRUE(resource_service_->Create(kParent, "auto", r).ok());
+  ASSERT_NO_FATAL_FAILURE(UntilRunning("auto"));
+
+  auto job = CreateOn("auto", 4);  // needs 4 nodes; the quota allows 3
+  ASSERT_TRUE(job.ok()) << job.status().message();
+  for (int i = 0; i < 6; ++i) {
+    Step();
+    clock_.Advance(seconds(60));
+  }
+  EXPECT_EQ(Resource("auto")->resource_pools[0].replica_count, 3)
+      << Get(*job).trainyard->reason_message << " / " << Resource("auto")->trainyard->reason_message;
+  EXPECT_EQ(Count("resource_uid IS NOT NULL"), 3);
+  EXPECT_EQ(Get(*job).state, JobState::kQueued);
+}
+
 }  // namespace
 }  // namespace trainyard
