@@ -662,9 +662,71 @@ TEST_F(ResourceQuotaTest, AutoscalingStopsAtTheQuota) {
     clock_.Advance(seconds(60));
   }
   EXPECT_EQ(Resource("auto")->resource_pools[0].replica_count, 3)
-      << Get(*job).trainyard->reason_message << " / " << Resource("auto")->trainyard->reason_message;
+      << Get(*job).trainyard->reason_message << " / "
+      << Resource("auto")->trainyard->reason_message;
   EXPECT_EQ(Count("resource_uid IS NOT NULL"), 3);
   EXPECT_EQ(Get(*job).state, JobState::kQueued);
+}
+
+// Two on-demand TPU v5e 4x4 slices (four hosts each).
+constexpr const char* kTpuFleet = R"({
+  "bootTime": {"default": "60s"}, "imagePullGbps": 10, "imageSizeGb": {"default": 10},
+  "zones": [{"zone": "us-central1-a", "pools": [
+    {"machineType": "ct5lp-hightpu-4t", "tpuTopology": "4x4", "model": "ON_DEMAND",
+     "slices": 2}]}]})";
+
+class ResourceTpuTest : public ResourceServiceTest {
+ protected:
+  void SetUp() override { ASSERT_NO_FATAL_FAILURE(StartFleet(kTpuFleet)); }
+
+  static MachineSpec Slice(const std::string& topology) {
+    MachineSpec m;
+    m.machine_type = "ct5lp-hightpu-4t";
+    m.tpu_topology = topology;
+    return m;
+  }
+};
+
+// A TPU pool holds whole multi-host slices: one replica is one 4x4 slice of four hosts, and a job
+// on the resource runs on them only if it asks for the same slice.
+TEST_F(ResourceTpuTest, APoolHoldsWholeSlicesAndItsJobsRunOnThem) {
+  PersistentResource r;
+  ResourcePool pool;
+  pool.machine_spec = Slice("4x4");
+  pool.replica_count = 1;
+  r.resource_pools.push_back(pool);
+  auto op = resource_service_->Create(kParent, "tpu", r);
+  ASSERT_TRUE(op.ok()) << op.status().message();
+  for (int i = 0; i < 5 && StateOf("tpu") != ResourceState::kRunning; ++i) {
+    Step();
+    clock_.Advance(seconds(60));
+  }
+  ASSERT_EQ(StateOf("tpu"), ResourceState::kRunning);
+  EXPECT_EQ(Count("resource_uid IS NOT NULL"), 4);  // one slice, four hosts
+  EXPECT_EQ(Resource("tpu")->trainyard->pools[0].nodes.size(), 4u);
+
+  CustomJob other = Gang("tpu", 1);
+  other.job_spec.worker_pool_specs[0].machine_spec = Slice("2x4");
+  auto mismatch = service_->Create(kParent, other, "");
+  ASSERT_EQ(mismatch.status().code(), Code::kInvalidArgument);
+  EXPECT_NE(mismatch.status().message().find("2x4"), std::string::npos)
+      << mismatch.status().message();
+  EXPECT_NE(mismatch.status().message().find("4x4"), std::string::npos)
+      << mismatch.status().message();
+
+  CustomJob job = Gang("tpu", 1);
+  job.job_spec.worker_pool_specs[0].machine_spec = Slice("4x4");
+  auto created = service_->Create(kParent, job, "");
+  ASSERT_TRUE(created.ok()) << created.status().message();
+  for (int i = 0; i < 30 && Get(*created).state != JobState::kSucceeded; ++i) {
+    Step();
+    clock_.Advance(seconds(60));
+  }
+  CustomJob done = Get(*created);
+  EXPECT_EQ(done.state, JobState::kSucceeded);
+  ASSERT_FALSE(done.trainyard->pools.empty());
+  EXPECT_EQ(done.trainyard->pools[0].nodes, Resource("tpu")->trainyard->pools[0].nodes);
+  EXPECT_EQ(Count("resource_uid IS NULL AND job_id IS NOT NULL"), 0);  // nothing else taken
 }
 
 }  // namespace
