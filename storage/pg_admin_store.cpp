@@ -80,8 +80,12 @@ constexpr const char* kResourceCosts =
     "|| resource_id, COALESCE(placement->'pools'->0->>'consumptionModel', ''), "
     "hourly_price_micros, cost_micros + CASE WHEN held_since IS NOT NULL AND held_since < "
     TY_TS("$2") " THEN (hourly_price_micros * extract(epoch from (" TY_TS("$2")
-    " - held_since)) / 3600)::bigint ELSE 0 END FROM persistent_resources "
-    "WHERE project_number = $1::bigint AND held_since IS NOT NULL ORDER BY create_time, uid";
+    " - held_since)) / 3600)::bigint ELSE 0 END, NULL::bigint, create_time, uid "
+    "FROM persistent_resources WHERE project_number = $1::bigint AND held_since IS NOT NULL "
+    "UNION ALL SELECT 'projects/' || project_number || '/locations/' || location || "
+    "'/persistentResources/' || resource_id, consumption_model, hourly_price_micros, cost_micros, "
+    TY_MICROS("deleted_at") ", create_time, uid FROM resource_costs_ended "
+    "WHERE project_number = $1::bigint AND cost_micros > 0 ORDER BY 6, 7";
 
 // One row with NULL event columns when the job exists without events; none when it does not.
 constexpr const char* kJobEvents =
@@ -241,8 +245,10 @@ StatusOr<std::vector<ResourceCost>> PgAdminStore::ResourceCosts(int64_t project_
       pg::Result r, conn->Exec(kResourceCosts, {std::to_string(project_number), MicrosParam(now)}));
   std::vector<ResourceCost> out;
   for (int i = 0; i < r.rows(); ++i) {
-    out.push_back(
-        {std::string(r.Get(i, 0)), std::string(r.Get(i, 1)), r.GetInt64(i, 2), r.GetInt64(i, 3)});
+    ResourceCost& c =
+        out.emplace_back(ResourceCost{std::string(r.Get(i, 0)), std::string(r.Get(i, 1)),
+                                      r.GetInt64(i, 2), r.GetInt64(i, 3), std::nullopt});
+    if (!r.IsNull(i, 4)) c.deleted_at = FromUnixMicros(r.GetInt64(i, 4));
   }
   return out;
 }

@@ -100,8 +100,18 @@ constexpr const char* kResizeWaits =
     "UPDATE persistent_resources SET sched_code = $3, sched_message = $2 "
     "WHERE uid = $1::bigint";
 
+// The row goes and its cost to date stays, in resource_costs_ended ($3: now). One row either way,
+// so the count says whether the delete applied.
 constexpr const char* kDelete =
-    "DELETE FROM persistent_resources WHERE uid = $1::bigint AND version = $2::bigint";
+    "WITH gone AS (DELETE FROM persistent_resources WHERE uid = $1::bigint AND version = "
+    "$2::bigint RETURNING *) "
+    "INSERT INTO resource_costs_ended (uid, project_number, location, resource_id, "
+    "consumption_model, hourly_price_micros, cost_micros, create_time, deleted_at) "
+    "SELECT uid, project_number, location, resource_id, "
+    "COALESCE(placement->'pools'->0->>'consumptionModel', ''), hourly_price_micros, "
+    "cost_micros + CASE WHEN held_since IS NOT NULL AND held_since < " TY_TS("$3")
+    " THEN (hourly_price_micros * extract(epoch from (" TY_TS("$3") " - held_since)) / "
+    "3600)::bigint ELSE 0 END, create_time, " TY_TS("$3") " FROM gone";
 
 }  // namespace
 
@@ -283,7 +293,8 @@ StatusOr<bool> PgResourceFleetStore::Remove(const ResourceRecord& record, Timest
   const std::string uid = std::to_string(record.uid);
   TY_ASSIGN_OR_RETURN(pg::Result busy, tx.Exec(kBusyNodes, {uid}));
   if (busy.GetInt64(0, 0) > 0) return false;  // its jobs are still stopping
-  TY_ASSIGN_OR_RETURN(pg::Result r, tx.Exec(kDelete, {uid, std::to_string(record.version)}));
+  TY_ASSIGN_OR_RETURN(pg::Result r,
+                      tx.Exec(kDelete, {uid, std::to_string(record.version), MicrosParam(now)}));
   if (r.affected() != 1) return false;
   TY_RETURN_IF_ERROR(tx.Exec(kReleaseNodes, {uid, MicrosParam(now)}).status());
   if (record.operation_id) {

@@ -189,10 +189,11 @@ json EncodeProjectCosts(const ProjectCostView& costs) {
   }
   json resources = json::array();
   for (const ResourceCost& r : costs.resources) {
-    resources.push_back({{"name", r.name},
-                         {"consumptionModel", r.consumption_model},
-                         {"hourlyUsd", Usd(r.hourly_micros)},
-                         {"totalUsd", Usd(r.total_micros)}});
+    json& entry = resources.emplace_back(json{{"name", r.name},
+                                              {"consumptionModel", r.consumption_model},
+                                              {"hourlyUsd", Usd(r.hourly_micros)},
+                                              {"totalUsd", Usd(r.total_micros)}});
+    if (r.deleted_at) entry["deleteTime"] = FormatTimestamp(*r.deleted_at);
   }
   json out = {{"project", costs.project.id},
               {"projectNumber", std::to_string(costs.project.number)},

@@ -87,12 +87,14 @@ struct ModelTotals {
   JobGoodput time;
 };
 
-// What a persistent resource has cost: it bills its nodes from placement to deletion.
+// What a persistent resource has cost: it bills its nodes from placement to deletion, and a
+// deleted one keeps its whole cost here.
 struct ResourceCost {
   std::string name;
   std::string consumption_model;  // of its first pool
-  int64_t hourly_micros = 0;
-  int64_t total_micros = 0;  // up to `now`
+  int64_t hourly_micros = 0;      // a deleted one: as it was last billed
+  int64_t total_micros = 0;       // up to `now`, or to its deletion
+  std::optional<Timestamp> deleted_at;
 };
 
 struct JobEvent {

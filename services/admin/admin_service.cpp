@@ -176,7 +176,9 @@ StatusOr<ProjectCostView> AdminService::ProjectCosts(const std::string& project)
     view.running_micros += m.running_micros;
   }
   TY_ASSIGN_OR_RETURN(view.resources, admin_.ResourceCosts(resolved->number, clock_.Now()));
-  for (const ResourceCost& r : view.resources) view.running_micros += r.total_micros;
+  for (const ResourceCost& r : view.resources) {
+    (r.deleted_at ? view.accrued_micros : view.running_micros) += r.total_micros;
+  }
   return view;
 }
 

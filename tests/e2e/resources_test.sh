@@ -168,6 +168,9 @@ check "the delete finishes" "$(body .done)" true
 check "the delete answers Empty" "$(body '.response["@type"]')" type.googleapis.com/google.protobuf.Empty
 code=$(call GET "$V1/persistentResources/warm")
 check "then it is gone" "$code" 404
+code=$(call GET "$BASE/trainyard/v1/projects/demo/costs")
+check "its cost outlives it, with its deleteTime" \
+  "$(body '[.persistentResources[]? | select((.name | endswith("/warm")) and .deleteTime != null and .totalUsd > 0)] | length')" 1
 code=$(call DELETE "$BASE/v1/$delete")
 check "an operation can be deleted" "$code" 200
 code=$(call GET "$BASE/v1/$delete")

@@ -5,6 +5,7 @@
 
 #include <future>
 
+#include "storage/pg_admin_store.h"
 #include "tests/integration/sim_fixture.h"
 
 namespace trainyard {
@@ -233,6 +234,7 @@ TEST_F(ResourceServiceTest, DeleteCancelsItsJobsThenGivesItsNodesBack) {
   CreateResource("pr1", 2);
   Step();
   Step();
+  clock_.Advance(std::chrono::minutes(30));  // it bills its two nodes meanwhile
   auto job = CreateOn("pr1", 2);
   ASSERT_TRUE(job.ok());
   Step();
@@ -256,6 +258,25 @@ TEST_F(ResourceServiceTest, DeleteCancelsItsJobsThenGivesItsNodesBack) {
             nlohmann::json::parse(kEmptyResponseJson));
   EXPECT_EQ(Count("resource_uid IS NOT NULL"), 0);
   EXPECT_EQ(Count("keep_warm AND state = 2"), 2);  // the reservation is warm and free again
+
+  // Its cost outlives it: what it billed from placement to deletion, no more.
+  storage::PgAdminStore admin(*pool_);
+  auto conn = pool_->Acquire();
+  ASSERT_TRUE(conn.ok());
+  auto number = (*conn)->Exec("SELECT number FROM projects WHERE project_id = 'demo'");
+  ASSERT_TRUE(number.ok() && number->rows() == 1);
+  const int64_t project = number->GetInt64(0, 0);
+  clock_.Advance(std::chrono::hours(1));
+  auto costs = admin.ResourceCosts(project, clock_.Now());
+  ASSERT_TRUE(costs.ok()) << costs.status().message();
+  ASSERT_EQ(costs->size(), 1u);
+  EXPECT_EQ((*costs)[0].name, "projects/" + std::to_string(project) +
+                                  "/locations/us-central1/persistentResources/pr1");
+  EXPECT_TRUE((*costs)[0].deleted_at.has_value());
+  EXPECT_GT((*costs)[0].total_micros, 0);
+  auto later = admin.ResourceCosts(project, clock_.Now() + std::chrono::hours(5));
+  ASSERT_TRUE(later.ok());
+  EXPECT_EQ((*later)[0].total_micros, (*costs)[0].total_micros);
 }
 
 TEST_F(ResourceServiceTest, CancellingTheCreateEndsItCancelled) {
