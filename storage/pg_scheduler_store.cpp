@@ -47,8 +47,8 @@ constexpr const char* kChanges =
 // A down node a persistent resource holds is the resource's loss, already out of the pool's free
 // units through the resource's hold.
 constexpr const char* kUnhealthy =
-    "SELECT pool_id, ordinal FROM nodes WHERE state IN (4, 5, 6) AND job_id IS NULL "
-    "AND resource_uid IS NULL";
+    "SELECT pool_id, ordinal, COALESCE(resource_uid, 0) FROM nodes "
+    "WHERE state IN (4, 5, 6) AND job_id IS NULL";
 
 constexpr const char* kFreeNodes =
     "SELECT pool_id, ordinal, state, array_to_json(image_cache)::text, "
@@ -208,18 +208,22 @@ StatusOr<std::vector<ResourceRecord>> PgSchedulerStore::Resources() {
   return out;
 }
 
-StatusOr<std::map<std::string, int64_t>> PgSchedulerStore::UnitsDown(const Fleet& fleet) {
+StatusOr<SchedulerStore::UnitsDownView> PgSchedulerStore::UnitsDown(const Fleet& fleet) {
   TY_ASSIGN_OR_RETURN(pg::Connection * conn, Connection());
   TY_ASSIGN_OR_RETURN(pg::Result r, conn->Exec(kUnhealthy));
-  std::map<std::string, std::set<int64_t>> units;
+  // (resource uid, 0 for none) → pool → the units with an unhealthy host.
+  std::map<int64_t, std::map<std::string, std::set<int64_t>>> units;
   for (int i = 0; i < r.rows(); ++i) {
     std::string pool_id(r.Get(i, 0));
     const CapacityPool* pool = fleet.FindPool(pool_id);
     if (pool == nullptr) continue;
-    units[pool_id].insert(r.GetInt64(i, 1) / pool->hosts_per_unit);
+    units[r.GetInt64(i, 2)][pool_id].insert(r.GetInt64(i, 1) / pool->hosts_per_unit);
   }
-  std::map<std::string, int64_t> out;
-  for (auto& [pool_id, set] : units) out[pool_id] = static_cast<int64_t>(set.size());
+  UnitsDownView out;
+  for (auto& [uid, pools] : units) {
+    std::map<std::string, int64_t>& into = uid == 0 ? out.pools : out.resources[uid];
+    for (auto& [pool_id, set] : pools) into[pool_id] = static_cast<int64_t>(set.size());
+  }
   return out;
 }
 

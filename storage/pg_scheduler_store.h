@@ -22,7 +22,7 @@ class PgSchedulerStore final : public SchedulerStore {
   Status Resign() override;
   StatusOr<Timestamp> SyncNodes(const Fleet& fleet, Timestamp now) override;
   StatusOr<std::vector<JobRecord>> JobChanges(const ChangeCursor& after, int limit) override;
-  StatusOr<std::map<std::string, int64_t>> UnitsDown(const Fleet& fleet) override;
+  StatusOr<UnitsDownView> UnitsDown(const Fleet& fleet) override;
   StatusOr<std::vector<ResourceRecord>> Resources() override;
   StatusOr<CommitOutcome> Commit(const Fleet& fleet, const CycleResult& cycle,
                                  Timestamp now) override;

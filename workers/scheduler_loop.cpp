@@ -115,10 +115,17 @@ Status SchedulerLoop::Ingest(LoopStats& stats) {
     if (static_cast<int>(changes.size()) < options_.change_batch) break;
   }
   TY_RETURN_IF_ERROR(IngestResources(clock_.Now()));
-  TY_ASSIGN_OR_RETURN(auto down, store_.UnitsDown(fleet_));
+  TY_ASSIGN_OR_RETURN(SchedulerStore::UnitsDownView down, store_.UnitsDown(fleet_));
   for (size_t p = 0; p < fleet_.pools.size(); ++p) {
-    auto it = down.find(fleet_.pools[p].id);
-    core_.SetUnitsDown(static_cast<int>(p), it == down.end() ? 0 : it->second);
+    auto it = down.pools.find(fleet_.pools[p].id);
+    core_.SetUnitsDown(static_cast<int>(p), it == down.pools.end() ? 0 : it->second);
+  }
+  for (const auto& [uid, known] : known_resources_) {
+    std::map<int, int64_t> held_down;
+    if (auto it = down.resources.find(uid); it != down.resources.end()) {
+      for (const auto& [pool_id, units] : it->second) held_down[fleet_.PoolIndex(pool_id)] = units;
+    }
+    core_.SetResourceUnitsDown(known.key, held_down);
   }
   return Status::Ok();
 }

@@ -235,6 +235,15 @@ void Scheduler::SetResourceCapacity(const std::string& key, int64_t uid, const P
 
 void Scheduler::RemoveResourceCapacity(const std::string& key) { resources_.erase(key); }
 
+void Scheduler::SetResourceUnitsDown(const std::string& key, const std::map<int, int64_t>& down) {
+  auto it = resources_.find(key);
+  if (it == resources_.end()) return;
+  for (auto& [pool, held] : it->second.pools) {
+    auto d = down.find(pool);
+    held.down = d == down.end() ? 0 : d->second;
+  }
+}
+
 void Scheduler::AddUsage(const RunningJob& job, int sign) {
   if (!job.on_resource.empty()) {
     // On a resource's nodes: the resource's own hold already counts the pools and the quota.
@@ -558,7 +567,7 @@ Scheduler::FitOutcome Scheduler::FitOnResource(const SchedulerJob& job) const {
     for (const auto& [pool, hp] : held.pools) {
       if (hp.machine_type != gp.machine_type) continue;
       largest = std::max(largest, hp.units);
-      const int64_t free = hp.units - used_in(pool) - TakenIn(placement, pool);
+      const int64_t free = hp.units - hp.down - used_in(pool) - TakenIn(placement, pool);
       if (free >= gp.units) {
         placement.pools.push_back({pool, gp.units, gp.machine_type, gp.attached_count});
         placed = true;

@@ -96,6 +96,9 @@ class Scheduler {
   // that name it (SchedulerJob::on_resource) take; ready once its nodes have booted.
   void SetResourceCapacity(const std::string& key, int64_t uid, const Placement& held, bool ready);
   void RemoveResourceCapacity(const std::string& key);
+  // Units of what a resource holds that are out of service (a failed node no job holds): its jobs
+  // cannot take them until they are repaired. Per fleet pool; a pool not named has none down.
+  void SetResourceUnitsDown(const std::string& key, const std::map<int, int64_t>& down);
   // Per resource and machine type: the units the jobs that waited for it in the last cycle needed,
   // and what it had free (autoscaling grows by the difference).
   struct ResourceDemand {
@@ -267,6 +270,7 @@ class Scheduler {
   std::vector<Cohort::Now> cohort_now_;  // per cohort, as of the current cycle
   struct HeldPool {
     int64_t units = 0;
+    int64_t down = 0;  // of the units, out of service
     std::string machine_type;
   };
   struct HeldCapacity {

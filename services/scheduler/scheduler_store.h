@@ -41,8 +41,14 @@ class SchedulerStore {
   // Jobs changed after `after` by transactions that have all finished, in (change_xid,
   // change_seq) order, at most `limit`: a cursor over them never skips a row that commits later.
   virtual StatusOr<std::vector<JobRecord>> JobChanges(const ChangeCursor& after, int limit) = 0;
-  // Per pool id: units out of service (a TPU slice with any unhealthy host counts whole).
-  virtual StatusOr<std::map<std::string, int64_t>> UnitsDown(const Fleet& fleet) = 0;
+  // Units out of service that no job holds (a TPU slice with any unhealthy host counts whole):
+  // per pool id of the free capacity, and per persistent resource uid and pool id of what the
+  // resource holds (its jobs cannot have them until they are repaired).
+  struct UnitsDownView {
+    std::map<std::string, int64_t> pools;
+    std::map<int64_t, std::map<std::string, int64_t>> resources;
+  };
+  virtual StatusOr<UnitsDownView> UnitsDown(const Fleet& fleet) = 0;
   // Every persistent resource (a few dozen at most): the scheduler places their holds and gives
   // their nodes to the jobs that name them.
   virtual StatusOr<std::vector<ResourceRecord>> Resources() = 0;

@@ -574,6 +574,40 @@ TEST_F(ResourceServiceTest, RebootStopsTheJobsOnItAndTheyResumeWhenTheNodesAreBa
   EXPECT_EQ(Count("resource_uid IS NOT NULL AND state = 2 AND image_cache = '{train:1}'"), 2);
 }
 
+// A failed node the resource holds (and no job) is out of service for its jobs: the scheduler
+// leaves it out of the resource's free units, so a gang that needs it waits with its reason
+// instead of being admitted onto it and skipped at commit.
+TEST_F(ResourceServiceTest, AFailedIdleNodeIsNotOfferedToItsJobs) {
+  CreateResource("pr1", 2);
+  Step();
+  Step();
+  ASSERT_EQ(StateOf("pr1"), ResourceState::kRunning);
+  {
+    auto conn = pool_->Acquire();
+    ASSERT_TRUE(conn.ok());
+    auto failed = (*conn)->Exec(
+        "UPDATE nodes SET state = 5 WHERE ctid IN (SELECT ctid FROM nodes WHERE resource_uid IS "
+        "NOT NULL ORDER BY ordinal LIMIT 1)");
+    ASSERT_TRUE(failed.ok()) << failed.status().message();
+  }
+  auto gang = CreateOn("pr1", 2);
+  ASSERT_TRUE(gang.ok());
+  for (int i = 0; i < 3; ++i) {
+    auto pass = scheduler_->RunOnce();
+    ASSERT_TRUE(pass.ok()) << pass.status().message();
+    EXPECT_EQ(pass->committed.skipped, 0);
+  }
+  CustomJob waiting = Get(*gang);
+  EXPECT_EQ(waiting.state, JobState::kQueued);
+  EXPECT_EQ(waiting.trainyard->reason_code, "NO_CAPACITY");
+
+  auto one = CreateOn("pr1", 1);  // the healthy node takes a job of one
+  ASSERT_TRUE(one.ok());
+  Step();
+  EXPECT_EQ(Get(*one).state, JobState::kPending);
+  EXPECT_EQ(Get(*gang).state, JobState::kQueued);
+}
+
 // Vertex's scheduling settings decide what a reboot does to each job on the resource: with
 // disableRetries it fails, with restartJobOnWorkerRestart the whole job is retried (a new
 // attempt), and otherwise its replicas restart in place.
