@@ -197,7 +197,9 @@ int RunServe(const ServeOptions& options) {
   storage::PgOperationStore operations(*db->pool);
   storage::PgResourceStore resources(*db->pool);
   JobService job_service(projects, jobs, **clock, &resources);
-  OperationService operation_service(projects, operations, **clock);
+  // A quarter of the request threads may wait on :wait; the rest stay for everything else.
+  OperationService operation_service(projects, operations, **clock,
+                                     std::max(1, options.http_threads / 4));
   ResourceService resource_service(projects, resources, **clock);
   auto runs = [&](const char* role) {
     return std::find(options.roles.begin(), options.roles.end(), role) != options.roles.end();

@@ -127,15 +127,26 @@ StatusOr<Operation> OperationService::Wait(const OperationRef& ref,
   timeout = std::clamp<std::chrono::milliseconds>(timeout, std::chrono::milliseconds(0),
                                                   kMaxOperationWait);
   const auto deadline = Steady::now() + timeout;
+  TY_ASSIGN_OR_RETURN(Operation first, Get(ref));
+  if (first.done || timeout.count() == 0) return first;
+  if (waiting_.fetch_add(1, std::memory_order_relaxed) >= max_waiters_) {
+    waiting_.fetch_sub(1, std::memory_order_relaxed);
+    return first;  // every wait slot is taken: best effort, as Vertex's WaitOperation
+  }
+  struct Slot {
+    std::atomic<int>& waiting;
+    ~Slot() { waiting.fetch_sub(1, std::memory_order_relaxed); }
+  } slot{waiting_};
   // Polls the row: short at first (most operations finish within a scheduler pass or two), then
   // every 250 ms, so a minute of waiting costs 240 primary-key reads.
   std::chrono::milliseconds interval(20);
   for (;;) {
-    TY_ASSIGN_OR_RETURN(Operation op, Get(ref));
     const auto now = Steady::now();
-    if (op.done || now >= deadline) return op;
+    if (now >= deadline) return Get(ref);
     std::this_thread::sleep_for(std::min<Steady::duration>(interval, deadline - now));
     interval = std::min(interval * 2, std::chrono::milliseconds(250));
+    TY_ASSIGN_OR_RETURN(Operation op, Get(ref));
+    if (op.done) return op;
   }
 }
 

@@ -365,6 +365,34 @@ TEST_F(ResourceServiceTest, WaitReturnsOnceTheWorkIsDone) {
   EXPECT_TRUE(result->done);
 }
 
+// Waits are bounded: past the service's waiters a :wait answers at once with the operation as it
+// is (WaitOperation is best effort), so waits never hold every request thread.
+TEST_F(ResourceServiceTest, AWaitPastTheWaitersAnswersAtOnce) {
+  OperationService one_waiter(*projects_, *operations_, clock_, /*max_waiters=*/1);
+  Operation op = CreateResource("pr1", 3);
+  const OperationRef ref{kParent, "", "", std::to_string(op.id)};
+  auto first = std::async(std::launch::async,
+                          [&] { return one_waiter.Wait(ref, std::chrono::milliseconds(30000)); });
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (one_waiter.waiting() == 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::yield();
+  }
+  ASSERT_EQ(one_waiter.waiting(), 1);
+
+  auto second = one_waiter.Wait(ref, std::chrono::milliseconds(30000));
+  ASSERT_TRUE(second.ok()) << second.status().message();
+  EXPECT_FALSE(second->done);
+  EXPECT_EQ(one_waiter.waiting(), 1);  // the first still waits
+
+  Step();
+  clock_.Advance(seconds(60));
+  Step();
+  auto result = first.get();
+  ASSERT_TRUE(result.ok()) << result.status().message();
+  EXPECT_TRUE(result->done);
+  EXPECT_EQ(one_waiter.waiting(), 0);
+}
+
 TEST_F(ResourceServiceTest, PatchResizesInPlaceAndRenamesAtOnce) {
   CreateResource("pr1", 2);
   Step();
