@@ -55,7 +55,11 @@ constexpr const char* kFreeNodes =
     "COALESCE(resource_uid, 0) FROM nodes "
     "WHERE pool_id = ANY($1::text[]) AND job_id IS NULL AND state IN (2, 7)";
 
-constexpr const char* kResources = "SELECT " TY_RESOURCE_COLUMNS TY_RESOURCE_FROM;
+constexpr const char* kResourcesByUid =
+    "SELECT " TY_RESOURCE_COLUMNS TY_RESOURCE_FROM " WHERE r.uid = ANY($1::bigint[])";
+constexpr const char* kResourceStamps =
+    "SELECT r.uid, r.version, COALESCE(o.cancel_requested, false) FROM persistent_resources r "
+    "LEFT JOIN operations o ON o.id = r.operation_id";
 
 // Claims exactly the chosen nodes, if each is still free: fewer rows than chosen means something
 // moved them meanwhile (a failure, another writer) and the admission is skipped. READY nodes go
@@ -197,9 +201,21 @@ StatusOr<std::vector<JobRecord>> PgSchedulerStore::JobChanges(const ChangeCursor
   return DecodeJobRows(r);
 }
 
-StatusOr<std::vector<ResourceRecord>> PgSchedulerStore::Resources() {
+StatusOr<std::vector<SchedulerStore::ResourceStamp>> PgSchedulerStore::ResourceStamps() {
   TY_ASSIGN_OR_RETURN(pg::Connection * conn, Connection());
-  TY_ASSIGN_OR_RETURN(pg::Result r, conn->Exec(kResources));
+  TY_ASSIGN_OR_RETURN(pg::Result r, conn->Exec(kResourceStamps));
+  std::vector<ResourceStamp> out;
+  out.reserve(r.rows());
+  for (int i = 0; i < r.rows(); ++i) {
+    out.push_back({r.GetInt64(i, 0), r.GetInt64(i, 1), r.GetBool(i, 2)});
+  }
+  return out;
+}
+
+StatusOr<std::vector<ResourceRecord>> PgSchedulerStore::ResourcesByUid(
+    const std::vector<int64_t>& uids) {
+  TY_ASSIGN_OR_RETURN(pg::Connection * conn, Connection());
+  TY_ASSIGN_OR_RETURN(pg::Result r, conn->Exec(kResourcesByUid, {NumberArray(uids)}));
   std::vector<ResourceRecord> out;
   for (int i = 0; i < r.rows(); ++i) {
     TY_ASSIGN_OR_RETURN(ResourceRecord rec, DecodeResourceRow(r, i));

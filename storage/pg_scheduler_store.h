@@ -23,7 +23,8 @@ class PgSchedulerStore final : public SchedulerStore {
   StatusOr<Timestamp> SyncNodes(const Fleet& fleet, Timestamp now) override;
   StatusOr<std::vector<JobRecord>> JobChanges(const ChangeCursor& after, int limit) override;
   StatusOr<UnitsDownView> UnitsDown(const Fleet& fleet) override;
-  StatusOr<std::vector<ResourceRecord>> Resources() override;
+  StatusOr<std::vector<ResourceStamp>> ResourceStamps() override;
+  StatusOr<std::vector<ResourceRecord>> ResourcesByUid(const std::vector<int64_t>& uids) override;
   StatusOr<CommitOutcome> Commit(const Fleet& fleet, const CycleResult& cycle,
                                  Timestamp now) override;
 

@@ -78,12 +78,39 @@ void SchedulerLoop::ApplyResource(const ResourceRecord& record) {
   core_.SetResourceCapacity(key, record.uid, placement, ready);
 }
 
+StatusOr<std::vector<ResourceRecord>> SchedulerLoop::ReadResources() {
+  TY_ASSIGN_OR_RETURN(std::vector<SchedulerStore::ResourceStamp> stamps, store_.ResourceStamps());
+  std::unordered_map<int64_t, ResourceRecord> rows;
+  std::vector<int64_t> changed;
+  for (const SchedulerStore::ResourceStamp& stamp : stamps) {
+    auto cached = resource_rows_.find(stamp.uid);
+    if (cached != resource_rows_.end() && StampOf(cached->second) == stamp) {
+      rows.insert(resource_rows_.extract(cached));
+    } else {
+      changed.push_back(stamp.uid);
+    }
+  }
+  if (!changed.empty()) {
+    // A row that moved again since its stamp was read is read as it now is; its own version
+    // is what the next pass compares with.
+    TY_ASSIGN_OR_RETURN(std::vector<ResourceRecord> fresh, store_.ResourcesByUid(changed));
+    for (ResourceRecord& record : fresh) rows[record.uid] = std::move(record);
+  }
+  resource_rows_ = std::move(rows);  // what is not there any more was deleted
+  std::vector<ResourceRecord> out;
+  out.reserve(resource_rows_.size());
+  for (const auto& [uid, record] : resource_rows_) out.push_back(record);
+  std::sort(out.begin(), out.end(),
+            [](const ResourceRecord& a, const ResourceRecord& b) { return a.uid < b.uid; });
+  return out;
+}
+
 Status SchedulerLoop::IngestResources(Timestamp now) {
-  TY_ASSIGN_OR_RETURN(std::vector<ResourceRecord> resources, store_.Resources());
+  TY_ASSIGN_OR_RETURN(std::vector<ResourceRecord> resources, ReadResources());
   if (resources_ != nullptr && !resources.empty()) {
     TY_ASSIGN_OR_RETURN(int moved, resources_->Step(resources, now, core_));
     if (moved > 0) {
-      TY_ASSIGN_OR_RETURN(resources, store_.Resources());  // as the steps left them
+      TY_ASSIGN_OR_RETURN(resources, ReadResources());  // as the steps left them
     }
   }
   std::unordered_map<int64_t, KnownResource> gone = std::move(known_resources_);
@@ -148,6 +175,7 @@ StatusOr<LoopStats> SchedulerLoop::RunOnce() {
   if (!synced_) {
     core_.Clear();
     known_resources_.clear();
+    resource_rows_.clear();
     cursor_ = {};
     synced_ = true;
   }

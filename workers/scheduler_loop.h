@@ -71,6 +71,13 @@ class SchedulerLoop {
     std::string key;
   };
   std::unordered_map<int64_t, KnownResource> known_resources_;  // uid → as last applied
+  // The persistent resources as last read: a pass reads a whole row again only when its stamp
+  // (version, a cancel asked of its operation) moved.
+  std::unordered_map<int64_t, ResourceRecord> resource_rows_;
+  StatusOr<std::vector<ResourceRecord>> ReadResources();
+  static SchedulerStore::ResourceStamp StampOf(const ResourceRecord& r) {
+    return {r.uid, r.version, r.cancel_requested};
+  }
   ChangeCursor cursor_;  // the job change feed, read exactly once (SchedulerStore::JobChanges)
   bool synced_ = false;
   bool was_leading_ = false;  // for the log line a takeover writes

@@ -49,9 +49,19 @@ class SchedulerStore {
     std::map<int64_t, std::map<std::string, int64_t>> resources;
   };
   virtual StatusOr<UnitsDownView> UnitsDown(const Fleet& fleet) = 0;
-  // Every persistent resource (a few dozen at most): the scheduler places their holds and gives
-  // their nodes to the jobs that name them.
-  virtual StatusOr<std::vector<ResourceRecord>> Resources() = 0;
+  // The persistent resources: the scheduler places their holds and gives their nodes to the jobs
+  // that name them. What tells whether a resource changed since the leader last read it: its
+  // version, and a cancel asked of its operation (which does not touch the resource's row). One
+  // small row each, so the leader reads whole rows only for the resources that changed.
+  struct ResourceStamp {
+    int64_t uid = 0;
+    int64_t version = 0;
+    bool cancel_requested = false;
+    bool operator==(const ResourceStamp&) const = default;
+  };
+  virtual StatusOr<std::vector<ResourceStamp>> ResourceStamps() = 0;
+  virtual StatusOr<std::vector<ResourceRecord>> ResourcesByUid(
+      const std::vector<int64_t>& uids) = 0;
   // Commits a cycle in one transaction: victims requeued and admissions placed on nodes,
   // failures, verdicts. A decision whose job moved on is skipped, not an error.
   virtual StatusOr<CommitOutcome> Commit(const Fleet& fleet, const CycleResult& cycle,
