@@ -47,6 +47,14 @@ class ResourceServiceTest : public testing::SimFixture {
     return op.ok() ? *op : Operation{};
   }
 
+  // PATCHes the replicaCount of the resource's one pool.
+  StatusOr<Operation> Resize(const std::string& id, int64_t replicas) {
+    PersistentResource update;
+    update.resource_pools.push_back(ResourcePool{"", H100(), replicas, {}, {}, 0});
+    return resource_service_->Patch(ResourceRef{kParent, id}, update,
+                                    {"resourcePools.replicaCount"});
+  }
+
   StatusOr<PersistentResource> Resource(const std::string& id) {
     return resource_service_->Get(ResourceRef{kParent, id});
   }
@@ -433,10 +441,7 @@ TEST_F(ResourceServiceTest, ShrinkingGivesIdleNodesBack) {
   CreateResource("pr1", 2);
   Step();
   Step();
-  PersistentResource update;
-  update.resource_pools.push_back(ResourcePool{"", H100(), 1, {}, {}, 0});
-  auto shrink =
-      resource_service_->Patch(ResourceRef{kParent, "pr1"}, update, {"resourcePools.replicaCount"});
+  auto shrink = Resize("pr1", 1);
   ASSERT_TRUE(shrink.ok()) << shrink.status().message();
   Step();
   Step();
@@ -710,10 +715,7 @@ class ResourceQuotaTest : public ResourceServiceTest {
 TEST_F(ResourceQuotaTest, AResizeWaitsForQuotaItDoesNotHave) {
   CreateResource("pr1", 2);
   ASSERT_NO_FATAL_FAILURE(UntilRunning("pr1"));
-  PersistentResource update;
-  update.resource_pools.push_back(ResourcePool{"", H100(), 4, {}, {}, 0});
-  auto grow =
-      resource_service_->Patch(ResourceRef{kParent, "pr1"}, update, {"resourcePools.replicaCount"});
+  auto grow = Resize("pr1", 4);
   ASSERT_TRUE(grow.ok()) << grow.status().message();
   Step();
   Step();
