@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "services/scheduler/scheduler_job.h"
+#include "storage/resource_row.h"
 #include "storage/row_codec.h"
 
 namespace trainyard::storage {
@@ -22,9 +23,8 @@ constexpr const char* kNodesHeldByProject =
 #define TY_NODE_ROWS \
   "SELECT n.pool_id, n.ordinal, n.zone, n.machine_type, n.state, n.job_id, " TY_MICROS(         \
       "n.state_since") ", array_to_json(n.image_cache)::text, "                                  \
-                       "CASE WHEN r.uid IS NULL THEN NULL ELSE 'projects/' || r.project_number " \
-                       "|| '/locations/' || r.location || '/persistentResources/' || "          \
-                       "r.resource_id END FROM nodes n "                                         \
+                       "CASE WHEN r.uid IS NULL THEN NULL ELSE " TY_RESOURCE_NAME(              \
+                           "r.") " END FROM nodes n "                                           \
                        "LEFT JOIN persistent_resources r ON r.uid = n.resource_uid "
 
 constexpr const char* kListNodes = TY_NODE_ROWS
@@ -42,7 +42,7 @@ constexpr const char* kNodesHeldByJobs = TY_NODE_ROWS
 // Non-terminal jobs per queue: QUEUED, PENDING, RUNNING, CANCELLING.
 constexpr const char* kQueueCounts =
     "SELECT p.project_id, j.location, j.state, count(*), "
-    "COALESCE(j.placement->'pools'->0->>'consumptionModel', ''), "
+    TY_PLACEMENT_MODEL("j.placement") ", "
     "CASE WHEN j.state = 1 THEN COALESCE(j.sched_code, '') ELSE '' END FROM custom_jobs j "
     "JOIN projects p ON p.number = j.project_number WHERE j.state IN (1, 2, 3, 6) "
     "GROUP BY 1, 2, 3, 5, 6 ORDER BY 1, 2, 3, 5, 6";
@@ -61,7 +61,8 @@ constexpr const char* kQueuedJobs =
 // preemption has none, and its accrued cost goes to "". Running cost as AccrueToNow computes
 // it: current admission, non-terminal jobs only.
 #define TY_MODEL_COSTS(now)                                                                  \
-  "COALESCE(placement->'pools'->0->>'consumptionModel', ''), count(*), "                     \
+  TY_PLACEMENT_MODEL("placement")                                                            \
+  ", count(*), "                                                                             \
   "COALESCE(sum(cost_micros), 0)::bigint, "                                                  \
   "COALESCE(sum(CASE WHEN admitted_at IS NOT NULL AND state NOT IN (4, 5, 7, 9, 11) "        \
   "AND admitted_at < " TY_TS(now) " THEN (hourly_price_micros * extract(epoch from (" TY_TS( \
@@ -76,15 +77,11 @@ constexpr const char* kFleetTotals = "SELECT " TY_MODEL_COSTS("$1")
     "sum(running_us)::bigint, sum(redone_us)::bigint FROM custom_jobs GROUP BY 1 ORDER BY 1";
 
 constexpr const char* kResourceCosts =
-    "SELECT 'projects/' || project_number || '/locations/' || location || '/persistentResources/' "
-    "|| resource_id, COALESCE(placement->'pools'->0->>'consumptionModel', ''), "
-    "hourly_price_micros, cost_micros + CASE WHEN held_since IS NOT NULL AND held_since < "
-    TY_TS("$2") " THEN (hourly_price_micros * extract(epoch from (" TY_TS("$2")
-    " - held_since)) / 3600)::bigint ELSE 0 END, NULL::bigint, create_time, uid "
+    "SELECT " TY_RESOURCE_NAME("") ", " TY_PLACEMENT_MODEL("placement") ", "
+    "hourly_price_micros, " TY_RESOURCE_COST_TO("$2") ", NULL::bigint, create_time, uid "
     "FROM persistent_resources WHERE project_number = $1::bigint AND held_since IS NOT NULL "
-    "UNION ALL SELECT 'projects/' || project_number || '/locations/' || location || "
-    "'/persistentResources/' || resource_id, consumption_model, hourly_price_micros, cost_micros, "
-    TY_MICROS("deleted_at") ", create_time, uid FROM resource_costs_ended "
+    "UNION ALL SELECT " TY_RESOURCE_NAME("") ", consumption_model, hourly_price_micros, "
+    "cost_micros, " TY_MICROS("deleted_at") ", create_time, uid FROM resource_costs_ended "
     "WHERE project_number = $1::bigint AND cost_micros > 0 ORDER BY 6, 7";
 
 // One row with NULL event columns when the job exists without events; none when it does not.

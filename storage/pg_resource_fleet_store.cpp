@@ -108,10 +108,8 @@ constexpr const char* kDelete =
     "INSERT INTO resource_costs_ended (uid, project_number, location, resource_id, "
     "consumption_model, hourly_price_micros, cost_micros, create_time, deleted_at) "
     "SELECT uid, project_number, location, resource_id, "
-    "COALESCE(placement->'pools'->0->>'consumptionModel', ''), hourly_price_micros, "
-    "cost_micros + CASE WHEN held_since IS NOT NULL AND held_since < " TY_TS("$3")
-    " THEN (hourly_price_micros * extract(epoch from (" TY_TS("$3") " - held_since)) / "
-    "3600)::bigint ELSE 0 END, create_time, " TY_TS("$3") " FROM gone";
+    TY_PLACEMENT_MODEL("placement") ", "
+    "hourly_price_micros, " TY_RESOURCE_COST_TO("$3") ", create_time, " TY_TS("$3") " FROM gone";
 
 }  // namespace
 

@@ -20,6 +20,17 @@ namespace trainyard::storage {
   "(SELECT json_object_agg(b.pool_id, b.n)::text FROM (SELECT pool_id, count(*) AS n "       \
   "FROM nodes WHERE resource_uid = r.uid AND job_id IS NOT NULL GROUP BY pool_id) b), "        \
   "COALESCE((SELECT cancel_requested FROM operations o WHERE o.id = r.operation_id), false)"
+// A resource's name as the wire has it, from the columns of `r` ("r." or "" for the table itself).
+#define TY_RESOURCE_NAME(r)                                   \
+  "'projects/' || " r "project_number || '/locations/' || " r \
+  "location || "                                              \
+  "'/persistentResources/' || " r "resource_id"
+// What a persistent resource has cost up to `now` (a parameter): earlier holds, plus its hourly
+// price since it holds nodes.
+#define TY_RESOURCE_COST_TO(now) \
+  "cost_micros + CASE WHEN held_since IS NOT NULL AND held_since < " TY_TS(now)              \
+  " THEN (hourly_price_micros * extract(epoch from (" TY_TS(now) " - held_since)) / "        \
+  "3600)::bigint ELSE 0 END"
 #define TY_RESOURCE_FROM \
   " FROM persistent_resources r JOIN projects p ON p.number = r.project_number"
 

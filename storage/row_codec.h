@@ -13,6 +13,8 @@ namespace trainyard::storage {
 // SQL for "the timestamptz $n given in microseconds" and for "column as microseconds".
 #define TY_TS(n) "('epoch'::timestamptz + " n "::bigint * interval '1 microsecond')"
 #define TY_MICROS(col) "(extract(epoch from " col ") * 1000000)::bigint"
+// The consumption model of a placement's first pool ('' when unplaced), from column `placement`.
+#define TY_PLACEMENT_MODEL(placement) "COALESCE(" placement "->'pools'->0->>'consumptionModel', '')"
 
 inline std::optional<std::string> MicrosParam(std::optional<Timestamp> t) {
   if (!t) return std::nullopt;
