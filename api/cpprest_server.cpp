@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <memory>
 #include <mutex>
 #include <thread>
 
@@ -34,17 +35,33 @@ std::string DecodeQueryPart(std::string part) {
   return web::uri::decode(part);
 }
 
-void ReplyWith(const http_request& req, const HttpResponse& out) {
+// Requests between Accept and their reply written: a drain waits for none to be left. Shared with
+// the reply's continuation, which may run after the server is gone.
+struct RequestsInFlight {
+  std::mutex mu;
+  std::condition_variable idle;
+  int count = 0;
+  void Leave() {
+    std::lock_guard lock(mu);
+    if (--count == 0) idle.notify_all();
+  }
+};
+
+// `written` runs once the reply is on the wire (or the client went away): the request counts as in
+// flight until then, so closing the listener after a drain never cuts a reply short.
+void ReplyWith(const http_request& req, const HttpResponse& out,
+               std::shared_ptr<RequestsInFlight> written = nullptr) {
   http_response resp(static_cast<web::http::status_code>(out.status));
   for (const auto& [name, value] : out.headers) resp.headers().add(name, value);
   if (out.close_connection) resp.headers().add("Connection", "close");
   resp.set_body(out.body, out.content_type);
-  req.reply(resp).then([](pplx::task<void> t) {
+  req.reply(resp).then([written = std::move(written)](pplx::task<void> t) {
     try {
       t.get();
     } catch (...) {
       // The client went away before the reply; nothing to do.
     }
+    if (written) written->Leave();
   });
 }
 
@@ -98,8 +115,8 @@ class CpprestServer final : public HttpServer {
   void Stop(std::chrono::milliseconds drain) override {
     draining_ = true;
     {
-      std::unique_lock lock(mu_);
-      idle_.wait_for(lock, drain, [this] { return in_flight_ == 0; });
+      std::unique_lock lock(in_flight_->mu);
+      in_flight_->idle.wait_for(lock, drain, [this] { return in_flight_->count == 0; });
     }
     if (listener_) {
       try {
@@ -111,8 +128,8 @@ class CpprestServer final : public HttpServer {
   }
 
   int InFlight() const override {
-    std::lock_guard lock(mu_);
-    return in_flight_;
+    std::lock_guard lock(in_flight_->mu);
+    return in_flight_->count;
   }
 
  private:
@@ -174,23 +191,17 @@ class CpprestServer final : public HttpServer {
   }
 
   void Enter() {
-    std::lock_guard lock(mu_);
-    ++in_flight_;
+    std::lock_guard lock(in_flight_->mu);
+    ++in_flight_->count;
   }
 
-  void Finish(const http_request& req, const HttpResponse& out) {
-    ReplyWith(req, out);
-    std::lock_guard lock(mu_);
-    if (--in_flight_ == 0) idle_.notify_all();
-  }
+  void Finish(const http_request& req, const HttpResponse& out) { ReplyWith(req, out, in_flight_); }
 
   ServerOptions options_;
   Handler handler_;
   std::unique_ptr<http_listener> listener_;
   std::atomic<bool> draining_{false};
-  mutable std::mutex mu_;
-  std::condition_variable idle_;
-  int in_flight_ = 0;
+  std::shared_ptr<RequestsInFlight> in_flight_ = std::make_shared<RequestsInFlight>();
 };
 
 }  // namespace
