@@ -611,7 +611,7 @@ StatusOr<CommitOutcome> PgSchedulerStore::Commit(const Fleet& fleet, const Cycle
       if (v.code_changed && v.verdict.code != ReasonCode::kNotEvaluated) {
         event_ids.push_back(v.job_id);
         event_reasons.push_back(std::string(ReasonCodeName(v.verdict.code)) + ": " +
-                                v.verdict.message);
+                                v.verdict.message.str());
       }
     }
     TY_ASSIGN_OR_RETURN(pg::Result r,

@@ -29,6 +29,18 @@ int64_t ExtraFor(const void* extra_ptr, int pool) {
   return sum;
 }
 
+// Units freed per pool add up; one entry per pool keeps a plan's extra as small as its pools
+// (backfill walks thousands of releases) and its lookups short.
+void AddExtra(std::vector<std::pair<int, int64_t>>& extra, int pool, int64_t units) {
+  for (auto& [p, u] : extra) {
+    if (p == pool) {
+      u += units;
+      return;
+    }
+  }
+  extra.push_back({pool, units});
+}
+
 int64_t TakenIn(const Placement& placement, int pool) {
   int64_t sum = 0;
   for (const PlacedPool& pp : placement.pools) {
@@ -53,8 +65,6 @@ PreemptionCause AdmissionDecision::CauseOf(int64_t victim) const {
 struct Scheduler::Cycle {
   Timestamp now{};
   double budget = 0;
-  // Shape id × 2 (+1 when the job may reserve capacity) → the verdict of the first job of it.
-  std::unordered_map<int64_t, Verdict> shape_verdicts;
   std::vector<Hold> holds;
   std::unordered_set<int64_t> claimed;
   int victims_left = 0;
@@ -208,6 +218,7 @@ void Scheduler::Clear() {
   queues_.clear();
   queue_index_.clear();
   shape_ids_.clear();
+  shape_verdicts_.clear();
   quota_used_.clear();
   resources_.clear();
   resource_used_.clear();
@@ -858,7 +869,7 @@ std::optional<Scheduler::PreemptionPlan> Scheduler::PlanPreemption(
         fair_shared.insert(c->id);
       }
       for (const PlacedPool& pp : c->placement.pools) {
-        extra.push_back({pp.pool, pp.units});
+        AddExtra(extra, pp.pool, pp.units);
         if (!resource_of_pool_[pp.pool].empty()) {
           taken[c->project_id][resource_of_pool_[pp.pool]] += pp.units;
         }
@@ -871,10 +882,10 @@ std::optional<Scheduler::PreemptionPlan> Scheduler::PlanPreemption(
     // Give back, newest pick first, every victim the fit does not need (its project then keeps
     // more, so the fair-sharing judgement of the others still holds).
     for (size_t i = victims.size(); i-- > 0;) {
-      Extra without;
-      for (const auto& e : extra) without.push_back(e);
-      for (const PlacedPool& pp : victims[i]->placement.pools)
-        without.push_back({pp.pool, -pp.units});
+      Extra without = extra;
+      for (const PlacedPool& pp : victims[i]->placement.pools) {
+        AddExtra(without, pp.pool, -pp.units);
+      }
       FitOutcome again = Fit(job, cycle, &without, zone_index, true, models, /*explain=*/false);
       if (again.fits) {
         extra = std::move(without);
@@ -904,6 +915,7 @@ void Scheduler::ReserveCapacity(const SchedulerJob& job, Cycle& cycle,
   auto [cached, missing] = cycle.releases.try_emplace(job.region);
   auto& releases = cached->second;
   if (missing) {
+    releases.reserve(running_.size());  // one large allocation, not a dozen growing ones
     const Timestamp horizon = cycle.now + duration_cast<microseconds>(config_.backfill_horizon);
     for (const auto& [id, r] : running_) {
       if (r.region != job.region || r.expected_end > horizon) continue;
@@ -917,7 +929,7 @@ void Scheduler::ReserveCapacity(const SchedulerJob& job, Cycle& cycle,
   for (size_t i = 0; i < releases.size();) {
     Timestamp t = std::get<0>(releases[i]);
     for (; i < releases.size() && std::get<0>(releases[i]) == t; ++i) {
-      extra.push_back({std::get<1>(releases[i]), std::get<2>(releases[i])});
+      AddExtra(extra, std::get<1>(releases[i]), std::get<2>(releases[i]));
     }
     FitOutcome fit = Fit(job, cycle, &extra, -1, false, models, /*explain=*/false);
     if (!fit.fits) continue;
@@ -987,9 +999,9 @@ void Scheduler::Evaluate(PendingEntry& entry, Cycle& cycle, CycleResult& result)
                                       duration_cast<microseconds>(config_.reserve_min_wait));
   const int64_t shape_key = int64_t{entry.shape} * 2 + (eligible ? 1 : 0);
   if (!eligible) {
-    if (auto cached = cycle.shape_verdicts.find(shape_key); cached != cycle.shape_verdicts.end()) {
-      entry.verdict.code = cached->second.code;
-      entry.verdict.message = cached->second.message;
+    if (const Verdict* cached = ShapeVerdict(shape_key)) {
+      entry.verdict.code = cached->code;
+      entry.verdict.message = cached->message;
       cycle.budget -= 0.05;
       ++result.reused;
       return;
@@ -1012,7 +1024,7 @@ void Scheduler::Evaluate(PendingEntry& entry, Cycle& cycle, CycleResult& result)
   if (std::optional<Verdict> blocked = CheckQuota(job, cycle, models)) {
     entry.verdict.code = blocked->code;
     entry.verdict.message = blocked->message;
-    cycle.shape_verdicts[shape_key] = entry.verdict;
+    RememberShapeVerdict(shape_key, entry.verdict);
     return;
   }
   FitOutcome fit = Fit(job, cycle, nullptr, -1, true, models, /*explain=*/true);
@@ -1040,7 +1052,21 @@ void Scheduler::Evaluate(PendingEntry& entry, Cycle& cycle, CycleResult& result)
     ReserveCapacity(job, cycle, models, entry.verdict);
     return;
   }
-  if (!eligible) cycle.shape_verdicts[shape_key] = entry.verdict;
+  if (!eligible) RememberShapeVerdict(shape_key, entry.verdict);
+}
+
+const Verdict* Scheduler::ShapeVerdict(int64_t shape_key) const {
+  if (shape_key >= static_cast<int64_t>(shape_verdicts_.size())) return nullptr;
+  const auto& [cycle, verdict] = shape_verdicts_[static_cast<size_t>(shape_key)];
+  return cycle == cycles_ ? &verdict : nullptr;
+}
+
+void Scheduler::RememberShapeVerdict(int64_t shape_key, const Verdict& verdict) {
+  if (shape_key >= static_cast<int64_t>(shape_verdicts_.size())) {
+    shape_verdicts_.resize(
+        std::max<size_t>(static_cast<size_t>(shape_key) + 1, shape_ids_.size() * 2));
+  }
+  shape_verdicts_[static_cast<size_t>(shape_key)] = {cycles_, verdict};
 }
 
 bool Scheduler::Park(PendingEntry& entry, const Cycle& cycle) {
@@ -1130,6 +1156,11 @@ void Scheduler::ReportPositions(Cycle& cycle, CycleResult& result) {
 CycleResult Scheduler::RunCycle(Timestamp now) {
   CycleResult result;
   Cycle cycle;
+  // The evaluated list of the last cycle lends this one its capacity: growing it anew each cycle
+  // costs large allocations, which a heap fragmented by a deep queue makes slow.
+  cycle.evaluated = std::move(evaluated_scratch_);
+  cycle.evaluated.clear();
+  cycle.holds.reserve(static_cast<size_t>(std::max(0, config_.max_reservations)));
   cycle.now = now;
   cycle.budget = config_.evaluation_budget;
   cycle.victims_left = config_.max_victims;
@@ -1174,7 +1205,10 @@ CycleResult Scheduler::RunCycle(Timestamp now) {
       return std::tie(fair, key) > std::tie(other.fair, other.key);
     }
   };
-  std::priority_queue<Cursor, std::vector<Cursor>, std::greater<Cursor>> heap;
+  std::vector<Cursor> cursors;
+  cursors.reserve(queues_.size());
+  std::priority_queue<Cursor, std::vector<Cursor>, std::greater<Cursor>> heap(
+      std::greater<Cursor>{}, std::move(cursors));
   for (size_t q = 0; q < queues_.size(); ++q) {
     if (!queues_[q].order.empty()) {
       auto it = queues_[q].order.begin();
@@ -1207,6 +1241,7 @@ CycleResult Scheduler::RunCycle(Timestamp now) {
     }
   }
   ReportPositions(cycle, result);
+  evaluated_scratch_ = std::move(cycle.evaluated);
   return result;
 }
 

@@ -297,6 +297,12 @@ class Scheduler {
   std::unordered_set<std::string> quota_freed_;  // projects whose usage dropped since the cycle
   std::optional<Timestamp> first_cycle_;         // the never-fits wait counts from here at least
   int64_t cycles_ = 0;
+  std::vector<PendingEntry*> evaluated_scratch_;  // Cycle::evaluated's storage between cycles
+  // Shape id × 2 (+1 when the job may reserve capacity) → the verdict of the first job of it this
+  // cycle (stamped with the cycle): jobs of one shape share it without a lookup or an allocation.
+  std::vector<std::pair<int64_t, Verdict>> shape_verdicts_;
+  const Verdict* ShapeVerdict(int64_t shape_key) const;
+  void RememberShapeVerdict(int64_t shape_key, const Verdict& verdict);
 };
 
 }  // namespace trainyard

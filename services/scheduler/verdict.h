@@ -4,6 +4,8 @@
 #include <string>
 #include <string_view>
 
+#include "services/scheduler/shared_text.h"
+
 namespace trainyard {
 
 enum class ReasonCode : int {
@@ -23,7 +25,7 @@ std::string_view ReasonCodeName(ReasonCode code);  // "QUOTA_EXCEEDED", …
 
 struct Verdict {
   ReasonCode code = ReasonCode::kNotEvaluated;
-  std::string message;
+  SharedText message;
   int64_t position = 0;  // 1-based within the job's queue, rounded by DisplayPosition
 
   bool operator==(const Verdict&) const = default;
