@@ -7,8 +7,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <charconv>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
@@ -16,50 +14,24 @@
 #include "api/wire/custom_job_codec.h"
 #include "services/log.h"
 #include "services/runtime/replica_plan.h"
+#include "workers/files/output_tailer.h"
+#include "workers/files/text_file.h"
 
 namespace trainyard::local {
 namespace fs = std::filesystem;
+using files::ParseNumber;
+using files::ReadFile;
+using files::WriteFileAtomically;
+
 namespace {
 
 constexpr const char* kPidFile = "pid";
 constexpr const char* kExitFile = "exit_code";
 constexpr const char* kOutputFile = "output.log";
-constexpr const char* kOffsetFile = "output.offset";
 constexpr const char* kLaunchFile = "launch.json";
-// A line longer than this is cut into pieces: one replica cannot hold the tailer's memory.
-constexpr size_t kMaxLine = 64 * 1024;
 
 // The variables a replica inherits from the server; everything else comes from its spec.
 constexpr const char* kInherited[] = {"PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "USER"};
-
-std::string ReadFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
-
-bool WriteFileAtomically(const fs::path& path, const std::string& text) {
-  fs::path tmp = path;
-  tmp += ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) return false;
-    out << text;
-    if (!out.flush()) return false;
-  }
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  return !ec;
-}
-
-template <typename T>
-std::optional<T> ParseNumber(std::string_view text) {
-  T value{};
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc{} || end != text.data() + text.size()) return std::nullopt;
-  return value;
-}
 
 // State letter and start time (clock ticks since boot) of a process, from /proc/<pid>/stat: the
 // start time tells a recycled pid from the process we started.
@@ -241,8 +213,8 @@ void LocalRuntime::Adopt() {
 }
 
 void LocalRuntime::Tail(const fs::path& dir) {
-  // From where the last reader stopped (the offset survives the server), never from the start.
-  output_offsets_.try_emplace(dir, ParseNumber<uint64_t>(ReadFile(dir / kOffsetFile)).value_or(0));
+  auto job_id = ParseNumber<int64_t>(dir.parent_path().parent_path().filename().string());
+  if (job_id) tailer_.Follow(dir / kOutputFile, *job_id, dir.filename().string());
 }
 
 bool LocalRuntime::Alive(const Process& p) {
@@ -501,50 +473,10 @@ Status LocalRuntime::StopOtherAttempts(int64_t job_id, int keep) {
 }
 
 std::vector<LogLine> LocalRuntime::CollectLogs(Timestamp now) {
-  std::vector<LogLine> lines;
   std::lock_guard lock(mu_);
   std::set<fs::path> live;
-  for (const auto& [handle, p] : processes_) live.insert(p.dir);
-  for (auto it = output_offsets_.begin(); it != output_offsets_.end();) {
-    const fs::path& dir = it->first;
-    uint64_t& offset = it->second;
-    std::ifstream in(dir / kOutputFile, std::ios::binary);
-    std::string chunk;
-    if (in) {
-      in.seekg(static_cast<std::streamoff>(offset));
-      chunk.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-    }
-    const bool done = live.count(dir) == 0;
-    size_t start = 0;
-    auto job_id = ParseNumber<int64_t>(dir.parent_path().parent_path().filename().string());
-    while (start < chunk.size()) {
-      size_t end = chunk.find('\n', start);
-      // An unfinished last line waits for its newline, unless the replica is gone or it is long.
-      if (end == std::string::npos) {
-        if (!done && chunk.size() - start < kMaxLine) break;
-        end = std::min(chunk.size(), start + kMaxLine);
-      } else if (end - start > kMaxLine) {
-        end = start + kMaxLine;
-      }
-      std::string text = chunk.substr(start, end - start);
-      if (!text.empty() && text.back() == '\r') text.pop_back();
-      if (job_id) {
-        lines.push_back(
-            LogLine{*job_id, now, LogSeverity::kInfo, dir.filename().string(), std::move(text)});
-      }
-      start = end < chunk.size() && chunk[end] == '\n' ? end + 1 : end;
-    }
-    if (start > 0) {
-      offset += start;
-      WriteFileAtomically(dir / kOffsetFile, std::to_string(offset));
-    }
-    if (done && start >= chunk.size()) {
-      it = output_offsets_.erase(it);
-    } else {
-      ++it;
-    }
-  }
-  return lines;
+  for (const auto& [handle, p] : processes_) live.insert(p.dir / kOutputFile);
+  return tailer_.Collect(now, [&](const fs::path& file) { return live.count(file) == 0; });
 }
 
 void LocalRuntime::Shutdown(const std::vector<int64_t>& jobs) {

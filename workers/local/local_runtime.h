@@ -22,6 +22,7 @@
 
 #include "services/logs/log_entry.h"
 #include "services/runtime/runtime.h"
+#include "workers/files/output_tailer.h"
 
 namespace trainyard::local {
 
@@ -69,17 +70,15 @@ class LocalRuntime : public Runtime {
   StatusOr<Process> Start(int64_t job_id, const std::filesystem::path& dir,
                           const std::vector<std::string>& argv,
                           const std::vector<std::string>& env);
-  void Adopt();
-  void Tail(
-      const std::filesystem::path& dir);  // read its output.log from now on  // processes left by
-                                          // an earlier server, found by their pid files
+  void Adopt();  // processes left by an earlier server, found by their pid files
+  void Tail(const std::filesystem::path& dir);  // follows the replica's output.log
   bool Alive(const Process& p);
   void Signal(Process& p);
 
   LocalRuntimeOptions options_;
   std::mutex mu_;
   std::map<std::string, Process> processes_;  // by handle
-  std::map<std::filesystem::path, uint64_t> output_offsets_;
+  files::OutputTailer tailer_;                // every replica's output.log
 };
 
 }  // namespace trainyard::local
