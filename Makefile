@@ -32,7 +32,10 @@ fuzz-build: setup
 	CXX=clang++ cmake -S tests/fuzz -B $(FUZZ_DIR)
 	cmake --build $(FUZZ_DIR) -j$(JOBS)
 
+# Slurm (for tests/e2e/slurm_test.sh's throwaway cluster) is installed for the tests only: make run
+# stays light.
 test: build fuzz-build
+	bash scripts/setup slurm
 	cd $(BUILD_DIR) && ctest -j2 --output-on-failure
 
 # Each fuzz target for FUZZ_SECONDS (make test runs them for 60 s through ctest).

@@ -66,9 +66,29 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   serve_cmd
       ->add_option("--runtime", serve.runtime,
-                   "what runs the replicas: sim (simulated capacity) or local (each replica a "
-                   "process of this host, for development and tests; images are not pulled)")
-      ->check(CLI::IsMember({"sim", "local"}))
+                   "what runs the replicas: sim (simulated capacity), local (each replica a "
+                   "process of this host, for development and tests; images are not pulled) or "
+                   "slurm (a Slurm cluster through slurmrestd)")
+      ->check(CLI::IsMember({"sim", "local", "slurm"}))
+      ->capture_default_str();
+  serve_cmd->add_option("--slurm-url", serve.slurm_url,
+                        "slurm runtime: slurmrestd's URL, http://HOST:PORT (openapi/v0.0.38)");
+  serve_cmd
+      ->add_option("--slurm-token-file", serve.slurm_token_file,
+                   "slurm runtime: a file holding the JWT (`scontrol token` output or the bare "
+                   "token), read again when it changes; default: SLURM_JWT from the environment")
+      ->check(CLI::ExistingFile);
+  serve_cmd->add_option("--slurm-user", serve.slurm_user,
+                        "slurm runtime: the user jobs run as (X-SLURM-USER-NAME); default: $USER");
+  serve_cmd->add_option("--slurm-shared-dir", serve.slurm_shared_dir,
+                        "slurm runtime: a directory this server and every node see at the same "
+                        "path (replicas' working directories, exit codes and output); default: "
+                        "<data dir>/slurm");
+  serve_cmd
+      ->add_option("--slurm-tasks-per-node", serve.slurm_tasks_per_node,
+                   "slurm runtime: replicas per node (1 on a real cluster, as on Vertex; more on "
+                   "a one-node test cluster)")
+      ->check(CLI::Range(1, 64))
       ->capture_default_str();
   serve_cmd
       ->add_option("--stop-grace", serve.stop_grace_seconds,

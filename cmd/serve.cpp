@@ -51,6 +51,8 @@
 #include "workers/scheduler_loop.h"
 #include "workers/sim/fleet_file.h"
 #include "workers/sim/sim_runtime.h"
+#include "workers/slurm/slurm_rest_client.h"
+#include "workers/slurm/slurm_runtime.h"
 
 namespace trainyard::cmd {
 namespace {
@@ -109,6 +111,36 @@ spdlog::level::level_enum SpdLevel(const std::string& name) {
   if (name == "warn") return spdlog::level::warn;
   if (name == "error") return spdlog::level::err;
   return spdlog::level::info;
+}
+
+// The Slurm runtime: slurmrestd's client with the token from --slurm-token-file or SLURM_JWT, and
+// the partitions the fleet file's pools name.
+StatusOr<std::unique_ptr<Runtime>> MakeSlurmRuntime(const ServeOptions& options,
+                                                    const Fleet& fleet) {
+  slurm::SlurmRestOptions rest;
+  rest.url = options.slurm_url;
+  if (rest.url.empty()) return InvalidArgument("--runtime=slurm needs --slurm-url");
+  rest.token_file = options.slurm_token_file;
+  if (const char* jwt = std::getenv("SLURM_JWT"); jwt != nullptr && rest.token_file.empty()) {
+    rest.token = jwt;
+  }
+  rest.user = options.slurm_user;
+  if (const char* user = std::getenv("USER"); rest.user.empty() && user != nullptr) {
+    rest.user = user;
+  }
+  if (rest.user.empty()) rest.user = "root";
+  TY_ASSIGN_OR_RETURN(std::unique_ptr<slurm::SlurmRestClient> client,
+                      slurm::SlurmRestClient::Create(std::move(rest)));
+  slurm::SlurmRuntimeOptions runtime;
+  runtime.shared_dir = std::filesystem::absolute(
+      options.slurm_shared_dir.empty() ? std::filesystem::path(options.data_dir) / "slurm"
+                                       : std::filesystem::path(options.slurm_shared_dir));
+  runtime.tasks_per_node = options.slurm_tasks_per_node;
+  for (const CapacityPool& pool : fleet.pools) {
+    if (!pool.slurm_partition.empty()) runtime.partition_of_pool[pool.id] = pool.slurm_partition;
+  }
+  return std::unique_ptr<Runtime>(
+      std::make_unique<slurm::SlurmRuntime>(std::move(client), std::move(runtime)));
 }
 
 }  // namespace
@@ -282,6 +314,10 @@ int RunServe(const ServeOptions& options) {
     auto owned = std::make_unique<local::LocalRuntime>(local_options);
     local_runtime = owned.get();
     runtime = std::move(owned);
+  } else if (options.runtime == "slurm") {
+    auto made = MakeSlurmRuntime(options, *fleet);
+    if (!made.ok()) return Fail("slurm_runtime_failed", made.status());
+    runtime = std::move(made).value();
   } else {
     runtime = std::make_unique<sim::SimRuntime>();
   }

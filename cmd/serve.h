@@ -23,9 +23,16 @@ struct ServeOptions {
   // Replica lines kept per job: the first half and the newest half; those between are dropped and
   // counted (services/logs/job_log_repository.h).
   int64_t log_lines_per_job = 10000;
-  // What runs the replicas: "sim" (the simulator) or "local" (processes of this host).
+  // What runs the replicas: "sim" (the simulator), "local" (processes of this host) or "slurm"
+  // (a Slurm cluster through slurmrestd).
   std::string runtime = "sim";
   double stop_grace_seconds = 10;  // local: SIGTERM, then SIGKILL after this
+  std::string slurm_url;           // http://host:port of slurmrestd
+  std::string slurm_token_file;    // or SLURM_JWT in the environment
+  std::string slurm_user;          // whom jobs run as; "": $USER
+  // Seen by this server and every node at the same path; "": <data dir>/slurm.
+  std::string slurm_shared_dir;
+  int slurm_tasks_per_node = 1;
   // "tokens", "off", or "" for the default: off on a loopback address, tokens elsewhere.
   std::string auth;
   // Requests per second this process serves (all routes but health checks), and creates per

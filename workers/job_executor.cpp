@@ -42,28 +42,26 @@ std::optional<JobExecutor::Step> JobExecutor::StepJob(const JobRecord& record, T
         verdict.transition = std::move(failed).value();
         return Step{std::move(verdict), &record};
       }
-      LogJson(LogLevel::kWarn, "replica_launch_failed",
-              {{"job", record.job.name}, {"error", launched.status().message()}});
+      RuntimeFailed(record, "replica_launch_failed", launched.status());
       return std::nullopt;
     }
     JobRecord launched_view = record;
     launched_view.run = std::move(launched).value();
     auto seen = runtime_.Observe(launched_view, now);
     if (!seen.ok()) {
-      LogJson(LogLevel::kWarn, "replica_observe_failed",
-              {{"job", record.job.name}, {"error", seen.status().message()}});
+      RuntimeFailed(record, "replica_observe_failed", seen.status());
       return std::nullopt;
     }
     observation = std::move(seen).value();
   } else if (record.run || state == JobState::kCancelling) {
     auto seen = runtime_.Observe(record, now);
     if (!seen.ok()) {
-      LogJson(LogLevel::kWarn, "replica_observe_failed",
-              {{"job", record.job.name}, {"error", seen.status().message()}});
+      RuntimeFailed(record, "replica_observe_failed", seen.status());
       return std::nullopt;
     }
     observation = std::move(seen).value();
   }
+  backoff_.Answered(record.id);
   SupervisorVerdict verdict = Supervise(record, observation, now, options_.policy);
   if (!verdict.transition) return std::nullopt;
   if (!verdict.restart.empty() && !LeaseHeld()) return std::nullopt;
@@ -78,8 +76,7 @@ std::optional<JobExecutor::Step> JobExecutor::StepJob(const JobRecord& record, T
       if (replica.task_name != task) continue;
       auto handle = runtime_.RestartReplica(restarting, replica, now);
       if (!handle.ok()) {
-        LogJson(LogLevel::kWarn, "replica_restart_failed",
-                {{"job", record.job.name}, {"task", task}, {"error", handle.status().message()}});
+        RuntimeFailed(record, "replica_restart_failed", handle.status());
         return std::nullopt;
       }
       replica.handle = std::move(handle).value();
@@ -162,6 +159,7 @@ StatusOr<int> JobExecutor::RunOnce() {
   std::vector<StateUpdate> updates;
   for (size_t i = 0; i < due.size(); ++i) {
     const JobRecord& record = due[i];
+    if (backoff_.Waiting(record.id, std::chrono::steady_clock::now())) continue;
     if (!LeaseHeld()) {
       LogJson(LogLevel::kWarn, "executor_pass_outlived_lease",
               {{"steps_left", static_cast<int64_t>(due.size() - i)}});
@@ -203,6 +201,14 @@ StatusOr<int> JobExecutor::RunOnce() {
   StopStrays();
   AppendLogs(clock_.Now());
   return count;
+}
+
+void JobExecutor::RuntimeFailed(const JobRecord& record, const char* what, const Status& status) {
+  const auto wait = backoff_.Failed(record.id, std::chrono::steady_clock::now());
+  LogJson(LogLevel::kWarn, what,
+          {{"job", record.job.name},
+           {"error", status.message()},
+           {"retry_in_ms", static_cast<int64_t>(wait.count())}});
 }
 
 bool JobExecutor::LeaseHeld() const {

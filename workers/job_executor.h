@@ -19,6 +19,7 @@
 #include "services/runtime/job_supervisor.h"
 #include "services/runtime/runtime.h"
 #include "workers/executor_metrics.h"
+#include "workers/runtime_backoff.h"
 
 namespace trainyard {
 
@@ -30,6 +31,10 @@ struct JobExecutorOptions {
   // idle (virtual time runs --sim-speed times faster, so this must stay small).
   std::chrono::milliseconds idle_tick{20};
   SupervisorPolicy policy;
+  // A job whose runtime did not answer waits this long before the next try, doubling up to
+  // runtime_backoff_max (workers/runtime_backoff.h).
+  std::chrono::milliseconds runtime_backoff{250};
+  std::chrono::milliseconds runtime_backoff_max{10000};
   JobLogRepository* logs = nullptr;  // where the replicas' output goes (none: dropped)
 };
 
@@ -41,7 +46,8 @@ class JobExecutor {
         jobs_(jobs),
         runtime_(runtime),
         clock_(clock),
-        options_(std::move(options)) {}
+        options_(std::move(options)),
+        backoff_(options_.runtime_backoff, options_.runtime_backoff_max) {}
   ~JobExecutor() { Stop(); }
 
   // One pass: heartbeat, claim, then one step for every due job. Returns the transitions applied.
@@ -68,6 +74,8 @@ class JobExecutor {
   // commit that the lease fences, so a slow pass must not outlive the lease doing them.
   bool LeaseHeld() const;
   void AppendLogs(Timestamp now);
+  // The runtime failed to act on the job (`what`): it waits before its next step.
+  void RuntimeFailed(const JobRecord& record, const char* what, const Status& status);
   void Loop();
   std::chrono::milliseconds IdleWait();
 
@@ -80,6 +88,7 @@ class JobExecutor {
   std::vector<int64_t> released_;
   ExecutorMetrics metrics_;
   Timestamp last_pass_at_{};  // virtual time of the last pass's look at due steps
+  RuntimeBackoff backoff_;
   std::thread thread_;
   std::atomic<bool> stop_{false};
   std::mutex mu_;

@@ -55,6 +55,8 @@ struct CapacityPool {
   std::string tpu_topology;  // TPU pools: the slice shape of every unit
   int tpu_chips = 0;         // TPU pools: chips per slice (from the topology)
   int hosts_per_unit = 1;
+  // The Slurm partition its nodes are (`serve --runtime=slurm`); empty: the cluster's default.
+  std::string slurm_partition;
   int units = 0;  // total capacity (for FLEX_START: the most it can ever offer)
   // Elastic CPU capacity (the fleet file's elasticCpu): every CPU-only machine type (n1, n2, e2,
   // c3 …, no GPU) that no explicit pool of the zone lists, without a node count: the project's

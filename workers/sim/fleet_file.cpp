@@ -136,6 +136,7 @@ void ReadPool(const nlohmann::json& json, ObjectReader& r, const std::string& zo
   r.GetString("term", &pool.term);
   r.GetStringList("projects", &pool.projects);
   r.GetString("tpuTopology", &pool.tpu_topology);
+  r.GetString("slurmPartition", &pool.slurm_partition);
   if (pool.model == ConsumptionModel::kReservation) {
     if (pool.reservation.empty()) {
       r.Fail(InvalidField(at + ".reservation", "a RESERVATION pool needs a reservation name"));

@@ -151,3 +151,22 @@ TEST(FleetFileTest, UnknownKeysAndMissingDwsStepsAreRefused) {
 
 }  // namespace
 }  // namespace trainyard::sim
+
+namespace trainyard::sim {
+namespace {
+
+// A fleet for `serve --runtime=slurm`: each pool names the Slurm partition of its nodes.
+TEST(FleetFileTest, APoolNamesItsSlurmPartition) {
+  auto fleet = LoadFleetFile(TRAINYARD_SOURCE_DIR "/payloads/fleets/slurm-example.json");
+  ASSERT_TRUE(fleet.ok()) << fleet.status().message();
+  const CapacityPool* mega = fleet->FindPool("us-central1-a/a3-megagpu-8g/ON_DEMAND");
+  ASSERT_NE(mega, nullptr);
+  EXPECT_EQ(mega->slurm_partition, "a3mega");
+  EXPECT_EQ(mega->nodes(), 16);
+  const CapacityPool* cpu = fleet->FindPool("us-central1-a/elastic-cpu/ON_DEMAND");
+  ASSERT_NE(cpu, nullptr);
+  EXPECT_EQ(cpu->slurm_partition, "") << "the cluster's default partition";
+}
+
+}  // namespace
+}  // namespace trainyard::sim

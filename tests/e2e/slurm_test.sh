@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# The Slurm runtime end to end (`serve --runtime=slurm`) on a throwaway one-node Slurm cluster
+# with slurmrestd and JWT auth (tests/e2e/slurm_cluster.sh): a job to SUCCEEDED with its output in
+# Trainyard's log; a 2-pool, 3-task job whose tasks get their own distributed environment and
+# really rendezvous; a worker restarted in place inside its allocation; a failing command with
+# its exit code; cancel and timeout reaching Slurm; slurmrestd stopped and started again mid-job;
+# a kill -9 of the server that never submits a job twice. Skips (77), saying why, where slurmctld
+# cannot start (no packages: `scripts/setup slurm`; not root).
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/slurm_cluster.sh"
+trap 'slurm_cluster_stop; cleanup' EXIT
+
+if ! slurm_cluster_start; then
+  echo "SKIP: no Slurm cluster here: $SLURM_SKIP_REASON"
+  exit 77
+fi
+
+serve() {
+  # One node: replicas share it (8 task slots), so they listen on distinct ports.
+  start_server --runtime slurm --slurm-url "$SLURM_REST_URL" \
+    --slurm-token-file "$SLURM_CLUSTER_DIR/token" --slurm-user root \
+    --slurm-shared-dir "$E2E_DIR/shared" --slurm-tasks-per-node 8 --lease-seconds 2
+  P="$BASE/v1/projects/demo/locations/us-central1"
+}
+serve
+
+field() { curl -fsS "$BASE/v1/$1" | jq -r "$2"; }
+state_is() { [ "$(field "$1" .state)" = "$2" ]; }
+logs() {  # logs NAME [TASK] → the job's log lines, one per line
+  local id=${1##*/}
+  curl -fsS "$BASE/trainyard/v1/projects/demo/locations/us-central1/customJobs/$id/logs?pageSize=1000${2:+&task=$2}" |
+    jq -r '.entries[].textPayload'
+}
+shell_job() {
+  jq -n --arg s "$1" '{displayName: "slurm-sh", jobSpec: {workerPoolSpecs: [{
+      machineSpec: {machineType: "n2-standard-8"}, replicaCount: "1",
+      containerSpec: {imageUri: "debian:12", command: ["sh", "-c", $s]}}]}}' | jq "${2:-.}" |
+    curl -fsS -X POST "$P/customJobs" -H 'content-type: application/json' --data-binary @- | jq -r .name
+}
+# Slurm's own view of a Trainyard job's attempt: "ID STATE" of the batch job named for it.
+slurm_job() {
+  squeue -h -t all -n "trainyard-${1##*/}-a${2:-0}" -o '%i %T' 2>/dev/null | head -n1
+}
+slurm_state_is() { [ "$(slurm_job "$1" | cut -d' ' -f2)" = "$2" ]; }
+log_has() { logs "$1" "${3:-}" | grep -qxF -- "$2"; }
+
+# --- a one-task job: submitted to Slurm, runs there, its output reaches Trainyard's log ---
+name=$(shell_job 'echo "hello from $(hostname) as task $SLURM_PROCID of $SLURM_NTASKS"')
+wait_until 60 "hello job SUCCEEDED" state_is "$name" JOB_STATE_SUCCEEDED
+wait_until 20 "its line in the log" log_has "$name" "hello from $(hostname) as task 0 of 1"
+pass "a job ran on the Slurm node and its output is the job's log"
+check "one Slurm job for the attempt, named for the Trainyard job" "$(slurm_job "$name" | wc -l)" 1
+
+# --- 2 pools, 3 tasks: each task its own replica's environment; a real rendezvous ---
+name=$(create '.labels.runtime = "slurm"' local-rendezvous.json)
+id=${name##*/}
+wait_until 90 "rendezvous job SUCCEEDED" state_is "$name" JOB_STATE_SUCCEEDED
+for task in workerpool0-0 workerpool1-0 workerpool1-1; do
+  wait_until 20 "$task's rendezvous line" bash -c "curl -fsS '$BASE/trainyard/v1/projects/demo/locations/us-central1/customJobs/$id/logs?task=$task' | jq -e '[.entries[].textPayload | select(startswith(\"rendezvous ok\"))] | length == 1'"
+done
+env_of() { logs "$name" "$1" | sed -n "s/^ENV $2=//p"; }
+node=$(hostname)
+spec=$(env_of workerpool1-1 CLUSTER_SPEC)
+check "CLUSTER_SPEC lists both pools" "$(jq -c '.cluster | map_values(length)' <<<"$spec")" '{"workerpool0":1,"workerpool1":2}'
+check "CLUSTER_SPEC task of workerpool1-1" "$(jq -c .task <<<"$spec")" '{"type":"workerpool1","index":1,"trial":""}'
+check "CLUSTER_SPEC addresses are the allocated node" \
+  "$(jq -r --arg n "$node:" '[.cluster[][] | startswith($n)] | all' <<<"$spec")" true
+check "CLUSTER_SPEC ports are distinct on the shared node" "$(jq '[.cluster[][]] | (unique | length) == length' <<<"$spec")" true
+check "TF_CONFIG of a worker" "$(env_of workerpool1-0 TF_CONFIG | jq -c '[(.cluster | keys), .task.type, .task.index]')" '[["chief","worker"],"worker",0]'
+check "MASTER_ADDR is the node of task 0" "$(env_of workerpool1-1 MASTER_ADDR)" "$node"
+check "RANK per replica" "$(for t in workerpool0-0 workerpool1-0 workerpool1-1; do env_of $t RANK; done | tr '\n' ' ')" "0 1 2 "
+check "WORLD_SIZE" "$(env_of workerpool0-0 WORLD_SIZE)" 3
+check "CLOUD_ML_JOB_ID" "$(env_of workerpool1-0 CLOUD_ML_JOB_ID)" "$id"
+check "the chief saw both peers" "$(logs "$name" workerpool0-0 | grep -c 'rendezvous ok rank=0 world=3 peers=\[1, 2\]')" 1
+check "one Slurm job ran all 3 tasks" "$(squeue -h -t all -n "trainyard-$id-a0" -o '%i' | wc -l)" 1
+
+# --- a worker that exits 1 is restarted in place, inside the same allocation ---
+name=$(shell_job 'if [ -f tried ]; then echo second try; exit 0; fi; touch tried; echo first try; exit 1')
+wait_until 60 "flaky job SUCCEEDED" state_is "$name" JOB_STATE_SUCCEEDED
+check "restarted once in place" "$(field "$name" '.trainyard.replicas[0].restarts')" 1
+wait_until 20 "both runs in the log" log_has "$name" "second try"
+check "both runs in the log, in order" "$(logs "$name" workerpool0-0 | tr '\n' ' ')" "first try second try "
+check "still the one Slurm job" "$(squeue -h -t all -n "trainyard-${name##*/}-a0" -o '%i' | wc -l)" 1
+
+# --- a failing command: FAILED with its exit code ---
+name=$(shell_job 'echo failing; exit 3' '.jobSpec.scheduling = {disableRetries: true}')
+wait_until 60 "failing job FAILED" state_is "$name" JOB_STATE_FAILED
+check "error names the replica and the code" "$(field "$name" .error.message)" \
+  "The replica workerpool0-0 exited with a non-zero status of 3."
+
+# --- cancel reaches Slurm ---
+name=$(shell_job 'echo up; exec sleep 300')
+wait_until 60 "sleeper RUNNING" state_is "$name" JOB_STATE_RUNNING
+check "Slurm runs it" "$(slurm_job "$name" | cut -d' ' -f2)" RUNNING
+curl -fsS -X POST "$BASE/v1/$name:cancel" -H 'content-type: application/json' -d '{}' >/dev/null
+wait_until 30 "sleeper CANCELLED" state_is "$name" JOB_STATE_CANCELLED
+wait_until 30 "Slurm job cancelled" slurm_state_is "$name" CANCELLED
+pass "cancel ended the Slurm job"
+
+# --- scheduling.timeout: DEADLINE_EXCEEDED, and the Slurm job ends ---
+name=$(shell_job 'exec sleep 300' '.jobSpec.scheduling = {timeout: "3s"}')
+wait_until 60 "timed-out job FAILED" state_is "$name" JOB_STATE_FAILED
+check "timeout is DEADLINE_EXCEEDED (4)" "$(field "$name" .error.code)" 4
+wait_until 30 "Slurm job of the timed-out job ended" slurm_state_is "$name" CANCELLED
+pass "the timeout ended the Slurm job"
+
+# --- slurmrestd down mid-job: the job keeps its state; back up, it finishes ---
+name=$(shell_job 'echo waiting; while [ ! -f go ]; do sleep 0.1; done; echo finished')
+wait_until 60 "waiter RUNNING" state_is "$name" JOB_STATE_RUNNING
+dir="$E2E_DIR/shared/jobs/${name##*/}/attempt-0/workerpool0-0"
+slurmrestd_stop
+touch "$dir/go"
+wait_until 20 "the replica finished while slurmrestd is down" test -f "$dir/exit.0"
+check "still RUNNING while Slurm cannot be asked" "$(field "$name" .state)" JOB_STATE_RUNNING
+slurmrestd_start
+wait_until 60 "waiter SUCCEEDED once slurmrestd is back" state_is "$name" JOB_STATE_SUCCEEDED
+wait_until 20 "its last line in the log" log_has "$name" finished
+pass "an outage of slurmrestd lost nothing"
+
+# --- kill -9 of the server mid-job: the restarted server takes the Slurm job up again ---
+name=$(shell_job 'echo run >> runs; while [ ! -f go ]; do sleep 0.1; done; echo finished')
+wait_until 60 "second waiter RUNNING" state_is "$name" JOB_STATE_RUNNING
+dir="$E2E_DIR/shared/jobs/${name##*/}/attempt-0/workerpool0-0"
+kill -9 "$SERVER_PID"
+wait "$SERVER_PID" 2>/dev/null || true
+SERVER_PID=""
+serve
+touch "$dir/go"
+wait_until 60 "adopted job SUCCEEDED" state_is "$name" JOB_STATE_SUCCEEDED
+check "the replica ran once" "$(wc -l <"$dir/runs" | tr -d ' ')" 1
+check "submitted once" "$(squeue -h -t all -n "trainyard-${name##*/}-a0" -o '%i' | wc -l)" 1
+
+finish

@@ -1,0 +1,208 @@
+#include "workers/slurm/slurm_runtime.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+namespace trainyard::slurm {
+namespace {
+namespace fs = std::filesystem;
+
+const Timestamp kT0 = FromUnixMicros(1'000'000'000'000);
+
+// A Slurm cluster in memory: what was submitted, what was cancelled; jobs' states are set by
+// the test; `down` makes every call fail as an unreachable slurmrestd does.
+struct FakeSlurm : SlurmApi {
+  std::vector<SlurmSubmit> submitted;
+  std::vector<SlurmJob> jobs;
+  std::vector<int64_t> cancelled;
+  bool down = false;
+  int64_t next_id = 100;
+
+  StatusOr<int64_t> Submit(const SlurmSubmit& job) override {
+    if (down) return Unavailable("slurmrestd at http://x cannot be reached");
+    submitted.push_back(job);
+    jobs.push_back(SlurmJob{next_id, job.name, job.comment, "PENDING", "Priority", 0, ""});
+    return next_id++;
+  }
+  StatusOr<std::vector<SlurmJob>> Jobs() override {
+    if (down) return Unavailable("slurmrestd at http://x cannot be reached");
+    return jobs;
+  }
+  Status Cancel(int64_t id) override {
+    if (down) return Unavailable("slurmrestd at http://x cannot be reached");
+    cancelled.push_back(id);
+    for (SlurmJob& j : jobs) {
+      if (j.job_id == id) j.state = "CANCELLED";
+    }
+    return Status::Ok();
+  }
+  void Set(int64_t id, const std::string& state) {
+    for (SlurmJob& j : jobs) {
+      if (j.job_id == id) j.state = state;
+    }
+  }
+};
+
+class SlurmRuntimeTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("ty-slurm-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    auto fake = std::make_unique<FakeSlurm>();
+    slurm_ = fake.get();
+    SlurmRuntimeOptions options;
+    options.shared_dir = dir_;
+    options.partition_of_pool = {{"us-central1-a/n2", "cpu"}};
+    options.poll = std::chrono::milliseconds(0);  // every call reads the job list again
+    runtime_ = std::make_unique<SlurmRuntime>(std::move(fake), options);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // A chief and two workers running `sh -c true`, admitted onto pool us-central1-a/n2.
+  JobRecord Job() {
+    JobRecord record;
+    record.id = 7;
+    record.project_number = 100000000001;
+    record.job.name = "projects/100000000001/locations/us-central1/customJobs/7";
+    record.job.state = JobState::kPending;
+    for (int replicas : {1, 2}) {
+      WorkerPoolSpec pool;
+      pool.machine_spec = MachineSpec{};
+      pool.machine_spec->machine_type = "n2-standard-8";
+      pool.replica_count = replicas;
+      pool.container_spec = ContainerSpec{};
+      pool.container_spec->image_uri = "debian:12";
+      pool.container_spec->command = {"sh", "-c", "true"};
+      record.job.job_spec.worker_pool_specs.push_back(pool);
+    }
+    record.job.trainyard = SchedulingStatus{};
+    PlacedPoolStatus placed;
+    placed.pool_id = "us-central1-a/n2";
+    placed.machine_type = "n2-standard-8";
+    record.job.trainyard->pools.push_back(placed);
+    return record;
+  }
+  void Write(const JobRecord& job, const std::string& task, const std::string& file,
+             const std::string& text) {
+    fs::path d = runtime_->AttemptDir(job.id, job.run->attempt) / task;
+    fs::create_directories(d);
+    std::ofstream(d / file) << text;
+  }
+
+  fs::path dir_;
+  FakeSlurm* slurm_ = nullptr;
+  std::unique_ptr<SlurmRuntime> runtime_;
+};
+
+TEST_F(SlurmRuntimeTest, AJobIsOneSlurmJobWithATaskPerReplicaInItsPoolsPartition) {
+  JobRecord job = Job();
+  auto run = runtime_->Launch(job, 0, kT0);
+  ASSERT_TRUE(run.ok()) << run.status().message();
+  ASSERT_EQ(slurm_->submitted.size(), 1u);
+  const SlurmSubmit& s = slurm_->submitted[0];
+  EXPECT_EQ(s.name, "trainyard-7-a0");
+  EXPECT_EQ(s.partition, "cpu");
+  EXPECT_EQ(s.tasks, 3);
+  EXPECT_EQ(s.nodes, 3) << "one replica per node, as on Vertex";
+  EXPECT_EQ(s.time_limit_minutes, 7 * 24 * 60 + 2) << "a backstop past the 7-day default timeout";
+  EXPECT_NE(s.script.find("srun --ntasks=3"), std::string::npos);
+  EXPECT_TRUE(fs::exists(runtime_->AttemptDir(7, 0) / "task.sh"));
+  ASSERT_EQ(run->replicas.size(), 3u);
+  EXPECT_EQ(run->replicas[2].task_name, "workerpool1-1");
+  EXPECT_EQ(run->replicas[2].handle, "slurm:100");
+}
+
+TEST_F(SlurmRuntimeTest, ALaunchWhoseRunWasNeverStoredFindsItsSlurmJobInsteadOfSubmittingAgain) {
+  JobRecord job = Job();
+  ASSERT_TRUE(runtime_->Launch(job, 0, kT0).ok());
+  // The server died before storing the run: the next launch of the same attempt.
+  auto again = runtime_->Launch(job, 0, kT0);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(slurm_->submitted.size(), 1u);
+  EXPECT_EQ(again->replicas[0].handle, "slurm:100");
+  // A new attempt is a new Slurm job.
+  ASSERT_TRUE(runtime_->Launch(job, 1, kT0).ok());
+  EXPECT_EQ(slurm_->submitted.size(), 2u);
+  EXPECT_EQ(slurm_->submitted[1].name, "trainyard-7-a1");
+}
+
+TEST_F(SlurmRuntimeTest, ReplicasArePendingRunningExitedOrLostByTheirFilesAndSlurmsState) {
+  JobRecord job = Job();
+  job.run = *runtime_->Launch(job, 0, kT0);
+  auto phases = [&] {
+    auto seen = runtime_->Observe(job, kT0);
+    EXPECT_TRUE(seen.ok()) << seen.status().message();
+    std::string out;
+    for (const ReplicaObservation& r : seen->replicas) {
+      out += std::string(ReplicaPhaseName(r.phase)) +
+             (r.exit_code ? "(" + std::to_string(*r.exit_code) + ")" : "") + " ";
+    }
+    return out;
+  };
+  EXPECT_EQ(phases(), "PENDING PENDING PENDING ");
+  slurm_->Set(100, "RUNNING");
+  Write(job, "workerpool0-0", "started.0", "");
+  Write(job, "workerpool1-0", "started.0", "");
+  EXPECT_EQ(phases(), "RUNNING RUNNING PENDING ") << "a task runs once its wrapper started it";
+  Write(job, "workerpool1-0", "exit.0", "3\n");
+  EXPECT_EQ(phases(), "RUNNING EXITED(3) PENDING ");
+  // Restarted in place: run 1 is looked at now.
+  job.run->replicas[1].restarts = 1;
+  EXPECT_EQ(phases(), "RUNNING PENDING PENDING ");
+  slurm_->Set(100, "NODE_FAIL");
+  EXPECT_EQ(phases(), "LOST LOST LOST ") << "the allocation ended under them";
+}
+
+TEST_F(SlurmRuntimeTest, ARestartAsksTheTasksWrapperForTheNextRun) {
+  JobRecord job = Job();
+  job.run = *runtime_->Launch(job, 0, kT0);
+  ReplicaRun replica = job.run->replicas[1];
+  replica.restarts = 1;
+  auto handle = runtime_->RestartReplica(job, replica, kT0);
+  ASSERT_TRUE(handle.ok());
+  EXPECT_EQ(*handle, "slurm:100") << "the same Slurm job: the restart is inside its allocation";
+  EXPECT_TRUE(fs::exists(runtime_->AttemptDir(7, 0) / "workerpool1-0" / "restart.1"));
+}
+
+TEST_F(SlurmRuntimeTest, StopCancelsTheSlurmJobAndStraysOfOtherAttemptsAreFound) {
+  JobRecord job = Job();
+  ASSERT_TRUE(runtime_->Launch(job, 0, kT0).ok());
+  job.run = *runtime_->Launch(job, 1, kT0);
+  auto owners = runtime_->JobsWithReplicas();
+  ASSERT_EQ(owners.size(), 2u);
+  ASSERT_TRUE(runtime_->StopOtherAttempts(7, 1).ok());
+  EXPECT_EQ(slurm_->cancelled, std::vector<int64_t>{100});
+  ASSERT_TRUE(runtime_->Stop(job).ok());
+  EXPECT_EQ(slurm_->cancelled, (std::vector<int64_t>{100, 101}));
+  EXPECT_TRUE(runtime_->JobsWithReplicas().empty());
+}
+
+TEST_F(SlurmRuntimeTest, AnOutageIsUnavailableAndSubmitsNothing) {
+  JobRecord job = Job();
+  slurm_->down = true;
+  auto run = runtime_->Launch(job, 0, kT0);
+  EXPECT_EQ(run.status().code(), Code::kUnavailable);
+  EXPECT_TRUE(slurm_->submitted.empty());
+  slurm_->down = false;
+  job.run = *runtime_->Launch(job, 0, kT0);
+  slurm_->down = true;
+  EXPECT_EQ(runtime_->Observe(job, kT0).status().code(), Code::kUnavailable)
+      << "no guess about replicas while Slurm cannot be asked";
+  EXPECT_TRUE(runtime_->JobsWithReplicas().empty()) << "stops nothing it cannot see";
+}
+
+TEST_F(SlurmRuntimeTest, AJobWithoutACommandCannotRunOnSlurm) {
+  JobRecord job = Job();
+  job.job.job_spec.worker_pool_specs[1].container_spec->command.clear();
+  auto run = runtime_->Launch(job, 0, kT0);
+  EXPECT_EQ(run.status().code(), Code::kInvalidArgument);
+  EXPECT_NE(run.status().message().find("workerPoolSpecs[1].containerSpec.command"),
+            std::string::npos);
+  EXPECT_TRUE(slurm_->submitted.empty());
+}
+
+}  // namespace
+}  // namespace trainyard::slurm

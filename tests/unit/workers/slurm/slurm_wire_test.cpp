@@ -1,0 +1,80 @@
+#include "workers/slurm/slurm_wire.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+namespace trainyard::slurm {
+namespace {
+
+// Answers as a real slurmrestd 22.05 (openapi/v0.0.38) gave them (docs/slurm.md), trimmed.
+TEST(SlurmWireTest, ASubmitIsTheJobTheRuntimeAsksForWithSlurmsRequeueOff) {
+  SlurmSubmit s;
+  s.name = "trainyard-7-a0";
+  s.partition = "gpu";
+  s.environment = {{"PATH", "/usr/bin:/bin"}};
+  s.tasks = 3;
+  s.time_limit_minutes = 62;
+  s.script = "#!/bin/sh\ntrue\n";
+  auto j = nlohmann::json::parse(EncodeSubmit(s));
+  EXPECT_EQ(j["script"], "#!/bin/sh\ntrue\n");
+  EXPECT_EQ(j["job"]["name"], "trainyard-7-a0");
+  EXPECT_EQ(j["job"]["partition"], "gpu");
+  EXPECT_EQ(j["job"]["tasks"], 3);
+  EXPECT_EQ(j["job"]["time_limit"], 62);
+  EXPECT_EQ(j["job"]["requeue"], false);
+  EXPECT_EQ(j["job"]["environment"]["PATH"], "/usr/bin:/bin");
+  s.partition.clear();
+  EXPECT_FALSE(nlohmann::json::parse(EncodeSubmit(s))["job"].contains("partition"))
+      << "the cluster's default partition";
+}
+
+TEST(SlurmWireTest, AJobIdMeansSubmittedEvenWithErrors) {
+  auto id = DecodeSubmitReply(
+      200, R"({"errors":[{"error_code":2042,"error":"held"}],"job_id":12,"step_id":"BATCH"})");
+  ASSERT_TRUE(id.ok()) << id.status().message();
+  EXPECT_EQ(*id, 12);
+}
+
+TEST(SlurmWireTest, SlurmRefusingTheJobIsTheJobsFaultAnOutageIsNot) {
+  auto refused = DecodeSubmitReply(
+      500, R"({"errors":[{"error_code":2000,"error":"Invalid partition name specified"}]})");
+  EXPECT_EQ(refused.status().code(), Code::kInvalidArgument);
+  EXPECT_NE(refused.status().message().find("Invalid partition name specified"), std::string::npos);
+  auto expired = DecodeJobs(500, R"({"errors":[{"description":"Failed while looking for jobs",
+      "error_number":-1,"error":"Unspecified error","source":"slurm_load_jobs"}],"jobs":[]})");
+  EXPECT_EQ(expired.status().code(), Code::kUnavailable);
+  EXPECT_NE(expired.status().message().find("token"), std::string::npos);
+  auto unauthorized = DecodeJobs(401, "Authentication failure");
+  EXPECT_EQ(unauthorized.status().code(), Code::kUnavailable);
+  EXPECT_EQ(DecodeJobs(400, "Unable to parse query.").status().code(), Code::kInternal);
+}
+
+TEST(SlurmWireTest, JobsCarryWhatTheRuntimeReads) {
+  auto jobs = DecodeJobs(200, R"({"errors":[],"jobs":[
+      {"job_id":2,"name":"trainyard-7-a0","comment":"c","job_state":"FAILED",
+       "state_reason":"NonZeroExitCode","exit_code":768,"nodes":"vm"},
+      {"job_id":3,"name":"other","job_state":"PENDING","state_reason":"Resources","exit_code":0},
+      {"name":"no id"}]})");
+  ASSERT_TRUE(jobs.ok());
+  ASSERT_EQ(jobs->size(), 2u);
+  EXPECT_EQ((*jobs)[0].job_id, 2);
+  EXPECT_EQ((*jobs)[0].state, "FAILED");
+  EXPECT_EQ((*jobs)[0].reason, "NonZeroExitCode");
+  EXPECT_EQ((*jobs)[0].exit_status, 768);
+  EXPECT_EQ((*jobs)[1].reason, "Resources");
+  EXPECT_TRUE(SlurmJobEnded("TIMEOUT"));
+  EXPECT_FALSE(SlurmJobEnded("COMPLETING"));
+}
+
+TEST(SlurmWireTest, CancellingAJobSlurmNoLongerKnowsIsDone) {
+  EXPECT_TRUE(DecodeCancelReply(200, R"({"errors":[]})").ok());
+  EXPECT_TRUE(DecodeCancelReply(500, R"({"errors":[{"description":"unable to kill JobId=9",
+      "error_number":2017,"error":"Invalid job id specified"}]})")
+                  .ok());
+  EXPECT_EQ(DecodeCancelReply(500, R"({"errors":[{"error_number":-1,"error":"x"}]})").code(),
+            Code::kUnavailable);
+}
+
+}  // namespace
+}  // namespace trainyard::slurm

@@ -1,0 +1,52 @@
+#pragma once
+// What the Slurm runtime needs of a Slurm cluster: submit a batch job, read jobs, cancel one. The
+// REST client (slurmrestd, slurm_rest_client.h) implements it; tests use a fake. Errors are ours:
+// UNAVAILABLE when the cluster cannot be reached or will not answer (slurmrestd down, a token
+// rejected), which the executor retries; INVALID_ARGUMENT when Slurm refuses the job itself.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "services/status.h"
+
+namespace trainyard::slurm {
+
+struct SlurmSubmit {
+  std::string name;
+  std::string comment;
+  std::string partition;  // empty: the cluster's default
+  std::string current_working_directory;
+  std::map<std::string, std::string> environment;  // Slurm requires at least PATH
+  std::string standard_output;
+  int tasks = 1;
+  int nodes = 1;
+  std::optional<int> time_limit_minutes;
+  std::string script;
+};
+
+struct SlurmJob {
+  int64_t job_id = 0;
+  std::string name;
+  std::string comment;
+  std::string state;    // PENDING, RUNNING, COMPLETING, COMPLETED, FAILED, CANCELLED, TIMEOUT …
+  std::string reason;   // state_reason: Priority, Resources, JobHeldUser, NonZeroExitCode …
+  int exit_status = 0;  // the raw wait status of the batch script
+  std::string nodes;
+};
+
+// Whether Slurm is done with the job (it will not run again: our jobs never requeue).
+bool SlurmJobEnded(const std::string& state);
+
+class SlurmApi {
+ public:
+  virtual ~SlurmApi() = default;
+  virtual StatusOr<int64_t> Submit(const SlurmSubmit& job) = 0;
+  // Every job slurmctld still knows (finished ones for MinJobAge, 5 minutes by default).
+  virtual StatusOr<std::vector<SlurmJob>> Jobs() = 0;
+  // Idempotent: a job Slurm no longer knows is already gone.
+  virtual Status Cancel(int64_t job_id) = 0;
+};
+
+}  // namespace trainyard::slurm

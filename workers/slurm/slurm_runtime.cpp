@@ -1,0 +1,314 @@
+#include "workers/slurm/slurm_runtime.h"
+
+#include <cstdlib>
+#include <system_error>
+
+#include "api/wire/custom_job_codec.h"
+#include "services/log.h"
+#include "services/runtime/replica_plan.h"
+#include "workers/files/text_file.h"
+#include "workers/slurm/task_script.h"
+
+namespace trainyard::slurm {
+namespace fs = std::filesystem;
+using files::ParseNumber;
+using files::ReadFile;
+using files::WriteFileAtomically;
+
+namespace {
+
+constexpr std::string_view kHandlePrefix = "slurm:";
+constexpr const char* kOutputFile = "output.log";
+
+std::string Handle(int64_t slurm_id) {
+  return std::string(kHandlePrefix) + std::to_string(slurm_id);
+}
+
+std::optional<int64_t> SlurmIdOf(const std::string& handle) {
+  if (handle.rfind(kHandlePrefix, 0) != 0) return std::nullopt;
+  return ParseNumber<int64_t>(std::string_view(handle).substr(kHandlePrefix.size()));
+}
+
+// Where a replica listens: 2222 on its own node, as on Vertex; replicas that share a node (a test
+// cluster) get distinct ports, spread by job so that jobs side by side do not clash.
+int PortOf(int64_t job_id, int task, int tasks_per_node) {
+  if (tasks_per_node <= 1) return 2222;
+  const uint64_t spread = static_cast<uint64_t>(job_id) % 625 * 64 + static_cast<uint64_t>(task);
+  return 20000 + static_cast<int>(spread % 40000);
+}
+
+// Slurm's time limit: a backstop a little past scheduling.timeout, in whole minutes. Trainyard
+// ends the job at the timeout itself (DEADLINE_EXCEEDED); Slurm checks limits only every 30 s or
+// so, and a job it kills first would look like lost replicas.
+int TimeLimitMinutes(const CustomJob& job) {
+  const auto minutes = std::chrono::ceil<std::chrono::minutes>(JobTimeout(job.job_spec)).count();
+  return static_cast<int>(std::min<int64_t>(minutes + 2, 60LL * 24 * 365));
+}
+
+}  // namespace
+
+SlurmRuntime::SlurmRuntime(std::unique_ptr<SlurmApi> api, SlurmRuntimeOptions options)
+    : api_(std::move(api)), options_(std::move(options)) {}
+
+std::string SlurmRuntime::SlurmJobName(int64_t job_id, int attempt) const {
+  return options_.job_prefix + "-" + std::to_string(job_id) + "-a" + std::to_string(attempt);
+}
+
+fs::path SlurmRuntime::AttemptDir(int64_t job_id, int attempt) const {
+  return options_.shared_dir / "jobs" / std::to_string(job_id) /
+         ("attempt-" + std::to_string(attempt));
+}
+
+std::optional<ReplicaOwner> SlurmRuntime::OwnerOf(const std::string& name) const {
+  const std::string prefix = options_.job_prefix + "-";
+  if (name.rfind(prefix, 0) != 0) return std::nullopt;
+  std::string_view rest = std::string_view(name).substr(prefix.size());
+  size_t dash = rest.find("-a");
+  if (dash == std::string_view::npos) return std::nullopt;
+  auto job_id = ParseNumber<int64_t>(rest.substr(0, dash));
+  auto attempt = ParseNumber<int>(rest.substr(dash + 2));
+  if (!job_id || !attempt) return std::nullopt;
+  return ReplicaOwner{*job_id, *attempt};
+}
+
+Status SlurmRuntime::Refresh(bool fresh) {
+  const auto wall = std::chrono::steady_clock::now();
+  if (!fresh && read_at_ && wall - *read_at_ < options_.poll) return Status::Ok();
+  TY_ASSIGN_OR_RETURN(std::vector<SlurmJob> jobs, api_->Jobs());
+  std::vector<Ours> ours;
+  for (SlurmJob& j : jobs) {
+    if (auto owner = OwnerOf(j.name)) ours.push_back({*owner, std::move(j)});
+  }
+  ours_ = std::move(ours);
+  read_at_ = wall;
+  return Status::Ok();
+}
+
+const SlurmRuntime::Ours* SlurmRuntime::Find(int64_t slurm_id, int64_t job_id, int attempt) const {
+  const Ours* by_name = nullptr;
+  for (const Ours& o : ours_) {
+    if (slurm_id > 0 && o.job.job_id == slurm_id) return &o;
+    if (o.owner.job_id == job_id && o.owner.attempt == attempt) {
+      // Of several (a resubmit after an outage lost the answer), the live one.
+      if (by_name == nullptr || !SlurmJobEnded(o.job.state)) by_name = &o;
+    }
+  }
+  return slurm_id > 0 ? nullptr : by_name;
+}
+
+void SlurmRuntime::Follow(int64_t job_id, int attempt, const std::vector<std::string>& tasks,
+                          int64_t slurm_id) {
+  for (const std::string& task : tasks) {
+    fs::path file = AttemptDir(job_id, attempt) / task / kOutputFile;
+    tailer_.Follow(file, job_id, task);
+    slurm_job_of_output_[file] = slurm_id;
+  }
+}
+
+StatusOr<JobRun> SlurmRuntime::Launch(const JobRecord& job, int attempt, Timestamp now) {
+  (void)now;
+  // Task k of the step is replicas[k]; the plan is made twice, first to number the replicas,
+  // then with each one's host placeholder and port.
+  ReplicaPlanOptions options;
+  options.project_number = job.project_number;
+  options.job_id = job.id;
+  options.job_spec_json = EncodeCustomJobSpec(job.job.job_spec).dump();
+  TY_ASSIGN_OR_RETURN(std::vector<Replica> numbered, PlanReplicas(job.job, options));
+  std::map<std::pair<int, int>, int> task_of;
+  for (size_t k = 0; k < numbered.size(); ++k) {
+    task_of[{numbered[k].pool, numbered[k].index}] = static_cast<int>(k);
+  }
+  const int per_node = std::max(1, options_.tasks_per_node);
+  options.endpoint = [&](int pool, int index) {
+    const int k = task_of.count({pool, index}) > 0 ? task_of.at({pool, index}) : 0;
+    return ReplicaEndpoint{HostPlaceholder(k), PortOf(job.id, k, per_node)};
+  };
+  options.master_port = per_node > 1 ? PortOf(job.id, 63, per_node) : options.master_port;
+  TY_ASSIGN_OR_RETURN(std::vector<Replica> replicas, PlanReplicas(job.job, options));
+  for (const Replica& r : replicas) {
+    if (r.command.empty()) {
+      return InvalidArgument("jobSpec.workerPoolSpecs[" + std::to_string(r.pool) +
+                             "].containerSpec.command: the Slurm runtime runs a command on the "
+                             "cluster's nodes and does not pull images; set command (and args)");
+    }
+  }
+  std::vector<std::string> tasks;
+  for (const Replica& r : replicas) tasks.push_back(r.task_name);
+
+  std::lock_guard lock(mu_);
+  // Submitted before (a server that died before storing the run, an answer lost to an outage):
+  // the same Slurm job is taken up again, never submitted twice.
+  TY_RETURN_IF_ERROR(Refresh(/*fresh=*/true));
+  const std::string name = SlurmJobName(job.id, attempt);
+  int64_t slurm_id = 0;
+  if (const Ours* found = Find(0, job.id, attempt)) {
+    slurm_id = found->job.job_id;
+    LogJson(LogLevel::kInfo, "slurm_job_adopted",
+            {{"job", std::to_string(job.id)}, {"slurm_job", std::to_string(slurm_id)}});
+  } else {
+    const fs::path dir = AttemptDir(job.id, attempt);
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec) return Internal("cannot create " + dir.string() + ": " + ec.message());
+    const fs::path task_script = dir / "task.sh";
+    if (!WriteFileAtomically(task_script,
+                             TaskScript(TaskScriptInput{dir, replicas, options_.tasks_per_node}))) {
+      return Internal("cannot write " + task_script.string());
+    }
+    SlurmSubmit submit;
+    submit.name = name;
+    submit.comment = "Trainyard " + job.job.name + " attempt " + std::to_string(attempt);
+    submit.partition = options_.default_partition;
+    if (job.job.trainyard && !job.job.trainyard->pools.empty()) {
+      auto p = options_.partition_of_pool.find(job.job.trainyard->pools[0].pool_id);
+      if (p != options_.partition_of_pool.end()) submit.partition = p->second;
+    }
+    submit.current_working_directory = dir.string();
+    const char* path = std::getenv("PATH");
+    submit.environment = {{"PATH", path != nullptr ? path : "/usr/local/bin:/usr/bin:/bin"},
+                          {"PYTHONUNBUFFERED", "1"}};
+    submit.standard_output = (dir / "slurm-%j.out").string();
+    submit.tasks = static_cast<int>(replicas.size());
+    submit.nodes = (submit.tasks + per_node - 1) / per_node;
+    submit.time_limit_minutes = TimeLimitMinutes(job.job);
+    submit.script = BatchScript(task_script, submit.tasks);
+    TY_ASSIGN_OR_RETURN(slurm_id, api_->Submit(submit));
+    ours_.push_back({ReplicaOwner{job.id, attempt},
+                     SlurmJob{slurm_id, name, submit.comment, "PENDING", "None", 0, ""}});
+    LogJson(LogLevel::kInfo, "slurm_job_submitted",
+            {{"job", std::to_string(job.id)},
+             {"attempt", attempt},
+             {"slurm_job", std::to_string(slurm_id)},
+             {"tasks", submit.tasks},
+             {"partition", submit.partition}});
+  }
+  Follow(job.id, attempt, tasks, slurm_id);
+  JobRun run;
+  run.attempt = attempt;
+  for (const std::string& task : tasks) {
+    run.replicas.push_back(
+        ReplicaRun{task, ReplicaPhase::kPending, std::nullopt, 0, Handle(slurm_id)});
+  }
+  return run;
+}
+
+StatusOr<Observation> SlurmRuntime::Observe(const JobRecord& job, Timestamp now) {
+  Observation out;
+  out.next_change = now + std::chrono::duration_cast<std::chrono::microseconds>(options_.poll);
+  if (!job.run || job.run->replicas.empty()) return out;
+  const int attempt = job.run->attempt;
+  const int64_t slurm_id = SlurmIdOf(job.run->replicas[0].handle).value_or(0);
+  std::lock_guard lock(mu_);
+  TY_RETURN_IF_ERROR(Refresh(/*fresh=*/false));
+  const Ours* found = Find(slurm_id, job.id, attempt);
+  std::vector<std::string> tasks;
+  for (const ReplicaRun& r : job.run->replicas) tasks.push_back(r.task_name);
+  if (found != nullptr) Follow(job.id, attempt, tasks, found->job.job_id);
+  // Gone from Slurm (ended longer ago than MinJobAge, or never known) counts as ended.
+  const bool ended = found == nullptr || SlurmJobEnded(found->job.state);
+  const bool running = found != nullptr && found->job.state == "RUNNING";
+  for (const ReplicaRun& r : job.run->replicas) {
+    const fs::path dir = AttemptDir(job.id, attempt) / r.task_name;
+    const std::string n = std::to_string(r.restarts);
+    ReplicaObservation seen;
+    seen.task_name = r.task_name;
+    seen.handle = r.handle;
+    const std::string exit_text = ReadFile(dir / ("exit." + n));
+    if (auto code = ParseNumber<int>(exit_text.substr(0, exit_text.find('\n')))) {
+      seen.phase = ReplicaPhase::kExited;
+      seen.exit_code = *code;
+    } else if (ended) {
+      // Its allocation ended under it (a node failure, a preemption, a cancel from outside
+      // Trainyard, Slurm's own time limit): no exit status will ever come.
+      seen.phase = ReplicaPhase::kLost;
+    } else if (running && fs::exists(dir / ("started." + n))) {
+      seen.phase = ReplicaPhase::kRunning;
+    } else {
+      seen.phase = ReplicaPhase::kPending;
+    }
+    out.replicas.push_back(std::move(seen));
+  }
+  return out;
+}
+
+StatusOr<std::string> SlurmRuntime::RestartReplica(const JobRecord& job, const ReplicaRun& replica,
+                                                   Timestamp now) {
+  (void)now;
+  if (!job.run) return FailedPrecondition("job " + std::to_string(job.id) + " has no run");
+  // The task's wrapper starts run n once restart.<n> appears (replica.restarts already counts
+  // this restart), ending run n-1 first if it still runs.
+  const fs::path file = AttemptDir(job.id, job.run->attempt) / replica.task_name /
+                        ("restart." + std::to_string(replica.restarts));
+  std::error_code ec;
+  fs::create_directories(file.parent_path(), ec);
+  if (!WriteFileAtomically(file, "")) return Internal("cannot write " + file.string());
+  return replica.handle;
+}
+
+Status SlurmRuntime::Stop(const JobRecord& job) {
+  std::lock_guard lock(mu_);
+  std::vector<int64_t> ids;
+  if (job.run) {
+    for (const ReplicaRun& r : job.run->replicas) {
+      if (auto id = SlurmIdOf(r.handle)) ids.push_back(*id);
+    }
+  }
+  // A launch whose run was never stored: found by name.
+  if (Refresh(/*fresh=*/false).ok()) {
+    for (const Ours& o : ours_) {
+      if (o.owner.job_id == job.id && !SlurmJobEnded(o.job.state)) ids.push_back(o.job.job_id);
+    }
+  }
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  for (int64_t id : ids) {
+    TY_RETURN_IF_ERROR(api_->Cancel(id));
+    for (Ours& o : ours_) {
+      if (o.job.job_id == id && !SlurmJobEnded(o.job.state)) o.job.state = "CANCELLED";
+    }
+  }
+  return Status::Ok();
+}
+
+std::vector<ReplicaOwner> SlurmRuntime::JobsWithReplicas() {
+  std::lock_guard lock(mu_);
+  std::vector<ReplicaOwner> owners;
+  if (!Refresh(/*fresh=*/false).ok()) return owners;  // cannot tell now: stop nothing
+  for (const Ours& o : ours_) {
+    if (!SlurmJobEnded(o.job.state)) owners.push_back(o.owner);
+  }
+  return owners;
+}
+
+Status SlurmRuntime::StopOtherAttempts(int64_t job_id, int keep) {
+  std::lock_guard lock(mu_);
+  TY_RETURN_IF_ERROR(Refresh(/*fresh=*/false));
+  for (Ours& o : ours_) {
+    if (o.owner.job_id != job_id || o.owner.attempt == keep || SlurmJobEnded(o.job.state)) {
+      continue;
+    }
+    TY_RETURN_IF_ERROR(api_->Cancel(o.job.job_id));
+    o.job.state = "CANCELLED";
+  }
+  return Status::Ok();
+}
+
+std::vector<LogLine> SlurmRuntime::CollectLogs(Timestamp now) {
+  std::lock_guard lock(mu_);
+  const bool known = Refresh(/*fresh=*/false).ok();
+  return tailer_.Collect(now, [&](const fs::path& file) {
+    if (!known) return false;  // slurmrestd is out: its tasks may still write
+    auto it = slurm_job_of_output_.find(file);
+    if (it == slurm_job_of_output_.end()) return true;
+    for (const Ours& o : ours_) {
+      if (o.job.job_id == it->second) {
+        if (!SlurmJobEnded(o.job.state)) return false;
+        break;
+      }
+    }
+    slurm_job_of_output_.erase(it);
+    return true;
+  });
+}
+
+}  // namespace trainyard::slurm

@@ -1,0 +1,84 @@
+#pragma once
+// The Slurm runtime (`serve --runtime=slurm`): Trainyard's scheduler admits a job onto the pools
+// of its fleet file, whose pools name Slurm partitions, and this runtime runs the admitted job on
+// the cluster as one Slurm batch job: every replica is a task of one srun step, started by the
+// task script (task_script.h) with its own command and distributed environment. Slurm only runs;
+// it does not decide who goes first (README, "Who schedules").
+//
+// What survives whom:
+// - The Slurm job id is each replica's handle, stored with the job's run. A server that dies
+//   between submitting and storing finds the job again by its name (<prefix>-<job>-a<attempt>)
+//   before submitting: nothing is submitted twice.
+// - What each replica did (started.<n>, exit.<n>, output.log) is in the shared directory, which
+//   the nodes write and this server reads, so it survives the server and slurmrestd alike.
+// - While slurmrestd is down or refuses the token, every call returns UNAVAILABLE: jobs keep their
+//   state and the executor tries again on its next pass.
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "services/runtime/runtime.h"
+#include "workers/files/output_tailer.h"
+#include "workers/slurm/slurm_api.h"
+
+namespace trainyard::slurm {
+
+struct SlurmRuntimeOptions {
+  // Seen by this server and by every node at the same path: replicas work in
+  // shared_dir/jobs/<job>/attempt-<n>/<task>.
+  std::filesystem::path shared_dir;
+  std::string default_partition;                         // empty: the cluster's default
+  std::map<std::string, std::string> partition_of_pool;  // fleet pool id → partition
+  // Replicas per node: 1 on a real cluster (a replica is a VM on Vertex); more on a one-node test
+  // cluster, where replicas then listen on distinct ports.
+  int tasks_per_node = 1;
+  std::string job_prefix = "trainyard";
+  std::chrono::milliseconds poll{1000};  // how old the job list may be (wall time)
+};
+
+class SlurmRuntime : public Runtime {
+ public:
+  SlurmRuntime(std::unique_ptr<SlurmApi> api, SlurmRuntimeOptions options);
+
+  std::string_view name() const override { return "slurm"; }
+  StatusOr<JobRun> Launch(const JobRecord& job, int attempt, Timestamp now) override;
+  StatusOr<Observation> Observe(const JobRecord& job, Timestamp now) override;
+  StatusOr<std::string> RestartReplica(const JobRecord& job, const ReplicaRun& replica,
+                                       Timestamp now) override;
+  Status Stop(const JobRecord& job) override;
+  std::vector<ReplicaOwner> JobsWithReplicas() override;
+  Status StopOtherAttempts(int64_t job_id, int keep) override;
+  void Applied(const JobRecord&, const JobTransition&) override {}
+  std::vector<LogLine> CollectLogs(Timestamp now) override;
+
+  // Slurm's name for the attempt's batch job.
+  std::string SlurmJobName(int64_t job_id, int attempt) const;
+  std::filesystem::path AttemptDir(int64_t job_id, int attempt) const;
+
+ private:
+  struct Ours {
+    ReplicaOwner owner;
+    SlurmJob job;
+  };
+  // Our jobs as Slurm last listed them; read again when older than the poll interval (or
+  // `fresh`). The lock is held by the caller.
+  Status Refresh(bool fresh);
+  const Ours* Find(int64_t slurm_id, int64_t job_id, int attempt) const;
+  std::optional<ReplicaOwner> OwnerOf(const std::string& slurm_name) const;
+  void Follow(int64_t job_id, int attempt, const std::vector<std::string>& tasks, int64_t slurm_id);
+
+  std::unique_ptr<SlurmApi> api_;
+  SlurmRuntimeOptions options_;
+  std::mutex mu_;
+  std::vector<Ours> ours_;
+  std::optional<std::chrono::steady_clock::time_point> read_at_;
+  files::OutputTailer tailer_;
+  std::map<std::filesystem::path, int64_t> slurm_job_of_output_;
+};
+
+}  // namespace trainyard::slurm

@@ -1,0 +1,112 @@
+#include "workers/slurm/task_script.h"
+
+namespace trainyard::slurm {
+namespace {
+
+constexpr std::string_view kHostPrefix = "@TY_HOST_";
+
+std::string SingleQuoted(std::string_view text) {
+  std::string out = "'";
+  for (char c : text) {
+    if (c == '\'') {
+      out += "'\\''";
+    } else {
+      out += c;
+    }
+  }
+  return out + "'";
+}
+
+}  // namespace
+
+std::string HostPlaceholder(int task) {
+  return std::string(kHostPrefix) + std::to_string(task) + "@";
+}
+
+std::string ShellWord(std::string_view text) {
+  std::string out;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t at = text.find(kHostPrefix, start);
+    size_t digits = at == std::string_view::npos ? at : at + kHostPrefix.size();
+    size_t end = digits;
+    while (end != std::string_view::npos && end < text.size() && text[end] >= '0' &&
+           text[end] <= '9') {
+      ++end;
+    }
+    const bool placeholder =
+        at != std::string_view::npos && end > digits && end < text.size() && text[end] == '@';
+    if (!placeholder) {
+      // Not ours (or not whole): literal text up to past this '@' and look on.
+      size_t literal_end = at == std::string_view::npos ? text.size() : at + 1;
+      out += SingleQuoted(text.substr(start, literal_end - start));
+      if (at == std::string_view::npos) break;
+      start = literal_end;
+      continue;
+    }
+    out += SingleQuoted(text.substr(start, at - start));
+    out += "\"$TY_HOST_" + std::string(text.substr(digits, end - digits)) + "\"";
+    start = end + 1;
+    if (start == text.size()) break;
+  }
+  return out.empty() ? "''" : out;
+}
+
+std::string TaskScript(const TaskScriptInput& input) {
+  const int per_node = std::max(1, input.tasks_per_node);
+  std::string s =
+      "#!/bin/sh\n# Written by Trainyard: one task per replica (workers/slurm/task_script.h).\n";
+  s += "dir=" + SingleQuoted(input.attempt_dir.string()) + "\n";
+  // Task k's node, from the allocation, in the order srun's block layout fills them.
+  s += "i=0\nfor h in $(scontrol show hostnames \"$SLURM_JOB_NODELIST\"); do\n"
+       "  eval \"TY_NODE_$i=\\$h\"\n  i=$((i + 1))\ndone\n";
+  for (size_t k = 0; k < input.replicas.size(); ++k) {
+    s += "TY_HOST_" + std::to_string(k) + "=$TY_NODE_" + std::to_string(k / per_node) + "\n";
+  }
+  s += "case \"$SLURM_PROCID\" in\n";
+  for (size_t k = 0; k < input.replicas.size(); ++k) {
+    const Replica& r = input.replicas[k];
+    s += std::to_string(k) + ")\n  task=" + SingleQuoted(r.task_name) + "\n  set -- env";
+    // env(1) takes any NAME=value, where `export` would refuse a name sh does not allow.
+    for (const EnvVar& var : r.env) s += " \\\n    " + ShellWord(var.name + "=" + var.value);
+    for (const std::string& word : r.command) s += " \\\n    " + ShellWord(word);
+    for (const std::string& word : r.args) s += " \\\n    " + ShellWord(word);
+    s += "\n  ;;\n";
+  }
+  s += "*) echo \"trainyard: no replica for task $SLURM_PROCID\" >&2; exit 2 ;;\nesac\n";
+  // The subshell writes the run's exit status itself: the wrapper only watches files, so it
+  // never depends on how a shell reaps its background children.
+  s += R"(work="$dir/$task"
+mkdir -p "$work" && cd "$work" || exit 1
+n=0
+while :; do
+  : >"$work/started.$n"
+  (
+    "$@" >>"$work/output.log" 2>&1 </dev/null
+    code=$?
+    echo "$code" >"$work/exit.$n.tmp" && mv "$work/exit.$n.tmp" "$work/exit.$n"
+  ) &
+  child=$!
+  next=$((n + 1))
+  until [ -e "$work/exit.$n" ]; do
+    # A whole-gang restart asks for run n+1 while run n still runs: that run ends first.
+    [ -e "$work/restart.$next" ] && pkill -TERM -P "$child" 2>/dev/null
+    sleep 0.2
+  done
+  wait "$child" 2>/dev/null
+  n=$next
+  # The runtime decides: run again in place, or cancel the job.
+  until [ -e "$work/restart.$n" ]; do sleep 0.2; done
+done
+)";
+  return s;
+}
+
+std::string BatchScript(const std::filesystem::path& task_script, int tasks) {
+  return "#!/bin/sh\n# Written by Trainyard: every replica is a task of this one step.\nexec srun "
+         "--ntasks=" +
+         std::to_string(tasks) + " --kill-on-bad-exit=0 sh " + SingleQuoted(task_script.string()) +
+         "\n";
+}
+
+}  // namespace trainyard::slurm
