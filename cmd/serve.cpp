@@ -136,6 +136,7 @@ StatusOr<std::unique_ptr<Runtime>> MakeSlurmRuntime(const ServeOptions& options,
       options.slurm_shared_dir.empty() ? std::filesystem::path(options.data_dir) / "slurm"
                                        : std::filesystem::path(options.slurm_shared_dir));
   runtime.tasks_per_node = options.slurm_tasks_per_node;
+  runtime.launch_lookup_age = std::chrono::milliseconds(options.lease_seconds * 1000 / 4);
   for (const CapacityPool& pool : fleet.pools) {
     if (!pool.slurm_partition.empty()) runtime.partition_of_pool[pool.id] = pool.slurm_partition;
   }

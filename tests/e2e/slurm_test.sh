@@ -130,4 +130,43 @@ wait_until 60 "adopted job SUCCEEDED" state_is "$name" JOB_STATE_SUCCEEDED
 check "the replica ran once" "$(wc -l <"$dir/runs" | tr -d ' ')" 1
 check "submitted once" "$(squeue -h -t all -n "trainyard-${name##*/}-a0" -o '%i' | wc -l)" 1
 
+# --- the real gcloud: a job created with --config runs on Slurm; stream-logs shows its output ---
+if command -v gcloud >/dev/null 2>&1; then
+  export CLOUDSDK_CONFIG="$E2E_DIR/gcloud" CLOUDSDK_CORE_DISABLE_PROMPTS=1
+  gcloud config set auth/disable_credentials true >/dev/null 2>&1
+  gcloud config set core/project demo >/dev/null 2>&1
+  gcloud config set api_endpoint_overrides/aiplatform "$BASE/" >/dev/null 2>&1
+  gcloud config set api_endpoint_overrides/logging "$BASE/" >/dev/null 2>&1
+  gcloud config set component_manager/disable_update_check true >/dev/null 2>&1
+  cat >"$E2E_DIR/job.yaml" <<'YAML'
+workerPoolSpecs:
+  - machineSpec:
+      machineType: n2-standard-8
+    replicaCount: 1
+    containerSpec:
+      imageUri: debian:12
+      command: ["sh", "-c", "echo from gcloud on task $SLURM_PROCID"]
+YAML
+  if gcloud ai custom-jobs create --region=us-central1 --display-name=gcloud-slurm \
+      --config="$E2E_DIR/job.yaml" --format='value(name)' >"$E2E_DIR/out" 2>"$E2E_DIR/err"; then
+    pass "gcloud create"
+  else
+    fail "gcloud create: $(cat "$E2E_DIR/err")"
+  fi
+  name=$(cat "$E2E_DIR/out")
+  wait_until 60 "gcloud's job SUCCEEDED" state_is "$name" JOB_STATE_SUCCEEDED
+  wait_until 20 "its line in the log" log_has "$name" "from gcloud on task 0"
+  if timeout 120 gcloud ai custom-jobs stream-logs "${name##*/}" --region=us-central1 \
+    --polling-interval=1 >"$E2E_DIR/stream" 2>"$E2E_DIR/err"; then
+    pass "gcloud stream-logs exits by itself for an ended job"
+  else
+    fail "gcloud stream-logs: $(tail -5 "$E2E_DIR/err")"
+  fi
+  grep -qP '\tworkerpool0-0\tfrom gcloud on task 0$' "$E2E_DIR/stream" &&
+    pass "gcloud stream-logs shows the Slurm task's output" ||
+    fail "stream-logs: $(cat "$E2E_DIR/stream")"
+else
+  echo "SKIP: the gcloud part: gcloud is not installed (it is not in Debian's archive)"
+fi
+
 finish

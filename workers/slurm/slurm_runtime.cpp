@@ -71,9 +71,9 @@ std::optional<ReplicaOwner> SlurmRuntime::OwnerOf(const std::string& name) const
   return ReplicaOwner{*job_id, *attempt};
 }
 
-Status SlurmRuntime::Refresh(bool fresh) {
+Status SlurmRuntime::Refresh(std::chrono::milliseconds max_age) {
   const auto wall = std::chrono::steady_clock::now();
-  if (!fresh && read_at_ && wall - *read_at_ < options_.poll) return Status::Ok();
+  if (read_at_ && wall - *read_at_ < max_age) return Status::Ok();
   TY_ASSIGN_OR_RETURN(std::vector<SlurmJob> jobs, api_->Jobs());
   std::vector<Ours> ours;
   for (SlurmJob& j : jobs) {
@@ -137,8 +137,9 @@ StatusOr<JobRun> SlurmRuntime::Launch(const JobRecord& job, int attempt, Timesta
 
   std::lock_guard lock(mu_);
   // Submitted before (a server that died before storing the run, an answer lost to an outage):
-  // the same Slurm job is taken up again, never submitted twice.
-  TY_RETURN_IF_ERROR(Refresh(/*fresh=*/true));
+  // the same Slurm job is taken up again, never submitted twice. Our own submits are in the list
+  // from the moment Slurm answers.
+  TY_RETURN_IF_ERROR(Refresh(options_.launch_lookup_age));
   const std::string name = SlurmJobName(job.id, attempt);
   int64_t slurm_id = 0;
   if (const Ours* found = Find(0, job.id, attempt)) {
@@ -199,7 +200,7 @@ StatusOr<Observation> SlurmRuntime::Observe(const JobRecord& job, Timestamp now)
   const int attempt = job.run->attempt;
   const int64_t slurm_id = SlurmIdOf(job.run->replicas[0].handle).value_or(0);
   std::lock_guard lock(mu_);
-  TY_RETURN_IF_ERROR(Refresh(/*fresh=*/false));
+  TY_RETURN_IF_ERROR(Refresh(options_.poll));
   const Ours* found = Find(slurm_id, job.id, attempt);
   std::vector<std::string> tasks;
   for (const ReplicaRun& r : job.run->replicas) tasks.push_back(r.task_name);
@@ -254,7 +255,7 @@ Status SlurmRuntime::Stop(const JobRecord& job) {
     }
   }
   // A launch whose run was never stored: found by name.
-  if (Refresh(/*fresh=*/false).ok()) {
+  if (Refresh(options_.poll).ok()) {
     for (const Ours& o : ours_) {
       if (o.owner.job_id == job.id && !SlurmJobEnded(o.job.state)) ids.push_back(o.job.job_id);
     }
@@ -273,7 +274,7 @@ Status SlurmRuntime::Stop(const JobRecord& job) {
 std::vector<ReplicaOwner> SlurmRuntime::JobsWithReplicas() {
   std::lock_guard lock(mu_);
   std::vector<ReplicaOwner> owners;
-  if (!Refresh(/*fresh=*/false).ok()) return owners;  // cannot tell now: stop nothing
+  if (!Refresh(options_.poll).ok()) return owners;  // cannot tell now: stop nothing
   for (const Ours& o : ours_) {
     if (!SlurmJobEnded(o.job.state)) owners.push_back(o.owner);
   }
@@ -282,7 +283,7 @@ std::vector<ReplicaOwner> SlurmRuntime::JobsWithReplicas() {
 
 Status SlurmRuntime::StopOtherAttempts(int64_t job_id, int keep) {
   std::lock_guard lock(mu_);
-  TY_RETURN_IF_ERROR(Refresh(/*fresh=*/false));
+  TY_RETURN_IF_ERROR(Refresh(options_.poll));
   for (Ours& o : ours_) {
     if (o.owner.job_id != job_id || o.owner.attempt == keep || SlurmJobEnded(o.job.state)) {
       continue;
@@ -295,7 +296,7 @@ Status SlurmRuntime::StopOtherAttempts(int64_t job_id, int keep) {
 
 std::vector<LogLine> SlurmRuntime::CollectLogs(Timestamp now) {
   std::lock_guard lock(mu_);
-  const bool known = Refresh(/*fresh=*/false).ok();
+  const bool known = Refresh(options_.poll).ok();
   return tailer_.Collect(now, [&](const fs::path& file) {
     if (!known) return false;  // slurmrestd is out: its tasks may still write
     auto it = slurm_job_of_output_.find(file);

@@ -38,7 +38,13 @@ struct SlurmRuntimeOptions {
   // cluster, where replicas then listen on distinct ports.
   int tasks_per_node = 1;
   std::string job_prefix = "trainyard";
-  std::chrono::milliseconds poll{1000};  // how old the job list may be (wall time)
+  std::chrono::milliseconds poll{250};  // how old the job list may be (wall time)
+  // How old a job list a launch may trust to say whether its attempt was submitted before. An
+  // executor that submitted it and died stopped launching a quarter lease before its lease ran out
+  // (JobExecutor::LeaseHeld), so any list read since a quarter lease ago has seen that submit: at
+  // most lease / 4. Not a fresh read per launch, which made a burst of launches read the whole
+  // job list once each.
+  std::chrono::milliseconds launch_lookup_age{500};
 };
 
 class SlurmRuntime : public Runtime {
@@ -65,9 +71,9 @@ class SlurmRuntime : public Runtime {
     ReplicaOwner owner;
     SlurmJob job;
   };
-  // Our jobs as Slurm last listed them; read again when older than the poll interval (or
-  // `fresh`). The lock is held by the caller.
-  Status Refresh(bool fresh);
+  // Our jobs as Slurm last listed them; read again when older than `max_age`. The lock is held by
+  // the caller.
+  Status Refresh(std::chrono::milliseconds max_age);
   const Ours* Find(int64_t slurm_id, int64_t job_id, int attempt) const;
   std::optional<ReplicaOwner> OwnerOf(const std::string& slurm_name) const;
   void Follow(int64_t job_id, int attempt, const std::vector<std::string>& tasks, int64_t slurm_id);

@@ -76,7 +76,7 @@ std::string TaskScript(const TaskScriptInput& input) {
   s += "*) echo \"trainyard: no replica for task $SLURM_PROCID\" >&2; exit 2 ;;\nesac\n";
   // The subshell writes the run's exit status itself: the wrapper only watches files, so it
   // never depends on how a shell reaps its background children.
-  s += R"(work="$dir/$task"
+  s += R"sh(work="$dir/$task"
 mkdir -p "$work" && cd "$work" || exit 1
 n=0
 while :; do
@@ -94,11 +94,15 @@ while :; do
     sleep 0.2
   done
   wait "$child" 2>/dev/null
+  # The primary (task 0) exiting 0 ends the job whatever the others do (Vertex's rule, which
+  # the supervisor applies too): its task ends, so a one-replica job gives its allocation back
+  # without waiting to be cancelled.
+  [ "$SLURM_PROCID" = 0 ] && [ "$(cat "$work/exit.$n")" = 0 ] && exit 0
   n=$next
   # The runtime decides: run again in place, or cancel the job.
   until [ -e "$work/restart.$n" ]; do sleep 0.2; done
 done
-)";
+)sh";
   return s;
 }
 

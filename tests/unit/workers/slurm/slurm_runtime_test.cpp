@@ -57,6 +57,7 @@ class SlurmRuntimeTest : public ::testing::Test {
     options.shared_dir = dir_;
     options.partition_of_pool = {{"us-central1-a/n2", "cpu"}};
     options.poll = std::chrono::milliseconds(0);  // every call reads the job list again
+    options.launch_lookup_age = std::chrono::milliseconds(0);
     runtime_ = std::make_unique<SlurmRuntime>(std::move(fake), options);
   }
   void TearDown() override { fs::remove_all(dir_); }
@@ -127,6 +128,15 @@ TEST_F(SlurmRuntimeTest, ALaunchWhoseRunWasNeverStoredFindsItsSlurmJobInsteadOfS
   ASSERT_TRUE(runtime_->Launch(job, 1, kT0).ok());
   EXPECT_EQ(slurm_->submitted.size(), 2u);
   EXPECT_EQ(slurm_->submitted[1].name, "trainyard-7-a1");
+}
+
+TEST_F(SlurmRuntimeTest, AnAttemptAnotherServerSubmittedIsTakenUpNotSubmittedAgain) {
+  // The server that held the job submitted it, then died before storing the run.
+  slurm_->jobs.push_back(SlurmJob{42, "trainyard-7-a0", "", "RUNNING", "None", 0, "vm"});
+  auto run = runtime_->Launch(Job(), 0, kT0);
+  ASSERT_TRUE(run.ok());
+  EXPECT_TRUE(slurm_->submitted.empty());
+  EXPECT_EQ(run->replicas[0].handle, "slurm:42");
 }
 
 TEST_F(SlurmRuntimeTest, ReplicasArePendingRunningExitedOrLostByTheirFilesAndSlurmsState) {
