@@ -42,22 +42,19 @@ std::optional<JobExecutor::Step> JobExecutor::StepJob(const JobRecord& record, T
         verdict.transition = std::move(failed).value();
         return Step{std::move(verdict), &record};
       }
-      RuntimeFailed(record, "replica_launch_failed", launched.status());
-      return std::nullopt;
+      return RuntimeFailed(record, now, "replica_launch_failed", launched.status());
     }
     JobRecord launched_view = record;
     launched_view.run = std::move(launched).value();
     auto seen = runtime_.Observe(launched_view, now);
     if (!seen.ok()) {
-      RuntimeFailed(record, "replica_observe_failed", seen.status());
-      return std::nullopt;
+      return RuntimeFailed(record, now, "replica_observe_failed", seen.status());
     }
     observation = std::move(seen).value();
   } else if (record.run || state == JobState::kCancelling) {
     auto seen = runtime_.Observe(record, now);
     if (!seen.ok()) {
-      RuntimeFailed(record, "replica_observe_failed", seen.status());
-      return std::nullopt;
+      return RuntimeFailed(record, now, "replica_observe_failed", seen.status());
     }
     observation = std::move(seen).value();
   }
@@ -76,8 +73,7 @@ std::optional<JobExecutor::Step> JobExecutor::StepJob(const JobRecord& record, T
       if (replica.task_name != task) continue;
       auto handle = runtime_.RestartReplica(restarting, replica, now);
       if (!handle.ok()) {
-        RuntimeFailed(record, "replica_restart_failed", handle.status());
-        return std::nullopt;
+        return RuntimeFailed(record, now, "replica_restart_failed", handle.status());
       }
       replica.handle = std::move(handle).value();
       metrics_.Restarted(1);
@@ -203,12 +199,20 @@ StatusOr<int> JobExecutor::RunOnce() {
   return count;
 }
 
-void JobExecutor::RuntimeFailed(const JobRecord& record, const char* what, const Status& status) {
+std::optional<JobExecutor::Step> JobExecutor::RuntimeFailed(const JobRecord& record, Timestamp now,
+                                                            const char* what,
+                                                            const Status& status) {
   const auto wait = backoff_.Failed(record.id, std::chrono::steady_clock::now());
   LogJson(LogLevel::kWarn, what,
           {{"job", record.job.name},
            {"error", status.message()},
            {"retry_in_ms", static_cast<int64_t>(wait.count())}});
+  if (status.code() != Code::kUnavailable) return std::nullopt;
+  std::optional<JobTransition> noted = RuntimeUnavailable(record, now, status.message());
+  if (!noted) return std::nullopt;
+  SupervisorVerdict verdict;
+  verdict.transition = std::move(noted);
+  return Step{std::move(verdict), &record};
 }
 
 bool JobExecutor::LeaseHeld() const {

@@ -74,8 +74,10 @@ class JobExecutor {
   // commit that the lease fences, so a slow pass must not outlive the lease doing them.
   bool LeaseHeld() const;
   void AppendLogs(Timestamp now);
-  // The runtime failed to act on the job (`what`): it waits before its next step.
-  void RuntimeFailed(const JobRecord& record, const char* what, const Status& status);
+  // The runtime failed to act on the job (`what`): it waits before its next step, and when the
+  // runtime cannot be reached the job's reason says so (the step that writes it, if any).
+  std::optional<Step> RuntimeFailed(const JobRecord& record, Timestamp now, const char* what,
+                                    const Status& status);
   void Loop();
   std::chrono::milliseconds IdleWait();
 

@@ -137,7 +137,59 @@ void OnReplicaFailure(SupervisorVerdict& verdict, const JobRecord& job, JobRun r
   Fail(verdict, job, now, what, 3, std::move(run));
 }
 
+const std::string& ReasonCodeOf(const JobRecord& job) {
+  static const std::string none;
+  return job.job.trainyard ? job.job.trainyard->reason_code : none;
+}
+
+bool RuntimeReason(const JobRecord& job) {
+  const std::string& code = ReasonCodeOf(job);
+  return code == kRuntimeWaiting || code == kRuntimeUnavailable;
+}
+
+// The reason the runtime gives the job now, set on `verdict` (its transition, or a new one to the
+// state the job is in, with `run` and `next`) when the job's reason says something else: the
+// runtime's word on why launched replicas wait; once it has none, or answers again after an
+// outage, the reason it had given makes way for the admission's.
+void NoteRuntimeReason(SupervisorVerdict& verdict, const JobRecord& job,
+                       const Observation& observation, bool waiting, Timestamp now,
+                       const JobRun& run, std::optional<Timestamp> next) {
+  std::optional<SchedulingNote> note;
+  if (waiting && !observation.waiting.empty()) {
+    note = SchedulingNote{std::string(kRuntimeWaiting), observation.waiting};
+  } else if (RuntimeReason(job)) {
+    note = SchedulingNote{"ADMITTED", job.job.state == JobState::kPending || waiting
+                                          ? "launched; waiting for every replica to start"
+                                          : "every replica started"};
+  }
+  if (!note) return;
+  const std::string* message = job.job.trainyard ? &job.job.trainyard->reason_message : nullptr;
+  if (ReasonCodeOf(job) == note->code && message != nullptr && *message == note->message) return;
+  if (!verdict.transition) {
+    Move(verdict, job, job.job.state, now, note->message, std::nullopt, run, next);
+    if (!verdict.transition) return;
+  }
+  verdict.transition->note = std::move(note);
+}
+
 }  // namespace
+
+std::optional<JobTransition> RuntimeUnavailable(const JobRecord& job, Timestamp now,
+                                                const std::string& why) {
+  if (job.job.state != JobState::kPending && job.job.state != JobState::kRunning) {
+    return std::nullopt;
+  }
+  if (ReasonCodeOf(job) == kRuntimeUnavailable) return std::nullopt;
+  const std::string message = "the runtime cannot be asked about the replicas (" + why +
+                              "); the job keeps its state and the runtime is asked again";
+  auto t = JobStateMachine::Transition(SnapshotOf(job.id, job.version, job.job), job.job.state, now,
+                                       message);
+  if (!t.ok()) return std::nullopt;
+  t->run = job.run;
+  t->next_action_at = now;  // due again; the executor's backoff says when it is really looked at
+  t->note = SchedulingNote{std::string(kRuntimeUnavailable), message};
+  return std::move(t).value();
+}
 
 std::optional<Timestamp> RunDeadline(const CustomJob& job) {
   if (!job.start_time) return std::nullopt;
@@ -221,6 +273,7 @@ SupervisorVerdict Supervise(const JobRecord& job, const std::optional<Observatio
                              : "all replicas are running";
     Move(verdict, job, JobState::kRunning, at, std::move(reason), std::nullopt, std::move(run),
          Earliest(next, RunDeadline(started)));
+    NoteRuntimeReason(verdict, job, *observation, /*waiting=*/false, now, JobRun{}, std::nullopt);
     return verdict;
   }
   if (state == JobState::kPending && !job.run) {
@@ -228,10 +281,13 @@ SupervisorVerdict Supervise(const JobRecord& job, const std::optional<Observatio
     Move(verdict, job, JobState::kPending, now,
          "replicas launched (attempt " + std::to_string(run.attempt + 1) +
              "); waiting for every one to start",
-         std::nullopt, std::move(run), next);
+         std::nullopt, run, next);
+    NoteRuntimeReason(verdict, job, *observation, /*waiting=*/true, now, run, next);
     return verdict;
   }
-  verdict.look_again = Earliest(next, deadline);
+  NoteRuntimeReason(verdict, job, *observation, state == JobState::kPending, now, run,
+                    Earliest(next, deadline));
+  if (!verdict.transition) verdict.look_again = Earliest(next, deadline);
   return verdict;
 }
 

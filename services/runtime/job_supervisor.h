@@ -38,6 +38,12 @@ struct SupervisorVerdict {
 SupervisorVerdict Supervise(const JobRecord& job, const std::optional<Observation>& observation,
                             Timestamp now, const SupervisorPolicy& policy = {});
 
+// The job's reason while its runtime cannot be asked (a transition to the state it is in), or
+// nullopt when its reason already says so: the job keeps its state, and users see why nothing
+// moves.
+std::optional<JobTransition> RuntimeUnavailable(const JobRecord& job, Timestamp now,
+                                                const std::string& why);
+
 // The first start plus scheduling.timeout: when a started job is stopped as DEADLINE_EXCEEDED.
 std::optional<Timestamp> RunDeadline(const CustomJob& job);
 

@@ -356,4 +356,15 @@ StatusOr<std::vector<Replica>> PlanReplicas(const CustomJob& job,
   return out;
 }
 
+Status RequireCommands(const std::vector<Replica>& replicas, std::string_view runs) {
+  for (const Replica& r : replicas) {
+    if (r.command.empty()) {
+      return InvalidArgument("jobSpec.workerPoolSpecs[" + std::to_string(r.pool) +
+                             "].containerSpec.command: " + std::string(runs) +
+                             " and does not pull images; set command (and args)");
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace trainyard

@@ -110,6 +110,12 @@ struct Replica {
 StatusOr<std::vector<Replica>> PlanReplicas(const CustomJob& job,
                                             const ReplicaPlanOptions& options);
 
+// For runtimes that run commands rather than images (local, Slurm): INVALID_ARGUMENT naming the
+// first pool whose replicas have no command. `runs` says where commands run ("the local runtime
+// runs a command on this host"). Checked for every replica before any starts: a half-launched
+// gang is worse than none.
+Status RequireCommands(const std::vector<Replica>& replicas, std::string_view runs);
+
 // The stable short hex in default hostnames: 10 hex digits derived from the job id, the same on
 // every run and machine.
 std::string JobHostHash(int64_t job_id);

@@ -30,8 +30,16 @@ struct ReplicaObservation {
   std::optional<Timestamp> running_since;
 };
 
+// Reason codes a runtime gives a job (trainyard.reasonCode), beside the scheduler's.
+inline constexpr std::string_view kRuntimeWaiting = "RUNTIME_WAITING";  // launched, not started
+inline constexpr std::string_view kRuntimeUnavailable = "RUNTIME_UNAVAILABLE";  // cannot be asked
+
 struct Observation {
   std::vector<ReplicaObservation> replicas;  // in the order of JobRun::replicas
+  // Why launched replicas have not started, in the runtime's words, when it knows better than
+  // "waiting for every one to start" (Slurm: the job's pending reason). Shown as the job's reason
+  // (kRuntimeWaiting) while the job is PENDING.
+  std::string waiting;
   // When something may change next without anyone asking: the simulator knows exactly (a run's
   // end); real runtimes give their poll interval.
   std::optional<Timestamp> next_change;

@@ -18,7 +18,6 @@ cat >"$E2E_DIR/fleet.json" <<'JSON'
 JSON
 start_server --sim-speed 100 --fleet "$E2E_DIR/fleet.json"
 
-field() { curl -fsS "$BASE/v1/$1" | jq -r "$2"; }
 is() { [ "$(field "$1" "$2")" = "$3" ]; }
 submit() {  # submit PROJECT → prints the name of a 1-node A3 Mega job that runs for 10 hours
   jq '.jobSpec.workerPoolSpecs[0].machineSpec = {"machineType": "a3-megagpu-8g",

@@ -31,7 +31,6 @@ create() {  # create STRATEGY → prints the job name
     | .jobSpec.scheduling.strategy = $s' "$JOBS/lora-single-node.json" |
     curl -fsS -X POST "$P/customJobs" -H 'content-type: application/json' --data-binary @- | jq -r .name
 }
-field() { curl -fsS "$BASE/v1/$1" | jq -r "$2"; }
 is() { [ "$(field "$1" "$2")" = "$3" ]; }
 inject() {  # inject VERB BODY → prints the response body (and fails on non-2xx)
   curl -fsS -X POST "$F:$1" -H 'content-type: application/json' --data-binary "$2"

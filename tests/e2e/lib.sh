@@ -117,3 +117,20 @@ install_node_sdk() {
     cp "$src/package-lock.json" "$NODE_DIR/node_modules/.installed-lock"
   fi
 }
+
+# Job helpers (after start_server; shell_job posts to $P, the tests' locations URL).
+field() { curl -fsS "$BASE/v1/$1" | jq -r "$2"; }  # field NAME JQ
+state_is() { [ "$(field "$1" .state)" = "$2" ]; }   # state_is NAME JOB_STATE_…
+logs() {  # logs NAME [TASK] → the job's log lines, one per line
+  local id=${1##*/}
+  curl -fsS "$BASE/trainyard/v1/projects/demo/locations/us-central1/customJobs/$id/logs?pageSize=1000${2:+&task=$2}" |
+    jq -r '.entries[].textPayload'
+}
+# shell_job SCRIPT [JQ]: a one-pool n2-standard-8 job running `sh -c SCRIPT` (with extra jq edits);
+# prints its name.
+shell_job() {
+  jq -n --arg s "$1" '{displayName: "sh", jobSpec: {workerPoolSpecs: [{
+      machineSpec: {machineType: "n2-standard-8"}, replicaCount: "1",
+      containerSpec: {imageUri: "debian:12", command: ["sh", "-c", $s]}}]}}' | jq "${2:-.}" |
+    curl -fsS -X POST "$P/customJobs" -H 'content-type: application/json' --data-binary @- | jq -r .name
+}

@@ -14,20 +14,6 @@ serve() {
 serve
 REPLICAS="$E2E_DIR/data/replicas/jobs"
 
-field() { curl -fsS "$BASE/v1/$1" | jq -r "$2"; }
-state_is() { [ "$(field "$1" .state)" = "$2" ]; }
-logs() {  # logs NAME [TASK] → the job's log lines, one per line
-  local id=${1##*/}
-  curl -fsS "$BASE/trainyard/v1/projects/demo/locations/us-central1/customJobs/$id/logs?pageSize=1000${2:+&task=$2}" |
-    jq -r '.entries[].textPayload'
-}
-# A one-pool job on n2-standard-8 running `sh -c SCRIPT`, with extra jq edits.
-shell_job() {
-  jq -n --arg s "$1" '{displayName: "local-sh", jobSpec: {workerPoolSpecs: [{
-      machineSpec: {machineType: "n2-standard-8"}, replicaCount: "1",
-      containerSpec: {imageUri: "debian:12", command: ["sh", "-c", $s]}}]}}' | jq "${2:-.}" |
-    curl -fsS -X POST "$P/customJobs" -H 'content-type: application/json' --data-binary @- | jq -r .name
-}
 group_gone() { ! kill -0 -- "-$1" 2>/dev/null; }
 pgid_of() { cut -d: -f1 "$REPLICAS/${1##*/}/attempt-0/workerpool0-0/pid"; }
 

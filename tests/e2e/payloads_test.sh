@@ -6,8 +6,6 @@
 source "$(dirname "$0")/lib.sh"
 
 start_server --sim-speed 5000
-field() { curl -fsS "$BASE/v1/$1" | jq -r "$2"; }
-state_is() { [ "$(field "$1" .state)" = "$2" ]; }
 
 declare -A jobs
 for payload in "$PAYLOADS"/*.json; do

@@ -16,8 +16,6 @@ fleet_with_timeout 2592000s
 start_server --sim-speed 1000 --fleet "$E2E_DIR/fleet.json"
 P="$BASE/v1/projects/demo/locations/us-central1"
 
-field() { curl -fsS "$BASE/v1/$1" | jq -r "$2"; }
-state_is() { [ "$(field "$1" .state)" = "$2" ]; }
 
 standard=$(create '.' lora-single-node.json)
 spot=$(create '.jobSpec.scheduling.strategy = "SPOT"' lora-single-node.json)

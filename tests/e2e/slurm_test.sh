@@ -24,19 +24,6 @@ serve() {
 }
 serve
 
-field() { curl -fsS "$BASE/v1/$1" | jq -r "$2"; }
-state_is() { [ "$(field "$1" .state)" = "$2" ]; }
-logs() {  # logs NAME [TASK] → the job's log lines, one per line
-  local id=${1##*/}
-  curl -fsS "$BASE/trainyard/v1/projects/demo/locations/us-central1/customJobs/$id/logs?pageSize=1000${2:+&task=$2}" |
-    jq -r '.entries[].textPayload'
-}
-shell_job() {
-  jq -n --arg s "$1" '{displayName: "slurm-sh", jobSpec: {workerPoolSpecs: [{
-      machineSpec: {machineType: "n2-standard-8"}, replicaCount: "1",
-      containerSpec: {imageUri: "debian:12", command: ["sh", "-c", $s]}}]}}' | jq "${2:-.}" |
-    curl -fsS -X POST "$P/customJobs" -H 'content-type: application/json' --data-binary @- | jq -r .name
-}
 # Slurm's own view of a Trainyard job's attempt: "ID STATE" of the batch job named for it.
 slurm_job() {
   squeue -h -t all -n "trainyard-${1##*/}-a${2:-0}" -o '%i %T' 2>/dev/null | head -n1
@@ -111,11 +98,32 @@ dir="$E2E_DIR/shared/jobs/${name##*/}/attempt-0/workerpool0-0"
 slurmrestd_stop
 touch "$dir/go"
 wait_until 20 "the replica finished while slurmrestd is down" test -f "$dir/exit.0"
+reason_is() { [ "$(field "$1" .trainyard.reason.code)" = "$2" ]; }
+wait_until 30 "the outage is the job's reason" reason_is "$name" RUNTIME_UNAVAILABLE
 check "still RUNNING while Slurm cannot be asked" "$(field "$name" .state)" JOB_STATE_RUNNING
+field "$name" .trainyard.reason.message | grep -q "cannot be reached" &&
+  pass "the reason says slurmrestd cannot be reached" || fail "reason: $(field "$name" .trainyard.reason)"
 slurmrestd_start
 wait_until 60 "waiter SUCCEEDED once slurmrestd is back" state_is "$name" JOB_STATE_SUCCEEDED
 wait_until 20 "its last line in the log" log_has "$name" finished
 pass "an outage of slurmrestd lost nothing"
+
+# --- Slurm holds an admitted job (its 8 slots taken by work outside Trainyard): Slurm's reason is
+# the job's; once the slots free up, the job runs ---
+mkdir -p "$E2E_DIR/others"
+for _ in 1 2; do
+  sbatch -Q -n 4 --wrap='sleep 300' -o /dev/null -D "$E2E_DIR/others" >/dev/null
+done
+name=$(shell_job 'echo ran after the others')
+wait_until 60 "Slurm's reason on the job" reason_is "$name" RUNTIME_WAITING
+# Right after the submit Slurm has no reason yet; its scheduler then says Resources.
+reason_says() { [ "$(field "$1" .trainyard.reason.message | sed 's/job [0-9]*/job N/')" = "$2" ]; }
+wait_until 30 "Slurm's words" reason_says "$name" "Slurm job N is PENDING (Resources)"
+pass "Slurm's words are the job's reason"
+check "PENDING in Trainyard meanwhile" "$(field "$name" .state)" JOB_STATE_PENDING
+scancel --name=wrap
+wait_until 60 "held job SUCCEEDED once the slots are free" state_is "$name" JOB_STATE_SUCCEEDED
+check "its reason moved on" "$(field "$name" .trainyard.reason.code)" ADMITTED
 
 # --- kill -9 of the server mid-job: the restarted server takes the Slurm job up again ---
 name=$(shell_job 'echo run >> runs; while [ ! -f go ]; do sleep 0.1; done; echo finished')

@@ -293,14 +293,7 @@ StatusOr<JobRun> LocalRuntime::Launch(const JobRecord& job, int attempt, Timesta
   options.master_port = master_port;
   TY_ASSIGN_OR_RETURN(std::vector<Replica> replicas, PlanReplicas(job.job, options));
   TY_RETURN_IF_ERROR(port_error);
-  // Every replica must be runnable before any starts: a half-launched gang is worse than none.
-  for (const Replica& r : replicas) {
-    if (r.command.empty()) {
-      return InvalidArgument("jobSpec.workerPoolSpecs[" + std::to_string(r.pool) +
-                             "].containerSpec.command: the local runtime runs a command on this "
-                             "host and does not pull images; set command (and args)");
-    }
-  }
+  TY_RETURN_IF_ERROR(RequireCommands(replicas, "the local runtime runs a command on this host"));
 
   std::vector<std::string> base_env;
   for (const char* name : kInherited) {

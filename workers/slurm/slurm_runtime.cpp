@@ -125,13 +125,8 @@ StatusOr<JobRun> SlurmRuntime::Launch(const JobRecord& job, int attempt, Timesta
   };
   options.master_port = per_node > 1 ? PortOf(job.id, 63, per_node) : options.master_port;
   TY_ASSIGN_OR_RETURN(std::vector<Replica> replicas, PlanReplicas(job.job, options));
-  for (const Replica& r : replicas) {
-    if (r.command.empty()) {
-      return InvalidArgument("jobSpec.workerPoolSpecs[" + std::to_string(r.pool) +
-                             "].containerSpec.command: the Slurm runtime runs a command on the "
-                             "cluster's nodes and does not pull images; set command (and args)");
-    }
-  }
+  TY_RETURN_IF_ERROR(
+      RequireCommands(replicas, "the Slurm runtime runs a command on the cluster's nodes"));
   std::vector<std::string> tasks;
   for (const Replica& r : replicas) tasks.push_back(r.task_name);
 
@@ -208,6 +203,13 @@ StatusOr<Observation> SlurmRuntime::Observe(const JobRecord& job, Timestamp now)
   // Gone from Slurm (ended longer ago than MinJobAge, or never known) counts as ended.
   const bool ended = found == nullptr || SlurmJobEnded(found->job.state);
   const bool running = found != nullptr && found->job.state == "RUNNING";
+  if (found != nullptr && found->job.state == "PENDING") {
+    // Slurm holds the job (other users' work, a partition too small, a hold): its own words.
+    out.waiting =
+        "Slurm job " + std::to_string(found->job.job_id) + " is PENDING" +
+        (found->job.reason.empty() || found->job.reason == "None" ? std::string()
+                                                                  : " (" + found->job.reason + ")");
+  }
   for (const ReplicaRun& r : job.run->replicas) {
     const fs::path dir = AttemptDir(job.id, attempt) / r.task_name;
     const std::string n = std::to_string(r.restarts);

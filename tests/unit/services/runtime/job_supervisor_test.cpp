@@ -258,5 +258,55 @@ TEST(JobSupervisorTest, AJustLaunchedJobStoresItsRunBeforeItRuns) {
   EXPECT_EQ(verdict.transition->run->replicas[2].handle, "pid:workerpool1-1");
 }
 
+// The runtime's reason (Slurm's pending reason) becomes the job's while its replicas wait, once;
+// when they start it gives way.
+TEST(JobSupervisorTest, TheRuntimesWordOnWaitingReplicasIsTheJobsReasonUntilTheyStart) {
+  JobRecord record = Gang(S::kPending);
+  record.job.start_time.reset();
+  Observation seen = AllRunning(record);
+  for (ReplicaObservation& r : seen.replicas) r.phase = ReplicaPhase::kPending;
+  seen.waiting = "Slurm job 12 is PENDING (Resources)";
+  SupervisorVerdict verdict = Supervise(record, seen, kNow);
+  ASSERT_TRUE(verdict.transition);
+  EXPECT_EQ(verdict.transition->to, S::kPending);
+  ASSERT_TRUE(verdict.transition->note);
+  EXPECT_EQ(verdict.transition->note->code, kRuntimeWaiting);
+  EXPECT_EQ(verdict.transition->note->message, "Slurm job 12 is PENDING (Resources)");
+  EXPECT_EQ(verdict.transition->next_action_at, kNow + seconds(5));
+
+  record.job.trainyard = SchedulingStatus{};
+  record.job.trainyard->reason_code = std::string(kRuntimeWaiting);
+  record.job.trainyard->reason_message = "Slurm job 12 is PENDING (Resources)";
+  EXPECT_FALSE(Supervise(record, seen, kNow).transition) << "said once, not every look";
+
+  verdict = Supervise(record, AllRunning(record), kNow);
+  ASSERT_TRUE(verdict.transition);
+  EXPECT_EQ(verdict.transition->to, S::kRunning);
+  ASSERT_TRUE(verdict.transition->note);
+  EXPECT_EQ(verdict.transition->note->code, "ADMITTED");
+}
+
+TEST(JobSupervisorTest, AnUnreachableRuntimeIsTheJobsReasonOnceAndClearsWhenItAnswers) {
+  JobRecord record = Gang(S::kRunning);
+  auto noted = RuntimeUnavailable(record, kNow, "slurmrestd at http://x cannot be reached");
+  ASSERT_TRUE(noted);
+  EXPECT_EQ(noted->to, S::kRunning) << "the job keeps its state";
+  ASSERT_TRUE(noted->note);
+  EXPECT_EQ(noted->note->code, kRuntimeUnavailable);
+  EXPECT_NE(noted->note->message.find("slurmrestd at http://x cannot be reached"),
+            std::string::npos);
+  EXPECT_EQ(noted->next_action_at, kNow) << "never left without a next look";
+
+  record.job.trainyard = SchedulingStatus{};
+  record.job.trainyard->reason_code = std::string(kRuntimeUnavailable);
+  EXPECT_FALSE(RuntimeUnavailable(record, kNow, "still down")) << "said once";
+  SupervisorVerdict back = Supervise(record, AllRunning(record), kNow);
+  ASSERT_TRUE(back.transition);
+  EXPECT_EQ(back.transition->to, S::kRunning);
+  ASSERT_TRUE(back.transition->note);
+  EXPECT_EQ(back.transition->note->code, "ADMITTED");
+  EXPECT_FALSE(RuntimeUnavailable(Gang(S::kSucceeded), kNow, "x")) << "only live jobs";
+}
+
 }  // namespace
 }  // namespace trainyard
