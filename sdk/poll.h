@@ -53,9 +53,11 @@ StatusOr<T> PollUntilDone(const Timing& timing, const WaitOptionsFor<T>& options
     if (deadline) {
       const auto now = timing.now();
       if (now >= *deadline) {
-        auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(now - start);
-        return Status(Code::kDeadlineExceeded,
-                      "timed out after " + FormatElapsed(waited) + ": " + hooks.describe(*current));
+        // The wait asked for, not the clock's reading: the last fetch may have run a little past
+        // the deadline, and the user recognises their own --timeout.
+        return Status(
+            Code::kDeadlineExceeded,
+            "timed out after " + FormatElapsed(*options.timeout) + ": " + hooks.describe(*current));
       }
       auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*deadline - now);
       if (left < delay) delay = left;

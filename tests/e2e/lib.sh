@@ -134,3 +134,17 @@ shell_job() {
       containerSpec: {imageUri: "debian:12", command: ["sh", "-c", $s]}}]}}' | jq "${2:-.}" |
     curl -fsS -X POST "$P/customJobs" -H 'content-type: application/json' --data-binary @- | jq -r .name
 }
+
+# rendezvous_job JQ SECONDS: payloads/jobs/local-rendezvous.json (with jq edits), run to SUCCEEDED
+# with every replica's "rendezvous ok" line in its log; sets `name` and `id`. env_of TASK VAR then
+# reads what that replica printed of its environment.
+rendezvous_job() {
+  name=$(create "$1" local-rendezvous.json)
+  id=${name##*/}
+  wait_until "$2" "rendezvous job SUCCEEDED" state_is "$name" JOB_STATE_SUCCEEDED
+  local task
+  for task in workerpool0-0 workerpool1-0 workerpool1-1; do
+    wait_until 20 "$task's rendezvous line" bash -c "curl -fsS '$BASE/trainyard/v1/projects/demo/locations/us-central1/customJobs/$id/logs?task=$task' | jq -e '[.entries[].textPayload | select(startswith(\"rendezvous ok\"))] | length == 1'"
+  done
+}
+env_of() { logs "$name" "$1" | sed -n "s/^ENV $2=//p"; }

@@ -18,13 +18,7 @@ group_gone() { ! kill -0 -- "-$1" 2>/dev/null; }
 pgid_of() { cut -d: -f1 "$REPLICAS/${1##*/}/attempt-0/workerpool0-0/pid"; }
 
 # --- the distributed environment of a 2-pool, 3-replica job, and a real rendezvous ---
-name=$(create '.' local-rendezvous.json)
-id=${name##*/}
-wait_until 60 "rendezvous job SUCCEEDED" state_is "$name" JOB_STATE_SUCCEEDED
-for task in workerpool0-0 workerpool1-0 workerpool1-1; do
-  wait_until 20 "$task's lines in the log" bash -c "curl -fsS '$BASE/trainyard/v1/projects/demo/locations/us-central1/customJobs/$id/logs?task=$task' | jq -e '[.entries[].textPayload | select(startswith(\"rendezvous ok\"))] | length == 1'"
-done
-env_of() { logs "$name" "$1" | sed -n "s/^ENV $2=//p"; }
+rendezvous_job '.' 60
 spec=$(env_of workerpool1-1 CLUSTER_SPEC)
 check "CLUSTER_SPEC lists both pools" "$(jq -c '.cluster | map_values(length)' <<<"$spec")" '{"workerpool0":1,"workerpool1":2}'
 check "CLUSTER_SPEC task of workerpool1-1" "$(jq -c .task <<<"$spec")" '{"type":"workerpool1","index":1,"trial":""}'

@@ -39,13 +39,7 @@ pass "a job ran on the Slurm node and its output is the job's log"
 check "one Slurm job for the attempt, named for the Trainyard job" "$(slurm_job "$name" | wc -l)" 1
 
 # --- 2 pools, 3 tasks: each task its own replica's environment; a real rendezvous ---
-name=$(create '.labels.runtime = "slurm"' local-rendezvous.json)
-id=${name##*/}
-wait_until 90 "rendezvous job SUCCEEDED" state_is "$name" JOB_STATE_SUCCEEDED
-for task in workerpool0-0 workerpool1-0 workerpool1-1; do
-  wait_until 20 "$task's rendezvous line" bash -c "curl -fsS '$BASE/trainyard/v1/projects/demo/locations/us-central1/customJobs/$id/logs?task=$task' | jq -e '[.entries[].textPayload | select(startswith(\"rendezvous ok\"))] | length == 1'"
-done
-env_of() { logs "$name" "$1" | sed -n "s/^ENV $2=//p"; }
+rendezvous_job '.labels.runtime = "slurm"' 90
 node=$(hostname)
 spec=$(env_of workerpool1-1 CLUSTER_SPEC)
 check "CLUSTER_SPEC lists both pools" "$(jq -c '.cluster | map_values(length)' <<<"$spec")" '{"workerpool0":1,"workerpool1":2}'
