@@ -43,6 +43,12 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 64))
       ->capture_default_str();
   serve_cmd
+      ->add_option("--slurm-capacity-interval", serve.slurm_capacity_seconds,
+                   "slurm runtime: seconds between reads of the cluster's nodes (a partition's "
+                   "nodes that are down or drained are taken out of its pools)")
+      ->check(CLI::Range(0.1, 3600.0))
+      ->capture_default_str();
+  serve_cmd
       ->add_option("--lease-seconds", serve.lease_seconds,
                    "how long a job stays with this process after its last heartbeat; a "
                    "crashed process's jobs move on after this")

@@ -51,6 +51,7 @@
 #include "workers/scheduler_loop.h"
 #include "workers/sim/fleet_file.h"
 #include "workers/sim/sim_runtime.h"
+#include "workers/slurm/slurm_capacity.h"
 #include "workers/slurm/slurm_rest_client.h"
 #include "workers/slurm/slurm_runtime.h"
 
@@ -115,8 +116,8 @@ spdlog::level::level_enum SpdLevel(const std::string& name) {
 
 // The Slurm runtime: slurmrestd's client with the token from --slurm-token-file or SLURM_JWT, and
 // the partitions the fleet file's pools name.
-StatusOr<std::unique_ptr<Runtime>> MakeSlurmRuntime(const ServeOptions& options,
-                                                    const Fleet& fleet) {
+// slurmrestd's client, with the token from --slurm-token-file or SLURM_JWT.
+StatusOr<std::unique_ptr<slurm::SlurmRestClient>> MakeSlurmClient(const ServeOptions& options) {
   slurm::SlurmRestOptions rest;
   rest.url = options.slurm_url;
   if (rest.url.empty()) return InvalidArgument("--runtime=slurm needs --slurm-url");
@@ -129,8 +130,13 @@ StatusOr<std::unique_ptr<Runtime>> MakeSlurmRuntime(const ServeOptions& options,
     rest.user = user;
   }
   if (rest.user.empty()) rest.user = "root";
-  TY_ASSIGN_OR_RETURN(std::unique_ptr<slurm::SlurmRestClient> client,
-                      slurm::SlurmRestClient::Create(std::move(rest)));
+  return slurm::SlurmRestClient::Create(std::move(rest));
+}
+
+// The Slurm runtime, with the partitions the fleet file's pools name.
+StatusOr<std::unique_ptr<Runtime>> MakeSlurmRuntime(const ServeOptions& options,
+                                                    const Fleet& fleet) {
+  TY_ASSIGN_OR_RETURN(std::unique_ptr<slurm::SlurmRestClient> client, MakeSlurmClient(options));
   slurm::SlurmRuntimeOptions runtime;
   runtime.shared_dir = std::filesystem::absolute(
       options.slurm_shared_dir.empty() ? std::filesystem::path(options.data_dir) / "slurm"
@@ -265,7 +271,22 @@ int RunServe(const ServeOptions& options) {
                 &metrics_registry, &utilization});
   }
   ready_pool = db->pool.get();
+  // On Slurm, the scheduler admits only onto nodes the cluster can run (read from slurmrestd).
+  // Declared before the loop that reads it, so it outlives the loop on every way out.
+  std::unique_ptr<slurm::SlurmCapacity> slurm_capacity;
   SchedulerLoop scheduler(scheduler_store, *fleet, **clock);
+  if (options.runtime == "slurm") {
+    auto client = MakeSlurmClient(options);
+    if (!client.ok()) return Fail("slurm_runtime_failed", client.status());
+    slurm_capacity = std::make_unique<slurm::SlurmCapacity>(
+        std::move(client).value(), *fleet,
+        std::chrono::milliseconds(static_cast<int64_t>(options.slurm_capacity_seconds * 1000)));
+    if (Status read = slurm_capacity->Refresh(); !read.ok()) {
+      LogJson(LogLevel::kWarn, "slurm_capacity_failed", {{"error", read.message()}});
+    }
+    slurm_capacity->Start();
+    scheduler.SetExternalCapacity(slurm_capacity.get());
+  }
   storage::PgFailureStore failure_store(scheduler_store);
   FailureSimulator failures(failure_store, *fleet);
   scheduler.SetFailureSimulator(&failures);

@@ -33,6 +33,7 @@ struct ServeOptions {
   // Seen by this server and every node at the same path; "": <data dir>/slurm.
   std::string slurm_shared_dir;
   int slurm_tasks_per_node = 1;
+  double slurm_capacity_seconds = 10;  // how often the cluster's nodes are read
   // "tokens", "off", or "" for the default: off on a loopback address, tokens elsewhere.
   std::string auth;
   // Requests per second this process serves (all routes but health checks), and creates per

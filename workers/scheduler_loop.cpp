@@ -143,9 +143,16 @@ Status SchedulerLoop::Ingest(LoopStats& stats) {
   }
   TY_RETURN_IF_ERROR(IngestResources(clock_.Now()));
   TY_ASSIGN_OR_RETURN(SchedulerStore::UnitsDownView down, store_.UnitsDown(fleet_));
+  // A node the cluster says is down may be one the fleet already counts as failed: the larger.
+  const std::map<std::string, int64_t> external =
+      external_ != nullptr ? external_->UnitsDown() : std::map<std::string, int64_t>{};
   for (size_t p = 0; p < fleet_.pools.size(); ++p) {
     auto it = down.pools.find(fleet_.pools[p].id);
-    core_.SetUnitsDown(static_cast<int>(p), it == down.pools.end() ? 0 : it->second);
+    int64_t units = it == down.pools.end() ? 0 : it->second;
+    if (auto ext = external.find(fleet_.pools[p].id); ext != external.end()) {
+      units = std::max(units, ext->second);
+    }
+    core_.SetUnitsDown(static_cast<int>(p), units);
   }
   for (const auto& [uid, known] : known_resources_) {
     std::map<int, int64_t> held_down;

@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "services/clock.h"
+#include "services/fleet/external_capacity.h"
 #include "services/scheduler/scheduler.h"
 #include "services/scheduler/scheduler_store.h"
 #include "workers/failure_simulator.h"
@@ -49,6 +50,8 @@ class SchedulerLoop {
   void SetFailureSimulator(FailureSimulator* failures) { failures_ = failures; }
   // So does the work on persistent resources (boot, reboot, delete), after their holds are read.
   void SetResourceReconciler(ResourceReconciler* resources) { resources_ = resources; }
+  // A real cluster's word on its nodes (the Slurm runtime): its units down count too.
+  void SetExternalCapacity(const ExternalCapacity* capacity) { external_ = capacity; }
 
  private:
   Status Ingest(LoopStats& stats);
@@ -66,6 +69,7 @@ class SchedulerLoop {
   Scheduler core_;
   FailureSimulator* failures_ = nullptr;
   ResourceReconciler* resources_ = nullptr;
+  const ExternalCapacity* external_ = nullptr;
   struct KnownResource {
     int64_t version = 0;
     std::string key;

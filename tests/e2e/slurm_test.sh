@@ -132,6 +132,30 @@ wait_until 60 "adopted job SUCCEEDED" state_is "$name" JOB_STATE_SUCCEEDED
 check "the replica ran once" "$(wc -l <"$dir/runs" | tr -d ' ')" 1
 check "submitted once" "$(squeue -h -t all -n "trainyard-${name##*/}-a0" -o '%i' | wc -l)" 1
 
+# --- the cluster's nodes are the fleet's capacity: a drained node takes its pool's unit out; a
+# job waits in Trainyard's queue until it is back, then runs on that pool's partition ---
+cat >"$E2E_DIR/fleet.json" <<'JSON'
+{"name": "slurm-e2e", "quotas": {"default": {"CPUS": 512}},
+ "zones": [{"zone": "us-central1-a", "pools": [
+   {"machineType": "n2-standard-8", "model": "ON_DEMAND", "nodes": 1, "slurmPartition": "gpu"}]}]}
+JSON
+stop_server
+start_server --runtime slurm --slurm-url "$SLURM_REST_URL" \
+  --slurm-token-file "$SLURM_CLUSTER_DIR/token" --slurm-user root \
+  --slurm-shared-dir "$E2E_DIR/shared" --slurm-tasks-per-node 8 --lease-seconds 2 \
+  --fleet "$E2E_DIR/fleet.json" --slurm-capacity-interval 0.5
+P="$BASE/v1/projects/demo/locations/us-central1"
+scontrol update nodename="$SLURM_NODE_NAME" state=drain reason=trainyard-e2e
+wait_until 10 "the scheduler has read the drain" \
+  grep -q '"event":"slurm_capacity","pool":"us-central1-a/n2-standard-8/ON_DEMAND","units_down":1' "$E2E_DIR/server.log"
+name=$(shell_job 'echo ran on the resumed node')
+wait_until 30 "the job waits for capacity" reason_is "$name" NO_CAPACITY
+check "QUEUED in Trainyard, not submitted to Slurm" "$(field "$name" .state):$(slurm_job "$name" | wc -l)" \
+  "JOB_STATE_QUEUED:0"
+scontrol update nodename="$SLURM_NODE_NAME" state=resume
+wait_until 60 "the job runs once the node is back" state_is "$name" JOB_STATE_SUCCEEDED
+check "on the pool's partition" "$(squeue -h -t all -n "trainyard-${name##*/}-a0" -o '%P')" gpu
+
 # --- the real gcloud: a job created with --config runs on Slurm; stream-logs shows its output ---
 if command -v gcloud >/dev/null 2>&1; then
   export CLOUDSDK_CONFIG="$E2E_DIR/gcloud" CLOUDSDK_CORE_DISABLE_PROMPTS=1

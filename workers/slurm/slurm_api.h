@@ -36,6 +36,17 @@ struct SlurmJob {
   std::string nodes;
 };
 
+struct SlurmNode {
+  std::string name;
+  std::string state;                     // idle, allocated, mixed, down, …
+  std::vector<std::string> state_flags;  // DRAIN, NOT_RESPONDING, …
+  std::vector<std::string> partitions;
+};
+
+// Whether jobs can run on the node now: up (idle, mixed, allocated, completing) and neither
+// drained nor unreachable.
+bool SlurmNodeUsable(const SlurmNode& node);
+
 // Whether Slurm is done with the job (it will not run again: our jobs never requeue).
 bool SlurmJobEnded(const std::string& state);
 
@@ -47,6 +58,7 @@ class SlurmApi {
   virtual StatusOr<std::vector<SlurmJob>> Jobs() = 0;
   // Idempotent: a job Slurm no longer knows is already gone.
   virtual Status Cancel(int64_t job_id) = 0;
+  virtual StatusOr<std::vector<SlurmNode>> Nodes() = 0;
 };
 
 }  // namespace trainyard::slurm

@@ -111,4 +111,9 @@ Status SlurmRestClient::Cancel(int64_t job_id) {
   return DecodeCancelReply(reply.status, reply.body);
 }
 
+StatusOr<std::vector<SlurmNode>> SlurmRestClient::Nodes() {
+  TY_ASSIGN_OR_RETURN(Impl::Reply reply, impl_->Send(http::methods::GET, "/nodes", nullptr));
+  return DecodeNodes(reply.status, reply.body);
+}
+
 }  // namespace trainyard::slurm

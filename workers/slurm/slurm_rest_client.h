@@ -28,6 +28,7 @@ class SlurmRestClient : public SlurmApi {
   StatusOr<int64_t> Submit(const SlurmSubmit& job) override;
   StatusOr<std::vector<SlurmJob>> Jobs() override;
   Status Cancel(int64_t job_id) override;
+  StatusOr<std::vector<SlurmNode>> Nodes() override;
 
  private:
   struct Impl;

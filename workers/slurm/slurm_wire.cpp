@@ -1,5 +1,6 @@
 #include "workers/slurm/slurm_wire.h"
 
+#include <cctype>
 #include <nlohmann/json.hpp>
 
 namespace trainyard::slurm {
@@ -88,6 +89,24 @@ bool SlurmJobEnded(const std::string& state) {
          state == "BOOT_FAIL" || state == "DEADLINE";
 }
 
+bool SlurmNodeUsable(const SlurmNode& node) {
+  std::string state;
+  for (char c : node.state) state += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  // 22.05 may also fold flags into the state ("idle+drain").
+  if (state.find("drain") != std::string::npos) return false;
+  const std::string base = state.substr(0, state.find('+'));
+  if (base != "idle" && base != "mixed" && base != "allocated" && base != "completing") {
+    return false;
+  }
+  for (const std::string& flag : node.state_flags) {
+    if (flag.rfind("DRAIN", 0) == 0 || flag == "NOT_RESPONDING" || flag == "FAIL" ||
+        flag == "MAINTENANCE" || flag == "REBOOT_REQUESTED" || flag == "POWERED_DOWN") {
+      return false;
+    }
+  }
+  return true;
+}
+
 std::string EncodeSubmit(const SlurmSubmit& job) {
   json j = {{"name", job.name},
             {"comment", job.comment},
@@ -143,6 +162,33 @@ StatusOr<std::vector<SlurmJob>> DecodeJobs(int http_status, std::string_view bod
     jobs.push_back(std::move(job));
   }
   return jobs;
+}
+
+StatusOr<std::vector<SlurmNode>> DecodeNodes(int http_status, std::string_view body) {
+  json parsed = json::parse(body, nullptr, false);
+  if (http_status != 200 || !parsed.is_object() || !parsed.contains("nodes") ||
+      !parsed["nodes"].is_array()) {
+    return FailureOf(http_status, body, "the node listing");
+  }
+  auto strings = [](const json& o, const char* key) {
+    std::vector<std::string> out;
+    if (!o.contains(key) || !o[key].is_array()) return out;
+    for (const json& v : o[key]) {
+      if (v.is_string()) out.push_back(v.get<std::string>());
+    }
+    return out;
+  };
+  std::vector<SlurmNode> nodes;
+  for (const json& n : parsed["nodes"]) {
+    if (!n.is_object()) continue;
+    SlurmNode node;
+    node.name = StringOr(n, "name");
+    node.state = StringOr(n, "state");
+    node.state_flags = strings(n, "state_flags");
+    node.partitions = strings(n, "partitions");
+    nodes.push_back(std::move(node));
+  }
+  return nodes;
 }
 
 Status DecodeCancelReply(int http_status, std::string_view body) {

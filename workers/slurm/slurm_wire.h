@@ -18,6 +18,7 @@ std::string EncodeSubmit(const SlurmSubmit& job);
 // (a held job, or one that waits for a partition that is too small, answers that way).
 StatusOr<int64_t> DecodeSubmitReply(int http_status, std::string_view body);
 StatusOr<std::vector<SlurmJob>> DecodeJobs(int http_status, std::string_view body);
+StatusOr<std::vector<SlurmNode>> DecodeNodes(int http_status, std::string_view body);
 // A cancel's answer: OK also when Slurm no longer knows the job (error 2017).
 Status DecodeCancelReply(int http_status, std::string_view body);
 

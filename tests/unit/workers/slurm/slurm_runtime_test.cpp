@@ -37,6 +37,7 @@ struct FakeSlurm : SlurmApi {
     }
     return Status::Ok();
   }
+  StatusOr<std::vector<SlurmNode>> Nodes() override { return std::vector<SlurmNode>{}; }
   void Set(int64_t id, const std::string& state) {
     for (SlurmJob& j : jobs) {
       if (j.job_id == id) j.state = state;

@@ -76,5 +76,21 @@ TEST(SlurmWireTest, CancellingAJobSlurmNoLongerKnowsIsDone) {
             Code::kUnavailable);
 }
 
+TEST(SlurmWireTest, NodesSayWhereJobsCanRun) {
+  auto nodes = DecodeNodes(200, R"({"errors":[],"nodes":[
+      {"name":"vm","state":"idle","state_flags":[],"partitions":["debug","gpu"]},
+      {"name":"a","state":"mixed","state_flags":["DRAIN"],"partitions":["gpu"]},
+      {"name":"b","state":"down","state_flags":["NOT_RESPONDING"],"partitions":["gpu"]},
+      {"name":"c","state":"allocated","partitions":["gpu"]}]})");
+  ASSERT_TRUE(nodes.ok()) << nodes.status().message();
+  ASSERT_EQ(nodes->size(), 4u);
+  EXPECT_EQ((*nodes)[0].partitions, (std::vector<std::string>{"debug", "gpu"}));
+  EXPECT_TRUE(SlurmNodeUsable((*nodes)[0]));
+  EXPECT_FALSE(SlurmNodeUsable((*nodes)[1])) << "drained";
+  EXPECT_FALSE(SlurmNodeUsable((*nodes)[2])) << "down";
+  EXPECT_TRUE(SlurmNodeUsable((*nodes)[3])) << "busy is still there";
+  EXPECT_FALSE(SlurmNodeUsable(SlurmNode{"d", "IDLE+DRAIN", {}, {"gpu"}}));
+}
+
 }  // namespace
 }  // namespace trainyard::slurm
