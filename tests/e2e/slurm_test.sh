@@ -90,13 +90,15 @@ name=$(shell_job 'echo waiting; while [ ! -f go ]; do sleep 0.1; done; echo fini
 wait_until 60 "waiter RUNNING" state_is "$name" JOB_STATE_RUNNING
 dir="$E2E_DIR/shared/jobs/${name##*/}/attempt-0/workerpool0-0"
 slurmrestd_stop
-touch "$dir/go"
-wait_until 20 "the replica finished while slurmrestd is down" test -f "$dir/exit.0"
+# The replica waits for `go`, so the runtime's next look (its job list is at most 250 ms old)
+# finds slurmrestd gone.
 reason_is() { [ "$(field "$1" .trainyard.reason.code)" = "$2" ]; }
 wait_until 30 "the outage is the job's reason" reason_is "$name" RUNTIME_UNAVAILABLE
-check "still RUNNING while Slurm cannot be asked" "$(field "$name" .state)" JOB_STATE_RUNNING
 field "$name" .trainyard.reason.message | grep -q "cannot be reached" &&
   pass "the reason says slurmrestd cannot be reached" || fail "reason: $(field "$name" .trainyard.reason)"
+touch "$dir/go"
+wait_until 20 "the replica finished while slurmrestd is down" test -f "$dir/exit.0"
+check "still RUNNING while Slurm cannot be asked" "$(field "$name" .state)" JOB_STATE_RUNNING
 slurmrestd_start
 wait_until 60 "waiter SUCCEEDED once slurmrestd is back" state_is "$name" JOB_STATE_SUCCEEDED
 wait_until 20 "its last line in the log" log_has "$name" finished
