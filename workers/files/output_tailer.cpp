@@ -18,6 +18,7 @@ fs::path OffsetFile(const fs::path& file) {
 }  // namespace
 
 void OutputTailer::Follow(const fs::path& file, int64_t job_id, std::string task) {
+  if (files_.count(file) > 0) return;  // runtimes say so on every look: no file read for it
   // From where the last reader stopped (the offset survives the server), never from the start.
   uint64_t offset = ParseNumber<uint64_t>(ReadFile(OffsetFile(file))).value_or(0);
   files_.try_emplace(file, Followed{job_id, std::move(task), offset});
