@@ -280,7 +280,8 @@ int RunServe(const ServeOptions& options) {
     if (!client.ok()) return Fail("slurm_runtime_failed", client.status());
     slurm_capacity = std::make_unique<slurm::SlurmCapacity>(
         std::move(client).value(), *fleet,
-        std::chrono::milliseconds(static_cast<int64_t>(options.slurm_capacity_seconds * 1000)));
+        std::chrono::milliseconds(static_cast<int64_t>(options.slurm_capacity_seconds * 1000)),
+        options.slurm_tasks_per_node);
     if (Status read = slurm_capacity->Refresh(); !read.ok()) {
       LogJson(LogLevel::kWarn, "slurm_capacity_failed", {{"error", read.message()}});
     }

@@ -1,5 +1,7 @@
-# A throwaway one-node Slurm cluster on loopback for the end-to-end tests, with slurmrestd
-# (openapi/v0.0.38, JWT auth) in front of it. Source it after tests/e2e/lib.sh (which gives
+# A throwaway two-node Slurm cluster on loopback for the end-to-end tests, with slurmrestd
+# (openapi/v0.0.38, JWT auth) in front of it. The first node (this host's name) is in partitions
+# debug and gpu; the second (SLURM_NODE2_NAME, "localhost") alone in partition cpu, so that a job
+# whose pools lie on two partitions runs as a heterogeneous job. Source it after tests/e2e/lib.sh (which gives
 # E2E_DIR and free_port), then:
 #
 #   slurm_cluster_start || { echo "SKIP: $SLURM_SKIP_REASON"; exit 77; }
@@ -9,13 +11,16 @@
 #
 # Exports: SLURM_CONF (every Slurm command line tool then talks to this cluster), SLURM_REST_URL,
 # SLURM_JWT_TOKEN (the token only, no "SLURM_JWT=" prefix), SLURM_USER_NAME (root),
-# SLURM_NODE_NAME, SLURM_CLUSTER_DIR. Also written: $SLURM_CLUSTER_DIR/token (mode 600).
+# SLURM_NODE_NAME, SLURM_NODE2_NAME, SLURM_CLUSTER_DIR. Also written: $SLURM_CLUSTER_DIR/token (mode 600).
 #
 # Facts this relies on (Debian 12, Slurm 22.05; see /work/shared/docs/slurm.md and
 # /work/notes/slurm-api-samples.md):
 # - Packages: slurm-wlm slurm-wlm-jwt-plugin slurmrestd munge (`scripts/setup slurm`). auth/jwt
 #   lives in slurm-wlm-jwt-plugin, which apt's --no-install-recommends leaves out.
-# - Debian's slurmd is built without --enable-multiple-slurmd: one node, this host.
+# - Debian's slurmd is built without --enable-multiple-slurmd, yet two slurmd run on one host when
+#   each is started for its own node (-N) with its own Port and %n in its spool, pid and log
+#   paths. The second node is named localhost so that its address in a CLUSTER_SPEC resolves.
+# - Only the backfill scheduler starts heterogeneous jobs: bf_interval=1 (default 30 s).
 # - The node claims CPUs=8 whatever the hardware (SlurmdParameters=config_overrides), so a 3-task
 #   job and a few one-task jobs run at once on a 2-core machine. Jobs here are `sleep`/`echo`.
 # - The Slurm daemons run as root (SlurmUser=root), munged as munge; slurmrestd drops to nobody,
@@ -30,6 +35,8 @@ SLURM_USER_NAME=root
 SLURM_REST_VERSION=v0.0.38
 _slurm_ctld_pid=""
 _slurm_d_pid=""
+_slurm_d2_pid=""
+SLURM_NODE2_NAME=localhost
 _slurm_rest_pid=""
 _slurm_rest_port=""
 _slurm_munged_pid=""   # set only when we started munged ourselves
@@ -123,8 +130,8 @@ print(" ".join(str(s.getsockname()[1]) for s in ss))' "$1"
 }
 
 _slurm_write_conf() {
-  local d=$SLURM_CLUSTER_DIR host mem ctld_port slurmd_port
-  read -r ctld_port slurmd_port _slurm_rest_port < <(_slurm_free_ports 3)
+  local d=$SLURM_CLUSTER_DIR host mem ctld_port slurmd_port slurmd2_port
+  read -r ctld_port slurmd_port slurmd2_port _slurm_rest_port < <(_slurm_free_ports 4)
   host=$(hostname -s)
   SLURM_NODE_NAME=$host
   # RealMemory is the node's memory in MB minus a margin, so that jobs asking for memory fit.
@@ -146,11 +153,11 @@ CredType=cred/munge
 AuthAltTypes=auth/jwt
 AuthAltParameters=jwt_key=$d/etc/jwt.key
 StateSaveLocation=$d/state
-SlurmdSpoolDir=$d/spool
+SlurmdSpoolDir=$d/spool/%n
 SlurmctldPidFile=$d/slurmctld.pid
-SlurmdPidFile=$d/slurmd.pid
+SlurmdPidFile=$d/slurmd.%n.pid
 SlurmctldLogFile=$d/log/slurmctld.log
-SlurmdLogFile=$d/log/slurmd.log
+SlurmdLogFile=$d/log/slurmd.%n.log
 SlurmctldDebug=info
 SlurmdDebug=info
 # No cgroups in a container: plain /proc process tracking, no task binding.
@@ -164,7 +171,7 @@ JobCompType=jobcomp/none
 SchedulerType=sched/backfill
 # Start batch jobs at the next scheduler tick (about 1 s) instead of up to 3 s later: 100 trivial
 # jobs take ~14 s instead of ~36 s on 8 slots, and every test waits less.
-SchedulerParameters=batch_sched_delay=0
+SchedulerParameters=batch_sched_delay=0,bf_interval=1
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
 # Trust the node line below rather than the hardware: 8 task slots on a 2-core machine.
@@ -178,7 +185,10 @@ KillWait=2
 NodeName=$host NodeAddr=127.0.0.1 CPUs=8 RealMemory=$mem State=UNKNOWN
 PartitionName=debug Nodes=$host Default=YES MaxTime=INFINITE State=UP
 PartitionName=gpu Nodes=$host Default=NO MaxTime=INFINITE State=UP
+NodeName=$SLURM_NODE2_NAME NodeHostname=$host NodeAddr=127.0.0.1 Port=$slurmd2_port CPUs=4 RealMemory=$mem State=UNKNOWN
+PartitionName=cpu Nodes=$SLURM_NODE2_NAME Default=NO MaxTime=INFINITE State=UP
 EOF
+  mkdir -p "$d/spool/$host" "$d/spool/$SLURM_NODE2_NAME"
   # A test may add or override settings (the last occurrence of a key wins).
   [ -z "${SLURM_CLUSTER_EXTRA_CONF:-}" ] || printf '%s\n' "$SLURM_CLUSTER_EXTRA_CONF" >>"$d/etc/slurm.conf"
   # slurmrestd runs as nobody and must read the configuration (not the key).
@@ -186,7 +196,8 @@ EOF
 }
 
 _slurm_node_idle() {
-  [ "$(sinfo -h -n "$SLURM_NODE_NAME" -o %t 2>/dev/null | sort -u)" = idle ]
+  [ "$(sinfo -h -N -n "$SLURM_NODE_NAME,$SLURM_NODE2_NAME" -o '%N %t' 2>/dev/null | sort -u |
+    awk '$2 == "idle"' | wc -l)" = 2 ]
 }
 
 _slurm_start_daemons() {
@@ -195,9 +206,12 @@ _slurm_start_daemons() {
   slurmctld -D -f "$d/etc/slurm.conf" >>"$d/log/slurmctld.out" 2>&1 &
   _slurm_ctld_pid=$!
   _slurm_wait "$_slurm_ctld_pid" 30 "slurmctld" scontrol ping || return 1
-  slurmd -D -f "$d/etc/slurm.conf" >>"$d/log/slurmd.out" 2>&1 &
+  slurmd -D -N "$SLURM_NODE_NAME" -f "$d/etc/slurm.conf" >>"$d/log/slurmd.out" 2>&1 &
   _slurm_d_pid=$!
-  _slurm_wait "$_slurm_d_pid" 60 "node $SLURM_NODE_NAME idle" _slurm_node_idle
+  slurmd -D -N "$SLURM_NODE2_NAME" -f "$d/etc/slurm.conf" >>"$d/log/slurmd2.out" 2>&1 &
+  _slurm_d2_pid=$!
+  _slurm_wait "$_slurm_d2_pid" 60 "nodes $SLURM_NODE_NAME and $SLURM_NODE2_NAME idle" \
+    _slurm_node_idle
 }
 
 _slurm_make_token() {
@@ -265,7 +279,7 @@ slurm_cluster_start() {
   mkdir -p "$SLURM_CLUSTER_DIR"/{state,spool,log,etc}
   # nobody (slurmrestd) walks down to etc/slurm.conf; E2E_DIR itself is 755 (lib.sh).
   chmod 755 "$SLURM_CLUSTER_DIR" "$SLURM_CLUSTER_DIR/etc"
-  export SLURM_CLUSTER_DIR SLURM_USER_NAME SLURM_REST_VERSION
+  export SLURM_CLUSTER_DIR SLURM_USER_NAME SLURM_REST_VERSION SLURM_NODE2_NAME
   _slurm_step munged _slurm_ensure_munged || { _slurm_skip "munged does not run"; return 1; }
   _slurm_step slurm.conf _slurm_write_conf || { _slurm_skip "cannot write slurm.conf"; return 1; }
   export SLURM_CONF=$SLURM_CLUSTER_DIR/etc/slurm.conf SLURM_NODE_NAME
@@ -296,6 +310,8 @@ slurm_cluster_stop() {
     fi
     _slurm_kill_pid "$_slurm_d_pid"
     _slurm_d_pid=""
+    _slurm_kill_pid "$_slurm_d2_pid"
+    _slurm_d2_pid=""
   fi
   _slurm_kill_pid "$_slurm_ctld_pid"
   _slurm_ctld_pid=""

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# The Slurm runtime end to end (`serve --runtime=slurm`) on a throwaway one-node Slurm cluster
+# The Slurm runtime end to end (`serve --runtime=slurm`) on a throwaway two-node Slurm cluster
 # with slurmrestd and JWT auth (tests/e2e/slurm_cluster.sh): a job to SUCCEEDED with its output in
 # Trainyard's log; a 2-pool, 3-task job whose tasks get their own distributed environment and
-# really rendezvous; a worker restarted in place inside its allocation; a failing command with
+# really rendezvous, on one partition and as a heterogeneous job over two; a worker restarted in place inside its allocation; a failing command with
 # its exit code; cancel and timeout reaching Slurm; slurmrestd stopped and started again mid-job;
 # a kill -9 of the server that never submits a job twice. Skips (77), saying why, where slurmctld
 # cannot start (no packages: `scripts/setup slurm`; not root).
@@ -139,7 +139,8 @@ check "submitted once" "$(squeue -h -t all -n "trainyard-${name##*/}-a0" -o '%i'
 cat >"$E2E_DIR/fleet.json" <<'JSON'
 {"name": "slurm-e2e", "quotas": {"default": {"CPUS": 512}},
  "zones": [{"zone": "us-central1-a", "pools": [
-   {"machineType": "n2-standard-8", "model": "ON_DEMAND", "nodes": 1, "slurmPartition": "gpu"}]}]}
+   {"machineType": "n2-standard-8", "model": "ON_DEMAND", "nodes": 1, "slurmPartition": "gpu"},
+   {"machineType": "n2-standard-4", "model": "ON_DEMAND", "nodes": 2, "slurmPartition": "cpu"}]}]}
 JSON
 stop_server
 start_server --runtime slurm --slurm-url "$SLURM_REST_URL" \
@@ -157,6 +158,20 @@ check "QUEUED in Trainyard, not submitted to Slurm" "$(field "$name" .state):$(s
 scontrol update nodename="$SLURM_NODE_NAME" state=resume
 wait_until 60 "the job runs once the node is back" state_is "$name" JOB_STATE_SUCCEEDED
 check "on the pool's partition" "$(squeue -h -t all -n "trainyard-${name##*/}-a0" -o '%P')" gpu
+
+# --- pools on two partitions: one heterogeneous Slurm job, a component on each partition's node;
+# every task's environment has the other component's node, and the rendezvous crosses them ---
+rendezvous_job '.labels.runtime = "slurm" | .jobSpec.workerPoolSpecs[1].machineSpec.machineType = "n2-standard-4"' 90
+check "one heterogeneous Slurm job: a component per partition" \
+  "$(squeue -h -t all -n "trainyard-$id-a0" -o '%i %P' | sort | sed 's/^[0-9]*//' | tr '\n' ' ')" "+0 gpu +1 cpu "
+spec=$(env_of workerpool1-0 CLUSTER_SPEC)
+check "the chief's address is the gpu partition's node" \
+  "$(jq -r '.cluster.workerpool0[0] | split(":")[0]' <<<"$spec")" "$SLURM_NODE_NAME"
+check "the workers' addresses are the cpu partition's node" \
+  "$(jq -r '[.cluster.workerpool1[] | split(":")[0]] | unique | join(",")' <<<"$spec")" "$SLURM_NODE2_NAME"
+check "MASTER_ADDR is the chief's node" "$(env_of workerpool1-1 MASTER_ADDR)" "$SLURM_NODE_NAME"
+check "RANK across the components" "$(for t in workerpool0-0 workerpool1-0 workerpool1-1; do env_of $t RANK; done | tr '\n' ' ')" "0 1 2 "
+check "the chief saw both peers" "$(logs "$name" workerpool0-0 | grep -c 'rendezvous ok rank=0 world=3 peers=\[1, 2\]')" 1
 
 # --- the real gcloud: a job created with --config runs on Slurm; stream-logs shows its output ---
 if command -v gcloud >/dev/null 2>&1; then

@@ -13,15 +13,21 @@
 
 namespace trainyard::slurm {
 
+// Part of a job on one partition. A job of several is a heterogeneous job (one allocation per
+// component, started together): replicas whose pools lie on different partitions.
+struct SlurmComponent {
+  std::string partition;  // empty: the cluster's default
+  int tasks = 1;
+  int nodes = 1;
+};
+
 struct SlurmSubmit {
   std::string name;
   std::string comment;
-  std::string partition;  // empty: the cluster's default
+  std::vector<SlurmComponent> components = {SlurmComponent{}};  // one at least
   std::string current_working_directory;
   std::map<std::string, std::string> environment;  // Slurm requires at least PATH
   std::string standard_output;
-  int tasks = 1;
-  int nodes = 1;
   std::optional<int> time_limit_minutes;
   std::string script;
 };
@@ -34,6 +40,10 @@ struct SlurmJob {
   std::string reason;   // state_reason: Priority, Resources, JobHeldUser, NonZeroExitCode …
   int exit_status = 0;  // the raw wait status of the batch script
   std::string nodes;
+  // A heterogeneous job's components are listed as jobs of their own; the first (offset 0, whose
+  // id is the heterogeneous job's) runs the batch script and stands for the whole.
+  int64_t het_job_id = 0;  // 0: not heterogeneous
+  int het_job_offset = 0;
 };
 
 struct SlurmNode {

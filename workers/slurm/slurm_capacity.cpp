@@ -7,11 +7,12 @@
 namespace trainyard::slurm {
 
 std::map<std::string, int64_t> SlurmUnitsDown(const Fleet& fleet,
-                                              const std::vector<SlurmNode>& nodes) {
-  std::map<std::string, int64_t> usable;  // partition → usable nodes not yet given to a pool
+                                              const std::vector<SlurmNode>& nodes,
+                                              int units_per_node) {
+  std::map<std::string, int64_t> usable;  // partition → usable units not yet given to a pool
   for (const SlurmNode& node : nodes) {
     if (!SlurmNodeUsable(node)) continue;
-    for (const std::string& partition : node.partitions) ++usable[partition];
+    for (const std::string& partition : node.partitions) usable[partition] += units_per_node;
   }
   std::map<std::string, int64_t> down;
   for (const CapacityPool& pool : fleet.pools) {
@@ -26,12 +27,15 @@ std::map<std::string, int64_t> SlurmUnitsDown(const Fleet& fleet,
 }
 
 SlurmCapacity::SlurmCapacity(std::unique_ptr<SlurmApi> api, const Fleet& fleet,
-                             std::chrono::milliseconds interval)
-    : api_(std::move(api)), fleet_(fleet), interval_(interval) {}
+                             std::chrono::milliseconds interval, int units_per_node)
+    : api_(std::move(api)),
+      fleet_(fleet),
+      interval_(interval),
+      units_per_node_(std::max(1, units_per_node)) {}
 
 Status SlurmCapacity::Refresh() {
   TY_ASSIGN_OR_RETURN(std::vector<SlurmNode> nodes, api_->Nodes());
-  std::map<std::string, int64_t> down = SlurmUnitsDown(fleet_, nodes);
+  std::map<std::string, int64_t> down = SlurmUnitsDown(fleet_, nodes, units_per_node_);
   std::lock_guard lock(mu_);
   if (down != down_) {
     for (const auto& [pool, units] : down) {

@@ -19,15 +19,16 @@
 namespace trainyard::slurm {
 
 // Pool id → units down, for every pool that names a partition: its units less the usable nodes
-// of its partition left to it by the pools before it. A partition Slurm does not have leaves its
-// pools wholly down.
+// of its partition (times the replicas a node runs, --slurm-tasks-per-node) left to it by the
+// pools before it. A partition Slurm does not have leaves its pools wholly down.
 std::map<std::string, int64_t> SlurmUnitsDown(const Fleet& fleet,
-                                              const std::vector<SlurmNode>& nodes);
+                                              const std::vector<SlurmNode>& nodes,
+                                              int units_per_node = 1);
 
 class SlurmCapacity : public ExternalCapacity {
  public:
   SlurmCapacity(std::unique_ptr<SlurmApi> api, const Fleet& fleet,
-                std::chrono::milliseconds interval);
+                std::chrono::milliseconds interval, int units_per_node = 1);
   ~SlurmCapacity() override { Stop(); }
 
   // One reading now; Start() takes one every interval.
@@ -40,6 +41,7 @@ class SlurmCapacity : public ExternalCapacity {
   std::unique_ptr<SlurmApi> api_;
   const Fleet& fleet_;
   std::chrono::milliseconds interval_;
+  int units_per_node_;
   mutable std::mutex mu_;
   std::map<std::string, int64_t> down_;
   std::condition_variable wake_;

@@ -45,6 +45,40 @@ int TimeLimitMinutes(const CustomJob& job) {
   return static_cast<int>(std::min<int64_t>(minutes + 2, 60LL * 24 * 365));
 }
 
+// Replicas in task order as the components of one Slurm job: consecutive replicas whose pools
+// lie on one partition share a component. Each worker pool's partition is its placed pool's
+// (placements skip the empty placeholder pools of a spec).
+std::vector<SlurmComponent> ComponentsOf(const JobRecord& job, const std::vector<Replica>& replicas,
+                                         const SlurmRuntimeOptions& options) {
+  std::vector<std::string> partition_of;
+  size_t placed = 0;
+  for (const WorkerPoolSpec& wp : job.job.job_spec.worker_pool_specs) {
+    std::string partition = options.default_partition;
+    if (!wp.IsPlaceholder() && wp.machine_spec) {
+      if (job.job.trainyard && placed < job.job.trainyard->pools.size()) {
+        auto p = options.partition_of_pool.find(job.job.trainyard->pools[placed].pool_id);
+        if (p != options.partition_of_pool.end()) partition = p->second;
+      }
+      ++placed;
+    }
+    partition_of.push_back(std::move(partition));
+  }
+  const int per_node = std::max(1, options.tasks_per_node);
+  std::vector<SlurmComponent> out;
+  for (const Replica& r : replicas) {
+    const std::string& partition = r.pool >= 0 && static_cast<size_t>(r.pool) < partition_of.size()
+                                       ? partition_of[static_cast<size_t>(r.pool)]
+                                       : options.default_partition;
+    if (out.empty() || out.back().partition != partition) {
+      out.push_back(SlurmComponent{partition, 0, 0});
+    }
+    ++out.back().tasks;
+  }
+  if (out.empty()) out.push_back(SlurmComponent{options.default_partition, 0, 0});
+  for (SlurmComponent& c : out) c.nodes = std::max(1, (c.tasks + per_node - 1) / per_node);
+  return out;
+}
+
 }  // namespace
 
 SlurmRuntime::SlurmRuntime(std::unique_ptr<SlurmApi> api, SlurmRuntimeOptions options)
@@ -77,6 +111,8 @@ Status SlurmRuntime::Refresh(std::chrono::milliseconds max_age) {
   TY_ASSIGN_OR_RETURN(std::vector<SlurmJob> jobs, api_->Jobs());
   std::vector<Ours> ours;
   for (SlurmJob& j : jobs) {
+    // A heterogeneous job's later components carry its name too; its first stands for it.
+    if (j.het_job_id != 0 && j.het_job_offset != 0) continue;
     if (auto owner = OwnerOf(j.name)) ours.push_back({*owner, std::move(j)});
   }
   ours_ = std::move(ours);
@@ -146,37 +182,43 @@ StatusOr<JobRun> SlurmRuntime::Launch(const JobRecord& job, int attempt, Timesta
     std::error_code ec;
     fs::create_directories(dir, ec);
     if (ec) return Internal("cannot create " + dir.string() + ": " + ec.message());
+    SlurmSubmit submit;
+    submit.components = ComponentsOf(job, replicas, options_);
+    std::vector<int> component_tasks;
+    std::string partitions;
+    for (const SlurmComponent& c : submit.components) {
+      component_tasks.push_back(c.tasks);
+      partitions += (partitions.empty() ? "" : ",") + c.partition;
+    }
     const fs::path task_script = dir / "task.sh";
-    if (!WriteFileAtomically(task_script,
-                             TaskScript(TaskScriptInput{dir, replicas, options_.tasks_per_node}))) {
+    if (!WriteFileAtomically(
+            task_script,
+            TaskScript(TaskScriptInput{dir, replicas, options_.tasks_per_node, component_tasks}))) {
       return Internal("cannot write " + task_script.string());
     }
-    SlurmSubmit submit;
     submit.name = name;
     submit.comment = "Trainyard " + job.job.name + " attempt " + std::to_string(attempt);
-    submit.partition = options_.default_partition;
-    if (job.job.trainyard && !job.job.trainyard->pools.empty()) {
-      auto p = options_.partition_of_pool.find(job.job.trainyard->pools[0].pool_id);
-      if (p != options_.partition_of_pool.end()) submit.partition = p->second;
-    }
     submit.current_working_directory = dir.string();
     const char* path = std::getenv("PATH");
     submit.environment = {{"PATH", path != nullptr ? path : "/usr/local/bin:/usr/bin:/bin"},
                           {"PYTHONUNBUFFERED", "1"}};
     submit.standard_output = (dir / "slurm-%j.out").string();
-    submit.tasks = static_cast<int>(replicas.size());
-    submit.nodes = (submit.tasks + per_node - 1) / per_node;
     submit.time_limit_minutes = TimeLimitMinutes(job.job);
-    submit.script = BatchScript(task_script, submit.tasks);
+    submit.script = BatchScript(task_script, component_tasks);
     TY_ASSIGN_OR_RETURN(slurm_id, api_->Submit(submit));
-    ours_.push_back({ReplicaOwner{job.id, attempt},
-                     SlurmJob{slurm_id, name, submit.comment, "PENDING", "None", 0, ""}});
+    SlurmJob submitted;
+    submitted.job_id = slurm_id;
+    submitted.name = name;
+    submitted.comment = submit.comment;
+    submitted.state = "PENDING";
+    submitted.reason = "None";
+    ours_.push_back({ReplicaOwner{job.id, attempt}, std::move(submitted)});
     LogJson(LogLevel::kInfo, "slurm_job_submitted",
             {{"job", std::to_string(job.id)},
              {"attempt", attempt},
              {"slurm_job", std::to_string(slurm_id)},
-             {"tasks", submit.tasks},
-             {"partition", submit.partition}});
+             {"tasks", static_cast<int64_t>(replicas.size())},
+             {"partition", partitions}});
   }
   Follow(job.id, attempt, tasks, slurm_id);
   JobRun run;

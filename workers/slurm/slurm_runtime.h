@@ -2,8 +2,10 @@
 // The Slurm runtime (`serve --runtime=slurm`): Trainyard's scheduler admits a job onto the pools
 // of its fleet file, whose pools name Slurm partitions, and this runtime runs the admitted job on
 // the cluster as one Slurm batch job: every replica is a task of one srun step, started by the
-// task script (task_script.h) with its own command and distributed environment. Slurm only runs;
-// it does not decide who goes first (README, "Who schedules").
+// task script (task_script.h) with its own command and distributed environment. Worker pools
+// placed on pools of different partitions make it a heterogeneous job, a component per partition
+// (started together, by Slurm's backfill scheduler only). Slurm only runs; it does not decide who
+// goes first (README, "Who schedules").
 //
 // What survives whom:
 // - The Slurm job id is each replica's handle, stored with the job's run. A server that dies

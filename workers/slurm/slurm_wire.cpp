@@ -108,20 +108,28 @@ bool SlurmNodeUsable(const SlurmNode& node) {
 }
 
 std::string EncodeSubmit(const SlurmSubmit& job) {
-  json j = {{"name", job.name},
-            {"comment", job.comment},
-            {"current_working_directory", job.current_working_directory},
-            {"environment", job.environment},
-            {"standard_output", job.standard_output},
-            {"tasks", job.tasks},
-            {"nodes", job.nodes},
-            // Trainyard's failure rules decide retries; a job Slurm requeued by itself would run
-            // an attempt nobody asked for.
-            {"requeue", false}};
-  if (!job.partition.empty()) j["partition"] = job.partition;
-  if (job.time_limit_minutes) j["time_limit"] = *job.time_limit_minutes;
-  if (job.environment.empty()) j["environment"] = json::object();
-  return json{{"job", std::move(j)}, {"script", job.script}}.dump();
+  auto component = [&](const SlurmComponent& c) {
+    json j = {{"name", job.name},
+              {"comment", job.comment},
+              {"current_working_directory", job.current_working_directory},
+              {"environment", job.environment},
+              {"standard_output", job.standard_output},
+              {"tasks", c.tasks},
+              {"nodes", c.nodes},
+              // Trainyard's failure rules decide retries; a job Slurm requeued by itself would
+              // run an attempt nobody asked for.
+              {"requeue", false}};
+    if (!c.partition.empty()) j["partition"] = c.partition;
+    if (job.time_limit_minutes) j["time_limit"] = *job.time_limit_minutes;
+    if (job.environment.empty()) j["environment"] = json::object();
+    return j;
+  };
+  if (job.components.size() == 1) {
+    return json{{"job", component(job.components[0])}, {"script", job.script}}.dump();
+  }
+  json components = json::array();
+  for (const SlurmComponent& c : job.components) components.push_back(component(c));
+  return json{{"jobs", std::move(components)}, {"script", job.script}}.dump();
 }
 
 StatusOr<int64_t> DecodeSubmitReply(int http_status, std::string_view body) {
@@ -159,6 +167,8 @@ StatusOr<std::vector<SlurmJob>> DecodeJobs(int http_status, std::string_view bod
     job.reason = StringOr(j, "state_reason");
     job.exit_status = static_cast<int>(IntOr(j, "exit_code", 0));
     job.nodes = StringOr(j, "nodes");
+    job.het_job_id = IntOr(j, "het_job_id", 0);
+    job.het_job_offset = static_cast<int>(IntOr(j, "het_job_offset", 0));
     jobs.push_back(std::move(job));
   }
   return jobs;

@@ -3,6 +3,8 @@
 namespace trainyard::slurm {
 namespace {
 
+namespace fs = std::filesystem;
+
 constexpr std::string_view kHostPrefix = "@TY_HOST_";
 
 std::string SingleQuoted(std::string_view text) {
@@ -57,11 +59,20 @@ std::string TaskScript(const TaskScriptInput& input) {
   std::string s =
       "#!/bin/sh\n# Written by Trainyard: one task per replica (workers/slurm/task_script.h).\n";
   s += "dir=" + SingleQuoted(input.attempt_dir.string()) + "\n";
-  // Task k's node, from the allocation, in the order srun's block layout fills them.
-  s += "i=0\nfor h in $(scontrol show hostnames \"$SLURM_JOB_NODELIST\"); do\n"
-       "  eval \"TY_NODE_$i=\\$h\"\n  i=$((i + 1))\ndone\n";
-  for (size_t k = 0; k < input.replicas.size(); ++k) {
-    s += "TY_HOST_" + std::to_string(k) + "=$TY_NODE_" + std::to_string(k / per_node) + "\n";
+  // Task k's node, from its component's allocation, in the order srun's block layout fills it.
+  std::vector<int> components = input.component_tasks;
+  if (components.size() <= 1) components = {static_cast<int>(input.replicas.size())};
+  size_t k = 0;
+  for (size_t g = 0; g < components.size(); ++g) {
+    const std::string list = input.component_tasks.size() <= 1
+                                 ? "SLURM_JOB_NODELIST"
+                                 : "SLURM_JOB_NODELIST_HET_GROUP_" + std::to_string(g);
+    const std::string node = "TY_NODE_" + std::to_string(g) + "_";
+    s += "i=0\nfor h in $(scontrol show hostnames \"$" + list + "\"); do\n  eval \"" + node +
+         "$i=\\$h\"\n  i=$((i + 1))\ndone\n";
+    for (int j = 0; j < components[g] && k < input.replicas.size(); ++j, ++k) {
+      s += "TY_HOST_" + std::to_string(k) + "=$" + node + std::to_string(j / per_node) + "\n";
+    }
   }
   s += "case \"$SLURM_PROCID\" in\n";
   for (size_t k = 0; k < input.replicas.size(); ++k) {
@@ -106,11 +117,21 @@ done
   return s;
 }
 
-std::string BatchScript(const std::filesystem::path& task_script, int tasks) {
-  return "#!/bin/sh\n# Written by Trainyard: every replica is a task of this one step.\nexec srun "
-         "--ntasks=" +
-         std::to_string(tasks) + " --kill-on-bad-exit=0 sh " + SingleQuoted(task_script.string()) +
-         "\n";
+std::string BatchScript(const fs::path& task_script, const std::vector<int>& component_tasks) {
+  std::string s =
+      "#!/bin/sh\n# Written by Trainyard: every replica is a task of this one step.\nexec srun";
+  // A replica that fails must not end the others: Trainyard's rules decide what it means.
+  if (component_tasks.size() <= 1) {
+    const int tasks = component_tasks.empty() ? 1 : component_tasks[0];
+    return s + " --ntasks=" + std::to_string(tasks) + " --kill-on-bad-exit=0 sh " +
+           SingleQuoted(task_script.string()) + "\n";
+  }
+  for (size_t g = 0; g < component_tasks.size(); ++g) {
+    s += std::string(g == 0 ? "" : " :") + " --het-group=" + std::to_string(g) +
+         " --ntasks=" + std::to_string(component_tasks[g]) + " --kill-on-bad-exit=0 sh " +
+         SingleQuoted(task_script.string());
+  }
+  return s + "\n";
 }
 
 }  // namespace trainyard::slurm

@@ -11,7 +11,8 @@
 //   container on the same VM. The job ends when the runtime cancels it.
 // - Where replicas run is known only once Slurm has allocated nodes: addresses in the environment
 //   (CLUSTER_SPEC, TF_CONFIG, MASTER_ADDR …) are planned with placeholders, @TY_HOST_<k>@ for the
-//   node of task k, which the script fills from SLURM_JOB_NODELIST before it starts anything.
+//   node of task k, which the script fills from SLURM_JOB_NODELIST (per component of a
+//   heterogeneous job, SLURM_JOB_NODELIST_HET_GROUP_<g>) before it starts anything.
 // - The exit files, the `started.<n>` markers and output.log live on the shared directory the
 //   runtime reads (a Slurm cluster's shared filesystem; the same disk on a one-node cluster), so
 //   what a replica did survives the server and slurmrestd alike.
@@ -34,12 +35,17 @@ std::string ShellWord(std::string_view text);
 struct TaskScriptInput {
   std::filesystem::path attempt_dir;  // shared: each replica works in attempt_dir/<task name>
   std::vector<Replica> replicas;      // task k is replicas[k]
-  int tasks_per_node = 1;             // task k runs on node k / tasks_per_node (block layout)
+  int tasks_per_node = 1;             // a component's j-th task runs on its node j / tasks_per_node
+  // Tasks per component of a heterogeneous job, in task order (they add up to the replicas);
+  // empty or one: a job of one component.
+  std::vector<int> component_tasks;
 };
 
 // The script every task runs (sh).
 std::string TaskScript(const TaskScriptInput& input);
-// The batch script: starts `tasks` copies of the task script with srun and waits.
-std::string BatchScript(const std::filesystem::path& task_script, int tasks);
+// The batch script: one srun step of every component's tasks (component_tasks as above), which
+// number 0… across the components.
+std::string BatchScript(const std::filesystem::path& task_script,
+                        const std::vector<int>& component_tasks);
 
 }  // namespace trainyard::slurm

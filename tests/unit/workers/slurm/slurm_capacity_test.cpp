@@ -32,6 +32,10 @@ TEST(SlurmCapacityTest, APoolsUnitsBeyondItsPartitionsUsableNodesAreDown) {
   EXPECT_EQ(down.at("cpu"), 3) << "one usable of four: n5 is drained";
   EXPECT_EQ(down.count("elastic"), 0u) << "no partition: not Slurm's to say";
   EXPECT_EQ(down.at("typo"), 1) << "a partition Slurm does not have runs nothing";
+  // A node that runs two replicas (a test cluster's --slurm-tasks-per-node) is two units.
+  down = SlurmUnitsDown(fleet, nodes, 2);
+  EXPECT_EQ(down.at("a3mega-spot"), 0) << "six a3 units: three to the first pool, two here";
+  EXPECT_EQ(down.at("cpu"), 2);
 }
 
 struct NodesOnly : SlurmApi {

@@ -22,8 +22,23 @@ struct FakeSlurm : SlurmApi {
   StatusOr<int64_t> Submit(const SlurmSubmit& job) override {
     if (down) return Unavailable("slurmrestd at http://x cannot be reached");
     submitted.push_back(job);
-    jobs.push_back(SlurmJob{next_id, job.name, job.comment, "PENDING", "Priority", 0, ""});
-    return next_id++;
+    // A heterogeneous job's components are listed as jobs of their own, under its name; the
+    // first one's id is the job's.
+    const int64_t id = next_id;
+    for (size_t c = 0; c < job.components.size(); ++c) {
+      SlurmJob j;
+      j.job_id = next_id++;
+      j.name = job.name;
+      j.comment = job.comment;
+      j.state = "PENDING";
+      j.reason = "Priority";
+      if (job.components.size() > 1) {
+        j.het_job_id = id;
+        j.het_job_offset = static_cast<int>(c);
+      }
+      jobs.push_back(j);
+    }
+    return id;
   }
   StatusOr<std::vector<SlurmJob>> Jobs() override {
     if (down) return Unavailable("slurmrestd at http://x cannot be reached");
@@ -56,15 +71,16 @@ class SlurmRuntimeTest : public ::testing::Test {
     slurm_ = fake.get();
     SlurmRuntimeOptions options;
     options.shared_dir = dir_;
-    options.partition_of_pool = {{"us-central1-a/n2", "cpu"}};
+    options.partition_of_pool = {{"us-central1-a/n2", "cpu"}, {"us-central1-a/e2", "small"}};
     options.poll = std::chrono::milliseconds(0);  // every call reads the job list again
     options.launch_lookup_age = std::chrono::milliseconds(0);
     runtime_ = std::make_unique<SlurmRuntime>(std::move(fake), options);
   }
   void TearDown() override { fs::remove_all(dir_); }
 
-  // A chief and two workers running `sh -c true`, admitted onto pool us-central1-a/n2.
-  JobRecord Job() {
+  // A chief and two workers running `sh -c true`, admitted onto pool us-central1-a/n2 (the
+  // workers onto `workers_pool`).
+  JobRecord Job(const std::string& workers_pool = "us-central1-a/n2") {
     JobRecord record;
     record.id = 7;
     record.project_number = 100000000001;
@@ -81,10 +97,12 @@ class SlurmRuntimeTest : public ::testing::Test {
       record.job.job_spec.worker_pool_specs.push_back(pool);
     }
     record.job.trainyard = SchedulingStatus{};
-    PlacedPoolStatus placed;
-    placed.pool_id = "us-central1-a/n2";
-    placed.machine_type = "n2-standard-8";
-    record.job.trainyard->pools.push_back(placed);
+    for (const std::string& pool_id : {std::string("us-central1-a/n2"), workers_pool}) {
+      PlacedPoolStatus placed;
+      placed.pool_id = pool_id;
+      placed.machine_type = "n2-standard-8";
+      record.job.trainyard->pools.push_back(placed);
+    }
     return record;
   }
   void Write(const JobRecord& job, const std::string& task, const std::string& file,
@@ -106,15 +124,43 @@ TEST_F(SlurmRuntimeTest, AJobIsOneSlurmJobWithATaskPerReplicaInItsPoolsPartition
   ASSERT_EQ(slurm_->submitted.size(), 1u);
   const SlurmSubmit& s = slurm_->submitted[0];
   EXPECT_EQ(s.name, "trainyard-7-a0");
-  EXPECT_EQ(s.partition, "cpu");
-  EXPECT_EQ(s.tasks, 3);
-  EXPECT_EQ(s.nodes, 3) << "one replica per node, as on Vertex";
+  ASSERT_EQ(s.components.size(), 1u) << "both pools are on one partition";
+  EXPECT_EQ(s.components[0].partition, "cpu");
+  EXPECT_EQ(s.components[0].tasks, 3);
+  EXPECT_EQ(s.components[0].nodes, 3) << "one replica per node, as on Vertex";
   EXPECT_EQ(s.time_limit_minutes, 7 * 24 * 60 + 2) << "a backstop past the 7-day default timeout";
   EXPECT_NE(s.script.find("srun --ntasks=3"), std::string::npos);
   EXPECT_TRUE(fs::exists(runtime_->AttemptDir(7, 0) / "task.sh"));
   ASSERT_EQ(run->replicas.size(), 3u);
   EXPECT_EQ(run->replicas[2].task_name, "workerpool1-1");
   EXPECT_EQ(run->replicas[2].handle, "slurm:100");
+}
+
+TEST_F(SlurmRuntimeTest, PoolsOnDifferentPartitionsAreOneHeterogeneousJob) {
+  JobRecord job = Job("us-central1-a/e2");
+  auto run = runtime_->Launch(job, 0, kT0);
+  ASSERT_TRUE(run.ok()) << run.status().message();
+  ASSERT_EQ(slurm_->submitted.size(), 1u);
+  const SlurmSubmit& s = slurm_->submitted[0];
+  ASSERT_EQ(s.components.size(), 2u);
+  EXPECT_EQ(s.components[0].partition, "cpu");
+  EXPECT_EQ(s.components[0].tasks, 1);
+  EXPECT_EQ(s.components[1].partition, "small");
+  EXPECT_EQ(s.components[1].tasks, 2);
+  EXPECT_EQ(s.components[1].nodes, 2);
+  EXPECT_NE(s.script.find("--het-group=0 --ntasks=1"), std::string::npos) << s.script;
+  EXPECT_NE(s.script.find(" : --het-group=1 --ntasks=2"), std::string::npos) << s.script;
+  EXPECT_EQ(run->replicas[2].handle, "slurm:100") << "the first component stands for the job";
+
+  // Slurm lists the second component as a job of its own, under the same name: it is neither a
+  // second submit of the attempt nor a stray.
+  JobRecord again = job;
+  again.run = *run;
+  auto observed = runtime_->Observe(again, kT0);
+  ASSERT_TRUE(observed.ok()) << observed.status().message();
+  EXPECT_EQ(runtime_->JobsWithReplicas().size(), 1u);
+  ASSERT_TRUE(runtime_->Stop(again).ok());
+  EXPECT_EQ(slurm_->cancelled, std::vector<int64_t>{100}) << "the whole job, by its first id";
 }
 
 TEST_F(SlurmRuntimeTest, ALaunchWhoseRunWasNeverStoredFindsItsSlurmJobInsteadOfSubmittingAgain) {

@@ -11,9 +11,8 @@ namespace {
 TEST(SlurmWireTest, ASubmitIsTheJobTheRuntimeAsksForWithSlurmsRequeueOff) {
   SlurmSubmit s;
   s.name = "trainyard-7-a0";
-  s.partition = "gpu";
+  s.components = {SlurmComponent{"gpu", 3, 1}};
   s.environment = {{"PATH", "/usr/bin:/bin"}};
-  s.tasks = 3;
   s.time_limit_minutes = 62;
   s.script = "#!/bin/sh\ntrue\n";
   auto j = nlohmann::json::parse(EncodeSubmit(s));
@@ -24,9 +23,30 @@ TEST(SlurmWireTest, ASubmitIsTheJobTheRuntimeAsksForWithSlurmsRequeueOff) {
   EXPECT_EQ(j["job"]["time_limit"], 62);
   EXPECT_EQ(j["job"]["requeue"], false);
   EXPECT_EQ(j["job"]["environment"]["PATH"], "/usr/bin:/bin");
-  s.partition.clear();
+  s.components[0].partition.clear();
   EXPECT_FALSE(nlohmann::json::parse(EncodeSubmit(s))["job"].contains("partition"))
       << "the cluster's default partition";
+}
+
+TEST(SlurmWireTest, ComponentsOnTwoPartitionsAreAHeterogeneousSubmit) {
+  SlurmSubmit s;
+  s.name = "trainyard-7-a0";
+  s.components = {SlurmComponent{"gpu", 1, 1}, SlurmComponent{"cpu", 2, 2}};
+  s.time_limit_minutes = 62;
+  s.script = "#!/bin/sh\ntrue\n";
+  auto j = nlohmann::json::parse(EncodeSubmit(s));
+  EXPECT_FALSE(j.contains("job"));
+  ASSERT_EQ(j["jobs"].size(), 2u);
+  EXPECT_EQ(j["jobs"][0]["partition"], "gpu");
+  EXPECT_EQ(j["jobs"][1]["partition"], "cpu");
+  EXPECT_EQ(j["jobs"][1]["tasks"], 2);
+  EXPECT_EQ(j["jobs"][1]["nodes"], 2);
+  for (const auto& c : j["jobs"]) {
+    EXPECT_EQ(c["name"], "trainyard-7-a0");
+    EXPECT_EQ(c["requeue"], false);
+    EXPECT_EQ(c["time_limit"], 62);
+  }
+  EXPECT_EQ(j["script"], "#!/bin/sh\ntrue\n");
 }
 
 TEST(SlurmWireTest, AJobIdMeansSubmittedEvenWithErrors) {
@@ -54,10 +74,16 @@ TEST(SlurmWireTest, JobsCarryWhatTheRuntimeReads) {
   auto jobs = DecodeJobs(200, R"({"errors":[],"jobs":[
       {"job_id":2,"name":"trainyard-7-a0","comment":"c","job_state":"FAILED",
        "state_reason":"NonZeroExitCode","exit_code":768,"nodes":"vm"},
-      {"job_id":3,"name":"other","job_state":"PENDING","state_reason":"Resources","exit_code":0},
+      {"job_id":3,"name":"other","job_state":"PENDING","state_reason":"Resources","exit_code":0,
+       "het_job_id":0,"het_job_offset":0},
+      {"job_id":19,"name":"trainyard-8-a0","job_state":"RUNNING","het_job_id":18,
+       "het_job_offset":1},
       {"name":"no id"}]})");
   ASSERT_TRUE(jobs.ok());
-  ASSERT_EQ(jobs->size(), 2u);
+  ASSERT_EQ(jobs->size(), 3u);
+  EXPECT_EQ((*jobs)[1].het_job_id, 0) << "not heterogeneous";
+  EXPECT_EQ((*jobs)[2].het_job_id, 18);
+  EXPECT_EQ((*jobs)[2].het_job_offset, 1);
   EXPECT_EQ((*jobs)[0].job_id, 2);
   EXPECT_EQ((*jobs)[0].state, "FAILED");
   EXPECT_EQ((*jobs)[0].reason, "NonZeroExitCode");
