@@ -73,7 +73,7 @@ std::optional<JobExecutor::Step> JobExecutor::StepJob(const JobRecord& record, T
       if (replica.task_name != task) continue;
       auto handle = runtime_.RestartReplica(restarting, replica, now);
       if (!handle.ok()) {
-        return RuntimeFailed(record, now, "replica_restart_failed", handle.status());
+        return RuntimeFailed(record, now, "replica_restart_failed", handle.status(), task);
       }
       replica.handle = std::move(handle).value();
       metrics_.Restarted(1);
@@ -200,13 +200,20 @@ StatusOr<int> JobExecutor::RunOnce() {
 }
 
 std::optional<JobExecutor::Step> JobExecutor::RuntimeFailed(const JobRecord& record, Timestamp now,
-                                                            const char* what,
-                                                            const Status& status) {
+                                                            const char* what, const Status& status,
+                                                            std::string_view task) {
   const auto wait = backoff_.Failed(record.id, std::chrono::steady_clock::now());
-  LogJson(LogLevel::kWarn, what,
-          {{"job", record.job.name},
-           {"error", status.message()},
-           {"retry_in_ms", static_cast<int64_t>(wait.count())}});
+  const auto retry_in_ms = static_cast<int64_t>(wait.count());
+  if (task.empty()) {
+    LogJson(LogLevel::kWarn, what,
+            {{"job", record.job.name}, {"error", status.message()}, {"retry_in_ms", retry_in_ms}});
+  } else {
+    LogJson(LogLevel::kWarn, what,
+            {{"job", record.job.name},
+             {"task", task},
+             {"error", status.message()},
+             {"retry_in_ms", retry_in_ms}});
+  }
   if (status.code() != Code::kUnavailable) return std::nullopt;
   std::optional<JobTransition> noted = RuntimeUnavailable(record, now, status.message());
   if (!noted) return std::nullopt;

@@ -11,6 +11,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
 
 #include "services/clock.h"
@@ -76,8 +77,9 @@ class JobExecutor {
   void AppendLogs(Timestamp now);
   // The runtime failed to act on the job (`what`): it waits before its next step, and when the
   // runtime cannot be reached the job's reason says so (the step that writes it, if any).
+  // `task`: the replica the failed call was about, if one.
   std::optional<Step> RuntimeFailed(const JobRecord& record, Timestamp now, const char* what,
-                                    const Status& status);
+                                    const Status& status, std::string_view task = {});
   void Loop();
   std::chrono::milliseconds IdleWait();
 
