@@ -176,9 +176,8 @@ void Scheduler::UpsertPending(SchedulerJob job) {
 
 void Scheduler::UpsertRunning(RunningJob job) {
   Remove(job.id);
-  AddUsage(job, +1);
   int64_t id = job.id;
-  running_.emplace(id, std::move(job));
+  AddUsage(running_.emplace(id, std::move(job)).first->second, +1);
 }
 
 void Scheduler::Remove(int64_t id) {
@@ -260,12 +259,7 @@ void Scheduler::AddUsage(const RunningJob& job, int sign) {
     // On a resource's nodes: the resource's own hold already counts the pools and the quota.
     auto& used = resource_used_[job.on_resource];
     for (const PlacedPool& pp : job.placement.pools) used[pp.pool] += sign * pp.units;
-    int q = QueueFor(job.project_id, job.region);
-    if (sign > 0) {
-      queues_[q].running.insert(job.id);
-    } else {
-      queues_[q].running.erase(job.id);
-    }
+    SetRunning(queues_[QueueFor(job.project_id, job.region)], job, sign);
     return;
   }
   for (const PlacedPool& pp : job.placement.pools) {
@@ -277,13 +271,21 @@ void Scheduler::AddUsage(const RunningJob& job, int sign) {
   for (const QuotaDemand& d : job.quota) {
     quota_used_[job.project_id + "|" + d.metric] += sign * d.amount;
   }
-  int q = QueueFor(job.project_id, job.region);
+  SetRunning(queues_[QueueFor(job.project_id, job.region)], job, sign);
+  if (sign < 0 && !job.quota.empty()) quota_freed_.insert(job.project_id);
+}
+
+void Scheduler::SetRunning(Queue& queue, const RunningJob& job, int sign) {
   if (sign > 0) {
-    queues_[q].running.insert(job.id);
-  } else {
-    queues_[q].running.erase(job.id);
-    if (!job.quota.empty()) quota_freed_.insert(job.project_id);
+    queue.running.push_back({job.priority, &job});  // UpsertRunning removed any earlier one
+    return;
   }
+  // By address, which reads no job; order does not matter (plans sort their candidates).
+  auto it = std::find_if(queue.running.begin(), queue.running.end(),
+                         [&](const Queue::RunningRef& r) { return r.job == &job; });
+  if (it == queue.running.end()) return;
+  *it = queue.running.back();
+  queue.running.pop_back();
 }
 
 int64_t Scheduler::QuotaUsed(const std::string& project_id, const std::string& metric) const {
@@ -801,9 +803,8 @@ std::optional<std::string> Scheduler::QuotaBlock(const std::string& project_id,
 }
 
 std::optional<Scheduler::PreemptionPlan> Scheduler::PlanPreemption(
-    const SchedulerJob& job, Cycle& cycle, const std::vector<ConsumptionModel>& models) const {
-  auto q = queue_index_.find(job.project_id + "|" + job.region);
-  if (q == queue_index_.end()) return std::nullopt;
+    const SchedulerJob& job, int queue, Cycle& cycle,
+    const std::vector<ConsumptionModel>& models) const {
   // Candidates: lower-priority admitted jobs of the same queue (Kueue's withinClusterQueue:
   // LowerPriority), never DWS work, which runs to its end once provisioned; and the work other
   // cohort members run on borrowed capacity, whatever its priority, once it has run the
@@ -819,9 +820,8 @@ std::optional<Scheduler::PreemptionPlan> Scheduler::PlanPreemption(
     }
     if (!dws) by_zone[r.placement.zone].push_back(&r);
   };
-  for (int64_t id : queues_[q->second].running) {
-    const RunningJob& r = running_.at(id);
-    if (r.priority < job.priority) consider(r);
+  for (const Queue::RunningRef& r : queues_[static_cast<size_t>(queue)].running) {
+    if (r.priority < job.priority) consider(*r.job);
   }
   std::unordered_set<int64_t> borrowers;        // reclaimed whatever fair sharing says
   std::unordered_map<std::string, double> drs;  // of the projects whose borrowers are candidates
@@ -857,6 +857,14 @@ std::optional<Scheduler::PreemptionPlan> Scheduler::PlanPreemption(
       return a->id > b->id;
     });
     int zone_index = zone_of_pool_[candidates[0]->placement.pools[0].pool];
+    // When every candidate together cannot make room, no subset can (a fit only gains from more
+    // units): one fit says so, instead of one per candidate, which is how most plans end in a
+    // full fleet.
+    Extra all;
+    for (const RunningJob* c : candidates) {
+      for (const PlacedPool& pp : c->placement.pools) AddExtra(all, pp.pool, pp.units);
+    }
+    if (!Fit(job, cycle, &all, zone_index, true, models, /*explain=*/false).fits) continue;
     Extra extra;
     std::vector<const RunningJob*> victims;
     std::unordered_set<int64_t> fair_shared;
@@ -1034,7 +1042,7 @@ void Scheduler::Evaluate(PendingEntry& entry, Cycle& cycle, CycleResult& result)
   }
   // A persistent resource (id < 0) takes only free capacity: creating one never stops a job.
   if (fit.code != ReasonCode::kNeverFits && !flex && job.id > 0 && cycle.victims_left > 0) {
-    if (std::optional<PreemptionPlan> plan = PlanPreemption(job, cycle, models)) {
+    if (std::optional<PreemptionPlan> plan = PlanPreemption(job, entry.queue, cycle, models)) {
       Admit(entry, plan->placement, std::move(plan->victims), cycle, result);
       result.admissions.back().reclaimed = std::move(plan->reclaimed);
       result.admissions.back().fair_shared = std::move(plan->fair_shared);

@@ -144,7 +144,13 @@ class Scheduler {
     OrderedKeys order;         // active: looked at in this order, at most `lookback` a cycle
     OrderedKeys quota_parked;  // Parked::kUntilQuotaFrees
     OrderedKeys never_parked;  // Parked::kUntilFleetChanges
-    std::unordered_set<int64_t> running;
+    // Its admitted jobs, with their priority beside them: preemption planning filters on it
+    // without loading every job (each a cache miss in a deep queue's heap).
+    struct RunningRef {
+      int priority = 0;
+      const RunningJob* job = nullptr;  // in running_, whose nodes never move
+    };
+    std::vector<RunningRef> running;
     // Jobs joined or left since positions were last reported: positions are walked again.
     bool positions_stale = true;
   };
@@ -206,7 +212,7 @@ class Scheduler {
     std::vector<int64_t> reclaimed;    // of the victims
     std::vector<int64_t> fair_shared;  // of the victims
   };
-  std::optional<PreemptionPlan> PlanPreemption(const SchedulerJob& job, Cycle& cycle,
+  std::optional<PreemptionPlan> PlanPreemption(const SchedulerJob& job, int queue, Cycle& cycle,
                                                const std::vector<ConsumptionModel>& models) const;
   // Cohorts. Units of pool `pool`'s cohort resource `project` may take now (a pool no cohort owns:
   // no limit), with `extra` units of it freed by planned victims.
@@ -249,7 +255,9 @@ class Scheduler {
   void UnparkQuotaWaiters();
   OrderedKeys& SetOf(Queue& queue, Parked parked);
   int64_t QuotaUsed(const std::string& project_id, const std::string& metric) const;
+  // `job` must be the one in running_ (the queue keeps its address).
   void AddUsage(const RunningJob& job, int sign);
+  void SetRunning(Queue& queue, const RunningJob& job, int sign);
 
   const Fleet& fleet_;
   SchedulerConfig config_;
