@@ -114,8 +114,6 @@ spdlog::level::level_enum SpdLevel(const std::string& name) {
   return spdlog::level::info;
 }
 
-// The Slurm runtime: slurmrestd's client with the token from --slurm-token-file or SLURM_JWT, and
-// the partitions the fleet file's pools name.
 // slurmrestd's client, with the token from --slurm-token-file or SLURM_JWT.
 StatusOr<std::unique_ptr<slurm::SlurmRestClient>> MakeSlurmClient(const ServeOptions& options) {
   slurm::SlurmRestOptions rest;

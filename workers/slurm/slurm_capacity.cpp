@@ -50,14 +50,14 @@ Status SlurmCapacity::Refresh() {
 
 void SlurmCapacity::Start() {
   thread_ = std::thread([this] {
+    // The first reading is the caller's (Refresh before Start): this one waits an interval first.
     std::unique_lock lock(mu_);
-    while (!stop_) {
+    while (!wake_.wait_for(lock, interval_, [this] { return stop_; })) {
       lock.unlock();
       if (Status s = Refresh(); !s.ok()) {
         LogJson(LogLevel::kWarn, "slurm_capacity_failed", {{"error", s.message()}});
       }
       lock.lock();
-      wake_.wait_for(lock, interval_, [this] { return stop_; });
     }
   });
 }

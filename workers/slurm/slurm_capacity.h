@@ -31,7 +31,8 @@ class SlurmCapacity : public ExternalCapacity {
                 std::chrono::milliseconds interval, int units_per_node = 1);
   ~SlurmCapacity() override { Stop(); }
 
-  // One reading now; Start() takes one every interval.
+  // One reading now; Start() takes one every interval from then on (the first after an interval,
+  // so call Refresh first).
   Status Refresh();
   void Start();
   void Stop();
