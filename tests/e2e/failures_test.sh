@@ -8,14 +8,16 @@ source "$(dirname "$0")/lib.sh"
 # A fleet with no spot hazard of its own, so only the injected preemption happens.
 cat >"$E2E_DIR/fleet.json" <<'JSON'
 {"name": "failures", "seed": 7, "bootTime": {"default": "120s"}, "spotNotice": "30s",
- "repairTime": "600s",
+ "repairTime": "1800s",
  "zones": [{"zone": "us-central1-a", "pools": [
    {"machineType": "a3-megagpu-8g", "model": "RESERVATION", "reservation": "r1", "term": "1y",
     "projects": ["demo"], "nodes": 2},
    {"machineType": "a3-megagpu-8g", "model": "SPOT", "nodes": 3}]}]}
 JSON
 
-# 100 virtual seconds per wall second: boot 1.2s, repair 6s, a 1200s run 12s.
+# 100 virtual seconds per wall second: boot 1.2s, repair 18s, a 1200s run 12s. The repair outlasts
+# a kill -9 and restart of the server (embedded PostgreSQL included) on a loaded machine: at 6s it
+# once finished before the restarted server was asked.
 serve() {  # (re)starts the server; the port changes, so the URLs below are set again
   start_server --sim-speed 100 --fleet "$E2E_DIR/fleet.json" --lease-seconds 2
   P="$BASE/v1/projects/demo/locations/us-central1"
@@ -61,7 +63,7 @@ new_node=$(field "$spot" '.trainyard.placement.pools[0].nodes[0]')
 [ "$new_node" != "$spot_node" ] && pass "restarted on new capacity ($new_node)" \
   || fail "restarted on the reclaimed node $spot_node"
 
-# Node failure under the STANDARD job: PENDING while the node is repaired (600s), then it resumes.
+# Node failure under the STANDARD job: PENDING while the node is repaired (1800s), then it resumes.
 std_node=$(field "$standard" '.trainyard.placement.pools[0].nodes[0]')
 failure=$(inject injectNodeFailure "{\"node\": \"$std_node\"}")
 fname=$(jq -r .name <<<"$failure")
@@ -75,7 +77,7 @@ check "the failure injection is applied" \
 kill -9 "$SERVER_PID"; wait "$SERVER_PID" 2>/dev/null || true; SERVER_PID=""
 serve
 check "the job still waits for the repair after kill -9" "$(field "$standard" .trainyard.reason.code)" NODE_REPAIR
-wait_until 30 "the STANDARD job resumes after the repair" is "$standard" .state JOB_STATE_RUNNING
+wait_until 60 "the STANDARD job resumes after the repair" is "$standard" .state JOB_STATE_RUNNING
 
 wait_until 60 "the SPOT job succeeds" is "$spot" .state JOB_STATE_SUCCEEDED
 wait_until 60 "the STANDARD job succeeds" is "$standard" .state JOB_STATE_SUCCEEDED
@@ -106,8 +108,8 @@ for job in "$spot" "$standard"; do
   check "job $short's ratio is productive over its wall time" \
     "$(field "$job" '.trainyard.goodput.ratio > 0 and .trainyard.goodput.ratio < 1')" true
 done
-check "the repair counts as time lost to restarting (600s and the new VM's pull)" \
-  "$(field "$standard" '.trainyard.goodput.restartingTime | rtrimstr("s") | tonumber >= 600')" true
+check "the repair counts as time lost to restarting (1800s and the new VM's pull)" \
+  "$(field "$standard" '.trainyard.goodput.restartingTime | rtrimstr("s") | tonumber >= 1800')" true
 
 # Bad injections: 400 INVALID_ARGUMENT naming the field.
 check "unknown node" "$(bad_field injectNodeFailure '{"node": "us-central1-a-nope-0000"}')" "400 INVALID_ARGUMENT node"
