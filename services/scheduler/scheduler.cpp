@@ -14,6 +14,9 @@ using CM = ConsumptionModel;
 using std::chrono::duration_cast;
 using std::chrono::microseconds;
 
+// Below this many active entry slots (a few slabs) compaction is not worth its copies.
+constexpr size_t kCompactAtSlots = 4096;
+
 std::string RegionOfZone(const std::string& zone) {
   size_t dash = zone.rfind('-');
   return dash == std::string::npos ? zone : zone.substr(0, dash);
@@ -143,7 +146,7 @@ int Scheduler::QueueFor(const std::string& project_id, const std::string& region
   std::string key = project_id + "|" + region;
   auto [it, inserted] = queue_index_.try_emplace(key, static_cast<int>(queues_.size()));
   if (inserted) {
-    queues_.emplace_back();
+    queues_.emplace_back(active_nodes_.get(), parked_nodes_.get());
     queues_.back().project_id = project_id;
     queues_.back().region = region;
   }
@@ -156,7 +159,7 @@ Scheduler::RankKey Scheduler::KeyOf(const SchedulerJob& job) const {
 
 void Scheduler::UpsertPending(SchedulerJob job) {
   if (auto it = pending_.find(job.id); it != pending_.end()) {
-    if (it->second.job.version >= job.version) return;
+    if (it->second->job.version >= job.version) return;
     Remove(job.id);
   }
   Remove(job.id);  // a requeued job leaves the running set
@@ -168,7 +171,8 @@ void Scheduler::UpsertPending(SchedulerJob job) {
   if (job.dws_deadline) dws_deadlines_.insert({*job.dws_deadline, job.id});
   entry.job = std::move(job);
   int64_t id = entry.job.id;
-  PendingEntry& stored = pending_.emplace(id, std::move(entry)).first->second;
+  PendingEntry& stored = *NewEntry(*active_entries_, std::move(entry));
+  pending_.emplace(id, &stored);
   Queue& queue = queues_[stored.queue];
   queue.order.insert({KeyOf(stored.job), &stored});
   queue.positions_stale = true;
@@ -182,13 +186,14 @@ void Scheduler::UpsertRunning(RunningJob job) {
 
 void Scheduler::Remove(int64_t id) {
   if (auto it = pending_.find(id); it != pending_.end()) {
-    const PendingEntry& entry = it->second;
-    Queue& queue = queues_[entry.queue];
-    SetOf(queue, entry.parked).erase(KeyOf(entry.job));
+    PendingEntry* entry = it->second;
+    Queue& queue = queues_[entry->queue];
+    SetOf(queue, entry->parked).erase(KeyOf(entry->job));
     queue.positions_stale = true;
-    if (entry.job.dws_deadline) dws_deadlines_.erase({*entry.job.dws_deadline, id});
-    if (entry.never_fits_deadline) never_fits_deadlines_.erase({*entry.never_fits_deadline, id});
+    if (entry->job.dws_deadline) dws_deadlines_.erase({*entry->job.dws_deadline, id});
+    if (entry->never_fits_deadline) never_fits_deadlines_.erase({*entry->never_fits_deadline, id});
     pending_.erase(it);
+    DeleteEntry(PoolOf(entry->parked), entry);
   }
   if (auto it = running_.find(id); it != running_.end()) {
     AddUsage(it->second, -1);
@@ -208,13 +213,60 @@ Scheduler::OrderedKeys& Scheduler::SetOf(Queue& queue, Parked parked) {
   return queue.order;
 }
 
+Scheduler::EntryPool& Scheduler::PoolOf(Parked parked) {
+  return parked == Parked::kNo ? *active_entries_ : *parked_entries_;
+}
+
+Scheduler::PendingEntry* Scheduler::NewEntry(EntryPool& pool, PendingEntry&& from) {
+  return new (pool.Allocate()) PendingEntry(std::move(from));
+}
+
+void Scheduler::DeleteEntry(EntryPool& pool, PendingEntry* entry) {
+  entry->~PendingEntry();
+  pool.Deallocate(entry);
+}
+
+Scheduler::PendingEntry* Scheduler::MoveEntry(PendingEntry* entry, EntryPool& to) {
+  PendingEntry* moved = NewEntry(to, std::move(*entry));
+  DeleteEntry(PoolOf(entry->parked), entry);
+  pending_[moved->job.id] = moved;
+  return moved;
+}
+
+void Scheduler::CompactActive() {
+  auto entries = std::make_unique<EntryPool>();
+  auto nodes = std::make_unique<NodePool>();
+  for (Queue& queue : queues_) {
+    OrderedKeys order{OrderedKeys::allocator_type(nodes.get())};
+    for (const auto& [key, entry] : queue.order) {
+      // The job's strings and vectors stay where they are: only what every walk reads moves.
+      PendingEntry* moved = NewEntry(*entries, std::move(*entry));
+      DeleteEntry(*active_entries_, entry);
+      pending_[moved->job.id] = moved;
+      order.emplace_hint(order.end(), key, moved);
+    }
+    queue.order = std::move(order);  // the old nodes go back to the old pool
+  }
+  active_entries_ = std::move(entries);
+  active_nodes_ = std::move(nodes);
+}
+
+Scheduler::~Scheduler() {
+  for (auto& [id, entry] : pending_) DeleteEntry(PoolOf(entry->parked), entry);
+}
+
 void Scheduler::Clear() {
+  for (auto& [id, entry] : pending_) DeleteEntry(PoolOf(entry->parked), entry);
   pending_.clear();
   running_.clear();
   dws_deadlines_.clear();
   never_fits_deadlines_.clear();
   quota_freed_.clear();
   queues_.clear();
+  active_nodes_ = std::make_unique<NodePool>();
+  parked_nodes_ = std::make_unique<NodePool>();
+  active_entries_ = std::make_unique<EntryPool>();
+  parked_entries_ = std::make_unique<EntryPool>();
   queue_index_.clear();
   shape_ids_.clear();
   shape_verdicts_.clear();
@@ -1077,7 +1129,7 @@ void Scheduler::RememberShapeVerdict(int64_t shape_key, const Verdict& verdict) 
   shape_verdicts_[static_cast<size_t>(shape_key)] = {cycles_, verdict};
 }
 
-bool Scheduler::Park(PendingEntry& entry, const Cycle& cycle) {
+bool Scheduler::Park(PendingEntry& entry, Cycle& cycle) {
   if (entry.parked != Parked::kNo) return false;
   Parked to = Parked::kNo;
   if (entry.verdict.code == ReasonCode::kNeverFits) to = Parked::kUntilFleetChanges;
@@ -1086,15 +1138,18 @@ bool Scheduler::Park(PendingEntry& entry, const Cycle& cycle) {
   Queue& queue = queues_[entry.queue];
   const RankKey key = KeyOf(entry.job);
   queue.order.erase(key);
-  SetOf(queue, to).insert({key, &entry});
-  entry.parked = to;
+  PendingEntry* const was = &entry;  // gone after the move
+  PendingEntry* parked = MoveEntry(was, *parked_entries_);
+  parked->parked = to;
+  SetOf(queue, to).insert({key, parked});
+  if (!cycle.evaluated.empty() && cycle.evaluated.back() == was) cycle.evaluated.back() = parked;
   const Duration timeout = fleet_.never_fits_timeout;
   if (to == Parked::kUntilFleetChanges && timeout > Duration{}) {
     // From when this fleet could first have said so: a job queued before a restart (perhaps on
     // another fleet) gets the whole wait again.
-    const Timestamp from = std::max(entry.job.queue_time, first_cycle_.value_or(cycle.now));
-    entry.never_fits_deadline = from + duration_cast<microseconds>(timeout);
-    never_fits_deadlines_.insert({*entry.never_fits_deadline, entry.job.id});
+    const Timestamp from = std::max(parked->job.queue_time, first_cycle_.value_or(cycle.now));
+    parked->never_fits_deadline = from + duration_cast<microseconds>(timeout);
+    never_fits_deadlines_.insert({*parked->never_fits_deadline, parked->job.id});
   }
   return true;
 }
@@ -1104,8 +1159,9 @@ void Scheduler::UnparkQuotaWaiters() {
   for (Queue& queue : queues_) {
     if (queue.quota_parked.empty() || quota_freed_.count(queue.project_id) == 0) continue;
     for (const auto& [key, entry] : queue.quota_parked) {
-      entry->parked = Parked::kNo;
-      queue.order.insert({key, entry});
+      PendingEntry* active = MoveEntry(entry, *active_entries_);
+      active->parked = Parked::kNo;
+      queue.order.insert({key, active});
     }
     queue.quota_parked.clear();
   }
@@ -1185,7 +1241,7 @@ CycleResult Scheduler::RunCycle(Timestamp now) {
   // DWS requests that waited their maxWaitDuration fail (Vertex: FLEX_START, default 24h).
   while (!dws_deadlines_.empty() && dws_deadlines_.begin()->first <= now) {
     int64_t id = dws_deadlines_.begin()->second;
-    const PendingEntry& entry = pending_.at(id);
+    const PendingEntry& entry = *pending_.at(id);
     result.failures.push_back({id, entry.job.version, DwsTimeoutMessage(entry.job)});
     Remove(id);
   }
@@ -1193,7 +1249,7 @@ CycleResult Scheduler::RunCycle(Timestamp now) {
   // neverFitsTimeout (like a Vertex stockout).
   while (!never_fits_deadlines_.empty() && never_fits_deadlines_.begin()->first <= now) {
     int64_t id = never_fits_deadlines_.begin()->second;
-    const PendingEntry& entry = pending_.at(id);
+    const PendingEntry& entry = *pending_.at(id);
     result.failures.push_back(
         {id, entry.job.version,
          NeverFitsTimeoutMessage(entry.verdict.message, fleet_.never_fits_timeout)});
@@ -1250,6 +1306,10 @@ CycleResult Scheduler::RunCycle(Timestamp now) {
   }
   ReportPositions(cycle, result);
   evaluated_scratch_ = std::move(cycle.evaluated);
+  if (active_entries_->slots() >= kCompactAtSlots &&
+      active_entries_->live() * 2 < active_entries_->slots()) {
+    CompactActive();
+  }
   return result;
 }
 

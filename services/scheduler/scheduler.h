@@ -3,10 +3,9 @@
 // jobs over a fleet's pools, and a cycle that admits whole gangs, preempts lower priorities, holds
 // capacity for jobs that would otherwise starve, and explains every job that waits. No I/O: the
 // leader loop (workers/scheduler_loop) feeds it changes and commits what it decides.
-#include <ext/pb_ds/assoc_container.hpp>
-#include <ext/pb_ds/tree_policy.hpp>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <tuple>
@@ -16,6 +15,7 @@
 
 #include "services/fleet/fleet.h"
 #include "services/scheduler/scheduler_job.h"
+#include "services/scheduler/slab_pool.h"
 #include "services/scheduler/verdict.h"
 
 namespace trainyard {
@@ -84,6 +84,9 @@ class Scheduler {
   static constexpr int64_t kElasticUnits = int64_t{1} << 40;
 
   Scheduler(const Fleet& fleet, SchedulerConfig config = {});
+  ~Scheduler();
+  Scheduler(const Scheduler&) = delete;
+  Scheduler& operator=(const Scheduler&) = delete;
 
   // Idempotent by (id, version): an older version never replaces a newer one.
   void UpsertPending(SchedulerJob job);
@@ -120,16 +123,19 @@ class Scheduler {
 
   size_t pending_count() const { return pending_.size(); }
   size_t running_count() const { return running_.size(); }
+  // Slots the active jobs' entries take: compaction keeps them under twice the active jobs once
+  // many have parked (and at least a few slabs' worth).
+  size_t active_entry_slots() const { return active_entries_->slots(); }
   int64_t FreeUnits(int pool, Timestamp now) const;
   const Fleet& fleet() const { return fleet_; }
 
  private:
   using RankKey = std::tuple<int, int64_t, int64_t>;  // (-priority, queue time µs, id)
   struct PendingEntry;
-  // Rank → the job's entry in pending_ (whose nodes never move), so walks need no lookups.
-  using OrderedKeys =
-      __gnu_pbds::tree<RankKey, PendingEntry*, std::less<RankKey>, __gnu_pbds::rb_tree_tag,
-                       __gnu_pbds::tree_order_statistics_node_update>;
+  // Rank → the job's entry, so walks need no lookups. Its nodes come from the scheduler's pools
+  // (active_nodes_, parked_nodes_).
+  using OrderedKeys = std::map<RankKey, PendingEntry*, std::less<RankKey>,
+                               PoolAllocator<std::pair<const RankKey, PendingEntry*>>>;
 
   // Why a job is out of the active order (Kueue's inadmissible workloads): it waits for a change
   // elsewhere, costs nothing per cycle until then and takes no place in the lookback.
@@ -139,6 +145,10 @@ class Scheduler {
     kUntilFleetChanges,  // NEVER_FITS: until the fleet (pools, quotas) is another one
   };
   struct Queue {
+    Queue(NodePool* active, NodePool* parked)
+        : order(OrderedKeys::allocator_type(active)),
+          quota_parked(OrderedKeys::allocator_type(parked)),
+          never_parked(OrderedKeys::allocator_type(parked)) {}
     std::string project_id;
     std::string region;
     OrderedKeys order;         // active: looked at in this order, at most `lookback` a cycle
@@ -249,9 +259,21 @@ class Scheduler {
              Cycle& cycle, CycleResult& result);
   void ReportPositions(Cycle& cycle, CycleResult& result);
   void Report(PendingEntry& entry, int64_t position, CycleResult& result);
-  // Takes a job whose verdict only a change elsewhere can lift out of the active order; true when
-  // it did.
-  bool Park(PendingEntry& entry, const Cycle& cycle);
+  // Takes a job whose verdict only a change elsewhere can lift out of the active order, and its
+  // entry out of the active pool (`entry` is gone then); true when it did.
+  bool Park(PendingEntry& entry, Cycle& cycle);
+  // Entries live in one of two pools, by whether they are parked; pending_ and the orders point
+  // at them.
+  using EntryPool = SlabPool<sizeof(PendingEntry)>;
+  EntryPool& PoolOf(Parked parked);
+  PendingEntry* NewEntry(EntryPool& pool, PendingEntry&& from);
+  void DeleteEntry(EntryPool& pool, PendingEntry* entry);
+  // Moves `entry` into `to` (its pool after the move) and points pending_ at it.
+  PendingEntry* MoveEntry(PendingEntry* entry, EntryPool& to);
+  // Moves the active entries and order nodes into fresh pools in rank order, queue by queue,
+  // once most of the active slots have gone to parked jobs: the walk then reads dense memory in
+  // the order it goes. Costs O(active), at most once per as many parks.
+  void CompactActive();
   void UnparkQuotaWaiters();
   OrderedKeys& SetOf(Queue& queue, Parked parked);
   int64_t QuotaUsed(const std::string& project_id, const std::string& metric) const;
@@ -295,10 +317,16 @@ class Scheduler {
   std::vector<int64_t> down_;                            // per pool: units out of service
   std::unordered_map<std::string, int64_t> quota_used_;  // project|metric → amount
 
+  // The entries and order nodes of the active jobs apart from the parked, which a cycle never
+  // walks. Declared before the queues, which give their nodes back when they go.
+  std::unique_ptr<NodePool> active_nodes_ = std::make_unique<NodePool>();
+  std::unique_ptr<NodePool> parked_nodes_ = std::make_unique<NodePool>();
+  std::unique_ptr<EntryPool> active_entries_ = std::make_unique<EntryPool>();
+  std::unique_ptr<EntryPool> parked_entries_ = std::make_unique<EntryPool>();
   std::vector<Queue> queues_;
   std::unordered_map<std::string, int> shape_ids_;
   std::unordered_map<std::string, int> queue_index_;
-  std::unordered_map<int64_t, PendingEntry> pending_;
+  std::unordered_map<int64_t, PendingEntry*> pending_;  // in active_entries_ or parked_entries_
   std::unordered_map<int64_t, RunningJob> running_;
   std::set<std::pair<Timestamp, int64_t>> dws_deadlines_;
   std::set<std::pair<Timestamp, int64_t>> never_fits_deadlines_;

@@ -356,6 +356,57 @@ TEST(SchedulerTest, JobsThatCanNeverFitAreParkedAndTheJobsBehindThemRunInTheSame
   EXPECT_EQ(third.evaluations + third.reused, 1);
 }
 
+// Thousands park in one cycle: the active entries are copied together (CompactActive), and every
+// job, active or parked, is still where it was: admitted in rank order, reported at its place,
+// removable, and back in the active order when its quota frees.
+TEST(SchedulerTest, JobsKeepTheirPlacesWhenTheActiveOnesAreCompactedAfterManyPark) {
+  Fleet fleet = TestFleet();
+  fleet.quotas.per_project["capped"]["NVIDIA_H100_MEGA_80GB"] = 8;  // one node
+  Scheduler s(fleet);
+  s.UpsertPending(Job(7001, {.project = "capped"}));
+  s.UpsertPending(Job(7002, {.project = "capped", .created = kT0 + 1ms}));
+  // Ids 1..6000; every 300th is an A3 job that fits (20 of them), the rest can never fit.
+  for (int64_t id = 1; id <= 6000; ++id) {
+    JobOptions o{.created = kT0 + 1ms * id};
+    if (id % 300 != 0) o.machine = "n1-standard-4";
+    s.UpsertPending(Job(id, o));
+  }
+  CycleResult first = s.RunCycle(kT0 + 10s);
+  // Capped takes an on-demand node, demo the other 13 it may use (4 reserved + 9).
+  EXPECT_EQ(first.admissions.size(), 14u);
+  EXPECT_NE(Admitted(first, 7001), nullptr);
+  for (int64_t id = 300; id <= 13 * 300; id += 300) EXPECT_NE(Admitted(first, id), nullptr) << id;
+  EXPECT_EQ(VerdictOf(first, 7002)->code, ReasonCode::kQuotaExceeded);
+  EXPECT_EQ(VerdictOf(first, 5999)->position, DisplayPosition(5999 - 13));
+  EXPECT_EQ(VerdictOf(first, 50)->position, 50);
+  // 7 demo jobs are active now, beside 5,981 parked.
+  EXPECT_LT(s.active_entry_slots(), 1000u) << "the active entries were not compacted";
+
+  CycleResult idle = s.RunCycle(kT0 + 11s);
+  EXPECT_EQ(idle.evaluations, 1) << "one shape for the 7 that wait for capacity";
+  EXPECT_TRUE(idle.admissions.empty());
+
+  // A demo node frees: the best-ranked waiting job takes it.
+  s.Remove(300);
+  CycleResult freed = s.RunCycle(kT0 + 12s);
+  ASSERT_EQ(freed.admissions.size(), 1u);
+  EXPECT_EQ(freed.admissions[0].job_id, 14 * 300);
+  // A parked job and an active one leave; the parked jobs behind them move up.
+  s.Remove(1);
+  s.Remove(15 * 300);
+  CycleResult left = s.RunCycle(kT0 + 13s);
+  ASSERT_NE(VerdictOf(left, 2), nullptr);
+  EXPECT_EQ(VerdictOf(left, 2)->position, 1);
+  ASSERT_NE(VerdictOf(left, 50), nullptr);
+  EXPECT_EQ(VerdictOf(left, 50)->code, ReasonCode::kNeverFits);
+  EXPECT_EQ(VerdictOf(left, 50)->position, 49);
+
+  // Capped's running job ends: its parked job is active again and admitted.
+  s.Remove(7001);
+  EXPECT_NE(Admitted(s.RunCycle(kT0 + 14s), 7002), nullptr);
+  EXPECT_EQ(s.pending_count(), 6002u - 16 - 2);
+}
+
 TEST(SchedulerTest, AJobThatCanNeverFitFailsAfterTheFleetsNeverFitsTimeout) {
   Fleet fleet = TestFleet();
   fleet.never_fits_timeout = 1h;
