@@ -27,6 +27,10 @@ const char* LevelName(LogLevel level) {
 }  // namespace
 
 void LogJson(LogLevel level, std::string_view event, std::initializer_list<LogField> fields) {
+  LogJson(level, event, std::span<const LogField>(fields.begin(), fields.size()));
+}
+
+void LogJson(LogLevel level, std::string_view event, std::span<const LogField> fields) {
   auto spd_level = level == LogLevel::kDebug   ? spdlog::level::debug
                    : level == LogLevel::kWarn  ? spdlog::level::warn
                    : level == LogLevel::kError ? spdlog::level::err

@@ -3,6 +3,7 @@
 // here with proper escaping and handed to spdlog whole (pattern "%v"). Never log secrets.
 #include <cstdint>
 #include <initializer_list>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -23,5 +24,7 @@ struct LogField {
 };
 
 void LogJson(LogLevel level, std::string_view event, std::initializer_list<LogField> fields);
+// Fields chosen at run time (a field that only some events have).
+void LogJson(LogLevel level, std::string_view event, std::span<const LogField> fields);
 
 }  // namespace trainyard

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <random>
+#include <vector>
 
 #include "services/job_state_machine.h"
 #include "services/log.h"
@@ -203,17 +204,11 @@ std::optional<JobExecutor::Step> JobExecutor::RuntimeFailed(const JobRecord& rec
                                                             const char* what, const Status& status,
                                                             std::string_view task) {
   const auto wait = backoff_.Failed(record.id, std::chrono::steady_clock::now());
-  const auto retry_in_ms = static_cast<int64_t>(wait.count());
-  if (task.empty()) {
-    LogJson(LogLevel::kWarn, what,
-            {{"job", record.job.name}, {"error", status.message()}, {"retry_in_ms", retry_in_ms}});
-  } else {
-    LogJson(LogLevel::kWarn, what,
-            {{"job", record.job.name},
-             {"task", task},
-             {"error", status.message()},
-             {"retry_in_ms", retry_in_ms}});
-  }
+  std::vector<LogField> fields = {{"job", record.job.name}};
+  if (!task.empty()) fields.emplace_back("task", task);
+  fields.emplace_back("error", status.message());
+  fields.emplace_back("retry_in_ms", static_cast<int64_t>(wait.count()));
+  LogJson(LogLevel::kWarn, what, fields);
   if (status.code() != Code::kUnavailable) return std::nullopt;
   std::optional<JobTransition> noted = RuntimeUnavailable(record, now, status.message());
   if (!noted) return std::nullopt;

@@ -251,13 +251,15 @@ void Scheduler::CompactActive() {
   active_nodes_ = std::move(nodes);
 }
 
-Scheduler::~Scheduler() {
-  for (auto& [id, entry] : pending_) DeleteEntry(PoolOf(entry->parked), entry);
-}
-
-void Scheduler::Clear() {
+void Scheduler::DeleteEntries() {
   for (auto& [id, entry] : pending_) DeleteEntry(PoolOf(entry->parked), entry);
   pending_.clear();
+}
+
+Scheduler::~Scheduler() { DeleteEntries(); }
+
+void Scheduler::Clear() {
+  DeleteEntries();
   running_.clear();
   dws_deadlines_.clear();
   never_fits_deadlines_.clear();

@@ -268,6 +268,7 @@ class Scheduler {
   EntryPool& PoolOf(Parked parked);
   PendingEntry* NewEntry(EntryPool& pool, PendingEntry&& from);
   void DeleteEntry(EntryPool& pool, PendingEntry* entry);
+  void DeleteEntries();  // all of pending_
   // Moves `entry` into `to` (its pool after the move) and points pending_ at it.
   PendingEntry* MoveEntry(PendingEntry* entry, EntryPool& to);
   // Moves the active entries and order nodes into fresh pools in rank order, queue by queue,

@@ -121,15 +121,16 @@ std::string BatchScript(const fs::path& task_script, const std::vector<int>& com
   std::string s =
       "#!/bin/sh\n# Written by Trainyard: every replica is a task of this one step.\nexec srun";
   // A replica that fails must not end the others: Trainyard's rules decide what it means.
+  auto tasks = [&](int count) {
+    return " --ntasks=" + std::to_string(count) + " --kill-on-bad-exit=0 sh " +
+           SingleQuoted(task_script.string());
+  };
   if (component_tasks.size() <= 1) {
-    const int tasks = component_tasks.empty() ? 1 : component_tasks[0];
-    return s + " --ntasks=" + std::to_string(tasks) + " --kill-on-bad-exit=0 sh " +
-           SingleQuoted(task_script.string()) + "\n";
+    return s + tasks(component_tasks.empty() ? 1 : component_tasks[0]) + "\n";
   }
   for (size_t g = 0; g < component_tasks.size(); ++g) {
     s += std::string(g == 0 ? "" : " :") + " --het-group=" + std::to_string(g) +
-         " --ntasks=" + std::to_string(component_tasks[g]) + " --kill-on-bad-exit=0 sh " +
-         SingleQuoted(task_script.string());
+         tasks(component_tasks[g]);
   }
   return s + "\n";
 }
