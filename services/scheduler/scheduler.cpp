@@ -52,6 +52,15 @@ int64_t TakenIn(const Placement& placement, int pool) {
   return sum;
 }
 
+// Puts `v`'s elements on `to` (an allocator-extended move), unless they are there already.
+template <typename PmrVector>
+void Rehome(PmrVector& v, std::pmr::memory_resource* to) {
+  if (v.get_allocator().resource() == to) return;
+  PmrVector moved(std::move(v), to);
+  std::destroy_at(&v);
+  std::construct_at(&v, std::move(moved));  // a move keeps the allocator
+}
+
 }  // namespace
 
 PreemptionCause AdmissionDecision::CauseOf(int64_t victim) const {
@@ -74,9 +83,6 @@ struct Scheduler::Cycle {
   int reservations_left = 0;
   // Each at most once a cycle; an entry admitted (and erased) since is null.
   std::vector<PendingEntry*> evaluated;
-  // Per region: running jobs' (expected end, pool, units) within the backfill horizon, sorted.
-  // Built by the first reservation of a cycle and dropped by every admission, which changes it.
-  std::unordered_map<std::string, std::vector<std::tuple<Timestamp, int, int64_t>>> releases;
 };
 
 Scheduler::Scheduler(const Fleet& fleet, SchedulerConfig config) : fleet_(fleet), config_(config) {
@@ -164,6 +170,10 @@ void Scheduler::UpsertPending(SchedulerJob job) {
   }
   Remove(job.id);  // a requeued job leaves the running set
   for (GangPool& gp : job.pools) gp.type_id = TypeIdOf(gp);
+  for (QuotaDemand& d : job.quota) {
+    d.accounts = {AccountOf(job.project_id, d.metric),
+                  AccountOf(job.project_id, PreemptibleQuotaMetric(d.metric))};
+  }
   PendingEntry entry;
   entry.queue = QueueFor(job.project_id, job.region);
   entry.shape =
@@ -171,7 +181,7 @@ void Scheduler::UpsertPending(SchedulerJob job) {
   if (job.dws_deadline) dws_deadlines_.insert({*job.dws_deadline, job.id});
   entry.job = std::move(job);
   int64_t id = entry.job.id;
-  PendingEntry& stored = *NewEntry(*active_entries_, std::move(entry));
+  PendingEntry& stored = *NewEntry(*active_entries_, job_arena_.get(), std::move(entry));
   pending_.emplace(id, &stored);
   Queue& queue = queues_[stored.queue];
   queue.order.insert({KeyOf(stored.job), &stored});
@@ -181,7 +191,9 @@ void Scheduler::UpsertPending(SchedulerJob job) {
 void Scheduler::UpsertRunning(RunningJob job) {
   Remove(job.id);
   int64_t id = job.id;
-  AddUsage(running_.emplace(id, std::move(job)).first->second, +1);
+  RunningJob& stored = running_.emplace(id, std::move(job)).first->second;
+  Rehome(stored.placement.pools, running_arena_.get());
+  AddUsage(stored, +1);
 }
 
 void Scheduler::Remove(int64_t id) {
@@ -217,8 +229,16 @@ Scheduler::EntryPool& Scheduler::PoolOf(Parked parked) {
   return parked == Parked::kNo ? *active_entries_ : *parked_entries_;
 }
 
-Scheduler::PendingEntry* Scheduler::NewEntry(EntryPool& pool, PendingEntry&& from) {
-  return new (pool.Allocate()) PendingEntry(std::move(from));
+std::pmr::memory_resource* Scheduler::ArenaOf(Parked parked) const {
+  return parked == Parked::kNo ? job_arena_.get() : parked_arena_.get();
+}
+
+Scheduler::PendingEntry* Scheduler::NewEntry(EntryPool& pool, std::pmr::memory_resource* arena,
+                                             PendingEntry&& from) {
+  auto* entry = new (pool.Allocate()) PendingEntry(std::move(from));
+  Rehome(entry->job.pools, arena);
+  Rehome(entry->job.quota, arena);
+  return entry;
 }
 
 void Scheduler::DeleteEntry(EntryPool& pool, PendingEntry* entry) {
@@ -226,29 +246,52 @@ void Scheduler::DeleteEntry(EntryPool& pool, PendingEntry* entry) {
   pool.Deallocate(entry);
 }
 
-Scheduler::PendingEntry* Scheduler::MoveEntry(PendingEntry* entry, EntryPool& to) {
-  PendingEntry* moved = NewEntry(to, std::move(*entry));
+Scheduler::PendingEntry* Scheduler::MoveEntry(PendingEntry* entry, EntryPool& to,
+                                              std::pmr::memory_resource* arena) {
+  PendingEntry* moved = NewEntry(to, arena, std::move(*entry));
   DeleteEntry(PoolOf(entry->parked), entry);
   pending_[moved->job.id] = moved;
   return moved;
 }
 
 void Scheduler::CompactActive() {
+  // In the order a cycle walks them: rank first across all queues (the cursors merge the queues'
+  // heads by rank), so that a walk reads ascending addresses, which the hardware prefetches.
+  struct Walked {
+    RankKey key;
+    int queue;
+    PendingEntry* entry;
+  };
+  std::vector<Walked> walk;
+  walk.reserve(active_entries_->live());
+  for (size_t q = 0; q < queues_.size(); ++q) {
+    for (const auto& [key, entry] : queues_[q].order)
+      walk.push_back({key, static_cast<int>(q), entry});
+  }
+  std::sort(walk.begin(), walk.end(),
+            [](const Walked& a, const Walked& b) { return a.key < b.key; });
   auto entries = std::make_unique<EntryPool>();
   auto nodes = std::make_unique<NodePool>();
-  for (Queue& queue : queues_) {
-    OrderedKeys order{OrderedKeys::allocator_type(nodes.get())};
-    for (const auto& [key, entry] : queue.order) {
-      // The job's strings and vectors stay where they are: only what every walk reads moves.
-      PendingEntry* moved = NewEntry(*entries, std::move(*entry));
-      DeleteEntry(*active_entries_, entry);
-      pending_[moved->job.id] = moved;
-      order.emplace_hint(order.end(), key, moved);
-    }
-    queue.order = std::move(order);  // the old nodes go back to the old pool
+  auto arena = std::make_unique<JobArena>();
+  std::vector<OrderedKeys> orders;
+  orders.reserve(queues_.size());
+  for (size_t q = 0; q < queues_.size(); ++q) {
+    orders.emplace_back(OrderedKeys::allocator_type(nodes.get()));
+  }
+  for (const Walked& w : walk) {
+    // The job's strings stay where they are: only what every walk reads moves.
+    PendingEntry* moved = NewEntry(*entries, arena.get(), std::move(*w.entry));
+    DeleteEntry(*active_entries_, w.entry);
+    pending_[moved->job.id] = moved;
+    OrderedKeys& order = orders[static_cast<size_t>(w.queue)];
+    order.emplace_hint(order.end(), w.key, moved);
+  }
+  for (size_t q = 0; q < queues_.size(); ++q) {
+    queues_[q].order = std::move(orders[q]);  // the old nodes go back to the old pool
   }
   active_entries_ = std::move(entries);
   active_nodes_ = std::move(nodes);
+  job_arena_ = std::move(arena);  // nothing is left on the old one
 }
 
 void Scheduler::DeleteEntries() {
@@ -269,10 +312,15 @@ void Scheduler::Clear() {
   parked_nodes_ = std::make_unique<NodePool>();
   active_entries_ = std::make_unique<EntryPool>();
   parked_entries_ = std::make_unique<EntryPool>();
+  job_arena_ = std::make_unique<JobArena>();
+  parked_arena_ = std::make_unique<JobArena>();
   queue_index_.clear();
   shape_ids_.clear();
   shape_verdicts_.clear();
-  quota_used_.clear();
+  account_ids_.clear();
+  accounts_.clear();
+  releases_.clear();
+  release_nodes_ = std::make_unique<NodePool>();
   resources_.clear();
   resource_used_.clear();
   for (auto& usage : cohort_usage_) usage.clear();
@@ -309,6 +357,17 @@ void Scheduler::SetResourceUnitsDown(const std::string& key, const std::map<int,
 }
 
 void Scheduler::AddUsage(const RunningJob& job, int sign) {
+  Releases& releases =
+      releases_.try_emplace(job.region, Releases::allocator_type(release_nodes_.get()))
+          .first->second;
+  for (const PlacedPool& pp : job.placement.pools) {
+    const Release release{job.expected_end, job.id, pp.pool, pp.units};
+    if (sign > 0) {
+      releases.insert(release);
+    } else if (auto it = releases.find(release); it != releases.end()) {
+      releases.erase(it);
+    }
+  }
   if (!job.on_resource.empty()) {
     // On a resource's nodes: the resource's own hold already counts the pools and the quota.
     auto& used = resource_used_[job.on_resource];
@@ -323,7 +382,7 @@ void Scheduler::AddUsage(const RunningJob& job, int sign) {
     }
   }
   for (const QuotaDemand& d : job.quota) {
-    quota_used_[job.project_id + "|" + d.metric] += sign * d.amount;
+    accounts_[AccountOf(job.project_id, d.metric)].used += sign * d.amount;
   }
   SetRunning(queues_[QueueFor(job.project_id, job.region)], job, sign);
   if (sign < 0 && !job.quota.empty()) quota_freed_.insert(job.project_id);
@@ -343,8 +402,15 @@ void Scheduler::SetRunning(Queue& queue, const RunningJob& job, int sign) {
 }
 
 int64_t Scheduler::QuotaUsed(const std::string& project_id, const std::string& metric) const {
-  auto it = quota_used_.find(project_id + "|" + metric);
-  return it == quota_used_.end() ? 0 : it->second;
+  auto it = account_ids_.find(project_id + "|" + metric);
+  return it == account_ids_.end() ? 0 : accounts_[static_cast<size_t>(it->second)].used;
+}
+
+int Scheduler::AccountOf(const std::string& project_id, const std::string& metric) {
+  auto [it, added] =
+      account_ids_.try_emplace(project_id + "|" + metric, static_cast<int>(accounts_.size()));
+  if (added) accounts_.push_back({fleet_.quotas.Limit(project_id, metric), 0});
+  return it->second;
 }
 
 int64_t Scheduler::Available(int pool, Timestamp now) const {
@@ -815,16 +881,18 @@ std::optional<Verdict> Scheduler::CheckQuota(const SchedulerJob& job, Cycle&,
   for (ConsumptionModel m : models) {
     std::optional<Verdict> block;
     for (const QuotaDemand& d : job.quota) {
-      std::string metric = QuotaMetricFor(d.metric, m);
-      std::optional<int64_t> limit = fleet_.quotas.Limit(job.project_id, metric);
-      if (!limit) continue;
-      if (d.amount > *limit) {
-        block = Verdict{ReasonCode::kNeverFits, NeverFitsQuotaMessage(metric, d.amount, *limit)};
+      const QuotaAccount& account =
+          accounts_[static_cast<size_t>(d.accounts[UsesPreemptibleQuota(m) ? 1 : 0])];
+      if (!account.limit) continue;
+      const int64_t limit = *account.limit;
+      if (d.amount > limit) {
+        block = Verdict{ReasonCode::kNeverFits,
+                        NeverFitsQuotaMessage(QuotaMetricFor(d.metric, m), d.amount, limit)};
         break;
       }
-      int64_t used = QuotaUsed(job.project_id, metric);
-      if (used + d.amount > *limit) {
-        block = Verdict{ReasonCode::kQuotaExceeded, QuotaMessage(metric, used, *limit, d.amount)};
+      if (account.used + d.amount > limit) {
+        block = Verdict{ReasonCode::kQuotaExceeded,
+                        QuotaMessage(QuotaMetricFor(d.metric, m), account.used, limit, d.amount)};
         all_never = false;
         break;
       }
@@ -974,24 +1042,19 @@ void Scheduler::ReserveCapacity(const SchedulerJob& job, Cycle& cycle,
                                 Verdict& verdict) const {
   // Slurm-style backfill on counts: walk running jobs' expected ends and book the first time the
   // gang fits.
-  auto [cached, missing] = cycle.releases.try_emplace(job.region);
-  auto& releases = cached->second;
-  if (missing) {
-    releases.reserve(running_.size());  // one large allocation, not a dozen growing ones
-    const Timestamp horizon = cycle.now + duration_cast<microseconds>(config_.backfill_horizon);
-    for (const auto& [id, r] : running_) {
-      if (r.region != job.region || r.expected_end > horizon) continue;
-      for (const PlacedPool& pp : r.placement.pools) {
-        releases.push_back({std::max(r.expected_end, cycle.now), pp.pool, pp.units});
-      }
-    }
-    std::sort(releases.begin(), releases.end());
-  }
+  auto found = releases_.find(job.region);
+  if (found == releases_.end()) return;
+  const Releases& releases = found->second;
+  const Timestamp horizon = cycle.now + duration_cast<microseconds>(config_.backfill_horizon);
+  auto within = [&](Releases::const_iterator it) {
+    return it != releases.end() && std::get<0>(*it) <= horizon;
+  };
   Extra extra;
-  for (size_t i = 0; i < releases.size();) {
-    Timestamp t = std::get<0>(releases[i]);
-    for (; i < releases.size() && std::get<0>(releases[i]) == t; ++i) {
-      AddExtra(extra, std::get<1>(releases[i]), std::get<2>(releases[i]));
+  for (auto it = releases.begin(); within(it);) {
+    // Releases already due count as now.
+    const Timestamp t = std::max(std::get<0>(*it), cycle.now);
+    for (; within(it) && std::max(std::get<0>(*it), cycle.now) == t; ++it) {
+      AddExtra(extra, std::get<2>(*it), std::get<3>(*it));
     }
     FitOutcome fit = Fit(job, cycle, &extra, -1, false, models, /*explain=*/false);
     if (!fit.fits) continue;
@@ -1022,7 +1085,6 @@ void Scheduler::Admit(PendingEntry& entry, const Placement& placement, std::vect
     Remove(v);
   }
   cycle.victims_left -= static_cast<int>(victims.size());
-  cycle.releases.clear();
   const SchedulerJob& job = entry.job;
   RunningJob r = MakeRunningJob(job, placement, fleet_, cycle.now);
   // Later long jobs eat into the slack of holds on the pools they take.
@@ -1060,7 +1122,10 @@ void Scheduler::Evaluate(PendingEntry& entry, Cycle& cycle, CycleResult& result)
                                   cycle.now - job.queue_time >=
                                       duration_cast<microseconds>(config_.reserve_min_wait));
   const int64_t shape_key = int64_t{entry.shape} * 2 + (eligible ? 1 : 0);
-  if (!eligible) {
+  // A job that may hold capacity is its own case; once the cycle has made all the holds it may,
+  // an eligible job's verdict is its shape's as much as any other's.
+  const bool may_hold = eligible && cycle.reservations_left > 0;
+  if (!may_hold) {
     if (const Verdict* cached = ShapeVerdict(shape_key)) {
       entry.verdict.code = cached->code;
       entry.verdict.message = cached->message;
@@ -1114,7 +1179,7 @@ void Scheduler::Evaluate(PendingEntry& entry, Cycle& cycle, CycleResult& result)
     ReserveCapacity(job, cycle, models, entry.verdict);
     return;
   }
-  if (!eligible) RememberShapeVerdict(shape_key, entry.verdict);
+  if (!may_hold) RememberShapeVerdict(shape_key, entry.verdict);
 }
 
 const Verdict* Scheduler::ShapeVerdict(int64_t shape_key) const {
@@ -1123,7 +1188,8 @@ const Verdict* Scheduler::ShapeVerdict(int64_t shape_key) const {
   return cycle == cycles_ ? &verdict : nullptr;
 }
 
-void Scheduler::RememberShapeVerdict(int64_t shape_key, const Verdict& verdict) {
+void Scheduler::RememberShapeVerdict(int64_t shape_key, Verdict& verdict) {
+  verdict.message = messages_.Intern(verdict.message);
   if (shape_key >= static_cast<int64_t>(shape_verdicts_.size())) {
     shape_verdicts_.resize(
         std::max<size_t>(static_cast<size_t>(shape_key) + 1, shape_ids_.size() * 2));
@@ -1141,7 +1207,7 @@ bool Scheduler::Park(PendingEntry& entry, Cycle& cycle) {
   const RankKey key = KeyOf(entry.job);
   queue.order.erase(key);
   PendingEntry* const was = &entry;  // gone after the move
-  PendingEntry* parked = MoveEntry(was, *parked_entries_);
+  PendingEntry* parked = MoveEntry(was, *parked_entries_, ArenaOf(to));
   parked->parked = to;
   SetOf(queue, to).insert({key, parked});
   if (!cycle.evaluated.empty() && cycle.evaluated.back() == was) cycle.evaluated.back() = parked;
@@ -1161,7 +1227,7 @@ void Scheduler::UnparkQuotaWaiters() {
   for (Queue& queue : queues_) {
     if (queue.quota_parked.empty() || quota_freed_.count(queue.project_id) == 0) continue;
     for (const auto& [key, entry] : queue.quota_parked) {
-      PendingEntry* active = MoveEntry(entry, *active_entries_);
+      PendingEntry* active = MoveEntry(entry, *active_entries_, job_arena_.get());
       active->parked = Parked::kNo;
       queue.order.insert({key, active});
     }
@@ -1180,7 +1246,14 @@ void Scheduler::Report(PendingEntry& entry, int64_t position, CycleResult& resul
   if (!evaluated && v.code == ReasonCode::kNotEvaluated) {
     v.message = NotEvaluatedMessage(v.position, config_.lookback);
   }
-  if (entry.reported && *entry.reported == v) return;
+  if (!entry.reported || !v.message.SharesWith(entry.reported->message)) {
+    v.message = messages_.Intern(v.message);
+  }
+  if (entry.reported && *entry.reported == v) {
+    // Equal, but read to tell (it was reported before the interner held its text): share it.
+    entry.reported->message = v.message;
+    return;
+  }
   const bool code_changed = !entry.reported || entry.reported->code != v.code;
   entry.reported = v;
   result.verdicts.push_back({entry.job.id, entry.job.version, v, code_changed});
@@ -1237,6 +1310,7 @@ CycleResult Scheduler::RunCycle(Timestamp now) {
     cohort_now_[c] = fleet_.cohorts[c].At(fleet_.pools, now, fleet_.epoch);
   }
   ++cycles_;
+  messages_.Age();
   resource_shortfall_.clear();
   UnparkQuotaWaiters();
 

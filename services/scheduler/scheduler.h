@@ -6,6 +6,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <memory_resource>
 #include <optional>
 #include <set>
 #include <tuple>
@@ -16,6 +17,7 @@
 #include "services/fleet/fleet.h"
 #include "services/scheduler/scheduler_job.h"
 #include "services/scheduler/slab_pool.h"
+#include "services/scheduler/text_interner.h"
 #include "services/scheduler/verdict.h"
 
 namespace trainyard {
@@ -265,19 +267,30 @@ class Scheduler {
   // Entries live in one of two pools, by whether they are parked; pending_ and the orders point
   // at them.
   using EntryPool = SlabPool<sizeof(PendingEntry)>;
+  using JobArena = std::pmr::unsynchronized_pool_resource;
   EntryPool& PoolOf(Parked parked);
-  PendingEntry* NewEntry(EntryPool& pool, PendingEntry&& from);
+  // The memory a job's pools and quota live on, by whether it is parked.
+  std::pmr::memory_resource* ArenaOf(Parked parked) const;
+  PendingEntry* NewEntry(EntryPool& pool, std::pmr::memory_resource* arena, PendingEntry&& from);
   void DeleteEntry(EntryPool& pool, PendingEntry* entry);
   void DeleteEntries();  // all of pending_
   // Moves `entry` into `to` (its pool after the move) and points pending_ at it.
-  PendingEntry* MoveEntry(PendingEntry* entry, EntryPool& to);
+  PendingEntry* MoveEntry(PendingEntry* entry, EntryPool& to, std::pmr::memory_resource* arena);
   // Moves the active entries and order nodes into fresh pools in rank order, queue by queue,
-  // once most of the active slots have gone to parked jobs: the walk then reads dense memory in
-  // the order it goes. Costs O(active), at most once per as many parks.
+  // and their jobs' pools and quota into a fresh arena, once most of the active slots have gone
+  // to parked jobs: the walk then reads dense memory in the order it goes. Costs O(active), at
+  // most once per as many parks.
   void CompactActive();
   void UnparkQuotaWaiters();
   OrderedKeys& SetOf(Queue& queue, Parked parked);
   int64_t QuotaUsed(const std::string& project_id, const std::string& metric) const;
+  // A project's account of one quota metric (PREEMPTIBLE_ prefix and all): its limit in the
+  // fleet and what its admitted jobs use. Numbered, so that pending jobs carry the numbers.
+  struct QuotaAccount {
+    std::optional<int64_t> limit;  // none: unlimited
+    int64_t used = 0;
+  };
+  int AccountOf(const std::string& project_id, const std::string& metric);  // made if new
   // `job` must be the one in running_ (the queue keeps its address).
   void AddUsage(const RunningJob& job, int sign);
   void SetRunning(Queue& queue, const RunningJob& job, int sign);
@@ -314,9 +327,17 @@ class Scheduler {
   mutable Shortfall resource_shortfall_;  // FitOnResource notes it; RunCycle starts it afresh
   // Per resource: fleet pool → units its running jobs take of what it holds.
   std::unordered_map<std::string, std::unordered_map<int, int64_t>> resource_used_;
-  std::vector<int64_t> used_;                            // per pool: units held by admitted jobs
-  std::vector<int64_t> down_;                            // per pool: units out of service
-  std::unordered_map<std::string, int64_t> quota_used_;  // project|metric → amount
+  std::vector<int64_t> used_;                         // per pool: units held by admitted jobs
+  std::vector<int64_t> down_;                         // per pool: units out of service
+  std::unordered_map<std::string, int> account_ids_;  // project|metric → index in accounts_
+  std::vector<QuotaAccount> accounts_;
+  // Per region: each running job's (expected end, id, pool, units), in the order backfill walks
+  // them. Kept as jobs start and stop, on a pool of its own, so a reservation reads a few dense
+  // slabs rather than every running job's placement among all the jobs' allocations.
+  using Release = std::tuple<Timestamp, int64_t, int, int64_t>;
+  using Releases = std::multiset<Release, std::less<Release>, PoolAllocator<Release>>;
+  std::unique_ptr<NodePool> release_nodes_ = std::make_unique<NodePool>();
+  std::unordered_map<std::string, Releases> releases_;
 
   // The entries and order nodes of the active jobs apart from the parked, which a cycle never
   // walks. Declared before the queues, which give their nodes back when they go.
@@ -324,11 +345,26 @@ class Scheduler {
   std::unique_ptr<NodePool> parked_nodes_ = std::make_unique<NodePool>();
   std::unique_ptr<EntryPool> active_entries_ = std::make_unique<EntryPool>();
   std::unique_ptr<EntryPool> parked_entries_ = std::make_unique<EntryPool>();
+  // The active jobs' pools and quota (SchedulerJob::pools, ::quota), which every evaluation reads,
+  // on memory of their own rather than among all the jobs' allocations on the heap; the parked
+  // jobs' on another, so that parking thousands does not spread what later cycles read (the
+  // admitted jobs, the messages) across the heap.
+  std::unique_ptr<JobArena> job_arena_ = std::make_unique<JobArena>();
+  std::unique_ptr<JobArena> parked_arena_ = std::make_unique<JobArena>();
   std::vector<Queue> queues_;
   std::unordered_map<std::string, int> shape_ids_;
   std::unordered_map<std::string, int> queue_index_;
   std::unordered_map<int64_t, PendingEntry*> pending_;  // in active_entries_ or parked_entries_
-  std::unordered_map<int64_t, RunningJob> running_;
+  // Admitted jobs, on slots of their own: preemption planning reads a queue's admitted jobs for
+  // every job it evaluates, and from malloc they would spread over as many pages as they are.
+  using RunningEntry = std::pair<const int64_t, RunningJob>;
+  using RunningPool = SlabPool<sizeof(void*) + sizeof(RunningEntry)>;  // a hash node's size
+  std::unique_ptr<RunningPool> running_slots_ = std::make_unique<RunningPool>();
+  std::unique_ptr<JobArena> running_arena_ = std::make_unique<JobArena>();  // their placements
+  std::unordered_map<int64_t, RunningJob, std::hash<int64_t>, std::equal_to<int64_t>,
+                     PoolAllocator<RunningEntry, RunningPool>>
+      running_{0, std::hash<int64_t>{}, std::equal_to<int64_t>{},
+               PoolAllocator<RunningEntry, RunningPool>(running_slots_.get())};
   std::set<std::pair<Timestamp, int64_t>> dws_deadlines_;
   std::set<std::pair<Timestamp, int64_t>> never_fits_deadlines_;
   std::unordered_set<std::string> quota_freed_;  // projects whose usage dropped since the cycle
@@ -339,7 +375,11 @@ class Scheduler {
   // cycle (stamped with the cycle): jobs of one shape share it without a lookup or an allocation.
   std::vector<std::pair<int64_t, Verdict>> shape_verdicts_;
   const Verdict* ShapeVerdict(int64_t shape_key) const;
-  void RememberShapeVerdict(int64_t shape_key, const Verdict& verdict);
+  // Also makes `verdict`'s message the interned copy, which the shape's other jobs then share.
+  void RememberShapeVerdict(int64_t shape_key, Verdict& verdict);
+  // Verdict messages, so that a job's new verdict and the one last reported share their text
+  // when they are equal (aged each cycle).
+  TextInterner messages_;
 };
 
 }  // namespace trainyard

@@ -21,7 +21,8 @@ std::string LastSegment(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-void AddDemand(std::vector<QuotaDemand>& demands, const std::string& metric, int64_t amount) {
+template <typename Demands>
+void AddDemand(Demands& demands, const std::string& metric, int64_t amount) {
   for (QuotaDemand& d : demands) {
     if (d.metric == metric) {
       d.amount += amount;
@@ -55,8 +56,10 @@ bool UsesPreemptibleQuota(ConsumptionModel model) {
 }
 
 std::string QuotaMetricFor(const std::string& metric, ConsumptionModel model) {
-  return UsesPreemptibleQuota(model) ? "PREEMPTIBLE_" + metric : metric;
+  return UsesPreemptibleQuota(model) ? PreemptibleQuotaMetric(metric) : metric;
 }
+
+std::string PreemptibleQuotaMetric(const std::string& metric) { return "PREEMPTIBLE_" + metric; }
 
 StatusOr<SchedulerJob> MakeSchedulerJob(int64_t id, int64_t version, const std::string& project_id,
                                         const std::string& region, const CustomJob& job) {

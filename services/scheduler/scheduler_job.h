@@ -2,8 +2,10 @@
 // A job as the scheduler sees it: its rank, its gang shape and its quota demand, derived once from
 // the CustomJob when it enters the queue. Planning uses counts only: a GPU/CPU pool counts nodes,
 // a TPU pool counts whole slices (scheduler-design.md §2).
+#include <array>
 #include <cstdint>
 #include <map>
+#include <memory_resource>
 #include <optional>
 #include <string>
 #include <vector>
@@ -43,6 +45,9 @@ struct QuotaDemand {
   std::string
       metric;  // "NVIDIA_H100_MEGA_80GB", "TPU_V5P", "CPUS"; "PREEMPTIBLE_" added per flavor
   int64_t amount = 0;
+  // A pending job's: the scheduler's numbers for its project's account of the metric, plain and
+  // PREEMPTIBLE_ (Scheduler::UpsertPending sets them), so a quota check reads no names.
+  std::array<int, 2> accounts = {-1, -1};
 };
 
 struct SchedulerJob {
@@ -57,8 +62,10 @@ struct SchedulerJob {
   std::string region;
   ReservationAffinityType affinity = ReservationAffinityType::kUnspecified;
   std::vector<std::string> reservations;  // SPECIFIC_RESERVATION: the names (last path segment)
-  std::vector<GangPool> pools;
-  std::vector<QuotaDemand> quota;         // summed over the pools, without the PREEMPTIBLE_ prefix
+  // Every evaluation reads these two, so the scheduler keeps a pending job's on its own memory
+  // (Scheduler::JobArena); a copy of the job gets the heap's.
+  std::pmr::vector<GangPool> pools;
+  std::pmr::vector<QuotaDemand> quota;    // summed over the pools, without the PREEMPTIBLE_ prefix
   std::optional<Timestamp> dws_deadline;  // FLEX_START: FAILED after this; none = wait forever
   Duration expected_runtime = kDefaultJobTimeout;
   std::string image_uri;  // the first pool's image: nodes that have it cached skip the pull
@@ -77,7 +84,7 @@ struct PlacedPool {
 
 struct Placement {
   std::string zone;
-  std::vector<PlacedPool> pools;  // in worker-pool order
+  std::pmr::vector<PlacedPool> pools;  // in worker-pool order (Scheduler::running_arena_)
 };
 
 // An admitted job (PENDING or RUNNING): it holds its placement until it ends.
@@ -114,5 +121,6 @@ RunningJob MakeRunningJob(const SchedulerJob& job, const Placement& placement, c
 // Whether capacity of `model` is charged to preemptible quota (SPOT and DWS, as in Compute Engine).
 bool UsesPreemptibleQuota(ConsumptionModel model);
 std::string QuotaMetricFor(const std::string& metric, ConsumptionModel model);
+std::string PreemptibleQuotaMetric(const std::string& metric);
 
 }  // namespace trainyard

@@ -20,6 +20,8 @@ class SharedText {
   const std::string& str() const { return text_ ? *text_ : Empty(); }
   operator const std::string&() const { return str(); }  // NOLINT: reads as the string it is
   bool empty() const { return !text_; }
+  // Whether both hold the one same text (equal without reading it).
+  bool SharesWith(const SharedText& other) const { return text_ == other.text_; }
   size_t find(std::string_view part, size_t from = 0) const { return str().find(part, from); }
 
   // A new text (the shared one is never changed under its other holders).

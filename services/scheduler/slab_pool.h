@@ -64,9 +64,10 @@ class SlabPool {
 // Slots of a cache line: a map node of a 24-byte key and a pointer.
 using NodePool = SlabPool<64>;
 
-// A container's allocator onto a NodePool: single nodes that fit a slot come from the pool,
-// anything else from the heap. Containers that share a pool keep it; the pool outlives them.
-template <typename T>
+// A container's allocator onto a pool (a NodePool unless said): single nodes that fit a slot come
+// from the pool, anything else from the heap. Containers that share a pool keep it; the pool
+// outlives them.
+template <typename T, typename Pool = NodePool>
 class PoolAllocator {
  public:
   using value_type = T;
@@ -74,9 +75,9 @@ class PoolAllocator {
   using propagate_on_container_move_assignment = std::true_type;
   using propagate_on_container_swap = std::true_type;
 
-  explicit PoolAllocator(NodePool* pool) noexcept : pool_(pool) {}
+  explicit PoolAllocator(Pool* pool) noexcept : pool_(pool) {}
   template <typename U>
-  PoolAllocator(const PoolAllocator<U>& other) noexcept : pool_(other.pool()) {}
+  PoolAllocator(const PoolAllocator<U, Pool>& other) noexcept : pool_(other.pool()) {}
 
   T* allocate(size_t n) {
     if (Pooled(n)) return static_cast<T*>(pool_->Allocate());
@@ -90,17 +91,17 @@ class PoolAllocator {
     }
   }
 
-  NodePool* pool() const { return pool_; }
+  Pool* pool() const { return pool_; }
   template <typename U>
-  bool operator==(const PoolAllocator<U>& other) const {
+  bool operator==(const PoolAllocator<U, Pool>& other) const {
     return pool_ == other.pool();
   }
 
  private:
   static constexpr bool kFits =
-      sizeof(T) <= NodePool::kSlotSize && alignof(T) <= alignof(std::max_align_t);
+      sizeof(T) <= Pool::kSlotSize && alignof(T) <= alignof(std::max_align_t);
   static bool Pooled(size_t n) { return kFits && n == 1; }
-  NodePool* pool_;
+  Pool* pool_;
 };
 
 }  // namespace trainyard

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include "services/scheduler/verdict_text.h"
+
 // Scenarios name only the options they change.
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 
@@ -309,6 +311,55 @@ TEST(SchedulerTest, HeldCapacityGoesOnlyToJobsThatEndBeforeTheGangStarts) {
   EXPECT_NE(VerdictOf(r, 3)->message.find("capacity held for job 2 (priority 1000)"),
             std::string::npos);
   ASSERT_NE(Admitted(r, 4), nullptr);  // backfilled: it ends before the gang's start
+}
+
+// Backfill books a gang at the first time the jobs still running free enough for it: a job that
+// ended early has freed its nodes already, and its expected end no longer counts as a release.
+TEST(SchedulerTest, AHoldCountsOnlyTheReleasesOfJobsStillRunning) {
+  Fleet fleet;
+  fleet.epoch = kT0;
+  fleet.pools.push_back(Pool("us-central1-b", "a3-megagpu-8g", CM::kOnDemand, 8));
+  Scheduler s(fleet);
+  s.UpsertPending(Job(1, {.replicas = 4, .expected_runtime = "3600s"}));
+  s.UpsertPending(Job(2, {.replicas = 2, .expected_runtime = "7200s", .created = kT0 + 1s}));
+  s.UpsertPending(Job(3, {.replicas = 2, .expected_runtime = "10800s", .created = kT0 + 2s}));
+  ASSERT_EQ(s.RunCycle(kT0).admissions.size(), 3u);
+  s.Remove(2);  // ended early: 2 nodes free now; job 1 ends at +1h, job 3 at +3h
+  s.UpsertPending(
+      Job(4, {.project = "big", .replicas = 8, .priority = "high", .created = kT0 + 3s}));
+  CycleResult r = s.RunCycle(kT0 + 10min);
+  EXPECT_EQ(Admitted(r, 4), nullptr);
+  // 2 free + 4 at +1h is 6; all 8 only at +3h (job 2's old end, +2h, would have said 8 then).
+  EXPECT_NE(VerdictOf(r, 4)->message.find("capacity reserved in us-central1-b, expected start " +
+                                          ClockText(kT0 + 3h)),
+            std::string::npos)
+      << VerdictOf(r, 4)->message;
+}
+
+// A job that may hold capacity is evaluated on its own while the cycle can still make holds;
+// once it has made all it may, such jobs of one shape share one verdict like any others.
+TEST(SchedulerTest, JobsThatMayHoldShareTheirShapesVerdictOnceTheCycleHasMadeItsHolds) {
+  Fleet fleet;
+  fleet.epoch = kT0;
+  fleet.pools.push_back(Pool("us-central1-b", "a3-megagpu-8g", CM::kOnDemand, 8));
+  SchedulerConfig config;
+  config.max_reservations = 1;
+  Scheduler s(fleet, config);
+  s.UpsertPending(Job(1, {.replicas = 8, .expected_runtime = "3600s"}));
+  ASSERT_EQ(s.RunCycle(kT0).admissions.size(), 1u);
+  for (int64_t id = 2; id <= 4; ++id) {
+    s.UpsertPending(Job(id, {.project = "big",
+                             .replicas = 8,
+                             .priority = "high",
+                             .created = kT0 + std::chrono::seconds(id)}));
+  }
+  CycleResult r = s.RunCycle(kT0 + 1min);
+  EXPECT_NE(VerdictOf(r, 2)->message.find("capacity reserved"), std::string::npos);
+  EXPECT_EQ(VerdictOf(r, 3)->message.find("capacity reserved"), std::string::npos);
+  EXPECT_EQ(VerdictOf(r, 4)->code, VerdictOf(r, 3)->code);
+  EXPECT_EQ(VerdictOf(r, 4)->message, VerdictOf(r, 3)->message);
+  EXPECT_EQ(r.evaluations, 2);  // jobs 2 and 3; job 4 took job 3's verdict
+  EXPECT_EQ(r.reused, 1);
 }
 
 TEST(SchedulerTest, PositionsFollowPriorityThenAge) {
