@@ -276,10 +276,10 @@ class Scheduler {
   void DeleteEntries();  // all of pending_
   // Moves `entry` into `to` (its pool after the move) and points pending_ at it.
   PendingEntry* MoveEntry(PendingEntry* entry, EntryPool& to, std::pmr::memory_resource* arena);
-  // Moves the active entries and order nodes into fresh pools in rank order, queue by queue,
-  // and their jobs' pools and quota into a fresh arena, once most of the active slots have gone
-  // to parked jobs: the walk then reads dense memory in the order it goes. Costs O(active), at
-  // most once per as many parks.
+  // Moves the active entries and order nodes into fresh pools, and their jobs' pools and quota
+  // into a fresh arena, in the order a cycle walks them (rank across all queues), once most of
+  // the active slots have gone to parked jobs: the walk then reads dense memory at ascending
+  // addresses. Costs O(active log active), at most once per as many parks.
   void CompactActive();
   void UnparkQuotaWaiters();
   OrderedKeys& SetOf(Queue& queue, Parked parked);

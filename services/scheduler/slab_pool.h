@@ -1,6 +1,7 @@
 #pragma once
 // Fixed-size slots carved from slabs, for what the scheduler's cycle walks: the nodes of the
-// queues' rank orders and the pending jobs' entries. Every step of a walk is a dependent load.
+// queues' rank orders, the pending jobs' entries, the admitted jobs and backfill's releases.
+// Every step of a walk is a dependent load.
 // From malloc, each node and entry lands among its job's other allocations, so the live ones of
 // the active orders spread over all the memory the pending jobs take: with 90% of them parked,
 // ten times the pages the TLB covers. From pools of their own (one for the active, one for the

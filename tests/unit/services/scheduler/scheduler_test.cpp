@@ -48,6 +48,14 @@ Fleet TestFleet() {
   return f;
 }
 
+// Backfill scenarios: one on-demand pool of 8 A3 Mega nodes.
+Fleet EightNodeFleet() {
+  Fleet f;
+  f.epoch = kT0;
+  f.pools.push_back(Pool("us-central1-b", "a3-megagpu-8g", CM::kOnDemand, 8));
+  return f;
+}
+
 enum PoolIndex { kRes = 0, kOnDemandA = 1, kSpotA = 2, kFlexA = 3, kOnDemandB = 4, kTpuB = 5 };
 
 struct JobOptions {
@@ -295,9 +303,7 @@ TEST(SchedulerTest, BigGangHoldsCapacitySoSmallLongJobsCannotStarveIt) {
 }
 
 TEST(SchedulerTest, HeldCapacityGoesOnlyToJobsThatEndBeforeTheGangStarts) {
-  Fleet fleet;
-  fleet.epoch = kT0;
-  fleet.pools.push_back(Pool("us-central1-b", "a3-megagpu-8g", CM::kOnDemand, 8));
+  Fleet fleet = EightNodeFleet();
   Scheduler s(fleet);
   s.UpsertPending(Job(1, {.replicas = 6, .expected_runtime = "3600s"}));
   s.RunCycle(kT0);
@@ -316,9 +322,7 @@ TEST(SchedulerTest, HeldCapacityGoesOnlyToJobsThatEndBeforeTheGangStarts) {
 // Backfill books a gang at the first time the jobs still running free enough for it: a job that
 // ended early has freed its nodes already, and its expected end no longer counts as a release.
 TEST(SchedulerTest, AHoldCountsOnlyTheReleasesOfJobsStillRunning) {
-  Fleet fleet;
-  fleet.epoch = kT0;
-  fleet.pools.push_back(Pool("us-central1-b", "a3-megagpu-8g", CM::kOnDemand, 8));
+  Fleet fleet = EightNodeFleet();
   Scheduler s(fleet);
   s.UpsertPending(Job(1, {.replicas = 4, .expected_runtime = "3600s"}));
   s.UpsertPending(Job(2, {.replicas = 2, .expected_runtime = "7200s", .created = kT0 + 1s}));
@@ -339,9 +343,7 @@ TEST(SchedulerTest, AHoldCountsOnlyTheReleasesOfJobsStillRunning) {
 // A job that may hold capacity is evaluated on its own while the cycle can still make holds;
 // once it has made all it may, such jobs of one shape share one verdict like any others.
 TEST(SchedulerTest, JobsThatMayHoldShareTheirShapesVerdictOnceTheCycleHasMadeItsHolds) {
-  Fleet fleet;
-  fleet.epoch = kT0;
-  fleet.pools.push_back(Pool("us-central1-b", "a3-megagpu-8g", CM::kOnDemand, 8));
+  Fleet fleet = EightNodeFleet();
   SchedulerConfig config;
   config.max_reservations = 1;
   Scheduler s(fleet, config);
