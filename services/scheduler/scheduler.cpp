@@ -1246,7 +1246,9 @@ void Scheduler::Report(PendingEntry& entry, int64_t position, CycleResult& resul
   if (!evaluated && v.code == ReasonCode::kNotEvaluated) {
     v.message = NotEvaluatedMessage(v.position, config_.lookback);
   }
-  if (!entry.reported || !v.message.SharesWith(entry.reported->message)) {
+  // Interned only to compare with what was reported (a first report has nothing to compare
+  // with, and most verdicts come interned already, from their shape's).
+  if (entry.reported && !v.message.SharesWith(entry.reported->message)) {
     v.message = messages_.Intern(v.message);
   }
   if (entry.reported && *entry.reported == v) {
