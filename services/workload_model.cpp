@@ -28,8 +28,9 @@ constexpr std::string_view kRunTimeKnobs[] = {kDuration, kSteps,  kStepTime,  kP
 
 constexpr double kGpuMfu = 0.4;
 constexpr double kTpuMfu = 0.5;
-// Far beyond any run we could simulate, and far inside Duration's range.
-constexpr double kMaxRunSeconds = 1e10;
+// Far beyond any run we could simulate (31 years), and inside Duration's range (nanoseconds in an
+// int64_t: 292 years).
+constexpr double kMaxRunSeconds = 1e9;
 
 // The knobs as set: name → (index in env, value).
 struct Knobs {
@@ -118,9 +119,11 @@ Status CheckValues(const Knobs& k) {
   return Status::Ok();
 }
 
+// Knobs as large as a double allows give inf or NaN: both end up in range (NaN as 0).
 Duration Seconds(double s) {
+  if (!(s > 0)) return Duration{};
   return std::chrono::duration_cast<Duration>(
-      std::chrono::duration<double>(std::min(std::max(s, 0.0), kMaxRunSeconds)));
+      std::chrono::duration<double>(std::min(s, kMaxRunSeconds)));
 }
 
 // Σ chips × peak × MFU over the worker pools; an error names the knob whose choice fails.

@@ -65,6 +65,15 @@ TEST(WorkloadModelTest, SixNDOverChipsTimesPeakTimesMfu) {
   EXPECT_NEAR(Secs(e.run), 4.2e19 / (8 * 989e12 * 0.4), 1e-3);
 }
 
+// The fuzzer's find: 7e92 parameters made a run time of more nanoseconds than a Duration holds.
+TEST(WorkloadModelTest, AnAbsurdModelRunsForTheLongestRunWeModelNotForAnOverflow) {
+  WorkloadEstimate e = Estimate(
+      H100Gang(0, {{"TRAINYARD_MODEL_PARAMS", "7e92"}, {"TRAINYARD_TRAIN_TOKENS", "1e300"}}));
+  EXPECT_DOUBLE_EQ(Secs(e.run), 1e9);
+  EXPECT_EQ(ModelTrainingTime(1, 1, 0), ModelTrainingTime(7e92, 1e300, 1));
+  EXPECT_EQ(ModelTrainingTime(0, 0, 1), Duration{});
+}
+
 TEST(WorkloadModelTest, RunTimeScalesInverselyWithReplicas) {
   double one = Secs(Estimate(H100Gang(0, k7bOn1bTokens)).run);
   double four = Secs(Estimate(H100Gang(3, k7bOn1bTokens)).run);
