@@ -246,10 +246,10 @@ void Scheduler::DeleteEntry(EntryPool& pool, PendingEntry* entry) {
   pool.Deallocate(entry);
 }
 
-Scheduler::PendingEntry* Scheduler::MoveEntry(PendingEntry* entry, EntryPool& to,
-                                              std::pmr::memory_resource* arena) {
-  PendingEntry* moved = NewEntry(to, arena, std::move(*entry));
+Scheduler::PendingEntry* Scheduler::MoveEntry(PendingEntry* entry, Parked to) {
+  PendingEntry* moved = NewEntry(PoolOf(to), ArenaOf(to), std::move(*entry));
   DeleteEntry(PoolOf(entry->parked), entry);
+  moved->parked = to;
   pending_[moved->job.id] = moved;
   return moved;
 }
@@ -1207,8 +1207,7 @@ bool Scheduler::Park(PendingEntry& entry, Cycle& cycle) {
   const RankKey key = KeyOf(entry.job);
   queue.order.erase(key);
   PendingEntry* const was = &entry;  // gone after the move
-  PendingEntry* parked = MoveEntry(was, *parked_entries_, ArenaOf(to));
-  parked->parked = to;
+  PendingEntry* parked = MoveEntry(was, to);
   SetOf(queue, to).insert({key, parked});
   if (!cycle.evaluated.empty() && cycle.evaluated.back() == was) cycle.evaluated.back() = parked;
   const Duration timeout = fleet_.never_fits_timeout;
@@ -1227,8 +1226,7 @@ void Scheduler::UnparkQuotaWaiters() {
   for (Queue& queue : queues_) {
     if (queue.quota_parked.empty() || quota_freed_.count(queue.project_id) == 0) continue;
     for (const auto& [key, entry] : queue.quota_parked) {
-      PendingEntry* active = MoveEntry(entry, *active_entries_, job_arena_.get());
-      active->parked = Parked::kNo;
+      PendingEntry* active = MoveEntry(entry, Parked::kNo);
       queue.order.insert({key, active});
     }
     queue.quota_parked.clear();

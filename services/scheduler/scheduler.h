@@ -274,8 +274,8 @@ class Scheduler {
   PendingEntry* NewEntry(EntryPool& pool, std::pmr::memory_resource* arena, PendingEntry&& from);
   void DeleteEntry(EntryPool& pool, PendingEntry* entry);
   void DeleteEntries();  // all of pending_
-  // Moves `entry` into `to` (its pool after the move) and points pending_ at it.
-  PendingEntry* MoveEntry(PendingEntry* entry, EntryPool& to, std::pmr::memory_resource* arena);
+  // Moves `entry` to the pool and arena of its new state `to`, and points pending_ at it.
+  PendingEntry* MoveEntry(PendingEntry* entry, Parked to);
   // Moves the active entries and order nodes into fresh pools, and their jobs' pools and quota
   // into a fresh arena, in the order a cycle walks them (rank across all queues), once most of
   // the active slots have gone to parked jobs: the walk then reads dense memory at ascending
