@@ -32,11 +32,17 @@ fuzz-build: setup
 	CXX=clang++ cmake -S tests/fuzz -B $(FUZZ_DIR)
 	cmake --build $(FUZZ_DIR) -j$(JOBS)
 
-# Slurm (for tests/e2e/slurm_test.sh's throwaway cluster) is installed for the tests only: make run
-# stays light.
+# Slurm (for tests/e2e/slurm_test.sh's throwaway cluster), nginx and Prometheus are installed for
+# the tests only: make run stays light.
+# A skip (exit 77) must not pass for green: tests/check_skips reads ctest's JUnit file and fails on
+# any skip tests/allowed_skips does not allow. Both run; ctest's own failure status comes first.
 test: build fuzz-build
-	bash scripts/setup slurm
-	cd $(BUILD_DIR) && ctest -j2 --output-on-failure
+	bash scripts/setup slurm test-tools
+	rm -f $(BUILD_DIR)/ctest-junit.xml
+	(cd $(BUILD_DIR) && ctest -j2 --output-on-failure --output-junit ctest-junit.xml); \
+	  status=$$?; \
+	  python3 tests/check_skips $(BUILD_DIR)/ctest-junit.xml || [ $$status -ne 0 ] || status=1; \
+	  exit $$status
 
 # Each fuzz target for FUZZ_SECONDS (make test runs them for 60 s through ctest).
 fuzz: fuzz-build
@@ -52,6 +58,7 @@ asan: setup
 # end to end, and the scheduler core. Writes bench/results/latest.{json,md}. bench-scheduler runs
 # the scheduler core's whole Google Benchmark grid (1k-100k pending x 100-10k nodes).
 bench: build
+	bash scripts/setup slurm test-tools wrk
 	bash bench/run $(BUILD_DIR)
 
 bench-scheduler: build
@@ -69,7 +76,7 @@ soak: build fuzz-build
 # for the system python3, hence /usr/bin/python3).
 PICTURE_MINUTES ?= 4
 pictures: build
-	bash scripts/setup python3-matplotlib
+	bash scripts/setup python3-matplotlib test-tools
 	/usr/bin/python3 scripts/dashboard_pictures.py $(BUILD_DIR)/trainyard docs/monitoring/pictures --minutes $(PICTURE_MINUTES)
 
 format:

@@ -1,5 +1,7 @@
 #include "api/api_service.h"
 
+#include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <random>
@@ -32,7 +34,8 @@ std::string RequestIdFor(const HttpRequest& request) {
   return buf;
 }
 
-ApiService::ApiService(ReadinessProbe readiness) : readiness_(std::move(readiness)) {
+ApiService::ApiService(ReadinessProbe readiness, RequestGuardOptions guard)
+    : readiness_(std::move(readiness)), guard_(std::move(guard)) {
   health_router_.Add("GET", "/healthz", Access::kPublic,
                      [](const HttpRequest&, const RouteMatch&) -> StatusOr<HttpResponse> {
                        return JsonResponse({{"status", "ok"}});
@@ -51,6 +54,7 @@ void ApiService::Attach(const Services& services) {
   FaultInjector* injector = services.injector;
   JobLogService* logs = services.logs;
   r.tokens = services.tokens;
+  r.projects = services.projects;
   r.custom_jobs.Register(r.router);
   r.operations.Register(r.router);
   r.persistent_resources.Register(r.router);
@@ -76,7 +80,7 @@ void ApiService::Attach(const Services& services) {
   }
   if (services.metrics != nullptr) {
     metrics::Registry* registry = services.metrics;
-    r.router.Add("GET", "/metrics", Access::kFleetAdmin,
+    r.router.Add("GET", "/metrics", Access::kMetrics,
                  [registry](const HttpRequest&, const RouteMatch&) -> StatusOr<HttpResponse> {
                    HttpResponse response;
                    response.content_type = std::string(metrics::kContentType);
@@ -110,24 +114,35 @@ HttpResponse Answer(StatusOr<HttpResponse> answered, const HttpRequest& request)
 
 }  // namespace
 
-Status ApiService::Admit(HttpRequest& request, const RouteMatch& match,
-                         TokenService& tokens) const {
-  if (match.access == Access::kPublic) return Status::Ok();
+StatusOr<Principal> ApiService::Admit(HttpRequest& request, const RouteMatch& match,
+                                      TokenService& tokens) const {
   TY_ASSIGN_OR_RETURN(Principal principal,
                       tokens.Authenticate(request.Header("authorization"), request.request_id));
   auto project = match.params.find("project");
-  if (project != match.params.end() || match.access == Access::kFleetAdmin) {
+  if (project != match.params.end() || match.access == Access::kFleetAdmin ||
+      match.access == Access::kMetrics) {
     TY_RETURN_IF_ERROR(Authorize(principal, match.access,
                                  project == match.params.end() ? "" : project->second,
                                  match.permission));
   } else if (!RoleCovers(principal, match.access)) {
-    return Authorize(principal, match.access, "", match.permission);
+    TY_RETURN_IF_ERROR(Authorize(principal, match.access, "", match.permission));
   }
   request.project_access = [principal, access = match.access,
                             permission = match.permission](const std::string& named) {
     return Authorize(principal, access, named, permission);
   };
-  return Status::Ok();
+  return principal;
+}
+
+std::string ApiService::CreateBucketOf(const Resources& resources, const std::string& project) {
+  // A project id starts with a letter; a path may name the project by its number instead. Both
+  // are one project, and so one budget: keyed by the id (a number is resolved, once per process).
+  const bool number = !project.empty() && std::all_of(project.begin(), project.end(), [](char c) {
+    return std::isdigit(static_cast<unsigned char>(c));
+  });
+  if (!number || resources.projects == nullptr) return project;
+  auto resolved = resources.projects->Resolve(project, /*create_if_missing=*/false);
+  return resolved.ok() ? resolved->id : project;
 }
 
 std::optional<HttpResponse> ApiService::OverLimit(RateLimiter& limiter, const std::string& key,
@@ -141,15 +156,7 @@ std::optional<HttpResponse> ApiService::OverLimit(RateLimiter& limiter, const st
   std::snprintf(rate, sizeof(rate), "%g per second", limiter.limit().per_second);
   Status status(Code::kResourceExhausted,
                 "Quota exceeded: " + what + " are limited to " + rate + "; retry after " + delay);
-  status.WithDetail(nlohmann::json{
-      {"@type", "type.googleapis.com/google.rpc.RetryInfo"},
-      {"retryDelay",
-       delay}}.dump());
-  HttpResponse response = ErrorResponse(status, request.request_id);
-  // Whole seconds (RFC 9110), rounded up so that a client waiting this long finds a token.
-  const int64_t seconds = (wait.count() + 999'999) / 1'000'000;
-  response.headers.emplace_back("Retry-After", std::to_string(seconds));
-  return response;
+  return RetryLaterResponse(std::move(status), wait, request.request_id);
 }
 
 HttpResponse ApiService::Route(HttpRequest& request, RouteMatch& match) {
@@ -159,7 +166,10 @@ HttpResponse ApiService::Route(HttpRequest& request, RouteMatch& match) {
   if (handler != nullptr) return Answer((*handler)(request, match), request);
   Resources* resources = resources_.load(std::memory_order_acquire);
   if (resources == nullptr) {
-    return ErrorResponse(Unavailable("the server is starting; retry shortly"), request.request_id);
+    // Nothing was done: clients may send it again, creates included (`jobs create --wait`
+    // right after `make run`).
+    return RetryLaterResponse(Unavailable("the server is starting; retry shortly"),
+                              std::chrono::milliseconds(500), request.request_id);
   }
   handler = resources->router.Match(request.method, request.path, match, path_matched);
   auto version = match.params.find("version");
@@ -170,18 +180,21 @@ HttpResponse ApiService::Route(HttpRequest& request, RouteMatch& match) {
                                                : "no such resource or method: " + what),
                          request.request_id);
   }
-  if (auto over = OverLimit(resources->requests, "", "requests to this server", request)) {
+  // Authentication first, then each caller's own request budget: one token cannot spend
+  // another's. A refused credential costs no query (TokenService caches unknown ids too).
+  std::string caller;  // without tokens every caller is one
+  if (resources->tokens != nullptr && match.access != Access::kPublic) {
+    auto principal = Admit(request, match, *resources->tokens);
+    if (!principal.ok()) return DeniedResponse(principal.status(), request.request_id);
+    caller = std::to_string(principal->token_id);
+  }
+  if (auto over = OverLimit(resources->requests, caller, "requests by one caller", request)) {
     return *over;
   }
-  if (resources->tokens != nullptr) {
-    if (Status admitted = Admit(request, match, *resources->tokens); !admitted.ok()) {
-      return DeniedResponse(admitted, request.request_id);
-    }
-  }
-  // After authentication, so that nobody spends a project's budget without its token.
+  // After authorization, so that nobody spends a project's budget without its token.
   if (auto project = match.params.find("project");
       project != match.params.end() && match.permission.ends_with(".create")) {
-    if (auto over = OverLimit(resources->creates, project->second,
+    if (auto over = OverLimit(resources->creates, CreateBucketOf(*resources, project->second),
                               "creates in project " + project->second, request)) {
       return *over;
     }
@@ -195,7 +208,12 @@ HttpResponse ApiService::Handle(HttpRequest& request) {
   HttpResponse response;
   RouteMatch match;
   try {
-    response = Route(request, match);
+    // Before routing: a refused request touches nothing, not even the rate limits.
+    if (auto refused = GuardRequest(request, guard_)) {
+      response = ErrorResponse(refused->status, request.request_id, refused->http_status);
+    } else {
+      response = Route(request, match);
+    }
   } catch (const std::exception& e) {
     LogJson(LogLevel::kError, "handler_exception",
             {{"request_id", request.request_id}, {"what", e.what()}});

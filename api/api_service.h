@@ -20,6 +20,7 @@
 #include "api/operation_handler.h"
 #include "api/persistent_resource_handler.h"
 #include "api/rate_limiter.h"
+#include "api/request_guard.h"
 #include "api/router.h"
 #include "services/auth/token_service.h"
 #include "services/job_service.h"
@@ -34,7 +35,7 @@ using ReadinessProbe = std::function<Status()>;
 // are attached once storage is ready and answer 503 UNAVAILABLE until then.
 class ApiService {
  public:
-  explicit ApiService(ReadinessProbe readiness);
+  explicit ApiService(ReadinessProbe readiness, RequestGuardOptions guard = {});
   // `injector` (optional) serves the fleet's fault injection endpoints; `logs` (optional) the job
   // logs: /trainyard/v1/…/customJobs/{id}/logs and Cloud Logging's POST /v2/entries:list.
   struct Services {
@@ -47,8 +48,8 @@ class ApiService {
     // Set: every route but the health checks needs a bearer token whose role covers the route's
     // access on the project it names (serve --auth=tokens). Null: no authentication.
     TokenService* tokens = nullptr;
-    // Every request this process serves, and each project's creates (jobs and persistent
-    // resources); zero rates: unlimited.
+    // Each caller's requests to this process (per token; without tokens, all of them), and each
+    // project's creates (jobs and persistent resources); zero rates: unlimited.
     RateLimit requests;
     RateLimit creates_per_project;
     // Set: GET /metrics renders it (fleet-admin when tokens are on), and the request figures of
@@ -56,6 +57,8 @@ class ApiService {
     metrics::Registry* metrics = nullptr;
     // Set: GET …/customJobs/{id}/utilization, the job's hosts' accelerator figures.
     UtilizationService* utilization = nullptr;
+    // Set: a project's creates share one budget whether its path names the id or the number.
+    ProjectRepository* projects = nullptr;
   };
   void Attach(const Services& services);
   HttpResponse Handle(HttpRequest& request);
@@ -95,6 +98,7 @@ class ApiService {
     std::unique_ptr<JobLogHandler> job_logs;
     std::unique_ptr<LoggingHandler> logging;
     TokenService* tokens = nullptr;
+    ProjectRepository* projects = nullptr;
   };
 
   // Fills `match` as far as routing got (empty when no route matched).
@@ -103,7 +107,10 @@ class ApiService {
   void Collect(metrics::Exposition& e) const;
   // Authenticates the caller and authorizes the matched route; on success the request carries
   // the check for projects its body names.
-  Status Admit(HttpRequest& request, const RouteMatch& match, TokenService& tokens) const;
+  StatusOr<Principal> Admit(HttpRequest& request, const RouteMatch& match,
+                            TokenService& tokens) const;
+  // The create limiter's key for the project a path names: its number once it is registered.
+  static std::string CreateBucketOf(const Resources& resources, const std::string& project);
   // The 429 of a request over `limiter`'s limit for `key`, or nothing when it is within it.
   static std::optional<HttpResponse> OverLimit(RateLimiter& limiter, const std::string& key,
                                                const std::string& what, const HttpRequest& request);
@@ -111,6 +118,7 @@ class ApiService {
   Router health_router_;
   RouteStats unmatched_{"(unmatched)", "(any)"};  // not the client's method: it is unbounded
   ReadinessProbe readiness_;
+  const RequestGuardOptions guard_;
   std::unique_ptr<Resources> resources_owner_;
   std::atomic<Resources*> resources_{nullptr};  // published once, after it is fully built
 };

@@ -150,6 +150,19 @@ class CpprestServer final : public HttpServer {
       Finish(req, out);
       return;
     }
+    size_t header_bytes = 0;
+    for (const auto& [name, value] : headers) header_bytes += name.size() + value.size() + 4;
+    if (header_bytes > options_.max_header_bytes) {
+      // cpprest has read them already; what we refuse is to route and log them (RFC 6585 §5).
+      HttpResponse out = ErrorResponse(
+          Status(Code::kInvalidArgument, "request headers of " + std::to_string(header_bytes) +
+                                             " bytes exceed the limit of " +
+                                             std::to_string(options_.max_header_bytes) + " bytes"),
+          "", 431);
+      out.close_connection = true;
+      Finish(req, out);
+      return;
+    }
     uint64_t length = headers.content_length();
     if (length > options_.max_body_bytes) {
       // Reply before the body is read: the client stops sending and the connection closes.

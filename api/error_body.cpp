@@ -1,5 +1,7 @@
 #include "api/error_body.h"
 
+#include <cstdio>
+
 #include <nlohmann/json.hpp>
 
 namespace trainyard::api {
@@ -78,6 +80,21 @@ HttpResponse ErrorResponse(const Status& status, const std::string& request_id, 
   out.body = body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   out.status = http_status;
   return out;
+}
+
+HttpResponse RetryLaterResponse(Status status, std::chrono::microseconds wait,
+                                const std::string& request_id) {
+  char delay[32];
+  std::snprintf(delay, sizeof(delay), "%.3fs", static_cast<double>(wait.count()) / 1e6);
+  status.WithDetail(nlohmann::json{
+      {"@type", "type.googleapis.com/google.rpc.RetryInfo"},
+      {"retryDelay",
+       delay}}.dump());
+  HttpResponse response = ErrorResponse(status, request_id);
+  // Whole seconds (RFC 9110), rounded up so that a client waiting this long finds it done.
+  const int64_t seconds = (wait.count() + 999'999) / 1'000'000;
+  response.headers.emplace_back("Retry-After", std::to_string(seconds));
+  return response;
 }
 
 HttpResponse DeniedResponse(const Status& status, const std::string& request_id) {

@@ -1,5 +1,7 @@
 #include "api/logging_handler.h"
 
+#include <algorithm>
+
 #include "api/json_body.h"
 #include "api/logging_filter.h"
 #include "api/page_token.h"
@@ -33,11 +35,20 @@ StatusOr<ListEntriesBody> ReadBody(const nlohmann::json& json) {
   return body;
 }
 
+// Chosen: far more projects than one reader holds, few enough that one request cannot make the
+// server read every project's logs.
+constexpr size_t kMaxResourceNames = 100;
+
 // "projects/p" → "p"; a bare id (projectIds) as is. Organizations, folders and billing accounts
 // hold no custom job logs, so they contribute nothing.
 StatusOr<std::vector<std::string>> Projects(const std::vector<std::string>& names) {
   if (names.empty()) {
     return InvalidField("resourceNames", "at least one is required, e.g. \"projects/my-project\"");
+  }
+  if (names.size() > kMaxResourceNames) {
+    return InvalidField("resourceNames", "at most " + std::to_string(kMaxResourceNames) +
+                                             " are read in one request, got " +
+                                             std::to_string(names.size()));
   }
   std::vector<std::string> out;
   for (size_t i = 0; i < names.size(); ++i) {
@@ -53,6 +64,9 @@ StatusOr<std::vector<std::string>> Projects(const std::vector<std::string>& name
       out.push_back(name);
     }
   }
+  // Each project is read once, however often it is named.
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
 }
 

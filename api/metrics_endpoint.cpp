@@ -21,7 +21,7 @@ HttpResponse MetricsEndpoint::Handle(HttpRequest& request) {
       TY_ASSIGN_OR_RETURN(
           Principal principal,
           tokens_->Authenticate(request.Header("authorization"), request.request_id));
-      return Authorize(principal, Access::kFleetAdmin, "", "trainyard.metrics.get");
+      return Authorize(principal, Access::kMetrics, "", "trainyard.metrics.get");
     }();
     if (!admitted.ok()) return DeniedResponse(admitted, request.request_id);
   }

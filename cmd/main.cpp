@@ -107,9 +107,17 @@ int main(int argc, char** argv) {
                    "none, allowed only on a loopback --listen address. Default: off on loopback, "
                    "tokens elsewhere")
       ->check(CLI::IsMember({"tokens", "off"}));
+  serve_cmd->add_option("--allowed-host", serve.allowed_hosts,
+                        "with --auth=off: a Host name (besides localhost, 127.0.0.1 and ::1) "
+                        "requests may be addressed to; any other is refused, so a web page cannot "
+                        "reach this server through DNS rebinding. Repeatable");
+  serve_cmd->add_flag("--allow-remote-command-execution", serve.allow_remote_commands,
+                      "with --runtime=local on a non-loopback --listen: every holder of an editor "
+                      "token may then run any command on this host as the replicas' user");
   serve_cmd
       ->add_option("--rate-limit", serve.rate_limit,
-                   "requests per second this process serves, bursts of twice that; more get 429 "
+                   "requests per second per caller (per token; without tokens, all callers "
+                   "together), bursts of twice that; more get 429 "
                    "RESOURCE_EXHAUSTED with RetryInfo and Retry-After (0: unlimited)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();

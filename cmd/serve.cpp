@@ -206,17 +206,34 @@ int RunServe(const ServeOptions& options) {
     return 2;
   }
 
+  if (options.runtime == "local" && !loopback && !options.allow_remote_commands) {
+    std::cerr << "trainyard: --runtime=local on " << server_options.host
+              << " would let every holder of an editor token run any command on this host. "
+                 "Listen on a loopback address, or say you mean it with "
+                 "--allow-remote-command-execution.\n";
+    return 2;
+  }
+  for (const std::string& name : options.allowed_hosts) {
+    if (api::HostOfAuthority(name) != name) {
+      std::cerr << "trainyard: --allowed-host takes a lowercase host name without a port, got \""
+                << name << "\"\n";
+      return 2;
+    }
+  }
+
   // Readiness: the database answers and is migrated, and we are not draining.
   std::atomic<pg::Pool*> ready_pool{nullptr};
   std::atomic<bool> draining{false};
   // Declared before the API, which serves it, and outlives it.
   metrics::Registry metrics_registry;
-  api::ApiService api([&]() -> Status {
-    if (draining) return Unavailable("draining");
-    pg::Pool* pool = ready_pool.load();
-    if (pool == nullptr) return Unavailable("database not migrated yet");
-    return pool->Ping();
-  });
+  api::ApiService api(
+      [&]() -> Status {
+        if (draining) return Unavailable("draining");
+        pg::Pool* pool = ready_pool.load();
+        if (pool == nullptr) return Unavailable("database not migrated yet");
+        return pool->Ping();
+      },
+      api::RequestGuardOptions{auth == "off", options.allowed_hosts});
 
   // Listen first: /healthz answers while PostgreSQL starts.
   auto server = api::NewCpprestServer(server_options, api.AsHandler());
@@ -266,7 +283,7 @@ int RunServe(const ServeOptions& options) {
                 &job_log_service, auth == "tokens" ? &token_service : nullptr,
                 api::RateLimit{options.rate_limit, 2 * options.rate_limit},
                 api::RateLimit{options.create_rate_limit, 2 * options.create_rate_limit},
-                &metrics_registry, &utilization});
+                &metrics_registry, &utilization, &projects});
   }
   ready_pool = db->pool.get();
   // On Slurm, the scheduler admits only onto nodes the cluster can run (read from slurmrestd).

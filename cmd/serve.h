@@ -36,8 +36,13 @@ struct ServeOptions {
   double slurm_capacity_seconds = 10;  // how often the cluster's nodes are read
   // "tokens", "off", or "" for the default: off on a loopback address, tokens elsewhere.
   std::string auth;
-  // Requests per second this process serves (all routes but health checks), and creates per
-  // second per project; 0: unlimited. Bursts of twice the rate pass.
+  // Without tokens, Host names accepted besides the loopback ones (DNS rebinding defence).
+  std::vector<std::string> allowed_hosts;
+  // --runtime=local on a non-loopback --listen: every editor token may run commands here.
+  bool allow_remote_commands = false;
+  // Requests per second per caller (per token; without tokens, all callers together; all routes
+  // but health checks), and creates per second per project; 0: unlimited. Bursts of twice the
+  // rate pass.
   double rate_limit = 0;
   double create_rate_limit = 0;
   // PEM files; both given: HTTPS only (TLS 1.2 or later).

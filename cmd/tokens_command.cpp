@@ -72,8 +72,9 @@ void AddTokensCommand(CLI::App& app, CommandRun* run) {
   create
       ->add_option("--role", flags->role,
                    "viewer (reads), editor (also creates, cancels and deletes jobs) or admin "
-                   "(also manages persistent resources)")
-      ->check(CLI::IsMember({"viewer", "editor", "admin"}))
+                   "(also manages persistent resources) of --project; or metrics-viewer, of no "
+                   "project, which may read /metrics and nothing else (for Prometheus)")
+      ->check(CLI::IsMember({"viewer", "editor", "admin", "metrics-viewer"}))
       ->capture_default_str();
   create->add_flag("--fleet-admin", flags->fleet_admin,
                    "the fleet's operator: every project, the fleet-wide admin view and fault "
@@ -88,7 +89,12 @@ void AddTokensCommand(CLI::App& app, CommandRun* run) {
       request.role = *ParseRole(flags->role);
       request.fleet_admin = flags->fleet_admin;
       request.description = flags->description;
-      if (!flags->fleet_admin && flags->project.empty()) {
+      if (request.role == Role::kMetricsViewer && (flags->fleet_admin || !flags->project.empty())) {
+        return PrintUsageError(*create,
+                               "--role metrics-viewer belongs to no project and is not a fleet "
+                               "admin: leave out --project and --fleet-admin");
+      }
+      if (!flags->fleet_admin && flags->project.empty() && request.role != Role::kMetricsViewer) {
         return PrintUsageError(*create, "--project is required (or --fleet-admin)");
       }
       if (!flags->expires_in.empty()) {
@@ -116,13 +122,13 @@ void AddTokensCommand(CLI::App& app, CommandRun* run) {
       return WithTokens(*flags, [](TokenService& tokens) {
         auto all = tokens.List();
         if (!all.ok()) return PrintError(all.status());
-        std::cout << std::left << std::setw(6) << "ID" << std::setw(20) << "PROJECT" << std::setw(8)
-                  << "ROLE" << std::setw(13) << "FLEET_ADMIN" << std::setw(25) << "CREATED"
-                  << std::setw(25) << "EXPIRES" << std::setw(25) << "REVOKED"
+        std::cout << std::left << std::setw(6) << "ID" << std::setw(20) << "PROJECT"
+                  << std::setw(16) << "ROLE" << std::setw(13) << "FLEET_ADMIN" << std::setw(25)
+                  << "CREATED" << std::setw(25) << "EXPIRES" << std::setw(25) << "REVOKED"
                   << "DESCRIPTION\n";
         for (const TokenRecord& t : *all) {
           std::cout << std::setw(6) << t.id << std::setw(20)
-                    << (t.project_id.empty() ? "-" : t.project_id) << std::setw(8)
+                    << (t.project_id.empty() ? "-" : t.project_id) << std::setw(16)
                     << RoleName(t.role) << std::setw(13) << (t.fleet_admin ? "yes" : "no")
                     << std::setw(25) << FormatTimestamp(t.create_time) << std::setw(25)
                     << TimeOrDash(t.expire_time) << std::setw(25) << TimeOrDash(t.revoke_time)

@@ -23,8 +23,13 @@ struct Attempt {
 };
 
 bool ShouldRetry(const HttpCall& call, const Attempt& attempt) {
-  // A 429 (a rate limit) did nothing on the server: safe to send again, creates included.
+  // A 429 (a rate limit) did nothing on the server: safe to send again, creates included. So did
+  // a 503 that says when to come back (RetryInfo: the server is still starting).
   if (attempt.status && *attempt.status == 429) return true;
+  if (attempt.status && *attempt.status == 503 &&
+      ServerRetryDelay(StatusFromHttpError(503, attempt.body), "").has_value()) {
+    return true;
+  }
   if (!call.idempotent) return false;
   if (!attempt.status) return true;  // connection refused, reset, or timed out
   return *attempt.status == 503;

@@ -52,7 +52,7 @@ TokenRecord DecodeToken(const pg::Result& r, int row) {
   t.project_number = r.GetInt64(row, 1);
   t.project_id = std::string(r.Get(row, 2));
   const int64_t role = r.GetInt64(row, 3);
-  t.role = role >= 1 && role <= 3 ? static_cast<Role>(role) : Role::kViewer;
+  t.role = role >= 1 && role <= 4 ? static_cast<Role>(role) : Role::kViewer;
   t.fleet_admin = r.GetBool(row, 4);
   t.description = std::string(r.Get(row, 5));
   t.secret_hash = Unhex(r.Get(row, 6));

@@ -10,12 +10,14 @@ std::string_view RoleName(Role role) {
       return "editor";
     case Role::kAdmin:
       return "admin";
+    case Role::kMetricsViewer:
+      return "metrics-viewer";
   }
   return "viewer";
 }
 
 std::optional<Role> ParseRole(std::string_view name) {
-  for (Role r : {Role::kViewer, Role::kEditor, Role::kAdmin}) {
+  for (Role r : {Role::kViewer, Role::kEditor, Role::kAdmin, Role::kMetricsViewer}) {
     if (RoleName(r) == name) return r;
   }
   return std::nullopt;
@@ -23,6 +25,9 @@ std::optional<Role> ParseRole(std::string_view name) {
 
 bool RoleCovers(const Principal& principal, Access access) {
   if (principal.fleet_admin) return true;
+  if (principal.role == Role::kMetricsViewer) {
+    return access == Access::kPublic || access == Access::kMetrics;
+  }
   switch (access) {
     case Access::kPublic:
     case Access::kProjectViewer:
@@ -32,6 +37,7 @@ bool RoleCovers(const Principal& principal, Access access) {
     case Access::kProjectAdmin:
       return principal.role >= Role::kAdmin;
     case Access::kFleetAdmin:
+    case Access::kMetrics:
       return false;
   }
   return false;
@@ -45,7 +51,8 @@ Status Authorize(const Principal& principal, Access access, std::string_view pro
        (project == principal.project_id || project == std::to_string(principal.project_number)));
   const bool allowed =
       access == Access::kPublic ||
-      (RoleCovers(principal, access) && (access == Access::kFleetAdmin || own_project));
+      (RoleCovers(principal, access) &&
+       (access == Access::kFleetAdmin || access == Access::kMetrics || own_project));
   if (allowed) return Status::Ok();
   std::string resource = project.empty() ? "the fleet" : "projects/" + std::string(project);
   return Status(Code::kPermissionDenied, "Permission '" + std::string(permission) +

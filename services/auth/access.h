@@ -11,8 +11,10 @@
 
 namespace trainyard {
 
-// Ordered: each role may do everything the ones before it may.
-enum class Role { kViewer = 1, kEditor = 2, kAdmin = 3 };
+// Project roles are ordered: each may do everything the ones before it may. kMetricsViewer is
+// apart: a token of no project that may scrape /metrics and nothing else, so Prometheus never
+// holds a fleet-admin token.
+enum class Role { kViewer = 1, kEditor = 2, kAdmin = 3, kMetricsViewer = 4 };
 
 std::string_view RoleName(Role role);
 std::optional<Role> ParseRole(std::string_view name);
@@ -24,6 +26,7 @@ enum class Access {
   kProjectEditor,  // jobs: create, cancel, delete
   kProjectAdmin,   // persistent resources and their operations
   kFleetAdmin,     // the fleet-wide admin view and fault injection
+  kMetrics,        // GET /metrics: a fleet admin or a metrics viewer
 };
 
 // The authenticated caller.

@@ -33,7 +33,13 @@ StatusOr<const std::string*> TokenService::Key() {
 
 StatusOr<MintedToken> TokenService::Create(const TokenRequest& request) {
   TokenRecord record;
-  if (!request.fleet_admin || !request.project.empty()) {
+  if (request.role == Role::kMetricsViewer) {
+    if (request.fleet_admin || !request.project.empty()) {
+      return InvalidArgument(
+          "a metrics-viewer token belongs to no project and is not a fleet admin: it may read "
+          "/metrics and nothing else");
+    }
+  } else if (!request.fleet_admin || !request.project.empty()) {
     if (request.project.empty()) return InvalidArgument("a token needs a project (--project)");
     TY_ASSIGN_OR_RETURN(Project project, projects_.Resolve(request.project, true));
     record.project_number = project.number;
@@ -54,6 +60,10 @@ StatusOr<MintedToken> TokenService::Create(const TokenRequest& request) {
   TY_ASSIGN_OR_RETURN(std::string secret, NewTokenSecret());
   record.secret_hash = HashTokenSecret(*key, secret);
   TY_ASSIGN_OR_RETURN(record.id, tokens_.Insert(record));
+  {
+    std::lock_guard lock(mu_);
+    unknown_.erase(record.id);
+  }
   LogJson(LogLevel::kInfo, "token_created",
           {{"token_id", record.id},
            {"project", record.project_id},
@@ -80,12 +90,19 @@ StatusOr<std::optional<TokenRecord>> TokenService::Lookup(int64_t id) {
     if (auto it = verified_.find(id); it != verified_.end() && it->second.until > now) {
       return std::optional(it->second.record);
     }
+    if (auto it = unknown_.find(id); it != unknown_.end() && it->second > now) {
+      return std::optional<TokenRecord>();
+    }
   }
   TY_ASSIGN_OR_RETURN(std::optional<TokenRecord> found, tokens_.Find(id));
+  std::lock_guard lock(mu_);
   if (found) {
-    std::lock_guard lock(mu_);
     // Bounded by the tokens that exist, since only found ones are kept.
     verified_[id] = Cached{*found, now + kCacheFor};
+    unknown_.erase(id);
+  } else {
+    if (unknown_.size() >= kMaxUnknown) unknown_.clear();
+    unknown_[id] = now + kCacheFor;
   }
   return found;
 }

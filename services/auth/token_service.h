@@ -32,7 +32,8 @@ struct MintedToken {
 class TokenService {
  public:
   // Verified tokens are remembered this long, so a revocation made by another process (the CLI)
-  // takes effect within it.
+  // takes effect within it; ids with no row too, so a token another process minted under an id
+  // someone had just tried works within it.
   static constexpr std::chrono::seconds kCacheFor{2};
 
   // `clock` is wall time: tokens expire in real time, whatever speed the simulator runs at.
@@ -61,6 +62,10 @@ class TokenService {
   std::mutex mu_;
   std::optional<std::string> key_;                // guarded by mu_; never changes once read
   std::unordered_map<int64_t, Cached> verified_;  // guarded by mu_
+  // Ids that had no row, until when: a stream of made-up tokens costs no query each. Bounded:
+  // cleared when it reaches kMaxUnknown, so a flood of random ids cannot grow it.
+  std::unordered_map<int64_t, Timestamp> unknown_;  // guarded by mu_
+  static constexpr size_t kMaxUnknown = 65536;
 };
 
 // The 401 every failed authentication gets (Vertex's wording).

@@ -10,7 +10,10 @@ PAYLOAD="$(dirname "$0")/../../payloads/jobs/lora-single-node.json"
 call() {
   local method=$1 url=$2
   shift 2
-  curl -sS -o "$E2E_DIR/body" -w '%{http_code}' -X "$method" "$url" "$@"
+  # JSON, as every client sends it, unless the call says otherwise.
+  local type=(-H 'content-type: application/json')
+  [[ "${*,,}" == *content-type:* ]] && type=()
+  curl -sS -o "$E2E_DIR/body" -w '%{http_code}' -X "$method" "$url" "${type[@]}" "$@"
 }
 
 code=$(curl -sS -o /dev/null -w '%{http_code}' "$BASE/healthz"); check "healthz is 200" "$code" 200
@@ -95,7 +98,7 @@ check "v1 rejections create nothing" "$(curl -fsS "$P/customJobs" | jq '.customJ
 
 # Oversized and over-deep bodies are refused.
 head -c 1100000 /dev/zero | tr '\0' ' ' >"$E2E_DIR/big"
-code=$(curl -sS -o /dev/null -w '%{http_code}' -H 'Expect:' -X POST "$P/customJobs" --data-binary @"$E2E_DIR/big")
+code=$(curl -sS -o /dev/null -w '%{http_code}' -H 'Expect:' -H 'content-type: application/json' -X POST "$P/customJobs" --data-binary @"$E2E_DIR/big")
 check "body over 1 MiB is 413" "$code" 413
 deep=$(printf '%0.s[' $(seq 1 100))
 code=$(call POST "$P/customJobs" --data-binary "{\"displayName\":$deep")

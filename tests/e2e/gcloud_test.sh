@@ -78,7 +78,7 @@ fi
 P="$BASE/v1/projects/demo-project/locations/us-central1/customJobs"
 body=$(jq -c . "$(dirname "$0")/../../payloads/jobs/lora-single-node.json")
 for i in $(seq 1 105); do
-  curl -fsS -o /dev/null -X POST "$P" --data-binary "$body" || fail "bulk create $i"
+  curl -fsS -o /dev/null -X POST "$P" -H 'content-type: application/json' --data-binary "$body" || fail "bulk create $i"
 done
 count=$(gcloud ai custom-jobs list $R --format='value(name)' 2>/dev/null | wc -l)
 check "list follows nextPageToken across pages" "$count" 107

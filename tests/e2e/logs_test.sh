@@ -108,7 +108,8 @@ head -1 <<<"$out" | grep -Eq '^[0-9T:.-]+Z INFO service Job state JOB_STATE_QUEU
 # --follow on a job that is still running ends by itself once it has ended.
 long=$(jq '.displayName="follow" | .jobSpec.workerPoolSpecs[0].containerSpec.env=[{"name":"TRAINYARD_SIM_DURATION","value":"3000s"}]' \
   "$PAYLOADS/lora-single-node.json" |
-  curl -fsS -X POST "$BASE/v1/projects/$P/locations/$L/customJobs" --data-binary @- | jq -r .name)
+  curl -fsS -X POST "$BASE/v1/projects/$P/locations/$L/customJobs" -H 'content-type: application/json' \
+    --data-binary @- | jq -r .name)
 if timeout 120 "$TRAINYARD_BIN" jobs logs "$long" --follow >"$E2E_DIR/follow" 2>"$E2E_DIR/err"; then
   pass "cli: --follow exits once the job has ended"
 else

@@ -2,7 +2,8 @@
 # GET /metrics end to end with curl, as a Prometheus scraper reads it: the text format 0.0.4 (and
 # `promtool check metrics` where Prometheus is installed), counters that move as the API is used,
 # cumulative histograms, label sets that do not grow with the number of jobs, the same on the
-# --metrics-listen port, and the fleet-admin role when tokens are on (on both ports).
+# --metrics-listen port, and the metrics-viewer or fleet-admin role when tokens are on (on both
+# ports).
 source "$(dirname "$0")/lib.sh"
 
 MPORT=$(free_port)
@@ -115,11 +116,12 @@ grep -q '^trainyard_scheduler_admissions_total ' <<<"$(curl -fsS "http://127.0.0
 check "and nothing else" "$(curl -sS -o /dev/null -w '%{http_code}' "http://127.0.0.1:$MPORT/v1/projects/demo/locations/us-central1/customJobs")" 404
 stop_server
 
-# --- with tokens on, only the fleet-admin role reads it ----------------------------------------
+# --- with tokens on, only a metrics viewer or the fleet admin reads it ------------------------
 MPORT=$(free_port)
 start_server --auth=tokens --metrics-listen "127.0.0.1:$MPORT"
 FLEET=$("$TRAINYARD_BIN" tokens create --data-dir "$E2E_DIR/data" --fleet-admin 2>/dev/null)
 ADMIN=$("$TRAINYARD_BIN" tokens create --data-dir "$E2E_DIR/data" --project demo --role admin 2>/dev/null)
+SCRAPER=$("$TRAINYARD_BIN" tokens create --data-dir "$E2E_DIR/data" --role metrics-viewer 2>/dev/null)
 code() { curl -sS -o /dev/null -w '%{http_code}' "$BASE/metrics" "$@"; }
 check "no token: 401" "$(code)" 401
 check "a project admin: 403" "$(code -H "Authorization: Bearer $ADMIN")" 403
@@ -128,6 +130,13 @@ mcode() { curl -sS -o /dev/null -w '%{http_code}' "http://127.0.0.1:$MPORT/metri
 check "the metrics port: no token, 401" "$(mcode)" 401
 check "the metrics port: a project admin, 403" "$(mcode -H "Authorization: Bearer $ADMIN")" 403
 check "the metrics port: the fleet admin, 200" "$(mcode -H "Authorization: Bearer $FLEET")" 200
+# What Prometheus holds: a metrics viewer scrapes both ports and can do nothing else.
+check "a metrics viewer: 200" "$(code -H "Authorization: Bearer $SCRAPER")" 200
+check "the metrics port: a metrics viewer, 200" "$(mcode -H "Authorization: Bearer $SCRAPER")" 200
+for path in /trainyard/v1/fleet /v1/projects/demo/locations/us-central1/customJobs; do
+  check "a metrics viewer on $path: 403" \
+    "$(curl -sS -o /dev/null -w '%{http_code}' "$BASE$path" -H "Authorization: Bearer $SCRAPER")" 403
+done
 grep -q "$FLEET" <<<"$(curl -fsS "$BASE/metrics" -H "Authorization: Bearer $FLEET")" &&
   fail "the token appears in the exposition" || pass "the token does not appear"
 finish

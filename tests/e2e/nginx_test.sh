@@ -3,7 +3,8 @@
 # in front of two servers on one database: a full one and an API-only one that adopts its
 # cluster. Over TLS, requests reach both upstreams; a client that sends its headers (or its body)
 # too slowly is cut off while others are served; an oversized body stops at nginx; GETs go on
-# when one upstream dies.
+# when one upstream dies. Both run with tokens, as the README's recipe says: a request without
+# one is a 401 through nginx.
 source "$(dirname "$0")/lib.sh"
 
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
@@ -24,10 +25,17 @@ trap stop_extra EXIT
 PKI="$E2E_DIR/pki"
 make_test_pki "$PKI"
 
-start_server --sim-speed 100
+# The README's recipe runs every server with --auth=tokens: check it says so, then do as it says.
+recipe=$(sed -n '/^## In production/,/^## /p' "$(dirname "$0")/../../README.md" | grep 'trainyard serve' || true)
+[ -n "$recipe" ] && ! grep -v -- '--auth=tokens' <<<"$recipe" | grep -q . &&
+  pass "every server of the README's production recipe runs with --auth=tokens" ||
+  fail "the README's production recipe serves without tokens: $recipe"
+start_server --sim-speed 100 --auth=tokens
+TOKEN=$("$TRAINYARD_BIN" tokens create --data-dir "$E2E_DIR/data" --project demo --role editor)
+AUTH=(-H "Authorization: Bearer $TOKEN")
 FULL_PORT=$PORT
 API_PORT=$(free_port)
-"$TRAINYARD_BIN" serve --roles=api --listen "127.0.0.1:$API_PORT" --data-dir "$E2E_DIR/data" \
+"$TRAINYARD_BIN" serve --roles=api --auth=tokens --listen "127.0.0.1:$API_PORT" --data-dir "$E2E_DIR/data" \
   >>"$E2E_DIR/api.log" 2>&1 &
 API_PID=$!
 wait_until 60 "API-only server ready" curl -fsS "http://127.0.0.1:$API_PORT/readyz"
@@ -76,7 +84,18 @@ pass "readyz through nginx over TLS"
 
 V1="$EDGE/v1/projects/demo/locations/us-central1"
 JOB=$(jq -c '.displayName = "through-nginx"' "$PAYLOADS/lora-single-node.json")
-curl -sS -D "$E2E_DIR/headers" --cacert "$PKI/ca.pem" -X POST "$V1/customJobs" \
+# Without a token: 401 with the Vertex body and a challenge, and nothing stored.
+code=$(curl -sS -o "$E2E_DIR/refused" -D "$E2E_DIR/refused.headers" -w '%{http_code}' --cacert "$PKI/ca.pem" \
+  -X POST "$V1/customJobs" -H 'content-type: application/json' --data-binary "$JOB")
+check "a create without a token through nginx" "$code" 401
+check "its body is Vertex's" "$(jq -r .error.status "$E2E_DIR/refused")" UNAUTHENTICATED
+grep -qi '^www-authenticate: Bearer' "$E2E_DIR/refused.headers" && pass "with a Bearer challenge" ||
+  fail "no challenge: $(cat "$E2E_DIR/refused.headers")"
+check "a list without a token through nginx" \
+  "$(curl -sS -o /dev/null -w '%{http_code}' --cacert "$PKI/ca.pem" "$V1/customJobs")" 401
+check "nothing was stored" \
+  "$(curl -fsS "${AUTH[@]}" --cacert "$PKI/ca.pem" "$V1/customJobs" | jq '.customJobs // [] | length')" 0
+curl -sS -D "$E2E_DIR/headers" --cacert "$PKI/ca.pem" -X POST "$V1/customJobs" "${AUTH[@]}" \
   -H 'content-type: application/json' --data-binary "$JOB" >"$E2E_DIR/created"
 name=$(jq -r .name "$E2E_DIR/created")
 [[ "$name" == projects/*/customJobs/* ]] && pass "a create through nginx" || fail "create: $(cat "$E2E_DIR/created")"
@@ -87,7 +106,7 @@ wait_until 10 "request $rid logged" grep -q "\"request_id\":\"$rid\"" "$E2E_DIR/
   pass "the server logged the create under nginx's request id" || fail "request id $rid not in the logs"
 
 for i in $(seq 1 12); do
-  curl -fsS -o /dev/null --cacert "$PKI/ca.pem" "$EDGE/v1/$name?round=$i" || fail "GET $i"
+  curl -fsS -o /dev/null --cacert "$PKI/ca.pem" "${AUTH[@]}" "$EDGE/v1/$name?round=$i" || fail "GET $i"
 done
 logged_both() {
   grep -q "\"path\":\"/v1/$name\"" "$E2E_DIR/server.log" && grep -q "\"path\":\"/v1/$name\"" "$E2E_DIR/api.log"
@@ -138,7 +157,7 @@ for kind in headers body; do
   slow_pid=$!
   served=0
   for i in $(seq 1 10); do
-    curl -fsS -o /dev/null --cacert "$PKI/ca.pem" "$EDGE/v1/$name" && served=$((served + 1))
+    curl -fsS -o /dev/null --cacert "$PKI/ca.pem" "${AUTH[@]}" "$EDGE/v1/$name" && served=$((served + 1))
   done
   check "10 of 10 requests served while a slow-$kind client hangs" "$served" 10
   wait "$slow_pid" || true
@@ -154,7 +173,7 @@ done
 kill -9 "$API_PID"; wait "$API_PID" 2>/dev/null || true; API_PID=""
 served=0
 for i in $(seq 1 10); do
-  curl -fsS -o /dev/null --cacert "$PKI/ca.pem" "$EDGE/v1/$name" && served=$((served + 1))
+  curl -fsS -o /dev/null --cacert "$PKI/ca.pem" "${AUTH[@]}" "$EDGE/v1/$name" && served=$((served + 1))
 done
 check "GETs are served after one upstream is killed" "$served" 10
 finish

@@ -91,12 +91,12 @@ startup_of() {  # seconds from createTime to startTime of job $1, once it has st
 succeeded() { curl -fsS "$BASE/v1/$1" | jq -e '.state == "JOB_STATE_SUCCEEDED"' >/dev/null; }
 
 cold=$(jq -n "$(job_body '' ',"reservationAffinity":{"reservationAffinityType":"NO_RESERVATION"}')" |
-  curl -fsS -X POST "$V1/customJobs" --data-binary @- | jq -r .name)
-first=$(jq -n "$(job_body '"persistentResourceId":"warm",')" | curl -fsS -X POST "$V1/customJobs" --data-binary @- | jq -r .name)
+  curl -fsS -X POST "$V1/customJobs" -H 'content-type: application/json' --data-binary @- | jq -r .name)
+first=$(jq -n "$(job_body '"persistentResourceId":"warm",')" | curl -fsS -X POST "$V1/customJobs" -H 'content-type: application/json' --data-binary @- | jq -r .name)
 cold_s=$(startup_of "$cold")
 first_s=$(startup_of "$first")
 wait_until 120 "first job on the resource done" succeeded "$first"
-warm=$(jq -n "$(job_body '"persistentResourceId":"warm",')" | curl -fsS -X POST "$V1/customJobs" --data-binary @- | jq -r .name)
+warm=$(jq -n "$(job_body '"persistentResourceId":"warm",')" | curl -fsS -X POST "$V1/customJobs" -H 'content-type: application/json' --data-binary @- | jq -r .name)
 warm_s=$(startup_of "$warm")
 echo "# create→RUNNING: cold ${cold_s}s, on the resource ${first_s}s (image pulled), warm ${warm_s}s (image cached)"
 [ "$((warm_s * 5))" -le "$cold_s" ] && pass "warm starts at least 5x faster than cold (${warm_s}s vs ${cold_s}s)" ||

@@ -10,6 +10,7 @@
 #include "services/auth/api_token.h"
 #include "services/auth/token_service.h"
 #include "services/logs/job_log_service.h"
+#include "services/metrics/registry.h"
 #include "storage/pg_admin_store.h"
 #include "storage/pg_job_log_store.h"
 #include "storage/pg_token_store.h"
@@ -77,6 +78,7 @@ class ApiServiceAuthTest : public testing::SimFixture {
       request.query[param.substr(0, param.find('='))] = param.substr(param.find('=') + 1);
     }
     request.body = body;
+    if (!body.empty()) request.headers["content-type"] = "application/json";
     if (!token.empty()) request.headers["authorization"] = "Bearer " + token;
     return api_->Handle(request);
   }
@@ -286,14 +288,222 @@ TEST_F(ApiServiceAuthTest, TokensAreStoredOnlyAsKeyedHashes) {
   EXPECT_EQ((*listed)[0].role, Role::kAdmin);
 }
 
+// Counts what reaches the token table, so a test can tell a cached answer from a query.
+class CountingTokenRepository final : public TokenRepository {
+ public:
+  explicit CountingTokenRepository(TokenRepository& inner) : inner_(inner) {}
+  StatusOr<std::string> HashKey() override { return inner_.HashKey(); }
+  StatusOr<int64_t> Insert(const TokenRecord& record) override { return inner_.Insert(record); }
+  StatusOr<std::optional<TokenRecord>> Find(int64_t id) override {
+    ++finds;
+    return inner_.Find(id);
+  }
+  StatusOr<std::vector<TokenRecord>> List() override { return inner_.List(); }
+  StatusOr<bool> Revoke(int64_t id, Timestamp now) override { return inner_.Revoke(id, now); }
+  int finds = 0;
+
+ private:
+  TokenRepository& inner_;
+};
+
+TEST_F(ApiServiceAuthTest, AnUnknownTokenIdCostsOneQueryWhateverHowOftenItIsTried) {
+  CountingTokenRepository counting(*token_store_);
+  tokens_ = std::make_unique<TokenService>(counting, *projects_, clock_);
+  api_ = std::make_unique<api::ApiService>([] { return Status::Ok(); });
+  api_->Attach({*service_,
+                *operation_service_,
+                *resource_service_,
+                *admin_,
+                nullptr,
+                nullptr,
+                tokens_.get(),
+                {},
+                {}});
+  const std::string made_up = "ty1_987654_" + std::string(43, 'A');
+  for (int i = 0; i < 50; ++i) EXPECT_EQ(Call("GET", kJobs, made_up).status, 401);
+  EXPECT_EQ(counting.finds, 1);
+  // Past the cache time it is asked again: a token minted elsewhere under that id would work.
+  clock_.Advance(TokenService::kCacheFor + std::chrono::seconds(1));
+  EXPECT_EQ(Call("GET", kJobs, made_up).status, 401);
+  EXPECT_EQ(counting.finds, 2);
+  // A token this process mints is usable at once even under an id tried before.
+  const std::string minted = Mint("team-a", Role::kViewer);
+  EXPECT_EQ(Call("GET", kJobs, minted).status, 200);
+}
+
+TEST_F(ApiServiceAuthTest, AMetricsViewerScrapesMetricsAndNothingElse) {
+  metrics::Registry registry;
+  api_ = std::make_unique<api::ApiService>([] { return Status::Ok(); });
+  api_->Attach({*service_,
+                *operation_service_,
+                *resource_service_,
+                *admin_,
+                nullptr,
+                nullptr,
+                tokens_.get(),
+                {},
+                {},
+                &registry});
+  const std::string scraper = Mint("", Role::kMetricsViewer);
+  HttpResponse scraped = Call("GET", "/metrics", scraper);
+  EXPECT_EQ(scraped.status, 200) << scraped.body;
+  EXPECT_NE(scraped.body.find("trainyard_http_requests_total"), std::string::npos);
+  for (const char* path : {"/trainyard/v1/fleet", "/trainyard/v1/queues", kJobs.c_str()}) {
+    EXPECT_EQ(Call("GET", path, scraper).status, 403) << path;
+  }
+  EXPECT_EQ(Call("POST", kJobs, scraper, kJob).status, 403);
+  EXPECT_EQ(Count("custom_jobs"), 0);
+  // A project's admin cannot scrape the fleet's figures; a fleet admin can.
+  EXPECT_EQ(Call("GET", "/metrics", Mint("team-a", Role::kAdmin)).status, 403);
+  EXPECT_EQ(Call("GET", "/metrics", Mint("", Role::kViewer, /*fleet_admin=*/true)).status, 200);
+  // A metrics viewer belongs to no project.
+  TokenRequest scoped;
+  scoped.project = "team-a";
+  scoped.role = Role::kMetricsViewer;
+  EXPECT_EQ(tokens_->Create(scoped).status().code(), Code::kInvalidArgument);
+}
+
 class ApiServiceLimitsTest : public ApiServiceAuthTest {
  protected:
-  void Limit(api::RateLimit requests, api::RateLimit creates) {
+  void Limit(api::RateLimit requests, api::RateLimit creates, TokenService* tokens = nullptr) {
     api_ = std::make_unique<api::ApiService>([] { return Status::Ok(); });
     api_->Attach({*service_, *operation_service_, *resource_service_, *admin_, nullptr, nullptr,
-                  nullptr, requests, creates});
+                  tokens, requests, creates, nullptr, nullptr, projects_.get()});
   }
 };
+
+TEST_F(ApiServiceLimitsTest, EachTokenHasItsOwnRequestBudget) {
+  Limit({2, 2}, {}, tokens_.get());
+  const std::string busy = Mint("team-a", Role::kViewer);
+  const std::string quiet = Mint("team-a", Role::kViewer);
+  EXPECT_EQ(Call("GET", kJobs, busy).status, 200);
+  EXPECT_EQ(Call("GET", kJobs, busy).status, 200);
+  EXPECT_EQ(Call("GET", kJobs, busy).status, 429);
+  EXPECT_EQ(Call("GET", kJobs, quiet).status, 200) << "another caller's budget is its own";
+  // A bad credential is refused as such, and spends nobody's budget.
+  EXPECT_EQ(Call("GET", kJobs, "ty1_5_" + std::string(43, 'A')).status, 401);
+  EXPECT_EQ(Call("GET", kJobs, quiet).status, 200);
+}
+
+TEST_F(ApiServiceLimitsTest, AProjectsIdAndNumberShareOneCreateBudget) {
+  Limit({}, {1, 1});
+  const std::string first = CreateJob("team-a");  // projects/<number>/…
+  ASSERT_FALSE(first.empty());
+  const std::string number = first.substr(9, first.find('/', 9) - 9);
+  ASSERT_NE(number, "team-a");
+  HttpResponse by_number =
+      Call("POST", "/v1/projects/" + number + "/locations/us-central1/customJobs", "", kJob);
+  EXPECT_EQ(by_number.status, 429) << by_number.body;
+  EXPECT_EQ(Count("custom_jobs"), 1);
+}
+
+TEST_F(ApiServiceLimitsTest, WhileStartingA503SaysWhenToComeBackSoCreatesMayBeSentAgain) {
+  api_ = std::make_unique<api::ApiService>([] { return Status::Ok(); });  // never attached
+  HttpResponse r = Call("POST", kJobs, "", kJob);
+  ASSERT_EQ(r.status, 503);
+  bool retry_info = false;
+  const json error = Error(r);
+  for (const json& d : error["details"]) {
+    retry_info |= d["@type"] == "type.googleapis.com/google.rpc.RetryInfo";
+  }
+  EXPECT_TRUE(retry_info) << r.body;
+}
+
+// What a web page can make a browser send is refused before anything is stored.
+class ApiServiceGuardTest : public ApiServiceAuthTest {
+ protected:
+  void Guard(api::RequestGuardOptions guard) {
+    api_ = std::make_unique<api::ApiService>([] { return Status::Ok(); }, std::move(guard));
+    api_->Attach({*service_,
+                  *operation_service_,
+                  *resource_service_,
+                  *admin_,
+                  nullptr,
+                  nullptr,
+                  nullptr,
+                  {},
+                  {}});
+  }
+  HttpResponse Post(std::map<std::string, std::string> headers, std::string body = kJob) {
+    HttpRequest request;
+    request.method = "POST";
+    request.path = kJobs;
+    request.body = std::move(body);
+    request.headers = std::move(headers);
+    return api_->Handle(request);
+  }
+};
+
+TEST_F(ApiServiceGuardTest, ABodyThatIsNotJsonByItsContentTypeIs415AndStoresNothing) {
+  Guard({});
+  for (const char* type :
+       {"text/plain", "text/plain;charset=UTF-8", "application/x-www-form-urlencoded",
+        "multipart/form-data; boundary=x", "application/jsonp"}) {
+    HttpResponse r = Post({{"host", "127.0.0.1:8080"}, {"content-type", type}});
+    EXPECT_EQ(r.status, 415) << type;
+    EXPECT_EQ(Error(r)["code"], 415);
+  }
+  EXPECT_EQ(Post({{"host", "127.0.0.1:8080"}}).status, 415) << "no Content-Type at all";
+  EXPECT_EQ(Count("custom_jobs"), 0);
+  // What gcloud, the Node SDK and the CLI send.
+  for (const char* type :
+       {"application/json", "application/json; charset=utf-8", "Application/JSON"}) {
+    EXPECT_EQ(Post({{"host", "127.0.0.1:8080"}, {"content-type", type}}).status, 200) << type;
+  }
+  // A body-less cancel or delete needs no Content-Type.
+  HttpRequest list;
+  list.method = "GET";
+  list.path = kJobs;
+  EXPECT_EQ(api_->Handle(list).status, 200);
+}
+
+TEST_F(ApiServiceGuardTest, AnotherSitesOriginIsRefusedAndTheServersOwnIsNot) {
+  Guard({});
+  const std::map<std::string, std::string> json = {{"host", "127.0.0.1:8080"},
+                                                   {"content-type", "application/json"}};
+  for (const char* origin : {"https://evil.example", "http://127.0.0.1:9999", "null",
+                             "http://127.0.0.1:8080.evil", "file://"}) {
+    auto headers = json;
+    headers["origin"] = origin;
+    HttpResponse r = Post(headers);
+    EXPECT_EQ(r.status, 403) << origin;
+    EXPECT_EQ(Error(r)["status"], "PERMISSION_DENIED") << origin;
+  }
+  EXPECT_EQ(Count("custom_jobs"), 0);
+  auto own = json;
+  own["origin"] = "http://127.0.0.1:8080";
+  EXPECT_EQ(Post(own).status, 200);
+}
+
+TEST_F(ApiServiceGuardTest, WithoutTokensOnlyLoopbackOrNamedHostsAndNoProxy) {
+  Guard({/*without_tokens=*/true, {"devbox.internal"}});
+  auto with_host = [](const std::string& host) {
+    return std::map<std::string, std::string>{{"host", host}, {"content-type", "application/json"}};
+  };
+  // DNS rebinding: the page's own name, resolved to 127.0.0.1, with a matching Origin.
+  auto rebound = with_host("attacker.example:8080");
+  rebound["origin"] = "http://attacker.example:8080";
+  EXPECT_EQ(Post(rebound).status, 403);
+  EXPECT_EQ(Post(with_host("127.0.0.1.attacker.example")).status, 403);
+  EXPECT_EQ(Post({{"content-type", "application/json"}}).status, 403) << "no Host";
+  auto forwarded = with_host("127.0.0.1:8080");
+  forwarded["x-forwarded-for"] = "203.0.113.9";
+  EXPECT_EQ(Post(forwarded).status, 403);
+  EXPECT_EQ(Count("custom_jobs"), 0);
+  for (const char* host :
+       {"127.0.0.1:8080", "localhost:8080", "[::1]:8080", "127.0.0.2", "devbox.internal:8080"}) {
+    EXPECT_EQ(Post(with_host(host)).status, 200) << host;
+  }
+}
+
+TEST_F(ApiServiceGuardTest, WithTokensAnyHostAndProxiesAreFine) {
+  Guard({/*without_tokens=*/false, {}});
+  EXPECT_EQ(Post({{"host", "trainyard.example.com"},
+                  {"x-forwarded-for", "203.0.113.9"},
+                  {"content-type", "application/json"}})
+                .status,
+            200);
+}
 
 TEST_F(ApiServiceLimitsTest, ACreateOverItsProjectsLimitIs429WithWhenToRetryAndWritesNothing) {
   Limit({}, {1, 1});

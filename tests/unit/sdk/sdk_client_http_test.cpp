@@ -133,6 +133,22 @@ TEST_F(SdkClientHttpTest, ACreateAnswered503IsNotRetried) {
   EXPECT_TRUE(time_.sleeps_ms.empty());
 }
 
+// A server still starting did nothing and says when to come back: the create is sent again.
+TEST_F(SdkClientHttpTest, ACreateAnswered503WithRetryInfoIsSentAgain) {
+  TestEndpoint endpoint([](const HttpRequest&, int call) {
+    if (call == 1) {
+      return api::RetryLaterResponse(Unavailable("the server is starting; retry shortly"),
+                                     std::chrono::milliseconds(500), "");
+    }
+    return Json(JobJson(kJobName, JobState::kPending));
+  });
+  auto client = Connect(endpoint.url());
+
+  auto job = client->CreateJob(JobJson("", JobState::kUnspecified));
+  ASSERT_TRUE(job.ok()) << job.status().message();
+  EXPECT_EQ(endpoint.requests().size(), 2u);
+}
+
 TEST_F(SdkClientHttpTest, AGetStillAnswered429GivesUpAfterMaxAttempts) {
   TestEndpoint endpoint([](const HttpRequest&, int) {
     Status busy(Code::kResourceExhausted, "slow down");
