@@ -139,6 +139,8 @@ StatusOr<std::unique_ptr<Runtime>> MakeSlurmRuntime(const ServeOptions& options,
   runtime.shared_dir = std::filesystem::absolute(
       options.slurm_shared_dir.empty() ? std::filesystem::path(options.data_dir) / "slurm"
                                        : std::filesystem::path(options.slurm_shared_dir));
+  runtime.state_dir =
+      std::filesystem::absolute(std::filesystem::path(options.data_dir) / "slurm-state");
   runtime.tasks_per_node = options.slurm_tasks_per_node;
   runtime.launch_lookup_age = std::chrono::milliseconds(options.lease_seconds * 1000 / 4);
   for (const CapacityPool& pool : fleet.pools) {
@@ -346,7 +348,11 @@ int RunServe(const ServeOptions& options) {
   local::LocalRuntime* local_runtime = nullptr;
   if (options.runtime == "local") {
     local::LocalRuntimeOptions local_options;
-    local_options.root = std::filesystem::absolute(options.data_dir) / "replicas";
+    auto sandbox = local::DetectSandbox(local::kReplicaUser);
+    if (!sandbox.ok()) return Fail("local_runtime_failed", sandbox.status());
+    local_options.sandbox = *sandbox;
+    local_options.root = local::ReachableReplicaRoot(
+        std::filesystem::absolute(options.data_dir) / "replicas", local_options.sandbox);
     local_options.grace =
         std::chrono::milliseconds(static_cast<int64_t>(options.stop_grace_seconds * 1000));
     auto owned = std::make_unique<local::LocalRuntime>(local_options);

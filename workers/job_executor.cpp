@@ -224,12 +224,16 @@ bool JobExecutor::LeaseHeld() const {
 
 void JobExecutor::AppendLogs(Timestamp now) {
   std::vector<LogLine> lines = runtime_.CollectLogs(now);
-  if (lines.empty() || options_.logs == nullptr) return;
-  Status appended = options_.logs->Append(lines);
-  if (!appended.ok()) {
-    LogJson(LogLevel::kWarn, "job_log_append_failed",
-            {{"lines", static_cast<int64_t>(lines.size())}, {"error", appended.message()}});
+  if (!lines.empty() && options_.logs != nullptr) {
+    Status appended = options_.logs->Append(lines);
+    if (!appended.ok()) {
+      // Not lost: the runtime hands the same lines over again next pass.
+      LogJson(LogLevel::kWarn, "job_log_append_failed",
+              {{"lines", static_cast<int64_t>(lines.size())}, {"error", appended.message()}});
+      return;
+    }
   }
+  runtime_.LogsStored();
 }
 
 void JobExecutor::Start() {

@@ -78,8 +78,12 @@ class Runtime {
 
   // A transition of the job was applied (the runtime may write what it means to the job's log).
   virtual void Applied(const JobRecord& job, const JobTransition& transition) = 0;
-  // What the replicas printed since the last call, as log lines of their jobs.
+  // What the replicas printed since the lines last stored, as log lines of their jobs. Until
+  // LogsStored says they are committed, the next call returns them again (with what came since),
+  // so a failed append loses nothing.
   virtual std::vector<LogLine> CollectLogs(Timestamp now) = 0;
+  // The lines of the last CollectLogs are committed: the runtime may forget them.
+  virtual void LogsStored() = 0;
 };
 
 }  // namespace trainyard

@@ -47,7 +47,7 @@ body = json.dumps({"displayName": "in-flight", "jobSpec": {"workerPoolSpecs": [{
     "machineSpec": {"machineType": "n2-standard-8"}, "replicaCount": "1",
     "containerSpec": {"imageUri": "debian:12", "command": ["true"]}}]}}).encode()
 s = socket.create_connection(("127.0.0.1", port))
-s.sendall(b"POST /v1/projects/demo/locations/us-central1/customJobs HTTP/1.1\r\nHost: x\r\n"
+s.sendall(b"POST /v1/projects/demo/locations/us-central1/customJobs HTTP/1.1\r\nHost: 127.0.0.1\r\n"
           b"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(body))
 s.sendall(body[:len(body) // 2])
 open(os.path.join(d, "half-sent"), "w").close()

@@ -87,7 +87,7 @@ pass "timeout ended the processes"
 # --- kill -9 of the server while a replica runs: adopted, never run twice ---
 name=$(shell_job 'echo run >> runs; while [ ! -f go ]; do sleep 0.05; done; echo finished')
 wait_until 30 "waiter RUNNING" state_is "$name" JOB_STATE_RUNNING
-dir="$REPLICAS/${name##*/}/attempt-0/workerpool0-0"
+dir="$REPLICAS/${name##*/}/attempt-0/workerpool0-0/work"  # the replica's working directory
 pgid=$(pgid_of "$name")
 kill -9 "$SERVER_PID"
 wait "$SERVER_PID" 2>/dev/null || true

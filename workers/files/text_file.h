@@ -1,7 +1,10 @@
 #pragma once
 // Small files a runtime keeps beside a replica (pid, exit code, output offsets): read whole, and
-// written so that a reader never sees half of one, even after a kill -9 mid-write.
+// written so that a reader never sees half of one, even after a kill -9 mid-write. A replica may
+// be able to write where these live, so nothing here follows a symbolic link or blocks on a FIFO,
+// and a read is capped.
 #include <charconv>
+#include <cstddef>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -9,9 +12,13 @@
 
 namespace trainyard::files {
 
-// The file's bytes; empty when it is missing or unreadable.
-std::string ReadFile(const std::filesystem::path& path);
-// Writes a sibling temporary file and renames it over `path`.
+// A descriptor of `path` opened for reading, or -1 when it is missing, a symbolic link, or not a
+// regular file (a FIFO, a device, a directory): O_NOFOLLOW | O_NONBLOCK, then fstat.
+int OpenRegularForReading(const std::filesystem::path& path);
+// Up to `max_bytes` of the file; empty when it is missing, unreadable or not a regular file.
+std::string ReadFile(const std::filesystem::path& path, size_t max_bytes = 64 * 1024);
+// Writes a new sibling temporary file (never one left there, never through a link) and renames it
+// over `path`.
 bool WriteFileAtomically(const std::filesystem::path& path, const std::string& text);
 
 // A whole decimal number, or nullopt (no sign games, no trailing text).

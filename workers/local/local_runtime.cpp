@@ -28,10 +28,24 @@ namespace {
 constexpr const char* kPidFile = "pid";
 constexpr const char* kExitFile = "exit_code";
 constexpr const char* kOutputFile = "output.log";
+constexpr const char* kOffsetFile = "output.offset";
 constexpr const char* kLaunchFile = "launch.json";
+constexpr const char* kWorkDir = "work";  // the replica's working directory, its only writable one
+// A launch record holds the replica's argv and environment, the job spec included (a request
+// body is at most 1 MiB).
+constexpr size_t kMaxLaunchFile = 4 << 20;
 
 // The variables a replica inherits from the server; everything else comes from its spec.
 constexpr const char* kInherited[] = {"PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "USER"};
+
+// RLIMIT_CPU for a replica: its job's timeout on every core of this host (the most CPU it could
+// use in that time), plus a minute for the stop's grace.
+uint64_t CpuSecondsFor(const CustomJobSpec& spec) {
+  const int64_t timeout =
+      std::chrono::duration_cast<std::chrono::seconds>(JobTimeout(spec)).count();
+  const uint64_t cores = std::max(1u, std::thread::hardware_concurrency());
+  return static_cast<uint64_t>(std::max<int64_t>(timeout, 1)) * cores + 60;
+}
 
 // State letter and start time (clock ticks since boot) of a process, from /proc/<pid>/stat: the
 // start time tells a recycled pid from the process we started.
@@ -105,8 +119,16 @@ void WriteAll(int fd, const char* text, size_t size) {
 // The command starts only once the server has recorded the keeper (its pid file) and says so on
 // `gate`: a server killed in between closes the gate unsaid, and the keeper leaves without running
 // anything, so the next launch, finding no pid file, starts the only copy.
-[[noreturn]] void RunKeeper(const char* dir, const char* output, char* const argv[],
-                            char* const envp[], const int gate[2]) {
+// The files it writes are named by absolute paths made before the fork.
+struct KeeperFiles {
+  std::string dir;  // the server's folder of the replica
+  std::string output;
+  std::string exit_tmp;
+  std::string exit_code;
+};
+
+[[noreturn]] void RunKeeper(const KeeperFiles& files, char* const argv[], char* const envp[],
+                            const int gate[2], const PreparedSandbox& sandbox) {
   close(gate[1]);  // only the server's copy may keep the gate open
   setpgid(0, 0);
   struct sigaction ignore {};
@@ -115,8 +137,9 @@ void WriteAll(int fd, const char* text, size_t size) {
   sigaction(SIGTERM, &ignore, nullptr);
   sigaction(SIGINT, &ignore, nullptr);
   sigaction(SIGHUP, &ignore, nullptr);
-  if (chdir(dir) != 0) _exit(126);
-  int out = open(output, O_WRONLY | O_CREAT | O_APPEND, 0644);
+  if (chdir(files.dir.c_str()) != 0) _exit(126);
+  int out =
+      open(files.output.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644);
   int in = open("/dev/null", O_RDONLY);
   if (out < 0 || in < 0) _exit(126);
   dup2(in, 0);
@@ -140,6 +163,15 @@ void WriteAll(int fd, const char* text, size_t size) {
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, nullptr);  // the server blocks its shutdown signals
+    if (const char* failed = EnterSandbox(sandbox, static_cast<int>(getppid()))) {
+      const char message[] = "trainyard: cannot start the replica: cannot ";
+      WriteAll(2, message, sizeof(message) - 1);
+      size_t n = 0;
+      while (failed[n] != '\0') ++n;
+      WriteAll(2, failed, n);
+      WriteAll(2, "\n", 1);
+      _exit(126);
+    }
     execvpe(argv[0], argv, envp);
     const char message[] = "trainyard: cannot run the replica's command: ";
     WriteAll(2, message, sizeof(message) - 1);
@@ -164,11 +196,12 @@ void WriteAll(int fd, const char* text, size_t size) {
   char text[9];
   for (int i = 0; i < len; ++i) text[i] = digits[len - 1 - i];
   text[len] = '\n';
-  int fd = open("exit_code.tmp", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  unlink(files.exit_tmp.c_str());
+  int fd = open(files.exit_tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0644);
   if (fd >= 0) {
     WriteAll(fd, text, static_cast<size_t>(len + 1));
     close(fd);
-    rename("exit_code.tmp", kExitFile);
+    rename(files.exit_tmp.c_str(), files.exit_code.c_str());
   }
   _exit(0);
 }
@@ -195,34 +228,66 @@ void LocalRuntime::Adopt() {
   std::error_code ec;
   fs::path jobs = options_.root / "jobs";
   if (!fs::exists(jobs, ec)) return;
-  for (auto it = fs::recursive_directory_iterator(jobs, ec);
-       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-    if (!it->is_regular_file() || it->path().filename() != kPidFile) continue;
-    auto handle = ParseHandle(ReadFile(it->path()));
-    if (!handle) continue;
-    fs::path dir = it->path().parent_path();
-    auto job_id = ParseNumber<int64_t>(dir.parent_path().parent_path().filename().string());
+  // Exactly jobs/<job>/attempt-<n>/<task>/pid, never deeper: a replica's work/ is its own, and a
+  // "pid" file it leaves there is not ours.
+  auto folders = [](const fs::path& in) {
+    std::vector<fs::path> out;
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(in, ec)) {
+      if (e.is_directory(ec) && !e.is_symlink(ec)) out.push_back(e.path());
+    }
+    return out;
+  };
+  for (const fs::path& job : folders(jobs)) {
+    auto job_id = ParseNumber<int64_t>(job.filename().string());
     if (!job_id) continue;
-    Process p{*job_id, dir.filename().string(), handle->first, handle->second, dir, std::nullopt};
-    Tail(dir);
-    if (!Alive(p)) continue;
-    LogJson(LogLevel::kInfo, "replica_adopted",
-            {{"job", std::to_string(*job_id)}, {"task", p.task}, {"pid", p.pid}});
-    processes_[Handle(p.pid, p.start_ticks)] = std::move(p);
+    for (const fs::path& attempt : folders(job)) {
+      for (const fs::path& dir : folders(attempt)) {
+        auto handle = ParseHandle(ReadFile(dir / kPidFile));
+        if (!handle) continue;
+        Process p = Known(*job_id, dir.filename().string(), handle->first, handle->second, dir);
+        Tail(dir);
+        if (!Alive(p)) continue;
+        LogJson(LogLevel::kInfo, "replica_adopted",
+                {{"job", std::to_string(*job_id)}, {"task", p.task}, {"pid", p.pid}});
+        processes_[Handle(p.pid, p.start_ticks)] = std::move(p);
+      }
+    }
   }
+}
+
+std::string LocalRuntime::CgroupPrefix(const fs::path& dir) const {
+  if (options_.sandbox.cgroup_root.empty()) return "";
+  // <job>-<attempt-n>-<task>-<keeper pid>: one per start, found again by a restarted server.
+  return (options_.sandbox.cgroup_root /
+          (dir.parent_path().parent_path().filename().string() + "-" +
+           dir.parent_path().filename().string() + "-" + dir.filename().string() + "-"))
+      .string();
+}
+
+LocalRuntime::Process LocalRuntime::Known(int64_t job_id, const std::string& task, int pid,
+                                          uint64_t start_ticks, const fs::path& dir) const {
+  return Process{
+      job_id, task, pid, start_ticks, dir, std::nullopt, CgroupPath(CgroupPrefix(dir), pid)};
 }
 
 void LocalRuntime::Tail(const fs::path& dir) {
   auto job_id = ParseNumber<int64_t>(dir.parent_path().parent_path().filename().string());
-  if (job_id) tailer_.Follow(dir / kOutputFile, *job_id, dir.filename().string());
+  if (job_id) {
+    tailer_.Follow(dir / kOutputFile, dir / kOffsetFile, *job_id, dir.filename().string());
+  }
 }
 
 bool LocalRuntime::Alive(const Process& p) {
   std::optional<ProcStat> stat = ReadProcStat(p.pid);
-  if (!stat || stat->start_ticks != p.start_ticks) return false;
+  if (!stat || stat->start_ticks != p.start_ticks) {
+    KillCgroup(p.cgroup);  // the replica has ended: whatever it left running ends with it
+    return false;
+  }
   if (stat->state == 'Z' || stat->state == 'X') {
     int status = 0;
     waitpid(p.pid, &status, WNOHANG);  // our own keeper: reap it
+    KillCgroup(p.cgroup);  // the replica has ended: whatever it left running ends with it
     return false;
   }
   return true;
@@ -230,13 +295,17 @@ bool LocalRuntime::Alive(const Process& p) {
 
 StatusOr<LocalRuntime::Process> LocalRuntime::Start(int64_t job_id, const fs::path& dir,
                                                     const std::vector<std::string>& argv_in,
-                                                    const std::vector<std::string>& env_in) {
+                                                    const std::vector<std::string>& env_in,
+                                                    uint64_t cpu_seconds) {
+  TY_ASSIGN_OR_RETURN(PreparedSandbox sandbox, PrepareSandbox(options_.sandbox, dir / kWorkDir,
+                                                              CgroupPrefix(dir), cpu_seconds));
   std::vector<std::string> argv = argv_in;
   std::vector<std::string> env = env_in;
   std::vector<char*> argv_c = CStrings(argv);
   std::vector<char*> env_c = CStrings(env);
-  std::string dir_text = dir.string();
-  std::string output = (dir / kOutputFile).string();
+  const KeeperFiles files{dir.string(), (dir / kOutputFile).string(),
+                          (dir / (std::string(kExitFile) + ".tmp")).string(),
+                          (dir / kExitFile).string()};
   std::error_code ec;
   fs::remove(dir / kExitFile, ec);
   int gate[2];
@@ -247,9 +316,14 @@ StatusOr<LocalRuntime::Process> LocalRuntime::Start(int64_t job_id, const fs::pa
     close(gate[1]);
     return Unavailable("fork failed: cannot start a replica");
   }
-  if (pid == 0) RunKeeper(dir_text.c_str(), output.c_str(), argv_c.data(), env_c.data(), gate);
+  if (pid == 0) RunKeeper(files, argv_c.data(), env_c.data(), gate, sandbox);
   close(gate[0]);
   setpgid(pid, pid);  // also here, so a signal sent at once reaches the group
+  // The replica's cgroup exists before it is let go (the gate): it joins it first thing.
+  if (Status made = MakeCgroup(CgroupPath(CgroupPrefix(dir), pid)); !made.ok()) {
+    close(gate[1]);
+    return made;
+  }
   std::optional<ProcStat> stat;
   for (int i = 0; i < 100 && !stat; ++i) {
     stat = ReadProcStat(pid);
@@ -260,7 +334,7 @@ StatusOr<LocalRuntime::Process> LocalRuntime::Start(int64_t job_id, const fs::pa
     close(gate[1]);
     return Internal("started replica " + std::to_string(pid) + " cannot be read in /proc");
   }
-  Process p{job_id, dir.filename().string(), pid, stat->start_ticks, dir, std::nullopt};
+  Process p = Known(job_id, dir.filename().string(), pid, stat->start_ticks, dir);
   if (!WriteFileAtomically(dir / kPidFile, Handle(pid, stat->start_ticks))) {
     close(gate[1]);
     return Internal("cannot write the pid file in " + dir.string());
@@ -296,9 +370,13 @@ StatusOr<JobRun> LocalRuntime::Launch(const JobRecord& job, int attempt, Timesta
   TY_RETURN_IF_ERROR(RequireCommands(replicas, "the local runtime runs a command on this host"));
 
   std::vector<std::string> base_env;
+  const std::optional<ReplicaUser>& user = options_.sandbox.user;
   for (const char* name : kInherited) {
+    // The replicas' user has a home of its own: its working directory.
+    if (user && (std::string_view(name) == "HOME" || std::string_view(name) == "USER")) continue;
     if (const char* value = getenv(name)) base_env.push_back(std::string(name) + "=" + value);
   }
+  if (user) base_env.push_back("USER=" + user->name);
   base_env.push_back("PYTHONUNBUFFERED=1");  // print() reaches the log as it happens
 
   JobRun run;
@@ -308,6 +386,8 @@ StatusOr<JobRun> LocalRuntime::Launch(const JobRecord& job, int attempt, Timesta
     std::vector<std::string> argv = r.command;
     argv.insert(argv.end(), r.args.begin(), r.args.end());
     std::vector<std::string> env = base_env;
+    if (user)
+      env.push_back("HOME=" + (ReplicaDir(job.id, attempt, r.task_name) / kWorkDir).string());
     env.push_back("HOSTNAME=" + r.hostname);
     for (const EnvVar& var : r.env) env.push_back(var.name + "=" + var.value);
     fs::path dir = ReplicaDir(job.id, attempt, r.task_name);
@@ -319,16 +399,18 @@ StatusOr<JobRun> LocalRuntime::Launch(const JobRecord& job, int attempt, Timesta
     if (auto handle = ParseHandle(ReadFile(dir / kPidFile))) {
       run.replicas.push_back(ReplicaRun{r.task_name, ReplicaPhase::kRunning, std::nullopt, 0,
                                         Handle(handle->first, handle->second)});
-      Process p{job.id, r.task_name, handle->first, handle->second, dir, std::nullopt};
+      Process p = Known(job.id, r.task_name, handle->first, handle->second, dir);
       if (Alive(p)) processes_[Handle(p.pid, p.start_ticks)] = p;
       Tail(dir);
       continue;
     }
-    nlohmann::json launch = {{"argv", argv}, {"env", env}, {"image", r.image_uri}};
+    const uint64_t cpu_seconds = CpuSecondsFor(job.job.job_spec);
+    nlohmann::json launch = {
+        {"argv", argv}, {"env", env}, {"image", r.image_uri}, {"cpuSeconds", cpu_seconds}};
     if (!WriteFileAtomically(dir / kLaunchFile, launch.dump())) {
       return Internal("cannot write " + (dir / kLaunchFile).string());
     }
-    TY_ASSIGN_OR_RETURN(Process p, Start(job.id, dir, argv, env));
+    TY_ASSIGN_OR_RETURN(Process p, Start(job.id, dir, argv, env, cpu_seconds));
     const std::string handle = Handle(p.pid, p.start_ticks);
     Tail(dir);
     processes_[handle] = std::move(p);
@@ -351,7 +433,7 @@ StatusOr<Observation> LocalRuntime::Observe(const JobRecord& job, Timestamp now)
     auto handle = ParseHandle(ReadFile(dir / kPidFile));
     if (!handle) handle = ParseHandle(r.handle);
     if (handle) {
-      Process p{job.id, r.task_name, handle->first, handle->second, dir, std::nullopt};
+      Process p = Known(job.id, r.task_name, handle->first, handle->second, dir);
       seen.handle = Handle(p.pid, p.start_ticks);
       if (Alive(p)) {
         seen.phase = ReplicaPhase::kRunning;
@@ -372,14 +454,15 @@ StatusOr<std::string> LocalRuntime::RestartReplica(const JobRecord& job, const R
   (void)now;
   if (!job.run) return FailedPrecondition("job " + std::to_string(job.id) + " has no run");
   fs::path dir = ReplicaDir(job.id, job.run->attempt, replica.task_name);
-  auto launch = nlohmann::json::parse(ReadFile(dir / kLaunchFile), nullptr, false);
+  auto launch = nlohmann::json::parse(ReadFile(dir / kLaunchFile, kMaxLaunchFile), nullptr, false);
   if (!launch.is_object() || !launch.contains("argv") || !launch.contains("env")) {
     return Internal("replica " + replica.task_name + " has no launch record in " + dir.string());
   }
   std::lock_guard lock(mu_);
   // The same command, environment and working directory: checkpoints written there survive.
   TY_ASSIGN_OR_RETURN(Process p, Start(job.id, dir, launch["argv"].get<std::vector<std::string>>(),
-                                       launch["env"].get<std::vector<std::string>>()));
+                                       launch["env"].get<std::vector<std::string>>(),
+                                       launch.value("cpuSeconds", uint64_t{0})));
   const std::string handle = Handle(p.pid, p.start_ticks);
   processes_[handle] = std::move(p);
   Tail(dir);
@@ -390,9 +473,11 @@ void LocalRuntime::Signal(Process& p) {
   const auto wall = std::chrono::steady_clock::now();
   if (!p.term_sent) {
     kill(-p.pid, SIGTERM);
+    TermCgroup(p.cgroup);  // children that left the process group (setsid) too
     p.term_sent = wall;
   } else if (wall - *p.term_sent >= options_.grace) {
     kill(-p.pid, SIGKILL);
+    KillCgroup(p.cgroup);
   }
 }
 
@@ -405,12 +490,8 @@ Status LocalRuntime::Stop(const JobRecord& job) {
       if (!handle) continue;
       std::string key = Handle(handle->first, handle->second);
       if (processes_.count(key) > 0) continue;
-      Process p{job.id,
-                r.task_name,
-                handle->first,
-                handle->second,
-                ReplicaDir(job.id, job.run->attempt, r.task_name),
-                std::nullopt};
+      Process p = Known(job.id, r.task_name, handle->first, handle->second,
+                        ReplicaDir(job.id, job.run->attempt, r.task_name));
       if (Alive(p)) processes_[key] = std::move(p);
     }
   }
@@ -472,6 +553,11 @@ std::vector<LogLine> LocalRuntime::CollectLogs(Timestamp now) {
   return tailer_.Collect(now, [&](const fs::path& file) { return live.count(file) == 0; });
 }
 
+void LocalRuntime::LogsStored() {
+  std::lock_guard lock(mu_);
+  tailer_.Stored();
+}
+
 void LocalRuntime::Shutdown(const std::vector<int64_t>& jobs) {
   const std::set<int64_t> ours(jobs.begin(), jobs.end());
   const auto deadline = std::chrono::steady_clock::now() + options_.grace;
@@ -491,6 +577,7 @@ void LocalRuntime::Shutdown(const std::vector<int64_t>& jobs) {
         any = true;
         if (std::chrono::steady_clock::now() >= deadline) {
           kill(-it->second.pid, SIGKILL);
+          KillCgroup(it->second.cgroup);
         } else if (!it->second.term_sent) {
           Signal(it->second);
         }

@@ -23,11 +23,15 @@
 #include "services/logs/log_entry.h"
 #include "services/runtime/runtime.h"
 #include "workers/files/output_tailer.h"
+#include "workers/local/replica_sandbox.h"
 
 namespace trainyard::local {
 
 struct LocalRuntimeOptions {
-  std::filesystem::path root;              // replicas work under root/jobs/<job>/attempt-<n>/<task>
+  // The server keeps each replica's files in root/jobs/<job>/attempt-<n>/<task>; the replica works
+  // in that folder's work/, the only place it may write.
+  std::filesystem::path root;
+  SandboxOptions sandbox;                  // the replicas' user, cgroups and limits
   std::chrono::milliseconds grace{10000};  // SIGTERM, then SIGKILL after this (wall time)
   std::chrono::milliseconds poll{200};     // how often a running job is looked at (wall time)
 };
@@ -49,6 +53,7 @@ class LocalRuntime : public Runtime {
   void Applied(const JobRecord&, const JobTransition&) override {}
   // New output lines of every replica since the last call (the replicas' output files, tailed).
   std::vector<LogLine> CollectLogs(Timestamp now) override;
+  void LogsStored() override;
   // Ends the replicas of these jobs (SIGTERM, then SIGKILL after the grace): the server is
   // stopping, and these were its jobs. Replicas it adopted whose jobs another server supervises
   // are left alone.
@@ -62,14 +67,19 @@ class LocalRuntime : public Runtime {
     uint64_t start_ticks = 0;
     std::filesystem::path dir;  // root/jobs/<job>/attempt-<n>/<task>
     std::optional<std::chrono::steady_clock::time_point> term_sent;
+    std::filesystem::path cgroup;  // the replica's own cgroup; empty: none
 
     int attempt() const;
   };
 
   std::filesystem::path ReplicaDir(int64_t job_id, int attempt, const std::string& task) const;
   StatusOr<Process> Start(int64_t job_id, const std::filesystem::path& dir,
-                          const std::vector<std::string>& argv,
-                          const std::vector<std::string>& env);
+                          const std::vector<std::string>& argv, const std::vector<std::string>& env,
+                          uint64_t cpu_seconds);
+  // The start of the names of the replica's cgroups, after its folder; empty without cgroups.
+  std::string CgroupPrefix(const std::filesystem::path& dir) const;
+  Process Known(int64_t job_id, const std::string& task, int pid, uint64_t start_ticks,
+                const std::filesystem::path& dir) const;
   void Adopt();  // processes left by an earlier server, found by their pid files
   void Tail(const std::filesystem::path& dir);  // follows the replica's output.log
   bool Alive(const Process& p);

@@ -238,7 +238,14 @@ void SimRuntime::Applied(const JobRecord& job, const JobTransition& t) {
 
 std::vector<LogLine> SimRuntime::CollectLogs(Timestamp) {
   std::lock_guard lock(mu_);
-  return std::exchange(pending_, {});
+  collected_ = pending_.size();
+  return pending_;
+}
+
+void SimRuntime::LogsStored() {
+  std::lock_guard lock(mu_);
+  pending_.erase(pending_.begin(), pending_.begin() + static_cast<std::ptrdiff_t>(collected_));
+  collected_ = 0;
 }
 
 }  // namespace trainyard::sim

@@ -37,11 +37,13 @@ class SimRuntime : public Runtime {
   // checkpoints across its run, written when the run ends (times spread over the run).
   void Applied(const JobRecord& job, const JobTransition& transition) override;
   std::vector<LogLine> CollectLogs(Timestamp now) override;
+  void LogsStored() override;
 
  private:
   SimTimings timings_;
   std::mutex mu_;
   std::vector<LogLine> pending_;
+  size_t collected_ = 0;  // how many of pending_ the last CollectLogs handed over
 };
 
 }  // namespace trainyard::sim

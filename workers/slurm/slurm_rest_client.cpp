@@ -1,11 +1,13 @@
 #include "workers/slurm/slurm_rest_client.h"
 
+#include <fstream>
+#include <sstream>
+
 #include <cpprest/http_client.h>
 
 #include <exception>
 #include <filesystem>
 
-#include "workers/files/text_file.h"
 #include "workers/slurm/slurm_wire.h"
 
 namespace trainyard::slurm {
@@ -38,7 +40,11 @@ struct SlurmRestClient::Impl {
     std::error_code ec;
     auto mtime = std::filesystem::last_write_time(options.token_file, ec);
     if (!ec && (token.empty() || mtime != token_mtime)) {
-      token = TokenFromFileText(files::ReadFile(options.token_file));
+      // The operator's own file, which may well be a link (a mounted secret): read as named.
+      std::ifstream in(options.token_file, std::ios::binary);
+      std::stringstream text;
+      text << in.rdbuf();
+      token = TokenFromFileText(text.str());
       token_mtime = mtime;
     }
     return token;

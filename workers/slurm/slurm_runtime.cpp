@@ -136,7 +136,12 @@ void SlurmRuntime::Follow(int64_t job_id, int attempt, const std::vector<std::st
                           int64_t slurm_id) {
   for (const std::string& task : tasks) {
     fs::path file = AttemptDir(job_id, attempt) / task / kOutputFile;
-    tailer_.Follow(file, job_id, task);
+    // Where it was read to is the server's, kept apart from what the cluster's jobs can write.
+    fs::path offset = options_.state_dir / "jobs" / std::to_string(job_id) /
+                      ("attempt-" + std::to_string(attempt)) / (task + ".offset");
+    std::error_code ec;
+    fs::create_directories(offset.parent_path(), ec);
+    tailer_.Follow(file, offset, job_id, task);
     slurm_job_of_output_[file] = slurm_id;
   }
 }
@@ -351,9 +356,17 @@ std::vector<LogLine> SlurmRuntime::CollectLogs(Timestamp now) {
         break;
       }
     }
-    slurm_job_of_output_.erase(it);
     return true;
   });
+}
+
+void SlurmRuntime::LogsStored() {
+  std::lock_guard lock(mu_);
+  tailer_.Stored();
+  // The outputs the tailer let go of need no job to watch for any more.
+  for (auto it = slurm_job_of_output_.begin(); it != slurm_job_of_output_.end();) {
+    it = tailer_.Following(it->first) ? std::next(it) : slurm_job_of_output_.erase(it);
+  }
 }
 
 }  // namespace trainyard::slurm

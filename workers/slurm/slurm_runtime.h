@@ -34,6 +34,9 @@ struct SlurmRuntimeOptions {
   // Seen by this server and by every node at the same path: replicas work in
   // shared_dir/jobs/<job>/attempt-<n>/<task>.
   std::filesystem::path shared_dir;
+  // The server's own, on this host only (where each output was read to): not in shared_dir, which
+  // the cluster's jobs can write.
+  std::filesystem::path state_dir;
   std::string default_partition;                         // empty: the cluster's default
   std::map<std::string, std::string> partition_of_pool;  // fleet pool id → partition
   // Replicas per node: 1 on a real cluster (a replica is a VM on Vertex); more on a one-node test
@@ -63,6 +66,7 @@ class SlurmRuntime : public Runtime {
   Status StopOtherAttempts(int64_t job_id, int keep) override;
   void Applied(const JobRecord&, const JobTransition&) override {}
   std::vector<LogLine> CollectLogs(Timestamp now) override;
+  void LogsStored() override;
 
   // Slurm's name for the attempt's batch job.
   std::string SlurmJobName(int64_t job_id, int attempt) const;

@@ -125,7 +125,9 @@ TEST(SimRuntimeTest, ATrainingRunPrintsItsProgressAndAShortOneOnlyItsEnd) {
   EXPECT_EQ(lines.front().message.rfind("step 100/1000 loss=", 0), 0u) << lines.front().message;
   EXPECT_EQ(lines.back().message, "training finished");
   EXPECT_EQ(lines.back().task_name, "workerpool0-0");
-  EXPECT_TRUE(runtime.CollectLogs(done.at).empty()) << "collected once";
+  EXPECT_EQ(runtime.CollectLogs(done.at).size(), 13u) << "not stored yet: handed over again";
+  runtime.LogsStored();
+  EXPECT_TRUE(runtime.CollectLogs(done.at).empty()) << "stored once";
 
   JobRecord stub = Job("1s");
   stub.job.start_time = kT0;

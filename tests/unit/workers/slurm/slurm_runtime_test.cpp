@@ -71,6 +71,7 @@ class SlurmRuntimeTest : public ::testing::Test {
     slurm_ = fake.get();
     SlurmRuntimeOptions options;
     options.shared_dir = dir_;
+    options.state_dir = dir_ / "state";
     options.partition_of_pool = {{"us-central1-a/n2", "cpu"}, {"us-central1-a/e2", "small"}};
     options.poll = std::chrono::milliseconds(0);  // every call reads the job list again
     options.launch_lookup_age = std::chrono::milliseconds(0);
