@@ -85,7 +85,12 @@ int main(int argc, char** argv) {
                    "token), read again when it changes; default: SLURM_JWT from the environment")
       ->check(CLI::ExistingFile);
   serve_cmd->add_option("--slurm-user", serve.slurm_user,
-                        "slurm runtime: the user jobs run as (X-SLURM-USER-NAME); default: $USER");
+                        "slurm runtime (required): the user jobs run as (X-SLURM-USER-NAME); only "
+                        "this user's jobs are ever taken for Trainyard's");
+  serve_cmd
+      ->add_option("--slurm-ca-file", serve.slurm_ca_file,
+                   "slurm runtime: the PEM CA of an https:// --slurm-url's certificate")
+      ->check(CLI::ExistingFile);
   serve_cmd->add_option("--slurm-shared-dir", serve.slurm_shared_dir,
                         "slurm runtime: a directory this server and every node see at the same "
                         "path (replicas' working directories, exit codes and output); default: "

@@ -1,6 +1,7 @@
 #include "cmd/serve.h"
 
 #include <pthread.h>
+#include <pwd.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -45,6 +46,7 @@
 #include "storage/storage_metrics.h"
 #include "workers/buffered_log_sink.h"
 #include "workers/failure_simulator.h"
+#include "workers/files/secret_file.h"
 #include "workers/job_executor.h"
 #include "workers/local/local_runtime.h"
 #include "workers/resource_reconciler.h"
@@ -123,11 +125,12 @@ StatusOr<std::unique_ptr<slurm::SlurmRestClient>> MakeSlurmClient(const ServeOpt
   if (const char* jwt = std::getenv("SLURM_JWT"); jwt != nullptr && rest.token_file.empty()) {
     rest.token = jwt;
   }
+  // Whom the jobs run as is the operator's choice, never a default (it used to fall back to root).
   rest.user = options.slurm_user;
-  if (const char* user = std::getenv("USER"); rest.user.empty() && user != nullptr) {
-    rest.user = user;
+  if (rest.user.empty()) {
+    return InvalidArgument("--runtime=slurm needs --slurm-user: the Slurm user the jobs run as");
   }
-  if (rest.user.empty()) rest.user = "root";
+  rest.ca_file = options.slurm_ca_file;
   return slurm::SlurmRestClient::Create(std::move(rest));
 }
 
@@ -141,6 +144,14 @@ StatusOr<std::unique_ptr<Runtime>> MakeSlurmRuntime(const ServeOptions& options,
                                        : std::filesystem::path(options.slurm_shared_dir));
   runtime.state_dir =
       std::filesystem::absolute(std::filesystem::path(options.data_dir) / "slurm-state");
+  runtime.user = options.slurm_user;
+  TY_ASSIGN_OR_RETURN(runtime.tag_key, files::LoadOrCreateSecret(runtime.state_dir / "tag.key"));
+  if (geteuid() == 0) {
+    // The jobs run as the Slurm user, so their folders are its; the same uid on every node.
+    if (const passwd* pw = getpwnam(options.slurm_user.c_str()); pw != nullptr) {
+      runtime.folder_owner = std::make_pair(pw->pw_uid, pw->pw_gid);
+    }
+  }
   runtime.tasks_per_node = options.slurm_tasks_per_node;
   runtime.launch_lookup_age = std::chrono::milliseconds(options.lease_seconds * 1000 / 4);
   for (const CapacityPool& pool : fleet.pools) {

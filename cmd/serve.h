@@ -29,7 +29,8 @@ struct ServeOptions {
   double stop_grace_seconds = 10;  // local: SIGTERM, then SIGKILL after this
   std::string slurm_url;           // http://host:port of slurmrestd
   std::string slurm_token_file;    // or SLURM_JWT in the environment
-  std::string slurm_user;          // whom jobs run as; "": $USER
+  std::string slurm_user;          // whom jobs run as: required with --runtime=slurm
+  std::string slurm_ca_file;       // https slurmrestd: the CA of its certificate
   // Seen by this server and every node at the same path; "": <data dir>/slurm.
   std::string slurm_shared_dir;
   int slurm_tasks_per_node = 1;

@@ -30,7 +30,7 @@ std::optional<JobExecutor::Step> JobExecutor::StepJob(const JobRecord& record, T
     }
   }
   if (state == JobState::kPending && !record.run) {
-    auto launched = runtime_.Launch(record, record.attempt, now);
+    auto launched = runtime_.Launch(record, record.attempt, now, HeldUntil());
     if (!launched.ok()) {
       // A job that cannot be planned never will be: fail it rather than retry it forever.
       if (launched.status().code() == Code::kInvalidArgument) {
@@ -52,6 +52,9 @@ std::optional<JobExecutor::Step> JobExecutor::StepJob(const JobRecord& record, T
       return RuntimeFailed(record, now, "replica_observe_failed", seen.status());
     }
     observation = std::move(seen).value();
+    // The launch may have taken long (a Slurm submit): what it started is adopted by whoever holds
+    // the job now; this executor writes nothing for it.
+    if (!LeaseHeld()) return LeaseLost(record, "launch");
   } else if (record.run || state == JobState::kCancelling) {
     auto seen = runtime_.Observe(record, now);
     if (!seen.ok()) {
@@ -72,7 +75,7 @@ std::optional<JobExecutor::Step> JobExecutor::StepJob(const JobRecord& record, T
     if (!verdict.transition->run) break;
     for (ReplicaRun& replica : verdict.transition->run->replicas) {
       if (replica.task_name != task) continue;
-      auto handle = runtime_.RestartReplica(restarting, replica, now);
+      auto handle = runtime_.RestartReplica(restarting, replica, now, HeldUntil());
       if (!handle.ok()) {
         return RuntimeFailed(record, now, "replica_restart_failed", handle.status(), task);
       }
@@ -80,6 +83,7 @@ std::optional<JobExecutor::Step> JobExecutor::StepJob(const JobRecord& record, T
       metrics_.Restarted(1);
     }
   }
+  if (!verdict.restart.empty() && !LeaseHeld()) return LeaseLost(record, "restart");
   if (verdict.transition->to == JobState::kRunning) {
     verdict.transition->image_uri = PrimaryImage(record.job.job_spec);
   }
@@ -217,9 +221,16 @@ std::optional<JobExecutor::Step> JobExecutor::RuntimeFailed(const JobRecord& rec
   return Step{std::move(verdict), &record};
 }
 
-bool JobExecutor::LeaseHeld() const {
-  return last_heartbeat_ &&
-         std::chrono::steady_clock::now() < *last_heartbeat_ + options_.lease - options_.lease / 4;
+bool JobExecutor::LeaseHeld() const { return std::chrono::steady_clock::now() < HeldUntil(); }
+
+LeaseDeadline JobExecutor::HeldUntil() const {
+  if (!last_heartbeat_) return std::chrono::steady_clock::time_point::min();
+  return *last_heartbeat_ + options_.lease - options_.lease / 4;
+}
+
+std::optional<JobExecutor::Step> JobExecutor::LeaseLost(const JobRecord& record, const char* call) {
+  LogJson(LogLevel::kWarn, "executor_lease_ran_out", {{"job", record.job.name}, {"during", call}});
+  return std::nullopt;
 }
 
 void JobExecutor::AppendLogs(Timestamp now) {

@@ -74,6 +74,11 @@ class JobExecutor {
   // lease; we stop acting a quarter lease before that. Launches and restarts happen before the
   // commit that the lease fences, so a slow pass must not outlive the lease doing them.
   bool LeaseHeld() const;
+  // When the leases this executor holds may pass to another: a quarter lease before they expire,
+  // so a call that ends before then never acts beside the next holder.
+  LeaseDeadline HeldUntil() const;
+  // A runtime call outlasted the lease: nothing of it is written (logged).
+  std::optional<Step> LeaseLost(const JobRecord& record, const char* call);
   void AppendLogs(Timestamp now);
   // The runtime failed to act on the job (`what`): it waits before its next step, and when the
   // runtime cannot be reached the job's reason says so (the step that writes it, if any).

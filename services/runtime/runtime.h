@@ -8,6 +8,7 @@
 // Runtimes keep no state that matters only in memory: what a launch returns (JobRun, with a
 // handle per replica) is stored in the job's row, so another executor that takes the job over, or
 // this one after a restart, observes the same replicas.
+#include <chrono>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -45,6 +46,10 @@ struct Observation {
   std::optional<Timestamp> next_change;
 };
 
+// Until when (wall time) the executor surely holds its lease on the job a call is for.
+using LeaseDeadline = std::chrono::steady_clock::time_point;
+inline constexpr LeaseDeadline kNoLeaseDeadline = LeaseDeadline::max();
+
 // Whose replicas a runtime holds: a job and one of its attempts.
 struct ReplicaOwner {
   int64_t job_id = 0;
@@ -58,13 +63,17 @@ class Runtime {
   virtual std::string_view name() const = 0;
 
   // Starts every replica of `job` for `attempt` at `now`. Idempotent for the attempt: replicas it
-  // already started (found by their handles or on the host) are not started twice.
-  virtual StatusOr<JobRun> Launch(const JobRecord& job, int attempt, Timestamp now) = 0;
+  // already started (found by their handles or on the host) are not started twice. Nothing is
+  // started that could outlive `lease_deadline` (wall time), when the executor's lease on the job
+  // may have passed to another: UNAVAILABLE instead, and whoever holds the job then adopts what
+  // was started.
+  virtual StatusOr<JobRun> Launch(const JobRecord& job, int attempt, Timestamp now,
+                                  LeaseDeadline lease_deadline) = 0;
   // Every replica of the job's current run (job.run).
   virtual StatusOr<Observation> Observe(const JobRecord& job, Timestamp now) = 0;
   // Restarts one replica in place; returns its new handle.
   virtual StatusOr<std::string> RestartReplica(const JobRecord& job, const ReplicaRun& replica,
-                                               Timestamp now) = 0;
+                                               Timestamp now, LeaseDeadline lease_deadline) = 0;
   // Stops every replica of the job (gracefully, then forcibly); idempotent, and a job it has no
   // replicas of is already stopped.
   virtual Status Stop(const JobRecord& job) = 0;

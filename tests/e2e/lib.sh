@@ -66,22 +66,8 @@ create() {
       -H 'content-type: application/json' --data-binary @- | jq -r .name
 }
 
-# make_test_pki DIR: a throwaway CA (DIR/ca.pem) and a server certificate for 127.0.0.1 and
-# localhost signed by it (DIR/server.pem, DIR/server.key), made by openssl.
-make_test_pki() {
-  local pki=$1
-  mkdir -p "$pki"
-  openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=trainyard test CA" \
-    -keyout "$pki/ca.key" -out "$pki/ca.pem" \
-    -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign,cRLSign" \
-    2>"$pki/openssl.log"
-  openssl req -newkey rsa:2048 -nodes -subj "/CN=127.0.0.1" -keyout "$pki/server.key" \
-    -out "$pki/server.csr" 2>>"$pki/openssl.log"
-  printf '%s\n' "basicConstraints=critical,CA:FALSE" "keyUsage=critical,digitalSignature,keyEncipherment" \
-    "extendedKeyUsage=serverAuth" "subjectAltName=IP:127.0.0.1,DNS:localhost" >"$pki/ext"
-  openssl x509 -req -in "$pki/server.csr" -CA "$pki/ca.pem" -CAkey "$pki/ca.key" -CAcreateserial \
-    -days 2 -extfile "$pki/ext" -out "$pki/server.pem" 2>>"$pki/openssl.log"
-}
+# make_test_pki DIR: a throwaway CA and a server certificate for 127.0.0.1 (tests/make_test_pki).
+make_test_pki() { bash "$(dirname "${BASH_SOURCE[0]}")/../make_test_pki" "$1"; }
 
 pass() { PASSES=$((PASSES + 1)); echo "ok - $1"; }
 fail() { FAILURES=$((FAILURES + 1)); echo "not ok - $1" >&2; }

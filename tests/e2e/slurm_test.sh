@@ -15,6 +15,16 @@ if ! slurm_cluster_start; then
   exit 77
 fi
 
+# Whom the jobs run as is never a default (it used to fall back to $USER, then root).
+if timeout 30 "$TRAINYARD_BIN" serve --listen "127.0.0.1:$(free_port)" --runtime slurm \
+  --slurm-url "$SLURM_REST_URL" --slurm-token-file "$SLURM_CLUSTER_DIR/token" \
+  --data-dir "$E2E_DIR/nouser" >"$E2E_DIR/nouser.out" 2>&1; then
+  fail "--runtime slurm without --slurm-user started"
+else
+  grep -q -- "needs --slurm-user" "$E2E_DIR/nouser.out" && pass "--runtime slurm needs --slurm-user" ||
+    fail "no reason: $(tail -3 "$E2E_DIR/nouser.out")"
+fi
+
 serve() {
   # One node: replicas share it (8 task slots), so they listen on distinct ports.
   start_server --runtime slurm --slurm-url "$SLURM_REST_URL" \

@@ -345,7 +345,8 @@ StatusOr<LocalRuntime::Process> LocalRuntime::Start(int64_t job_id, const fs::pa
   return p;
 }
 
-StatusOr<JobRun> LocalRuntime::Launch(const JobRecord& job, int attempt, Timestamp now) {
+StatusOr<JobRun> LocalRuntime::Launch(const JobRecord& job, int attempt, Timestamp now,
+                                      LeaseDeadline lease_deadline) {
   (void)now;
   // One port per replica: every replica listens on 127.0.0.1, so "2222 everywhere" would clash.
   std::map<std::pair<int, int>, int> ports;
@@ -410,6 +411,10 @@ StatusOr<JobRun> LocalRuntime::Launch(const JobRecord& job, int attempt, Timesta
     if (!WriteFileAtomically(dir / kLaunchFile, launch.dump())) {
       return Internal("cannot write " + (dir / kLaunchFile).string());
     }
+    if (std::chrono::steady_clock::now() >= lease_deadline) {
+      return Unavailable("the lease on job " + std::to_string(job.id) + " ran out before " +
+                         r.task_name + " was started");
+    }
     TY_ASSIGN_OR_RETURN(Process p, Start(job.id, dir, argv, env, cpu_seconds));
     const std::string handle = Handle(p.pid, p.start_ticks);
     Tail(dir);
@@ -450,9 +455,12 @@ StatusOr<Observation> LocalRuntime::Observe(const JobRecord& job, Timestamp now)
 }
 
 StatusOr<std::string> LocalRuntime::RestartReplica(const JobRecord& job, const ReplicaRun& replica,
-                                                   Timestamp now) {
+                                                   Timestamp now, LeaseDeadline lease_deadline) {
   (void)now;
   if (!job.run) return FailedPrecondition("job " + std::to_string(job.id) + " has no run");
+  if (std::chrono::steady_clock::now() >= lease_deadline) {
+    return Unavailable("the lease on job " + std::to_string(job.id) + " ran out");
+  }
   fs::path dir = ReplicaDir(job.id, job.run->attempt, replica.task_name);
   auto launch = nlohmann::json::parse(ReadFile(dir / kLaunchFile, kMaxLaunchFile), nullptr, false);
   if (!launch.is_object() || !launch.contains("argv") || !launch.contains("env")) {

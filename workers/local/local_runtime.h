@@ -42,10 +42,11 @@ class LocalRuntime : public Runtime {
   ~LocalRuntime() override;
 
   std::string_view name() const override { return "local"; }
-  StatusOr<JobRun> Launch(const JobRecord& job, int attempt, Timestamp now) override;
+  StatusOr<JobRun> Launch(const JobRecord& job, int attempt, Timestamp now,
+                          LeaseDeadline lease_deadline) override;
   StatusOr<Observation> Observe(const JobRecord& job, Timestamp now) override;
   StatusOr<std::string> RestartReplica(const JobRecord& job, const ReplicaRun& replica,
-                                       Timestamp now) override;
+                                       Timestamp now, LeaseDeadline lease_deadline) override;
   Status Stop(const JobRecord& job) override;
   std::vector<ReplicaOwner> JobsWithReplicas() override;
   Status StopOtherAttempts(int64_t job_id, int keep) override;

@@ -88,7 +88,9 @@ Duration WorkLeft(const JobRecord& job, const SimTimings& timings, Duration save
 
 }  // namespace
 
-StatusOr<JobRun> SimRuntime::Launch(const JobRecord& job, int attempt, Timestamp now) {
+// Simulated replicas start in no wall time: no lease can run out under a launch.
+StatusOr<JobRun> SimRuntime::Launch(const JobRecord& job, int attempt, Timestamp now,
+                                    LeaseDeadline) {
   ReplicaPlanOptions options;
   options.project_number = job.project_number;
   options.job_id = job.id;
@@ -141,7 +143,7 @@ StatusOr<Observation> SimRuntime::Observe(const JobRecord& job, Timestamp now) {
 }
 
 StatusOr<std::string> SimRuntime::RestartReplica(const JobRecord& job, const ReplicaRun&,
-                                                 Timestamp now) {
+                                                 Timestamp now, LeaseDeadline) {
   // A replica restarted in place resumes from the gang's last checkpoint: the whole intervals the
   // job has run since it was last RUNNING are saved, the rest is done again.
   Duration saved{};

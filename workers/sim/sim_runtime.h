@@ -26,10 +26,11 @@ class SimRuntime : public Runtime {
   explicit SimRuntime(SimTimings timings = {}) : timings_(timings) {}
 
   std::string_view name() const override { return "sim"; }
-  StatusOr<JobRun> Launch(const JobRecord& job, int attempt, Timestamp now) override;
+  StatusOr<JobRun> Launch(const JobRecord& job, int attempt, Timestamp now,
+                          LeaseDeadline lease_deadline) override;
   StatusOr<Observation> Observe(const JobRecord& job, Timestamp now) override;
   StatusOr<std::string> RestartReplica(const JobRecord& job, const ReplicaRun& replica,
-                                       Timestamp now) override;
+                                       Timestamp now, LeaseDeadline lease_deadline) override;
   Status Stop(const JobRecord&) override { return Status::Ok(); }
   std::vector<ReplicaOwner> JobsWithReplicas() override { return {}; }
   Status StopOtherAttempts(int64_t, int) override { return Status::Ok(); }

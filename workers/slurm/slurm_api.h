@@ -3,6 +3,7 @@
 // REST client (slurmrestd, slurm_rest_client.h) implements it; tests use a fake. Errors are ours:
 // UNAVAILABLE when the cluster cannot be reached or will not answer (slurmrestd down, a token
 // rejected), which the executor retries; INVALID_ARGUMENT when Slurm refuses the job itself.
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -44,6 +45,7 @@ struct SlurmJob {
   // id is the heterogeneous job's) runs the batch script and stands for the whole.
   int64_t het_job_id = 0;  // 0: not heterogeneous
   int het_job_offset = 0;
+  std::string user_name;  // whose job it is
 };
 
 struct SlurmNode {
@@ -63,7 +65,9 @@ bool SlurmJobEnded(const std::string& state);
 class SlurmApi {
  public:
   virtual ~SlurmApi() = default;
-  virtual StatusOr<int64_t> Submit(const SlurmSubmit& job) = 0;
+  // Gives up (UNAVAILABLE) after `timeout`, or sooner where the client's own timeout is shorter: a
+  // submit that ran out may still have reached Slurm, which a later launch finds by its name.
+  virtual StatusOr<int64_t> Submit(const SlurmSubmit& job, std::chrono::milliseconds timeout) = 0;
   // Every job slurmctld still knows (finished ones for MinJobAge, 5 minutes by default).
   virtual StatusOr<std::vector<SlurmJob>> Jobs() = 0;
   // Idempotent: a job Slurm no longer knows is already gone.

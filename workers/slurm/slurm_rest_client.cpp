@@ -4,9 +4,11 @@
 #include <sstream>
 
 #include <cpprest/http_client.h>
+#include <boost/asio/ssl.hpp>
 
 #include <exception>
 #include <filesystem>
+#include <optional>
 
 #include "workers/slurm/slurm_wire.h"
 
@@ -26,13 +28,17 @@ std::string TokenFromFileText(const std::string& text) {
 
 struct SlurmRestClient::Impl {
   SlurmRestOptions options;
+  http::client::http_client_config config;
   http::client::http_client client;
   std::mutex mu;
   std::string token;  // as last read
   std::filesystem::file_time_type token_mtime{};
 
-  Impl(SlurmRestOptions o, http::client::http_client c)
-      : options(std::move(o)), client(std::move(c)), token(options.token) {}
+  Impl(SlurmRestOptions o, http::client::http_client_config cfg)
+      : options(std::move(o)),
+        config(std::move(cfg)),
+        client(utility::conversions::to_string_t(options.url), config),
+        token(options.token) {}
 
   std::string Token() {
     std::lock_guard lock(mu);
@@ -56,16 +62,23 @@ struct SlurmRestClient::Impl {
   };
 
   // cpprestsdk reports transport failures by throwing; they stop here as UNAVAILABLE.
-  StatusOr<Reply> Send(const http::method& method, const std::string& path,
-                       const std::string* body) {
+  // `timeout`, when shorter than the client's, bounds this request alone (a client of its own).
+  StatusOr<Reply> Send(const http::method& method, const std::string& path, const std::string* body,
+                       std::optional<std::chrono::milliseconds> timeout = std::nullopt) {
     try {
+      std::optional<http::client::http_client> bounded;
+      if (timeout && *timeout < options.timeout) {
+        http::client::http_client_config shorter = config;
+        shorter.set_timeout(std::chrono::duration_cast<std::chrono::microseconds>(*timeout));
+        bounded.emplace(utility::conversions::to_string_t(options.url), shorter);
+      }
       http::http_request request(method);
       request.set_request_uri("/slurm/" + std::string(kOpenApiVersion) + path);
       request.headers().add("Accept", "application/json");
       request.headers().add("X-SLURM-USER-NAME", options.user);
       request.headers().add("X-SLURM-USER-TOKEN", Token());
       if (body != nullptr) request.set_body(*body, "application/json");
-      http::http_response response = client.request(request).get();
+      http::http_response response = (bounded ? *bounded : client).request(request).get();
       Reply reply;
       reply.status = response.status_code();
       reply.body = response.extract_string(/*ignore_content_type=*/true).get();
@@ -86,11 +99,27 @@ StatusOr<std::unique_ptr<SlurmRestClient>> SlurmRestClient::Create(SlurmRestOpti
         "the Slurm runtime needs a token: --slurm-token-file FILE or SLURM_JWT in the environment");
   }
   if (options.user.empty()) return InvalidArgument("--slurm-user must not be empty");
+  if (!options.ca_file.empty() && options.url.rfind("https://", 0) != 0) {
+    return InvalidArgument("--slurm-ca-file is for an https:// --slurm-url, got \"" + options.url +
+                           "\"");
+  }
   try {
     http::client::http_client_config config;
     config.set_timeout(std::chrono::duration_cast<std::chrono::microseconds>(options.timeout));
-    http::client::http_client client(utility::conversions::to_string_t(options.url), config);
-    auto impl = std::make_unique<Impl>(std::move(options), std::move(client));
+    if (!options.ca_file.empty()) {
+      // Read now: a bad file is one clear error at start, not a failed handshake per call.
+      boost::asio::ssl::context probe(boost::asio::ssl::context::tls_client);
+      boost::system::error_code ec;
+      probe.load_verify_file(options.ca_file, ec);
+      if (ec)
+        return InvalidArgument("cannot read --slurm-ca-file " + options.ca_file + ": " +
+                               ec.message());
+      config.set_ssl_context_callback([ca = options.ca_file](boost::asio::ssl::context& ctx) {
+        boost::system::error_code ignored;  // read above; a file that vanished fails the handshake
+        ctx.load_verify_file(ca, ignored);
+      });
+    }
+    auto impl = std::make_unique<Impl>(std::move(options), std::move(config));
     return std::unique_ptr<SlurmRestClient>(new SlurmRestClient(std::move(impl)));
   } catch (const std::exception& e) {
     return InvalidArgument("--slurm-url: " + std::string(e.what()));
@@ -100,9 +129,11 @@ StatusOr<std::unique_ptr<SlurmRestClient>> SlurmRestClient::Create(SlurmRestOpti
 SlurmRestClient::SlurmRestClient(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 SlurmRestClient::~SlurmRestClient() = default;
 
-StatusOr<int64_t> SlurmRestClient::Submit(const SlurmSubmit& job) {
+StatusOr<int64_t> SlurmRestClient::Submit(const SlurmSubmit& job,
+                                          std::chrono::milliseconds timeout) {
   const std::string body = EncodeSubmit(job);
-  TY_ASSIGN_OR_RETURN(Impl::Reply reply, impl_->Send(http::methods::POST, "/job/submit", &body));
+  TY_ASSIGN_OR_RETURN(Impl::Reply reply,
+                      impl_->Send(http::methods::POST, "/job/submit", &body, timeout));
   return DecodeSubmitReply(reply.status, reply.body);
 }
 

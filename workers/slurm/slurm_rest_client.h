@@ -16,6 +16,7 @@ struct SlurmRestOptions {
   std::string user;        // X-SLURM-USER-NAME: whom the jobs run as
   std::string token;       // a token given directly (SLURM_JWT)…
   std::string token_file;  // …or a file that holds one (`SLURM_JWT=…` or the bare token)
+  std::string ca_file;  // https: the PEM CA that signed slurmrestd's certificate (or its proxy's)
   std::chrono::milliseconds timeout{10000};
 };
 
@@ -25,7 +26,7 @@ class SlurmRestClient : public SlurmApi {
   static StatusOr<std::unique_ptr<SlurmRestClient>> Create(SlurmRestOptions options);
   ~SlurmRestClient() override;
 
-  StatusOr<int64_t> Submit(const SlurmSubmit& job) override;
+  StatusOr<int64_t> Submit(const SlurmSubmit& job, std::chrono::milliseconds timeout) override;
   StatusOr<std::vector<SlurmJob>> Jobs() override;
   Status Cancel(int64_t job_id) override;
   StatusOr<std::vector<SlurmNode>> Nodes() override;

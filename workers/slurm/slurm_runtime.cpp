@@ -1,9 +1,13 @@
 #include "workers/slurm/slurm_runtime.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cstdlib>
 #include <system_error>
 
 #include "api/wire/custom_job_codec.h"
+#include "services/auth/api_token.h"
 #include "services/log.h"
 #include "services/runtime/replica_plan.h"
 #include "workers/files/text_file.h"
@@ -88,6 +92,35 @@ std::string SlurmRuntime::SlurmJobName(int64_t job_id, int attempt) const {
   return options_.job_prefix + "-" + std::to_string(job_id) + "-a" + std::to_string(attempt);
 }
 
+std::string SlurmRuntime::SlurmJobTag(int64_t job_id, int attempt) const {
+  if (options_.tag_key.empty()) return "";
+  // HMAC-SHA256 of the name under the installation's key; 96 bits are plenty against guessing.
+  const std::string mac = HashTokenSecret(options_.tag_key, SlurmJobName(job_id, attempt));
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string tag = "tag=";
+  for (size_t i = 0; i < 12 && i < mac.size(); ++i) {
+    tag += kHex[static_cast<unsigned char>(mac[i]) >> 4];
+    tag += kHex[static_cast<unsigned char>(mac[i]) & 15];
+  }
+  return tag;
+}
+
+Status SlurmRuntime::MakePrivateFolders(const fs::path& attempt_dir) const {
+  std::error_code ec;
+  fs::create_directories(attempt_dir, ec);
+  if (ec) return Internal("cannot create " + attempt_dir.string() + ": " + ec.message());
+  // The job's folder and its attempt's: only the jobs' user (and root) may enter, since a job's
+  // environment, script and output are its project's business.
+  for (const fs::path& d : {attempt_dir.parent_path(), attempt_dir}) {
+    if (options_.folder_owner &&
+        chown(d.c_str(), options_.folder_owner->first, options_.folder_owner->second) != 0) {
+      return Internal("cannot give " + d.string() + " to the Slurm user " + options_.user);
+    }
+    if (chmod(d.c_str(), 0700) != 0) return Internal("cannot chmod " + d.string());
+  }
+  return Status::Ok();
+}
+
 fs::path SlurmRuntime::AttemptDir(int64_t job_id, int attempt) const {
   return options_.shared_dir / "jobs" / std::to_string(job_id) /
          ("attempt-" + std::to_string(attempt));
@@ -113,7 +146,13 @@ Status SlurmRuntime::Refresh(std::chrono::milliseconds max_age) {
   for (SlurmJob& j : jobs) {
     // A heterogeneous job's later components carry its name too; its first stands for it.
     if (j.het_job_id != 0 && j.het_job_offset != 0) continue;
-    if (auto owner = OwnerOf(j.name)) ours.push_back({*owner, std::move(j)});
+    // Another user's job is never ours, whatever its name; nor one without our tag.
+    if (!options_.user.empty() && j.user_name != options_.user) continue;
+    auto owner = OwnerOf(j.name);
+    if (!owner) continue;
+    const std::string tag = SlurmJobTag(owner->job_id, owner->attempt);
+    if (!tag.empty() && !j.comment.ends_with(" " + tag)) continue;
+    ours.push_back({*owner, std::move(j)});
   }
   ours_ = std::move(ours);
   read_at_ = wall;
@@ -146,7 +185,8 @@ void SlurmRuntime::Follow(int64_t job_id, int attempt, const std::vector<std::st
   }
 }
 
-StatusOr<JobRun> SlurmRuntime::Launch(const JobRecord& job, int attempt, Timestamp now) {
+StatusOr<JobRun> SlurmRuntime::Launch(const JobRecord& job, int attempt, Timestamp now,
+                                      LeaseDeadline lease_deadline) {
   (void)now;
   // Task k of the step is replicas[k]; the plan is made twice, first to number the replicas,
   // then with each one's host placeholder and port.
@@ -184,9 +224,7 @@ StatusOr<JobRun> SlurmRuntime::Launch(const JobRecord& job, int attempt, Timesta
             {{"job", std::to_string(job.id)}, {"slurm_job", std::to_string(slurm_id)}});
   } else {
     const fs::path dir = AttemptDir(job.id, attempt);
-    std::error_code ec;
-    fs::create_directories(dir, ec);
-    if (ec) return Internal("cannot create " + dir.string() + ": " + ec.message());
+    TY_RETURN_IF_ERROR(MakePrivateFolders(dir));
     SlurmSubmit submit;
     submit.components = ComponentsOf(job, replicas, options_);
     std::vector<int> component_tasks;
@@ -203,6 +241,9 @@ StatusOr<JobRun> SlurmRuntime::Launch(const JobRecord& job, int attempt, Timesta
     }
     submit.name = name;
     submit.comment = "Trainyard " + job.job.name + " attempt " + std::to_string(attempt);
+    if (const std::string tag = SlurmJobTag(job.id, attempt); !tag.empty()) {
+      submit.comment += " " + tag;
+    }
     submit.current_working_directory = dir.string();
     const char* path = std::getenv("PATH");
     submit.environment = {{"PATH", path != nullptr ? path : "/usr/local/bin:/usr/bin:/bin"},
@@ -210,11 +251,20 @@ StatusOr<JobRun> SlurmRuntime::Launch(const JobRecord& job, int attempt, Timesta
     submit.standard_output = (dir / "slurm-%j.out").string();
     submit.time_limit_minutes = TimeLimitMinutes(job.job);
     submit.script = BatchScript(task_script, component_tasks);
-    TY_ASSIGN_OR_RETURN(slurm_id, api_->Submit(submit));
+    // The submit ends before the lease may pass to another executor (given up otherwise: one
+    // that reached Slurm all the same is found by its name and tag by the next launch).
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        lease_deadline - std::chrono::steady_clock::now());
+    if (left <= std::chrono::milliseconds::zero()) {
+      return Unavailable("the lease on job " + std::to_string(job.id) +
+                         " ran out before its submit");
+    }
+    TY_ASSIGN_OR_RETURN(slurm_id, api_->Submit(submit, left));
     SlurmJob submitted;
     submitted.job_id = slurm_id;
     submitted.name = name;
     submitted.comment = submit.comment;
+    submitted.user_name = options_.user;
     submitted.state = "PENDING";
     submitted.reason = "None";
     ours_.push_back({ReplicaOwner{job.id, attempt}, std::move(submitted)});
@@ -282,9 +332,12 @@ StatusOr<Observation> SlurmRuntime::Observe(const JobRecord& job, Timestamp now)
 }
 
 StatusOr<std::string> SlurmRuntime::RestartReplica(const JobRecord& job, const ReplicaRun& replica,
-                                                   Timestamp now) {
+                                                   Timestamp now, LeaseDeadline lease_deadline) {
   (void)now;
   if (!job.run) return FailedPrecondition("job " + std::to_string(job.id) + " has no run");
+  if (std::chrono::steady_clock::now() >= lease_deadline) {
+    return Unavailable("the lease on job " + std::to_string(job.id) + " ran out");
+  }
   // The task's wrapper starts run n once restart.<n> appears (replica.restarts already counts
   // this restart), ending run n-1 first if it still runs.
   const fs::path file = AttemptDir(job.id, job.run->attempt) / replica.task_name /

@@ -15,6 +15,8 @@
 //   the nodes write and this server reads, so it survives the server and slurmrestd alike.
 // - While slurmrestd is down or refuses the token, every call returns UNAVAILABLE: jobs keep their
 //   state and the executor tries again on its next pass.
+#include <sys/types.h>
+
 #include <chrono>
 #include <filesystem>
 #include <map>
@@ -37,6 +39,14 @@ struct SlurmRuntimeOptions {
   // The server's own, on this host only (where each output was read to): not in shared_dir, which
   // the cluster's jobs can write.
   std::filesystem::path state_dir;
+  // The Slurm user the jobs run as (X-SLURM-USER-NAME): only its jobs are ever taken for ours.
+  std::string user;
+  // A secret of this installation (in state_dir, 0600): a job is ours only when its comment holds
+  // the tag made with it for its name, so nobody can have a job of theirs adopted by naming it
+  // like ours. Empty: no tag is asked for (tests of other things).
+  std::string tag_key;
+  // Set (the server is root): the job folders are handed to this user, since the jobs run as it.
+  std::optional<std::pair<uid_t, gid_t>> folder_owner;
   std::string default_partition;                         // empty: the cluster's default
   std::map<std::string, std::string> partition_of_pool;  // fleet pool id → partition
   // Replicas per node: 1 on a real cluster (a replica is a VM on Vertex); more on a one-node test
@@ -57,10 +67,11 @@ class SlurmRuntime : public Runtime {
   SlurmRuntime(std::unique_ptr<SlurmApi> api, SlurmRuntimeOptions options);
 
   std::string_view name() const override { return "slurm"; }
-  StatusOr<JobRun> Launch(const JobRecord& job, int attempt, Timestamp now) override;
+  StatusOr<JobRun> Launch(const JobRecord& job, int attempt, Timestamp now,
+                          LeaseDeadline lease_deadline) override;
   StatusOr<Observation> Observe(const JobRecord& job, Timestamp now) override;
   StatusOr<std::string> RestartReplica(const JobRecord& job, const ReplicaRun& replica,
-                                       Timestamp now) override;
+                                       Timestamp now, LeaseDeadline lease_deadline) override;
   Status Stop(const JobRecord& job) override;
   std::vector<ReplicaOwner> JobsWithReplicas() override;
   Status StopOtherAttempts(int64_t job_id, int keep) override;
@@ -68,11 +79,15 @@ class SlurmRuntime : public Runtime {
   std::vector<LogLine> CollectLogs(Timestamp now) override;
   void LogsStored() override;
 
-  // Slurm's name for the attempt's batch job.
+  // Slurm's name for the attempt's batch job, and the tag its comment carries.
   std::string SlurmJobName(int64_t job_id, int attempt) const;
+  std::string SlurmJobTag(int64_t job_id, int attempt) const;
   std::filesystem::path AttemptDir(int64_t job_id, int attempt) const;
 
  private:
+  // Creates the attempt's folder and makes it and its job's folder 0700, the Slurm user's.
+  Status MakePrivateFolders(const std::filesystem::path& attempt_dir) const;
+
   struct Ours {
     ReplicaOwner owner;
     SlurmJob job;

@@ -144,6 +144,7 @@ StatusOr<std::vector<SlurmJob>> DecodeJobs(int http_status, std::string_view bod
     job.nodes = StringOr(j, "nodes");
     job.het_job_id = IntOr(j, "het_job_id", 0);
     job.het_job_offset = static_cast<int>(IntOr(j, "het_job_offset", 0));
+    job.user_name = StringOr(j, "user_name");
     jobs.push_back(std::move(job));
   }
   return jobs;

@@ -363,6 +363,43 @@ TEST_F(ApiServiceAuthTest, AMetricsViewerScrapesMetricsAndNothingElse) {
   EXPECT_EQ(tokens_->Create(scoped).status().code(), Code::kInvalidArgument);
 }
 
+// One request names each project once however often it repeats it, and at most 100 of them.
+TEST_F(ApiServiceAuthTest, LogEntriesReadEachProjectOnceAndAtMostAHundred) {
+  api_ = std::make_unique<api::ApiService>([] { return Status::Ok(); });
+  storage::PgJobLogStore log_store(*pool_, JobLogRetention{});
+  JobLogService logs(log_store, *projects_, clock_);
+  api_->Attach({*service_,
+                *operation_service_,
+                *resource_service_,
+                *admin_,
+                nullptr,
+                &logs,
+                nullptr,
+                {},
+                {}});
+  const std::string job = CreateJob("team-a");
+  const std::string filter = "resource.labels.job_id=\"" + job.substr(job.rfind('/') + 1) + "\"";
+  json once = json{{"resourceNames", {"projects/team-a"}}, {"filter", filter}};
+  json repeated = once;
+  repeated["resourceNames"] = json::array();
+  for (int i = 0; i < 100; ++i) repeated["resourceNames"].push_back("projects/team-a");
+  HttpResponse a = Call("POST", "/v2/entries:list", "", once.dump());
+  HttpResponse b = Call("POST", "/v2/entries:list", "", repeated.dump());
+  ASSERT_EQ(a.status, 200) << a.body;
+  ASSERT_EQ(b.status, 200) << b.body;
+  EXPECT_EQ(json::parse(a.body)["entries"].size(), json::parse(b.body)["entries"].size())
+      << "a project named 100 times is read once: no entry comes back 100 times";
+  repeated["resourceNames"].push_back("projects/team-b");
+  HttpResponse over = Call("POST", "/v2/entries:list", "", repeated.dump());
+  EXPECT_EQ(over.status, 400);
+  std::string field;
+  const json error = Error(over);
+  for (const json& d : error["details"]) {
+    if (d.contains("fieldViolations")) field = d["fieldViolations"][0]["field"];
+  }
+  EXPECT_EQ(field, "resourceNames") << over.body;
+}
+
 class ApiServiceLimitsTest : public ApiServiceAuthTest {
  protected:
   void Limit(api::RateLimit requests, api::RateLimit creates, TokenService* tokens = nullptr) {

@@ -14,6 +14,8 @@
 #include <thread>
 #include <vector>
 
+#include <libpq-fe.h>
+
 #include "storage/embedded_postgres.h"
 #include "storage/migrator.h"
 #include "storage/pg.h"
@@ -814,6 +816,39 @@ TEST(EmbeddedPostgresTest, ReportsMissingBinaries) {
   o.bin_dir = "/nonexistent/bin";
   EXPECT_EQ(EmbeddedPostgres::Start(o).status().code(), Code::kFailedPrecondition);
   EXPECT_EQ(EmbeddedPostgres::Start(Opts("")).status().code(), Code::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace trainyard
+
+namespace trainyard {
+namespace {
+
+// What libpq was asked for on a connection, by keyword.
+std::string ConnectionSetting(pg::Connection& conn, const std::string& keyword) {
+  std::string value;
+  PQconninfoOption* options = PQconninfo(conn.raw());
+  for (PQconninfoOption* o = options; o != nullptr && o->keyword != nullptr; ++o) {
+    if (keyword == o->keyword && o->val != nullptr) value = o->val;
+  }
+  PQconninfoFree(options);
+  return value;
+}
+
+// An unreachable database host must not hang a request thread on its socket for the kernel's
+// two hours: connections probe the peer, unless the operator's conninfo says otherwise.
+TEST(PgConnectionTest, KeepalivesAreOnUnlessTheConninfoSaysOtherwise) {
+  const std::string conninfo = testing::FreshDatabase();
+  auto conn = pg::Connection::Connect(conninfo);
+  ASSERT_TRUE(conn.ok()) << conn.status().message();
+  EXPECT_EQ(ConnectionSetting(**conn, "keepalives"), "1");
+  EXPECT_EQ(ConnectionSetting(**conn, "keepalives_idle"), "30");
+  EXPECT_EQ(ConnectionSetting(**conn, "keepalives_count"), "3");
+  EXPECT_EQ(ConnectionSetting(**conn, "tcp_user_timeout"), "60000");
+  auto own = pg::Connection::Connect(conninfo + " keepalives_idle=5");
+  ASSERT_TRUE(own.ok()) << own.status().message();
+  EXPECT_EQ(ConnectionSetting(**own, "keepalives_idle"), "5");
+  EXPECT_EQ(ConnectionSetting(**own, "keepalives_count"), "") << "the operator's choice, whole";
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include "api/http_server.h"
 #include "api/wire/custom_job_codec.h"
 #include "sdk/client.h"
+#include "tests/free_port.h"
 #include "tests/unit/sdk/sdk_fake_timing.h"
 
 namespace trainyard::sdk {
@@ -22,18 +23,7 @@ namespace {
 using api::HttpRequest;
 using api::HttpResponse;
 
-int FreePort() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = 0;
-  bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
-  socklen_t len = sizeof addr;
-  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  close(fd);
-  return ntohs(addr.sin_port);
-}
+using testing::FreePort;
 
 constexpr char kJobName[] = "projects/100000000001/locations/us-central1/customJobs/42";
 

@@ -36,7 +36,7 @@ JobRecord Job(const std::string& run, std::optional<std::string> exit_code = std
 TEST(SimRuntimeTest, ReplicasRunForTheJobsRunTimeThenThePrimaryExitsWithTheKnob) {
   SimRuntime runtime;
   JobRecord job = Job("100s", "3");
-  auto run = runtime.Launch(job, 0, kT0);
+  auto run = runtime.Launch(job, 0, kT0, kNoLeaseDeadline);
   ASSERT_TRUE(run.ok()) << run.status().message();
   ASSERT_EQ(run->replicas.size(), 2u);
   EXPECT_EQ(run->replicas[0].task_name, "workerpool0-0");
@@ -59,7 +59,7 @@ TEST(SimRuntimeTest, RightAfterAdmissionReplicasWaitForTheSimulatedBootAndPull) 
   job.job.trainyard = SchedulingStatus{};
   job.job.trainyard->admitted_at = kT0;
   job.job.trainyard->startup = seconds(30);
-  auto run = runtime.Launch(job, 0, kT0 + seconds(10));
+  auto run = runtime.Launch(job, 0, kT0 + seconds(10), kNoLeaseDeadline);
   ASSERT_TRUE(run.ok());
   job.run = *run;
   auto booting = runtime.Observe(job, kT0 + seconds(10));
@@ -75,7 +75,7 @@ TEST(SimRuntimeTest, AResumedJobRunsOnlyWhatItsCheckpointsDoNotHold) {
   SimRuntime runtime;
   JobRecord job = Job("100s");
   job.checkpointed = seconds(75);
-  auto run = runtime.Launch(job, 0, kT0);
+  auto run = runtime.Launch(job, 0, kT0, kNoLeaseDeadline);
   ASSERT_TRUE(run.ok());
   job.run = *run;
   auto seen = runtime.Observe(job, kT0);
@@ -89,9 +89,10 @@ TEST(SimRuntimeTest, AReplicaRestartedInPlaceResumesFromTheLastCheckpoint) {
   job.checkpoint_interval = seconds(30);
   job.job.state = JobState::kRunning;
   job.state_since = kT0;
-  job.run = *runtime.Launch(job, 0, kT0);
+  job.run = *runtime.Launch(job, 0, kT0, kNoLeaseDeadline);
   // 70s in: two checkpoints (60s of work) are saved, 10s is done again.
-  auto handle = runtime.RestartReplica(job, job.run->replicas[0], kT0 + seconds(70));
+  auto handle =
+      runtime.RestartReplica(job, job.run->replicas[0], kT0 + seconds(70), kNoLeaseDeadline);
   ASSERT_TRUE(handle.ok());
   EXPECT_EQ(*handle, std::to_string(ToUnixMicros(kT0 + seconds(70))) + ":" +
                          std::to_string(ToUnixMicros(kT0 + seconds(110))))
@@ -101,7 +102,7 @@ TEST(SimRuntimeTest, AReplicaRestartedInPlaceResumesFromTheLastCheckpoint) {
 TEST(SimRuntimeTest, ACancellingJobsReplicasAreStopped) {
   SimRuntime runtime;
   JobRecord job = Job("100s");
-  job.run = *runtime.Launch(job, 0, kT0);
+  job.run = *runtime.Launch(job, 0, kT0, kNoLeaseDeadline);
   job.job.state = JobState::kCancelling;
   auto seen = runtime.Observe(job, kT0 + seconds(1));
   ASSERT_TRUE(seen.ok());

@@ -41,7 +41,9 @@ TEST(SlurmCapacityTest, APoolsUnitsBeyondItsPartitionsUsableNodesAreDown) {
 struct NodesOnly : SlurmApi {
   std::vector<SlurmNode> nodes;
   bool down = false;
-  StatusOr<int64_t> Submit(const SlurmSubmit&) override { return Unavailable("no"); }
+  StatusOr<int64_t> Submit(const SlurmSubmit&, std::chrono::milliseconds) override {
+    return Unavailable("no");
+  }
   StatusOr<std::vector<SlurmJob>> Jobs() override { return Unavailable("no"); }
   Status Cancel(int64_t) override { return Unavailable("no"); }
   StatusOr<std::vector<SlurmNode>> Nodes() override {

@@ -16,12 +16,14 @@ struct FakeSlurm : SlurmApi {
   std::vector<SlurmSubmit> submitted;
   std::vector<SlurmJob> jobs;
   std::vector<int64_t> cancelled;
+  std::vector<std::chrono::milliseconds> timeouts;  // each submit's
   bool down = false;
   int64_t next_id = 100;
 
-  StatusOr<int64_t> Submit(const SlurmSubmit& job) override {
+  StatusOr<int64_t> Submit(const SlurmSubmit& job, std::chrono::milliseconds timeout) override {
     if (down) return Unavailable("slurmrestd at http://x cannot be reached");
     submitted.push_back(job);
+    timeouts.push_back(timeout);
     // A heterogeneous job's components are listed as jobs of their own, under its name; the
     // first one's id is the job's.
     const int64_t id = next_id;
@@ -30,6 +32,7 @@ struct FakeSlurm : SlurmApi {
       j.job_id = next_id++;
       j.name = job.name;
       j.comment = job.comment;
+      j.user_name = "alice";  // the user the runtime submits as
       j.state = "PENDING";
       j.reason = "Priority";
       if (job.components.size() > 1) {
@@ -72,6 +75,8 @@ class SlurmRuntimeTest : public ::testing::Test {
     SlurmRuntimeOptions options;
     options.shared_dir = dir_;
     options.state_dir = dir_ / "state";
+    options.user = "alice";
+    options.tag_key = "the installation's secret";
     options.partition_of_pool = {{"us-central1-a/n2", "cpu"}, {"us-central1-a/e2", "small"}};
     options.poll = std::chrono::milliseconds(0);  // every call reads the job list again
     options.launch_lookup_age = std::chrono::milliseconds(0);
@@ -120,7 +125,7 @@ class SlurmRuntimeTest : public ::testing::Test {
 
 TEST_F(SlurmRuntimeTest, AJobIsOneSlurmJobWithATaskPerReplicaInItsPoolsPartition) {
   JobRecord job = Job();
-  auto run = runtime_->Launch(job, 0, kT0);
+  auto run = runtime_->Launch(job, 0, kT0, kNoLeaseDeadline);
   ASSERT_TRUE(run.ok()) << run.status().message();
   ASSERT_EQ(slurm_->submitted.size(), 1u);
   const SlurmSubmit& s = slurm_->submitted[0];
@@ -139,7 +144,7 @@ TEST_F(SlurmRuntimeTest, AJobIsOneSlurmJobWithATaskPerReplicaInItsPoolsPartition
 
 TEST_F(SlurmRuntimeTest, PoolsOnDifferentPartitionsAreOneHeterogeneousJob) {
   JobRecord job = Job("us-central1-a/e2");
-  auto run = runtime_->Launch(job, 0, kT0);
+  auto run = runtime_->Launch(job, 0, kT0, kNoLeaseDeadline);
   ASSERT_TRUE(run.ok()) << run.status().message();
   ASSERT_EQ(slurm_->submitted.size(), 1u);
   const SlurmSubmit& s = slurm_->submitted[0];
@@ -166,30 +171,76 @@ TEST_F(SlurmRuntimeTest, PoolsOnDifferentPartitionsAreOneHeterogeneousJob) {
 
 TEST_F(SlurmRuntimeTest, ALaunchWhoseRunWasNeverStoredFindsItsSlurmJobInsteadOfSubmittingAgain) {
   JobRecord job = Job();
-  ASSERT_TRUE(runtime_->Launch(job, 0, kT0).ok());
+  ASSERT_TRUE(runtime_->Launch(job, 0, kT0, kNoLeaseDeadline).ok());
   // The server died before storing the run: the next launch of the same attempt.
-  auto again = runtime_->Launch(job, 0, kT0);
+  auto again = runtime_->Launch(job, 0, kT0, kNoLeaseDeadline);
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(slurm_->submitted.size(), 1u);
   EXPECT_EQ(again->replicas[0].handle, "slurm:100");
   // A new attempt is a new Slurm job.
-  ASSERT_TRUE(runtime_->Launch(job, 1, kT0).ok());
+  ASSERT_TRUE(runtime_->Launch(job, 1, kT0, kNoLeaseDeadline).ok());
   EXPECT_EQ(slurm_->submitted.size(), 2u);
   EXPECT_EQ(slurm_->submitted[1].name, "trainyard-7-a1");
 }
 
 TEST_F(SlurmRuntimeTest, AnAttemptAnotherServerSubmittedIsTakenUpNotSubmittedAgain) {
   // The server that held the job submitted it, then died before storing the run.
-  slurm_->jobs.push_back(SlurmJob{42, "trainyard-7-a0", "", "RUNNING", "None", 0, "vm"});
-  auto run = runtime_->Launch(Job(), 0, kT0);
+  slurm_->jobs.push_back(SlurmJob{42, "trainyard-7-a0",
+                                  "Trainyard … " + runtime_->SlurmJobTag(7, 0), "RUNNING", "None",
+                                  0, "vm", 0, 0, "alice"});
+  auto run = runtime_->Launch(Job(), 0, kT0, kNoLeaseDeadline);
   ASSERT_TRUE(run.ok());
   EXPECT_TRUE(slurm_->submitted.empty());
   EXPECT_EQ(run->replicas[0].handle, "slurm:42");
 }
 
+// Another user's job named like ours, or ours without our tag, is neither adopted nor cancelled.
+TEST_F(SlurmRuntimeTest, AJobOfAnotherUserOrWithoutOurTagIsNeverTakenForOurs) {
+  const std::string tag = runtime_->SlurmJobTag(7, 0);
+  ASSERT_EQ(tag.size(), 4u + 24u) << tag;
+  EXPECT_NE(runtime_->SlurmJobTag(7, 1), tag);
+  slurm_->jobs.push_back(SlurmJob{40, "trainyard-7-a0", "Trainyard … " + tag, "RUNNING", "None", 0,
+                                  "vm", 0, 0, "mallory"});
+  slurm_->jobs.push_back(SlurmJob{41, "trainyard-7-a0", "Trainyard … tag=000000000000000000000000",
+                                  "RUNNING", "None", 0, "vm", 0, 0, "alice"});
+  slurm_->jobs.push_back(
+      SlurmJob{43, "trainyard-7-a1", "Trainyard …", "RUNNING", "None", 0, "vm", 0, 0, "alice"});
+  auto run = runtime_->Launch(Job(), 0, kT0, kNoLeaseDeadline);
+  ASSERT_TRUE(run.ok()) << run.status().message();
+  ASSERT_EQ(slurm_->submitted.size(), 1u) << "submitted anew: none of those is ours";
+  EXPECT_NE(slurm_->submitted[0].comment.find(tag), std::string::npos);
+  EXPECT_EQ(runtime_->JobsWithReplicas(), (std::vector<ReplicaOwner>{{7, 0}}));
+  ASSERT_TRUE(runtime_->StopOtherAttempts(7, 0).ok());
+  EXPECT_TRUE(slurm_->cancelled.empty()) << "the look-alike of attempt 1 is no stray of ours";
+  JobRecord job = Job();
+  job.run = *run;
+  ASSERT_TRUE(runtime_->Stop(job).ok());
+  EXPECT_EQ(slurm_->cancelled, std::vector<int64_t>{100}) << "only our own job is cancelled";
+}
+
+// A submit gives up before the lease may pass to another executor, and none starts after it.
+TEST_F(SlurmRuntimeTest, NoSubmitOutlivesTheLease) {
+  const auto gone = std::chrono::steady_clock::now() - std::chrono::milliseconds(1);
+  auto run = runtime_->Launch(Job(), 0, kT0, gone);
+  EXPECT_EQ(run.status().code(), Code::kUnavailable) << run.status().message();
+  EXPECT_TRUE(slurm_->submitted.empty());
+  const auto soon = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  EXPECT_TRUE(runtime_->Launch(Job(), 0, kT0, soon).ok());
+  ASSERT_EQ(slurm_->timeouts.size(), 1u);
+  EXPECT_LE(slurm_->timeouts[0], std::chrono::seconds(2)) << "bounded by what is left of it";
+  EXPECT_GT(slurm_->timeouts[0], std::chrono::milliseconds(0));
+}
+
+TEST_F(SlurmRuntimeTest, AJobsFoldersAreTheSlurmUsersAlone) {
+  ASSERT_TRUE(runtime_->Launch(Job(), 0, kT0, kNoLeaseDeadline).ok());
+  for (const fs::path& d : {runtime_->AttemptDir(7, 0), runtime_->AttemptDir(7, 0).parent_path()}) {
+    EXPECT_EQ(fs::status(d).permissions() & fs::perms::all, fs::perms::owner_all) << d;
+  }
+}
+
 TEST_F(SlurmRuntimeTest, ReplicasArePendingRunningExitedOrLostByTheirFilesAndSlurmsState) {
   JobRecord job = Job();
-  job.run = *runtime_->Launch(job, 0, kT0);
+  job.run = *runtime_->Launch(job, 0, kT0, kNoLeaseDeadline);
   auto phases = [&] {
     auto seen = runtime_->Observe(job, kT0);
     EXPECT_TRUE(seen.ok()) << seen.status().message();
@@ -216,10 +267,10 @@ TEST_F(SlurmRuntimeTest, ReplicasArePendingRunningExitedOrLostByTheirFilesAndSlu
 
 TEST_F(SlurmRuntimeTest, ARestartAsksTheTasksWrapperForTheNextRun) {
   JobRecord job = Job();
-  job.run = *runtime_->Launch(job, 0, kT0);
+  job.run = *runtime_->Launch(job, 0, kT0, kNoLeaseDeadline);
   ReplicaRun replica = job.run->replicas[1];
   replica.restarts = 1;
-  auto handle = runtime_->RestartReplica(job, replica, kT0);
+  auto handle = runtime_->RestartReplica(job, replica, kT0, kNoLeaseDeadline);
   ASSERT_TRUE(handle.ok());
   EXPECT_EQ(*handle, "slurm:100") << "the same Slurm job: the restart is inside its allocation";
   EXPECT_TRUE(fs::exists(runtime_->AttemptDir(7, 0) / "workerpool1-0" / "restart.1"));
@@ -227,8 +278,8 @@ TEST_F(SlurmRuntimeTest, ARestartAsksTheTasksWrapperForTheNextRun) {
 
 TEST_F(SlurmRuntimeTest, StopCancelsTheSlurmJobAndStraysOfOtherAttemptsAreFound) {
   JobRecord job = Job();
-  ASSERT_TRUE(runtime_->Launch(job, 0, kT0).ok());
-  job.run = *runtime_->Launch(job, 1, kT0);
+  ASSERT_TRUE(runtime_->Launch(job, 0, kT0, kNoLeaseDeadline).ok());
+  job.run = *runtime_->Launch(job, 1, kT0, kNoLeaseDeadline);
   auto owners = runtime_->JobsWithReplicas();
   ASSERT_EQ(owners.size(), 2u);
   ASSERT_TRUE(runtime_->StopOtherAttempts(7, 1).ok());
@@ -241,11 +292,11 @@ TEST_F(SlurmRuntimeTest, StopCancelsTheSlurmJobAndStraysOfOtherAttemptsAreFound)
 TEST_F(SlurmRuntimeTest, AnOutageIsUnavailableAndSubmitsNothing) {
   JobRecord job = Job();
   slurm_->down = true;
-  auto run = runtime_->Launch(job, 0, kT0);
+  auto run = runtime_->Launch(job, 0, kT0, kNoLeaseDeadline);
   EXPECT_EQ(run.status().code(), Code::kUnavailable);
   EXPECT_TRUE(slurm_->submitted.empty());
   slurm_->down = false;
-  job.run = *runtime_->Launch(job, 0, kT0);
+  job.run = *runtime_->Launch(job, 0, kT0, kNoLeaseDeadline);
   slurm_->down = true;
   EXPECT_EQ(runtime_->Observe(job, kT0).status().code(), Code::kUnavailable)
       << "no guess about replicas while Slurm cannot be asked";
@@ -255,7 +306,7 @@ TEST_F(SlurmRuntimeTest, AnOutageIsUnavailableAndSubmitsNothing) {
 TEST_F(SlurmRuntimeTest, AJobWithoutACommandCannotRunOnSlurm) {
   JobRecord job = Job();
   job.job.job_spec.worker_pool_specs[1].container_spec->command.clear();
-  auto run = runtime_->Launch(job, 0, kT0);
+  auto run = runtime_->Launch(job, 0, kT0, kNoLeaseDeadline);
   EXPECT_EQ(run.status().code(), Code::kInvalidArgument);
   EXPECT_NE(run.status().message().find("workerPoolSpecs[1].containerSpec.command"),
             std::string::npos);
