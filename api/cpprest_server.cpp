@@ -154,25 +154,13 @@ class CpprestServer final : public HttpServer {
     for (const auto& [name, value] : headers) header_bytes += name.size() + value.size() + 4;
     if (header_bytes > options_.max_header_bytes) {
       // cpprest has read them already; what we refuse is to route and log them (RFC 6585 §5).
-      HttpResponse out = ErrorResponse(
-          Status(Code::kInvalidArgument, "request headers of " + std::to_string(header_bytes) +
-                                             " bytes exceed the limit of " +
-                                             std::to_string(options_.max_header_bytes) + " bytes"),
-          "", 431);
-      out.close_connection = true;
-      Finish(req, out);
+      RefuseOversized(req, "request headers", header_bytes, options_.max_header_bytes, 431);
       return;
     }
     uint64_t length = headers.content_length();
     if (length > options_.max_body_bytes) {
       // Reply before the body is read: the client stops sending and the connection closes.
-      HttpResponse out = ErrorResponse(
-          Status(Code::kInvalidArgument, "request body of " + std::to_string(length) +
-                                             " bytes exceeds the limit of " +
-                                             std::to_string(options_.max_body_bytes) + " bytes"),
-          "", 413);
-      out.close_connection = true;
-      Finish(req, out);
+      RefuseOversized(req, "request body", length, options_.max_body_bytes, 413);
       return;
     }
     auto request = std::make_shared<HttpRequest>();
@@ -201,6 +189,18 @@ class CpprestServer final : public HttpServer {
           }
           Finish(req, out);
         });
+  }
+
+  // A request over one of our size limits, answered before it is routed; the connection closes.
+  void RefuseOversized(const http_request& req, const char* what, uint64_t bytes, uint64_t limit,
+                       int http_status) {
+    HttpResponse out =
+        ErrorResponse(Status(Code::kInvalidArgument,
+                             std::string(what) + " of " + std::to_string(bytes) +
+                                 " bytes exceeds the limit of " + std::to_string(limit) + " bytes"),
+                      "", http_status);
+    out.close_connection = true;
+    Finish(req, out);
   }
 
   void Enter() {

@@ -49,8 +49,9 @@ StatusOr<JobTransition> JobStateMachine::Transition(const JobSnapshot& job, JobS
     t.end_time = now;
     t.ends_admission = true;
   }
-  if (to == JobState::kCancelled && !error) error = RpcStatus{1, "CANCELED"};
-  if (to == JobState::kFailed && !error) error = RpcStatus{13, "Internal error occurred."};
+  if (to == JobState::kCancelled && !error) error = RpcStatusOf(Code::kCancelled, "CANCELED");
+  if (to == JobState::kFailed && !error)
+    error = RpcStatusOf(Code::kInternal, "Internal error occurred.");
   t.error = std::move(error);
   return t;
 }
@@ -73,8 +74,8 @@ StatusOr<JobTransition> JobStateMachine::FailInQueue(const JobSnapshot& job, Tim
   if (job.state != JobState::kQueued) {
     return FailedPrecondition("job " + std::to_string(job.id) + " is not QUEUED");
   }
-  TY_ASSIGN_OR_RETURN(JobTransition t,
-                      Transition(job, JobState::kFailed, now, message, RpcStatus{8, message}));
+  TY_ASSIGN_OR_RETURN(JobTransition t, Transition(job, JobState::kFailed, now, message,
+                                                  RpcStatusOf(Code::kResourceExhausted, message)));
   t.note = SchedulingNote{};
   return t;
 }

@@ -34,10 +34,10 @@ std::optional<JobExecutor::Step> JobExecutor::StepJob(const JobRecord& record, T
     if (!launched.ok()) {
       // A job that cannot be planned never will be: fail it rather than retry it forever.
       if (launched.status().code() == Code::kInvalidArgument) {
-        auto failed = JobStateMachine::Transition(SnapshotOf(record.id, record.version, record.job),
-                                                  JobState::kFailed, now,
-                                                  "cannot launch: " + launched.status().message(),
-                                                  RpcStatus{3, launched.status().message()});
+        auto failed = JobStateMachine::Transition(
+            SnapshotOf(record.id, record.version, record.job), JobState::kFailed, now,
+            "cannot launch: " + launched.status().message(),
+            RpcStatusOf(Code::kInvalidArgument, launched.status().message()));
         if (!failed.ok()) return std::nullopt;
         SupervisorVerdict verdict;
         verdict.transition = std::move(failed).value();

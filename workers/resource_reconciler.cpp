@@ -159,9 +159,9 @@ StatusOr<int> ResourceReconciler::Step(const std::vector<ResourceRecord>& resour
     switch (r.state) {
       case ResourceState::kProvisioning:
         if (rec.cancel_requested) {
-          done = StopJobsAndRemove(rec, now,
-                                   RpcStatus{static_cast<int>(Code::kCancelled),
-                                             "the creation of " + r.name + " was cancelled"});
+          done = StopJobsAndRemove(
+              rec, now,
+              RpcStatusOf(Code::kCancelled, "the creation of " + r.name + " was cancelled"));
         } else if (placed && rec.ready_at && *rec.ready_at <= now) {
           done = store_.MarkRunning(rec, now);
         }

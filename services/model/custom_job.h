@@ -10,6 +10,7 @@
 #include "services/model/goodput.h"
 #include "services/model/time.h"
 #include "services/runtime/job_run.h"
+#include "services/status.h"
 
 namespace trainyard {
 
@@ -186,9 +187,13 @@ struct CustomJobSpec {
 
 // google.rpc.Status as embedded in a resource: the rpc code, no HTTP status.
 struct RpcStatus {
-  int code = 0;
+  int code = 0;  // google.rpc.Code's number, as the wire carries it
   std::string message;
 };
+// The only way code builds one: by the code's name, never its number.
+inline RpcStatus RpcStatusOf(Code code, std::string message) {
+  return RpcStatus{static_cast<int>(code), std::move(message)};
+}
 
 struct EncryptionSpec {
   std::string kms_key_name;

@@ -13,7 +13,8 @@ StatusOr<JobTransition> OnResourceReboot(const JobRecord& job, const std::string
   const std::string back = " when the nodes are back (in " + ShortDuration(boot) + ")";
   auto fail = [&](const std::string& why) {
     const std::string message = what + "; " + why;
-    return JobStateMachine::FailAdmitted(snapshot, now, message, RpcStatus{14, message});
+    return JobStateMachine::FailAdmitted(snapshot, now, message,
+                                         RpcStatusOf(Code::kUnavailable, message));
   };
   if (scheduling != nullptr && scheduling->disable_retries) {
     return fail("scheduling.disableRetries is set, so the job is not restarted");

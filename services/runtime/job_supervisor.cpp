@@ -86,8 +86,8 @@ void Move(SupervisorVerdict& verdict, const JobRecord& job, JobState to, Timesta
 }
 
 void Fail(SupervisorVerdict& verdict, const JobRecord& job, Timestamp now, std::string message,
-          int code, JobRun run) {
-  Move(verdict, job, JobState::kFailed, now, message, RpcStatus{code, message}, std::move(run),
+          Code code, JobRun run) {
+  Move(verdict, job, JobState::kFailed, now, message, RpcStatusOf(code, message), std::move(run),
        std::nullopt);
   verdict.stop = true;
 }
@@ -100,7 +100,7 @@ void OnReplicaFailure(SupervisorVerdict& verdict, const JobRecord& job, JobRun r
   const bool no_retries = scheduling && scheduling->disable_retries;
   const bool whole_gang = scheduling && scheduling->restart_job_on_worker_restart && !no_retries;
   const std::string what = FailureMessage(failed);
-  if (no_retries) return Fail(verdict, job, now, what, 3, std::move(run));
+  if (no_retries) return Fail(verdict, job, now, what, Code::kInvalidArgument, std::move(run));
   if (!Transient(failed) && failed.restarts < policy.max_replica_restarts) {
     for (ReplicaRun& r : run.replicas) {
       if (r.task_name != failed.task_name && !whole_gang) continue;
@@ -134,7 +134,7 @@ void OnReplicaFailure(SupervisorVerdict& verdict, const JobRecord& job, JobRun r
     verdict.stop = true;
     return;
   }
-  Fail(verdict, job, now, what, 3, std::move(run));
+  Fail(verdict, job, now, what, Code::kInvalidArgument, std::move(run));
 }
 
 const std::string& ReasonCodeOf(const JobRecord& job) {
@@ -214,7 +214,7 @@ SupervisorVerdict Supervise(const JobRecord& job, const std::optional<Observatio
     }
     JobRun run = observation ? Merge(job, *observation) : job.run.value_or(JobRun{job.attempt, {}});
     Move(verdict, job, JobState::kCancelled, now, "every replica stopped after the cancel",
-         RpcStatus{1, "CANCELED"}, std::move(run), std::nullopt);
+         RpcStatusOf(Code::kCancelled, "CANCELED"), std::move(run), std::nullopt);
     return verdict;
   }
   if (state != JobState::kPending && state != JobState::kRunning) return verdict;
@@ -230,7 +230,7 @@ SupervisorVerdict Supervise(const JobRecord& job, const std::optional<Observatio
     Fail(verdict, job, now,
          "The job ran longer than its scheduling.timeout of " + std::to_string(seconds.count()) +
              "s and was stopped.",
-         4, std::move(run));
+         Code::kDeadlineExceeded, std::move(run));
     return verdict;
   }
   for (const ReplicaRun& r : run.replicas) {

@@ -9,12 +9,7 @@ if ! command -v gcloud >/dev/null 2>&1; then
 fi
 
 start_server --sim-speed 200
-export CLOUDSDK_CONFIG="$E2E_DIR/gcloud"
-export CLOUDSDK_CORE_DISABLE_PROMPTS=1
-gcloud config set auth/disable_credentials true >/dev/null 2>&1
-gcloud config set core/project demo-project >/dev/null 2>&1
-gcloud config set api_endpoint_overrides/aiplatform "$BASE/" >/dev/null 2>&1
-gcloud config set component_manager/disable_update_check true >/dev/null 2>&1
+use_gcloud demo-project
 R=--region=us-central1
 
 # create with --worker-pool-spec

@@ -66,6 +66,17 @@ create() {
       -H 'content-type: application/json' --data-binary @- | jq -r .name
 }
 
+# use_gcloud PROJECT: the real gcloud, with a throwaway config, no credentials, pointed at this
+# server for Vertex and Cloud Logging (after start_server).
+use_gcloud() {
+  export CLOUDSDK_CONFIG="$E2E_DIR/gcloud" CLOUDSDK_CORE_DISABLE_PROMPTS=1
+  gcloud config set auth/disable_credentials true >/dev/null 2>&1
+  gcloud config set core/project "$1" >/dev/null 2>&1
+  gcloud config set api_endpoint_overrides/aiplatform "$BASE/" >/dev/null 2>&1
+  gcloud config set api_endpoint_overrides/logging "$BASE/" >/dev/null 2>&1
+  gcloud config set component_manager/disable_update_check true >/dev/null 2>&1
+}
+
 # make_test_pki DIR: a throwaway CA and a server certificate for 127.0.0.1 (tests/make_test_pki).
 make_test_pki() { bash "$(dirname "${BASH_SOURCE[0]}")/../make_test_pki" "$1"; }
 

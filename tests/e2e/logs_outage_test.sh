@@ -46,12 +46,7 @@ pass "PostgreSQL started again"
 touch "$E2E_DIR/two"
 wait_until 120 "the job SUCCEEDED" state_is "$name" JOB_STATE_SUCCEEDED
 
-export CLOUDSDK_CONFIG="$E2E_DIR/gcloud" CLOUDSDK_CORE_DISABLE_PROMPTS=1
-gcloud config set auth/disable_credentials true >/dev/null 2>&1
-gcloud config set core/project demo >/dev/null 2>&1
-gcloud config set api_endpoint_overrides/aiplatform "$BASE/" >/dev/null 2>&1
-gcloud config set api_endpoint_overrides/logging "$BASE/" >/dev/null 2>&1
-gcloud config set component_manager/disable_update_check true >/dev/null 2>&1
+use_gcloud demo
 wait_until 30 "all 300 stored" stored_at_least 300 || true
 if timeout 120 gcloud ai custom-jobs stream-logs "${name##*/}" --region=us-central1 \
   --polling-interval=1 --task-name=workerpool0-0 >"$E2E_DIR/stream" 2>"$E2E_DIR/err"; then

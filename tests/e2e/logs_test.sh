@@ -125,12 +125,7 @@ if ! command -v gcloud >/dev/null 2>&1; then
   finish || exit 1
   exit 77
 fi
-export CLOUDSDK_CONFIG="$E2E_DIR/gcloud" CLOUDSDK_CORE_DISABLE_PROMPTS=1
-gcloud config set auth/disable_credentials true >/dev/null 2>&1
-gcloud config set core/project $P >/dev/null 2>&1
-gcloud config set api_endpoint_overrides/aiplatform "$BASE/" >/dev/null 2>&1
-gcloud config set api_endpoint_overrides/logging "$BASE/" >/dev/null 2>&1
-gcloud config set component_manager/disable_update_check true >/dev/null 2>&1
+use_gcloud $P
 # The job had ended before streaming began, so gcloud stops after two empty polls by itself.
 if timeout 120 gcloud ai custom-jobs stream-logs "$id" --region=$L --polling-interval=1 \
   >"$E2E_DIR/stream" 2>"$E2E_DIR/err"; then

@@ -182,12 +182,7 @@ if ! command -v gcloud >/dev/null 2>&1; then
   finish
   exit $?
 fi
-export CLOUDSDK_CONFIG="$E2E_DIR/gcloud"
-export CLOUDSDK_CORE_DISABLE_PROMPTS=1
-gcloud config set auth/disable_credentials true >/dev/null 2>&1
-gcloud config set core/project demo >/dev/null 2>&1
-gcloud config set api_endpoint_overrides/aiplatform "$BASE/" >/dev/null 2>&1
-gcloud config set component_manager/disable_update_check true >/dev/null 2>&1
+use_gcloud demo
 R=--region=us-central1
 JOB_SPEC=machine-type=a3-highgpu-8g,accelerator-type=NVIDIA_H100_80GB,accelerator-count=8,replica-count=1
 # The job's default boot disk (pd-ssd, 100 GB) is the pool's: they match.

@@ -185,12 +185,7 @@ check "the chief saw both peers" "$(logs "$name" workerpool0-0 | grep -c 'rendez
 
 # --- the real gcloud: a job created with --config runs on Slurm; stream-logs shows its output ---
 if command -v gcloud >/dev/null 2>&1; then
-  export CLOUDSDK_CONFIG="$E2E_DIR/gcloud" CLOUDSDK_CORE_DISABLE_PROMPTS=1
-  gcloud config set auth/disable_credentials true >/dev/null 2>&1
-  gcloud config set core/project demo >/dev/null 2>&1
-  gcloud config set api_endpoint_overrides/aiplatform "$BASE/" >/dev/null 2>&1
-  gcloud config set api_endpoint_overrides/logging "$BASE/" >/dev/null 2>&1
-  gcloud config set component_manager/disable_update_check true >/dev/null 2>&1
+  use_gcloud demo
   cat >"$E2E_DIR/job.yaml" <<'YAML'
 workerPoolSpecs:
   - machineSpec:

@@ -91,6 +91,22 @@ int64_t SimFixture::NodesInState(int state) {
   return r.ok() ? r->GetInt64(0, 0) : -1;
 }
 
+std::vector<std::string> SimFixture::StoredLines(JobLogRepository& logs, const CustomJob& job,
+                                                 const std::string& task) {
+  LogQuery query;
+  query.job_id = std::stoll(job.name.substr(job.name.rfind('/') + 1));
+  query.project_number = std::stoll(job.name.substr(9, job.name.find('/', 9) - 9));
+  query.task_name = task;
+  query.page_size = kMaxLogPageSize;
+  auto page = logs.List(query);
+  EXPECT_TRUE(page.ok()) << page.status().message();
+  std::vector<std::string> out;
+  if (page.ok()) {
+    for (const LogEntry& e : page->entries) out.push_back(e.message);
+  }
+  return out;
+}
+
 void SimFixture::Step() {
   auto pass = scheduler_->RunOnce();
   ASSERT_TRUE(pass.ok()) << pass.status().message();

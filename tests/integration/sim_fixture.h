@@ -9,6 +9,7 @@
 #include <string>
 
 #include "services/job_service.h"
+#include "services/logs/job_log_repository.h"
 #include "services/operations/operation_service.h"
 #include "services/persistent_resources/resource_service.h"
 #include "storage/pg.h"
@@ -43,6 +44,9 @@ class SimFixture : public ::testing::Test {
   // virtual time.
   void Step();
   int64_t NodesInState(int state);
+  // What `logs` holds of the job's replica `task`, in order.
+  std::vector<std::string> StoredLines(JobLogRepository& logs, const CustomJob& job,
+                                       const std::string& task = "workerpool0-0");
 
   // TRAINYARD_CHECKPOINT_INTERVAL of the jobs created from now on; empty: the default.
   std::string checkpoint_interval_;

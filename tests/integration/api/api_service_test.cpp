@@ -85,6 +85,20 @@ class ApiServiceAuthTest : public testing::SimFixture {
 
   static json Error(const HttpResponse& r) { return json::parse(r.body)["error"]; }
 
+  // A pipeline that serves Cloud Logging's entries:list from `logs`.
+  void AttachWithLogs(JobLogService& logs, TokenService* tokens) {
+    api_ = std::make_unique<api::ApiService>([] { return Status::Ok(); });
+    api_->Attach({*service_,
+                  *operation_service_,
+                  *resource_service_,
+                  *admin_,
+                  nullptr,
+                  &logs,
+                  tokens,
+                  {},
+                  {}});
+  }
+
   int64_t Count(const char* table) {
     auto conn = pool_->Acquire();
     auto r = (*conn)->Exec(std::string("SELECT count(*) FROM ") + table);
@@ -227,18 +241,9 @@ TEST_F(ApiServiceAuthTest, TheFleetViewNeedsTheFleetAdmin) {
 
 // Cloud Logging names its projects in the body, not the path: each is checked all the same.
 TEST_F(ApiServiceAuthTest, LogEntriesOfAnotherProjectAreRefused) {
-  api_ = std::make_unique<api::ApiService>([] { return Status::Ok(); });
   storage::PgJobLogStore log_store(*pool_, JobLogRetention{});
   JobLogService logs(log_store, *projects_, clock_);
-  api_->Attach({*service_,
-                *operation_service_,
-                *resource_service_,
-                *admin_,
-                nullptr,
-                &logs,
-                tokens_.get(),
-                {},
-                {}});
+  AttachWithLogs(logs, tokens_.get());
   const std::string job = CreateJob("team-a");
   const std::string filter = "resource.labels.job_id=\"" + job.substr(job.rfind('/') + 1) + "\"";
   const std::string viewer = Mint("team-a", Role::kViewer);
@@ -365,18 +370,9 @@ TEST_F(ApiServiceAuthTest, AMetricsViewerScrapesMetricsAndNothingElse) {
 
 // One request names each project once however often it repeats it, and at most 100 of them.
 TEST_F(ApiServiceAuthTest, LogEntriesReadEachProjectOnceAndAtMostAHundred) {
-  api_ = std::make_unique<api::ApiService>([] { return Status::Ok(); });
   storage::PgJobLogStore log_store(*pool_, JobLogRetention{});
   JobLogService logs(log_store, *projects_, clock_);
-  api_->Attach({*service_,
-                *operation_service_,
-                *resource_service_,
-                *admin_,
-                nullptr,
-                &logs,
-                nullptr,
-                {},
-                {}});
+  AttachWithLogs(logs, nullptr);
   const std::string job = CreateJob("team-a");
   const std::string filter = "resource.labels.job_id=\"" + job.substr(job.rfind('/') + 1) + "\"";
   json once = json{{"resourceNames", {"projects/team-a"}}, {"filter", filter}};

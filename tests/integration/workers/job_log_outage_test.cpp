@@ -46,20 +46,7 @@ class JobLogOutageTest : public testing::SimFixture {
     executor_ = std::make_unique<JobExecutor>(*store_, *store_, runtime_, clock_, options);
   }
 
-  std::vector<std::string> ReplicaLines(const CustomJob& job) {
-    LogQuery query;
-    query.job_id = std::stoll(job.name.substr(job.name.rfind('/') + 1));
-    query.project_number = std::stoll(job.name.substr(9, job.name.find('/', 9) - 9));
-    query.task_name = "workerpool0-0";
-    query.page_size = kMaxLogPageSize;
-    auto page = logs_->List(query);
-    EXPECT_TRUE(page.ok()) << page.status().message();
-    std::vector<std::string> out;
-    if (page.ok()) {
-      for (const LogEntry& e : page->entries) out.push_back(e.message);
-    }
-    return out;
-  }
+  std::vector<std::string> ReplicaLines(const CustomJob& job) { return StoredLines(*logs_, job); }
 
   std::unique_ptr<storage::PgJobLogStore> logs_;
   std::unique_ptr<FlakyLogStore> flaky_;

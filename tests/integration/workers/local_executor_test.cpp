@@ -76,20 +76,6 @@ class LocalExecutorTest : public testing::SimFixture {
     return state;
   }
 
-  std::vector<std::string> Lines(const CustomJob& job) {
-    LogQuery query;
-    query.job_id = std::stoll(job.name.substr(job.name.rfind('/') + 1));
-    query.project_number = std::stoll(job.name.substr(9, job.name.find('/', 9) - 9));
-    query.task_name = "workerpool0-0";
-    query.page_size = kMaxLogPageSize;
-    auto page = logs_->List(query);
-    std::vector<std::string> out;
-    if (page.ok()) {
-      for (const LogEntry& e : page->entries) out.push_back(e.message);
-    }
-    return out;
-  }
-
   fs::path dir_;
   std::unique_ptr<local::LocalRuntime> local_;
   std::unique_ptr<storage::PgJobLogStore> logs_;
@@ -99,7 +85,8 @@ TEST_F(LocalExecutorTest, AProcessThatSucceedsEndsItsJobSucceededWithItsOutputAs
   CustomJob job = Shell("echo from a real process; echo and a second line");
   ASSERT_EQ(RunToEnd(job), JobState::kSucceeded);
   Step();  // the last lines, once the process is gone
-  EXPECT_EQ(Lines(job), (std::vector<std::string>{"from a real process", "and a second line"}));
+  EXPECT_EQ(StoredLines(*logs_, job),
+            (std::vector<std::string>{"from a real process", "and a second line"}));
 }
 
 TEST_F(LocalExecutorTest, AProcessThatFailsFailsItsJobWithItsExitCode) {
