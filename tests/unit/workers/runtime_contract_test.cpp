@@ -118,8 +118,11 @@ class LocalHarness : public Harness {
     runtime_ = std::make_unique<local::LocalRuntime>(options);
   }
   ~LocalHarness() override {
+    // Every replica gone first (a stopped one's keeper still writes its exit code), then the files.
+    runtime_->Shutdown({11, 12, 13, 14, 15, 16});
     runtime_.reset();
-    fs::remove_all(dir_);
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
   }
   Runtime& runtime() override { return *runtime_; }
   JobRecord Job(int64_t id, const Script& script) override {
@@ -156,7 +159,10 @@ class SlurmHarness : public Harness {
     options.launch_lookup_age = std::chrono::milliseconds(0);
     runtime_ = std::make_unique<slurm::SlurmRuntime>(std::move(fake), options);
   }
-  ~SlurmHarness() override { fs::remove_all(dir_); }
+  ~SlurmHarness() override {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
   Runtime& runtime() override { return *runtime_; }
   JobRecord Job(int64_t id, const Script& script) override {
     scripts_[id] = script;
