@@ -17,7 +17,6 @@
 #include "api/api_service.h"
 #include "api/http_server.h"
 #include "api/metrics_endpoint.h"
-#include "cmd/database.h"
 #include "services/admin/admin_metrics.h"
 #include "services/admin/admin_service.h"
 #include "services/auth/token_service.h"
@@ -28,6 +27,7 @@
 #include "services/operations/operation_service.h"
 #include "services/persistent_resources/resource_service.h"
 #include "services/telemetry/utilization_metrics.h"
+#include "storage/database.h"
 #include "storage/embedded_postgres.h"
 #include "storage/migrator.h"
 #include "storage/pg.h"
@@ -253,9 +253,9 @@ int RunServe(const ServeOptions& options) {
   if (Status s = server->Start(); !s.ok()) return Fail("listen_failed", s);
   LogJson(LogLevel::kInfo, "listening", {{"listen", options.listen}});
 
-  auto db = OpenDatabase(options.database_url, options.data_dir, options.db_pool);
+  auto db = storage::OpenDatabase(options.database_url, options.data_dir, options.db_pool);
   if (!db.ok()) return Fail("database_failed", db.status());
-  if (Status s = Migrate(*db->pool); !s.ok()) return Fail("migration_failed", s);
+  if (Status s = storage::Migrate(*db->pool); !s.ok()) return Fail("migration_failed", s);
   auto clock = storage::LoadSimClock(*db->pool, options.sim_speed);
   if (!clock.ok()) return Fail("sim_clock_failed", clock.status());
 
@@ -410,9 +410,9 @@ int RunServe(const ServeOptions& options) {
 
 int RunMigrate(const MigrateOptions& options) {
   InitJsonLogging(false);
-  auto db = OpenDatabase(options.database_url, options.data_dir, 1);
+  auto db = storage::OpenDatabase(options.database_url, options.data_dir, 1);
   if (!db.ok()) return Fail("database_failed", db.status());
-  if (Status s = Migrate(*db->pool); !s.ok()) return Fail("migration_failed", s);
+  if (Status s = storage::Migrate(*db->pool); !s.ok()) return Fail("migration_failed", s);
   if (Status s = db->CloseAfterCommand(); !s.ok()) return Fail("postgres_stop_failed", s);
   std::cout << "migrations applied\n";
   return 0;

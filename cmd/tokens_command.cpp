@@ -7,10 +7,10 @@
 
 #include "api/wire/json_reader.h"
 #include "cmd/client_commands.h"
-#include "cmd/database.h"
 #include "cmd/serve.h"
 #include "services/auth/token_service.h"
 #include "services/model/duration_text.h"
+#include "storage/database.h"
 #include "storage/pg_project_repository.h"
 #include "storage/pg_token_store.h"
 
@@ -31,9 +31,9 @@ struct TokensFlags {
 // Opens the database, runs `body` with a token service on it, closes it again.
 int WithTokens(const TokensFlags& flags, const std::function<int(TokenService&)>& body) {
   InitJsonLogging(false);
-  auto db = OpenDatabase(flags.database_url, flags.data_dir, 1);
+  auto db = storage::OpenDatabase(flags.database_url, flags.data_dir, 1);
   if (!db.ok()) return PrintError(db.status());
-  if (Status s = Migrate(*db->pool); !s.ok()) return PrintError(s);
+  if (Status s = storage::Migrate(*db->pool); !s.ok()) return PrintError(s);
   int code = kExitOk;
   {
     storage::PgProjectRepository projects(*db->pool);

@@ -1,14 +1,14 @@
 #pragma once
 // Where a command's database comes from: an external URL, or our own PostgreSQL under
-// data_dir/pg (started, or adopted when a server already runs it). Shared by serve, migrate and
-// tokens.
+// data_dir/pg (started, or adopted when a server already runs it), and when it may be stopped.
+// Shared by serve, migrate and tokens (cmd/), which hold no SQL of their own.
 #include <memory>
 #include <string>
 
 #include "storage/embedded_postgres.h"
 #include "storage/pg.h"
 
-namespace trainyard::cmd {
+namespace trainyard::storage {
 
 struct Database {
   std::unique_ptr<EmbeddedPostgres> embedded;
@@ -29,4 +29,4 @@ StatusOr<Database> OpenDatabase(const std::string& database_url, const std::stri
 // Brings the schema to head.
 Status Migrate(pg::Pool& pool);
 
-}  // namespace trainyard::cmd
+}  // namespace trainyard::storage

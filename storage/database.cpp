@@ -1,11 +1,11 @@
-#include "cmd/database.h"
+#include "storage/database.h"
 
 #include <unistd.h>
 
 #include "services/log.h"
 #include "storage/migrator.h"
 
-namespace trainyard::cmd {
+namespace trainyard::storage {
 namespace {
 
 constexpr auto kCheckoutTimeout = std::chrono::milliseconds(500);
@@ -68,4 +68,4 @@ Status Database::CloseAfterServe() {
   return embedded->Stop();
 }
 
-}  // namespace trainyard::cmd
+}  // namespace trainyard::storage
