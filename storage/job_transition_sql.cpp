@@ -3,72 +3,77 @@
 #include <nlohmann/json.hpp>
 
 #include "services/admin/node_state.h"
+#include "storage/named_sql.h"
 #include "storage/node_sql.h"
 #include "storage/row_codec.h"
 
 namespace trainyard::storage {
 namespace {
 
-// $1 id, $2 expected version, $3 from, $4 to, $5 at, $6 start_time, $7 end_time, $8 error code,
-// $9 error message, $10 next_action_at, $11 lease fence, $12 reason, $13 ends admission,
-// $14 clears admission, $15 interrupts the run, $16 the goodput clock stopped, $17 spot restarts
-// added,
-// $18 sets the note, $19 note code, $20 note message, $21 placement, $22 hourly price,
-// $23 requires nodes up, $24 the node states that count as down, $25 run attempt, $26 stops
-// replicas, $27 run replicas.
+// Named parameters (storage/named_sql.h): the job (:id, :version), the move (:from, :to, :at,
+// :reason), its stamps and error, when the runtime looks next and whose lease fences it, the
+// admission's effects (:ends_admission accrues its cost, :clears_admission drops it, :placement
+// and :hourly_price set a new one), the goodput clock the time in :from goes to, the run's
+// interruption and spot restarts, the scheduling note, the run (:run_attempt, :run_replicas,
+// :stops_replicas), and whether none of the job's nodes may be down (:down_node_states).
 //
 // SET expressions read the row as it was, so the cost accrues on the old admission, and the time
 // in the old state (since state_since) goes to its goodput bucket: before the first start
 // (start_time still NULL) QUEUED is waiting and PENDING starting, after it both are restarting.
 // An interrupted run keeps the work of its whole checkpoint intervals; the rest is redone.
-#define TY_IN_STATE "GREATEST(0, $5::bigint - " TY_MICROS("COALESCE(state_since, update_time)") ")"
+#define TY_IN_STATE "GREATEST(0, :at::bigint - " TY_MICROS("COALESCE(state_since, update_time)") ")"
 #define TY_SINCE_CHECKPOINT                                \
   "CASE WHEN checkpoint_interval_us > 0 THEN " TY_IN_STATE \
   " % checkpoint_interval_us "                             \
   "ELSE " TY_IN_STATE " END"
-constexpr const char* kApplyTransition =
-    "WITH u AS (UPDATE custom_jobs SET state = $4::smallint, version = version + 1, "
-    "update_time = " TY_TS("$5") ", "
-    "start_time = COALESCE(" TY_TS("$6") ", start_time), "
-    "end_time = COALESCE(" TY_TS("$7") ", end_time), "
-    "error_code = COALESCE($8::integer, error_code), "
-    "error_message = COALESCE($9::text, error_message), "
-    "next_action_at = " TY_TS("$10") ", "
-    "lease_owner = CASE WHEN $10::bigint IS NULL THEN NULL ELSE lease_owner END, "
-    "lease_expires_at = CASE WHEN $10::bigint IS NULL THEN NULL ELSE lease_expires_at END, "
-    "cost_micros = cost_micros + CASE WHEN $13::boolean AND admitted_at IS NOT NULL THEN "
-    "(hourly_price_micros * extract(epoch from (" TY_TS("$5") " - admitted_at)) / 3600)::bigint "
+constexpr const char* kApplyTransitionText =
+    "WITH u AS (UPDATE custom_jobs SET state = :to::smallint, version = version + 1, "
+    "update_time = " TY_TS(":at") ", "
+    "start_time = COALESCE(" TY_TS(":start_time") ", start_time), "
+    "end_time = COALESCE(" TY_TS(":end_time") ", end_time), "
+    "error_code = COALESCE(:error_code::integer, error_code), "
+    "error_message = COALESCE(:error_message::text, error_message), "
+    "next_action_at = " TY_TS(":next_action_at") ", "
+    "lease_owner = CASE WHEN :next_action_at::bigint IS NULL THEN NULL ELSE lease_owner END, "
+    "lease_expires_at = CASE WHEN :next_action_at::bigint IS NULL THEN NULL ELSE lease_expires_at END, "
+    "cost_micros = cost_micros + CASE WHEN :ends_admission::boolean AND admitted_at IS NOT NULL THEN "
+    "(hourly_price_micros * extract(epoch from (" TY_TS(":at") " - admitted_at)) / 3600)::bigint "
     "ELSE 0 END, "
-    "state_since = CASE WHEN $3::smallint = $4::smallint THEN state_since ELSE " TY_TS("$5") " END, "
-    "waiting_us = waiting_us + CASE WHEN $16::text = 'queued' AND start_time IS NULL "
+    "state_since = CASE WHEN :from::smallint = :to::smallint THEN state_since ELSE " TY_TS(":at") " END, "
+    "waiting_us = waiting_us + CASE WHEN :goodput_clock::text = 'queued' AND start_time IS NULL "
     "THEN " TY_IN_STATE " ELSE 0 END, "
-    "starting_us = starting_us + CASE WHEN $16::text = 'pending' AND start_time IS NULL "
+    "starting_us = starting_us + CASE WHEN :goodput_clock::text = 'pending' AND start_time IS NULL "
     "THEN " TY_IN_STATE " ELSE 0 END, "
-    "restarting_us = restarting_us + CASE WHEN $16::text IN ('queued', 'pending') "
+    "restarting_us = restarting_us + CASE WHEN :goodput_clock::text IN ('queued', 'pending') "
     "AND start_time IS NOT NULL THEN " TY_IN_STATE " ELSE 0 END, "
-    "running_us = running_us + CASE WHEN $16::text = 'running' THEN " TY_IN_STATE " ELSE 0 END, "
-    "redone_us = redone_us + CASE WHEN $15::boolean THEN " TY_SINCE_CHECKPOINT " ELSE 0 END, "
-    "checkpointed_us = checkpointed_us + CASE WHEN $15::boolean THEN "
+    "running_us = running_us + CASE WHEN :goodput_clock::text = 'running' THEN " TY_IN_STATE " ELSE 0 END, "
+    "redone_us = redone_us + CASE WHEN :interrupts_run::boolean THEN " TY_SINCE_CHECKPOINT " ELSE 0 END, "
+    "checkpointed_us = checkpointed_us + CASE WHEN :interrupts_run::boolean THEN "
     TY_IN_STATE " - (" TY_SINCE_CHECKPOINT ") ELSE 0 END, "
-    "admitted_at = CASE WHEN $21::jsonb IS NOT NULL THEN " TY_TS("$5") " "
-    "WHEN $14::boolean THEN NULL ELSE admitted_at END, "
-    "placement = CASE WHEN $21::jsonb IS NOT NULL THEN $21::jsonb "
-    "WHEN $14::boolean THEN NULL ELSE placement END, "
-    "hourly_price_micros = CASE WHEN $21::jsonb IS NOT NULL THEN $22::bigint "
-    "WHEN $14::boolean THEN 0 ELSE hourly_price_micros END, "
-    "spot_restarts = spot_restarts + $17::int, "
-    "sched_code = CASE WHEN $18::boolean THEN $19::text ELSE sched_code END, "
-    "sched_message = CASE WHEN $18::boolean THEN $20::text ELSE sched_message END, "
-    "queue_position = CASE WHEN $3::smallint = $4::smallint THEN queue_position ELSE NULL END, "
-    "run_attempt = COALESCE($25::smallint, run_attempt), "
-    "run_replicas = CASE WHEN $26::boolean THEN NULL "
-    "WHEN $27::jsonb IS NOT NULL THEN $27::jsonb ELSE run_replicas END "
-    "WHERE id = $1::bigint AND version = $2::bigint AND state = $3::smallint "
-    "AND ($11::text IS NULL OR lease_owner = $11::text) "
-    "AND (NOT $23::boolean OR NOT EXISTS (SELECT 1 FROM nodes WHERE job_id = $1::bigint "
-    "AND state = ANY($24::smallint[]))) RETURNING id) "
+    "admitted_at = CASE WHEN :placement::jsonb IS NOT NULL THEN " TY_TS(":at") " "
+    "WHEN :clears_admission::boolean THEN NULL ELSE admitted_at END, "
+    "placement = CASE WHEN :placement::jsonb IS NOT NULL THEN :placement::jsonb "
+    "WHEN :clears_admission::boolean THEN NULL ELSE placement END, "
+    "hourly_price_micros = CASE WHEN :placement::jsonb IS NOT NULL THEN :hourly_price::bigint "
+    "WHEN :clears_admission::boolean THEN 0 ELSE hourly_price_micros END, "
+    "spot_restarts = spot_restarts + :spot_restarts::int, "
+    "sched_code = CASE WHEN :sets_note::boolean THEN :note_code::text ELSE sched_code END, "
+    "sched_message = CASE WHEN :sets_note::boolean THEN :note_message::text ELSE sched_message END, "
+    "queue_position = CASE WHEN :from::smallint = :to::smallint THEN queue_position ELSE NULL END, "
+    "run_attempt = COALESCE(:run_attempt::smallint, run_attempt), "
+    "run_replicas = CASE WHEN :stops_replicas::boolean THEN NULL "
+    "WHEN :run_replicas::jsonb IS NOT NULL THEN :run_replicas::jsonb ELSE run_replicas END "
+    "WHERE id = :id::bigint AND version = :version::bigint AND state = :from::smallint "
+    "AND (:lease_owner::text IS NULL OR lease_owner = :lease_owner::text) "
+    "AND (NOT :requires_nodes_up::boolean OR NOT EXISTS (SELECT 1 FROM nodes WHERE job_id = :id::bigint "
+    "AND state = ANY(:down_node_states::smallint[]))) RETURNING id) "
     "INSERT INTO job_events (job_id, time, from_state, to_state, reason) "
-    "SELECT id, " TY_TS("$5") ", $3::smallint, $4::smallint, $12::text FROM u";
+    "SELECT id, " TY_TS(":at") ", :from::smallint, :to::smallint, :reason::text FROM u";
+
+const NamedSql& ApplyTransitionSql() {
+  static const NamedSql sql(kApplyTransitionText);
+  return sql;
+}
 
 // How many images a node keeps (its boot disk holds this many training images).
 #define TY_IMAGE_CACHE_SIZE "8"
@@ -191,39 +196,38 @@ pg::Statement TransitionStatement(const StateUpdate& update) {
     if (!t.note || t.note->code.empty()) return std::nullopt;
     return field(*t.note);
   };
-  return pg::Statement{
-      kApplyTransition,
-      {
-          Number(update.id),
-          Number(update.expected_version),
-          Number(t.from),
-          Number(t.to),
-          MicrosParam(t.at),
-          MicrosParam(t.start_time),
-          MicrosParam(t.end_time),
-          t.error ? std::optional<std::string>(Number(t.error->code)) : std::nullopt,
-          t.error ? std::optional<std::string>(t.error->message) : std::nullopt,
-          MicrosParam(t.next_action_at),
-          update.lease_owner,
-          t.reason,
-          Bool(t.ends_admission),
-          Bool(t.clears_admission),
-          Bool(t.interrupts_run),
-          GoodputClockName(t),
-          t.spot_restart ? "1" : "0",
-          Bool(t.note.has_value()),
-          note([](const SchedulingNote& n) { return n.code; }),
-          note([](const SchedulingNote& n) { return n.message; }),
-          t.admission ? std::optional<std::string>(EncodePlacement(*t.admission)) : std::nullopt,
-          Number(t.admission ? t.admission->hourly_price_micros : 0),
-          Bool(t.requires_nodes_up),
-          NodeStates({NodeState::kPreempted, NodeState::kFailed, NodeState::kRepairing}),
-          t.run ? std::optional<std::string>(Number(t.run->attempt)) : std::nullopt,
-          Bool(t.stops_replicas),
-          t.run && !t.run->replicas.empty()
-              ? std::optional<std::string>(EncodeJobRunReplicas(*t.run))
-              : std::nullopt,
-      }};
+  auto some = [](std::string text) { return std::optional<std::string>(std::move(text)); };
+  return NamedParams(ApplyTransitionSql())
+      .Set("id", Number(update.id))
+      .Set("version", Number(update.expected_version))
+      .Set("from", Number(t.from))
+      .Set("to", Number(t.to))
+      .Set("at", MicrosParam(t.at))
+      .Set("start_time", MicrosParam(t.start_time))
+      .Set("end_time", MicrosParam(t.end_time))
+      .Set("error_code", t.error ? some(Number(t.error->code)) : std::nullopt)
+      .Set("error_message", t.error ? some(t.error->message) : std::nullopt)
+      .Set("next_action_at", MicrosParam(t.next_action_at))
+      .Set("lease_owner", update.lease_owner)
+      .Set("reason", t.reason)
+      .Set("ends_admission", Bool(t.ends_admission))
+      .Set("clears_admission", Bool(t.clears_admission))
+      .Set("interrupts_run", Bool(t.interrupts_run))
+      .Set("goodput_clock", GoodputClockName(t))
+      .Set("spot_restarts", t.spot_restart ? "1" : "0")
+      .Set("sets_note", Bool(t.note.has_value()))
+      .Set("note_code", note([](const SchedulingNote& n) { return n.code; }))
+      .Set("note_message", note([](const SchedulingNote& n) { return n.message; }))
+      .Set("placement", t.admission ? some(EncodePlacement(*t.admission)) : std::nullopt)
+      .Set("hourly_price", Number(t.admission ? t.admission->hourly_price_micros : 0))
+      .Set("requires_nodes_up", Bool(t.requires_nodes_up))
+      .Set("down_node_states",
+           NodeStates({NodeState::kPreempted, NodeState::kFailed, NodeState::kRepairing}))
+      .Set("run_attempt", t.run ? some(Number(t.run->attempt)) : std::nullopt)
+      .Set("stops_replicas", Bool(t.stops_replicas))
+      .Set("run_replicas",
+           t.run && !t.run->replicas.empty() ? some(EncodeJobRunReplicas(*t.run)) : std::nullopt)
+      .Build();
 }
 
 std::optional<pg::Statement> TransitionNodeStatement(const StateUpdate& update) {
