@@ -9,6 +9,9 @@ namespace trainyard::api {
 
 HttpResponse MetricsEndpoint::Handle(HttpRequest& request) {
   request.request_id = RequestIdFor(request);
+  if (auto refused = GuardRequest(request, guard_)) {
+    return ErrorResponse(refused->status, request.request_id, refused->http_status);
+  }
   if (request.path != "/metrics") {
     return ErrorResponse(NotFound("this port serves GET /metrics only"), request.request_id);
   }

@@ -340,8 +340,9 @@ int RunServe(const ServeOptions& options) {
       [&](metrics::Exposition& e) { return WriteUtilizationFamilies(utilization, e); });
 
   // --metrics-listen: /metrics alone on a port of its own.
-  api::MetricsEndpoint metrics_endpoint(metrics_registry,
-                                        auth == "tokens" ? &token_service : nullptr);
+  api::MetricsEndpoint metrics_endpoint(
+      metrics_registry, auth == "tokens" ? &token_service : nullptr,
+      api::RequestGuardOptions{auth == "off", options.allowed_hosts});
   std::unique_ptr<api::HttpServer> metrics_server;
   if (!options.metrics_listen.empty()) {
     api::ServerOptions metrics_options;

@@ -7,7 +7,8 @@
 # stored; the server's own origin, curl, and JSON clients keep working.
 source "$(dirname "$0")/lib.sh"
 
-start_server --runtime local --stop-grace 1
+MPORT=$(free_port)
+start_server --runtime local --stop-grace 1 --metrics-listen "127.0.0.1:$MPORT"
 P="$BASE/v1/projects/demo/locations/us-central1"
 MARK="$E2E_DIR/pwned"
 # The job a hostile page would post: it leaves a file behind if it ever runs.
@@ -36,6 +37,10 @@ refused "a DNS-rebound Host" 403 -H "Host: rebind.evil.example:$PORT" \
   -H "Origin: http://rebind.evil.example:$PORT" -H 'Content-Type: application/json'
 code=$(curl -sS -o "$E2E_DIR/body" -w '%{http_code}' -H "Host: rebind.evil.example:$PORT" "$P/customJobs")
 check "a DNS-rebound page cannot read the job list either" "$code" 403
+code=$(curl -sS -o /dev/null -w '%{http_code}' -H "Host: rebind.evil.example:$MPORT" "http://127.0.0.1:$MPORT/metrics")
+check "nor the metrics port" "$code" 403
+check "which serves its own loopback name" \
+  "$(curl -sS -o /dev/null -w '%{http_code}' "http://127.0.0.1:$MPORT/metrics")" 200
 refused "a request a proxy forwarded (nginx in front of --auth=off)" 403 \
   -H 'X-Forwarded-For: 203.0.113.7' -H 'Content-Type: application/json'
 big=$(head -c 40000 /dev/zero | tr '\0' 'a')
