@@ -48,6 +48,19 @@ grep -q '^root:' <<<"$out" && fail "/etc/shadow reached the job's log" || pass "
 # It wrote 9 to ../exit_code if it could: the job would have failed with that code.
 check "its exit code is the keeper's, not a forgery" "$(field "$name" .state)" JOB_STATE_SUCCEEDED
 
+# --- cgroups: used wherever cgroup v2 is writable; where not, the log says what that costs ---
+cgroup2=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+if grep -q '"event":"replica_cgroups_unavailable"' "$E2E_DIR/server.log"; then
+  if [ -n "$cgroup2" ] && [ -w "$cgroup2" ]; then
+    fail "cgroup v2 is writable at $cgroup2, yet the server runs replicas without cgroups"
+  else
+    pass "no writable cgroup v2 here, and the server said so (setsid children are not tracked)"
+  fi
+  finish
+  exit $?
+fi
+pass "replicas get cgroups of their own (cgroup v2 at $cgroup2)"
+
 # --- a child that called setsid() ends on cancel ---
 name=$(shell_job 'setsid sh -c "echo daemon \$\$; exec sleep 300" & exec sleep 300')
 wait_until 30 "daemon's pid in the log" sh -c "curl -fsS '$BASE/trainyard/v1/projects/demo/locations/us-central1/customJobs/${name##*/}/logs?task=workerpool0-0' | jq -e '[.entries[].textPayload | select(startswith(\"daemon \"))] | length == 1'"
