@@ -22,14 +22,17 @@ struct Attempt {
   std::string transport_error;
 };
 
+// A 503 that says when to come back (RetryInfo): the server is still starting and did nothing.
+bool Starting(const Attempt& attempt) {
+  return attempt.status && *attempt.status == 503 &&
+         ServerRetryDelay(StatusFromHttpError(503, attempt.body), "").has_value();
+}
+
 bool ShouldRetry(const HttpCall& call, const Attempt& attempt) {
   // A 429 (a rate limit) did nothing on the server: safe to send again, creates included. So did
-  // a 503 that says when to come back (RetryInfo: the server is still starting).
+  // a server that is still starting.
   if (attempt.status && *attempt.status == 429) return true;
-  if (attempt.status && *attempt.status == 503 &&
-      ServerRetryDelay(StatusFromHttpError(503, attempt.body), "").has_value()) {
-    return true;
-  }
+  if (Starting(attempt)) return true;
   if (!call.idempotent) return false;
   if (!attempt.status) return true;  // connection refused, reset, or timed out
   return *attempt.status == 503;
@@ -107,9 +110,16 @@ StatusOr<nlohmann::json> HttpTransport::Call(const HttpCall& call) {
   const TransportOptions& options = impl_->options;
   Backoff backoff(options.retry.backoff, options.timing.uniform01);
   Attempt attempt;
+  const auto first = options.timing.now();
   for (int n = 1;; ++n) {
     attempt = impl_->Send(call);
-    if (n >= options.retry.max_attempts || !ShouldRetry(call, attempt)) break;
+    if (!ShouldRetry(call, attempt)) break;
+    // A starting server (its PostgreSQL's first initdb can take seconds) is waited for up to the
+    // request timeout, however many tries that takes; anything else gets max_attempts.
+    if (Starting(attempt) ? options.timing.now() - first >= options.request_timeout
+                          : n >= options.retry.max_attempts) {
+      break;
+    }
     // The server's word on when to come back (RetryInfo, Retry-After) wins over our schedule.
     std::chrono::milliseconds delay = backoff.Next();
     if (attempt.status) {

@@ -195,4 +195,16 @@ run "$TY" resources get cli-pool
 check "a deleted resource is gone" "$RC" 1
 grep -q '^trainyard: NOT_FOUND' <<<"$ERR" && pass "get after delete says NOT_FOUND" || fail "err: $ERR"
 
+# Right after `serve` starts (its PostgreSQL's first initdb still running): the starting server's
+# 503 did nothing, so create --wait sends it again until the server is up, and succeeds.
+FRESH_PORT=$(free_port)
+"$TRAINYARD_BIN" serve --listen "127.0.0.1:$FRESH_PORT" --data-dir "$E2E_DIR/fresh" --sim-speed 200 \
+  >>"$E2E_DIR/fresh.log" 2>&1 &
+FRESH_PID=$!
+wait_until 30 "the fresh server listening" curl -sS -o /dev/null "http://127.0.0.1:$FRESH_PORT/healthz"
+RC=0
+TRAINYARD_ENDPOINT="http://127.0.0.1:$FRESH_PORT" "$TY" jobs create -f "$quick" --wait --timeout 120 \
+  >"$E2E_DIR/out" 2>"$E2E_DIR/err" || RC=$?
+check "create --wait right after serve started exits 0" "$RC" 0 || cat "$E2E_DIR/err" >&2
+kill -TERM "$FRESH_PID" && wait "$FRESH_PID" || true
 finish

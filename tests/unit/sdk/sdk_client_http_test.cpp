@@ -139,6 +139,32 @@ TEST_F(SdkClientHttpTest, ACreateAnswered503WithRetryInfoIsSentAgain) {
   EXPECT_EQ(endpoint.requests().size(), 2u);
 }
 
+// `jobs create --wait` right after `make run`: a first start (initdb) may take longer than five
+// tries; a starting server is waited for up to the request timeout.
+TEST_F(SdkClientHttpTest, AServerThatIsStillStartingIsWaitedForUpToTheRequestTimeout) {
+  TestEndpoint endpoint([](const HttpRequest&, int call) {
+    if (call <= 5) {
+      return api::RetryLaterResponse(Unavailable("the server is starting; retry shortly"),
+                                     std::chrono::milliseconds(500), "");
+    }
+    return Json(JobJson(kJobName, JobState::kPending));
+  });
+  auto client = Connect(endpoint.url());
+  auto job = client->CreateJob(JobJson("", JobState::kUnspecified));
+  ASSERT_TRUE(job.ok()) << job.status().message();
+  EXPECT_EQ(endpoint.requests().size(), 6u) << "more tries than max_attempts (5)";
+
+  TestEndpoint never([](const HttpRequest&, int) {
+    return api::RetryLaterResponse(Unavailable("the server is starting; retry shortly"),
+                                   std::chrono::milliseconds(500), "");
+  });
+  auto stuck = Connect(never.url());
+  EXPECT_EQ(stuck->CreateJob(JobJson("", JobState::kUnspecified)).status().code(),
+            Code::kUnavailable);
+  EXPECT_GE(time_.now - std::chrono::steady_clock::time_point{}, std::chrono::milliseconds(5000))
+      << "it gave up only after the request timeout (5 s here)";
+}
+
 TEST_F(SdkClientHttpTest, AGetStillAnswered429GivesUpAfterMaxAttempts) {
   TestEndpoint endpoint([](const HttpRequest&, int) {
     Status busy(Code::kResourceExhausted, "slow down");
