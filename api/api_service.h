@@ -109,7 +109,7 @@ class ApiService {
   // the check for projects its body names.
   StatusOr<Principal> Admit(HttpRequest& request, const RouteMatch& match,
                             TokenService& tokens) const;
-  // The create limiter's key for the project a path names: its number once it is registered.
+  // The create limiter's key for the project a path names: its id (a number is resolved to it).
   static std::string CreateBucketOf(const Resources& resources, const std::string& project);
   // The 429 of a request over `limiter`'s limit for `key`, or nothing when it is within it.
   static std::optional<HttpResponse> OverLimit(RateLimiter& limiter, const std::string& key,

@@ -17,6 +17,7 @@
 #include "api/api_service.h"
 #include "api/http_server.h"
 #include "api/metrics_endpoint.h"
+#include "api/request_guard.h"
 #include "services/admin/admin_metrics.h"
 #include "services/admin/admin_service.h"
 #include "services/auth/token_service.h"
@@ -164,7 +165,8 @@ StatusOr<std::unique_ptr<Runtime>> MakeSlurmRuntime(const ServeOptions& options,
 }  // namespace
 
 bool IsLoopbackHost(const std::string& host) {
-  return host == "localhost" || host == "::1" || host == "[::1]" || host.rfind("127.", 0) == 0;
+  // "127.0.0.1", "localhost", "[::1]" as --listen spells them, and a bare "::1".
+  return api::IsLoopbackName(host) || api::IsLoopbackName(api::HostOfAuthority(host));
 }
 
 // JSON lines on stderr (stdout stays free for command output); the line is built by LogJson.

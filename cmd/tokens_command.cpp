@@ -89,11 +89,6 @@ void AddTokensCommand(CLI::App& app, CommandRun* run) {
       request.role = *ParseRole(flags->role);
       request.fleet_admin = flags->fleet_admin;
       request.description = flags->description;
-      if (request.role == Role::kMetricsViewer && (flags->fleet_admin || !flags->project.empty())) {
-        return PrintUsageError(*create,
-                               "--role metrics-viewer belongs to no project and is not a fleet "
-                               "admin: leave out --project and --fleet-admin");
-      }
       if (!flags->fleet_admin && flags->project.empty() && request.role != Role::kMetricsViewer) {
         return PrintUsageError(*create, "--project is required (or --fleet-admin)");
       }

@@ -22,6 +22,7 @@
 #include <thread>
 #include <vector>
 
+#include "services/hex.h"
 #include "services/log.h"
 #include "storage/pg.h"
 
@@ -232,12 +233,7 @@ Status MakeDir(const std::string& path, mode_t mode) {
 StatusOr<std::string> EmbeddedPostgres::RelocatedClusterDir(const std::string& data_dir) {
   unsigned char digest[SHA256_DIGEST_LENGTH];
   SHA256(reinterpret_cast<const unsigned char*>(data_dir.data()), data_dir.size(), digest);
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string name;
-  for (int i = 0; i < 8; ++i) {
-    name += kHex[digest[i] >> 4];
-    name += kHex[digest[i] & 15];
-  }
+  const std::string name = HexOf(std::string_view(reinterpret_cast<const char*>(digest), 8));
   TY_RETURN_IF_ERROR(MakeDir(kRelocatedClusters, 0755));
   const std::string dir = std::string(kRelocatedClusters) + "/" + name;
   // A note beside it says whose it is, for whoever finds the directory later.

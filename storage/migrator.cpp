@@ -12,6 +12,7 @@
 #include <set>
 #include <sstream>
 
+#include "services/hex.h"
 #include "services/log.h"
 
 namespace trainyard {
@@ -210,14 +211,7 @@ std::string MigrationChecksum(std::string_view sql) {
   unsigned char md[EVP_MAX_MD_SIZE];
   unsigned int len = 0;
   if (EVP_Digest(sql.data(), sql.size(), md, &len, EVP_sha256(), nullptr) != 1) return "";
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(len * 2);
-  for (unsigned int i = 0; i < len; ++i) {
-    out.push_back(kHex[md[i] >> 4]);
-    out.push_back(kHex[md[i] & 0xf]);
-  }
-  return out;
+  return HexOf(std::string_view(reinterpret_cast<const char*>(md), len));
 }
 
 StatusOr<std::vector<Migration>> ParseMigrationFiles(

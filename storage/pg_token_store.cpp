@@ -1,6 +1,7 @@
 #include "storage/pg_token_store.h"
 
 #include "services/auth/api_token.h"
+#include "services/hex.h"
 #include "storage/row_codec.h"
 
 namespace trainyard::storage {
@@ -26,16 +27,6 @@ constexpr const char* kList = "SELECT " TY_TOKEN_COLUMNS TY_TOKEN_FROM " ORDER B
 constexpr const char* kRevoke =
     "UPDATE api_tokens SET revoke_time = coalesce(revoke_time, " TY_TS("$2") ") "
     "WHERE id = $1::bigint";
-
-std::string Hex(std::string_view bytes) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : bytes) {
-    out += kDigits[c >> 4];
-    out += kDigits[c & 15];
-  }
-  return out;
-}
 
 std::string Unhex(std::string_view hex) {
   auto nibble = [](char c) { return c <= '9' ? c - '0' : c - 'a' + 10; };
@@ -69,7 +60,7 @@ StatusOr<std::string> PgTokenStore::HashKey() {
   TY_ASSIGN_OR_RETURN(pg::Result found, conn->Exec(kSelectKey));
   if (found.rows() == 0) {
     TY_ASSIGN_OR_RETURN(std::string candidate, NewTokenHashKey());
-    TY_RETURN_IF_ERROR(conn->Exec(kInsertKey, {Hex(candidate)}).status());
+    TY_RETURN_IF_ERROR(conn->Exec(kInsertKey, {HexOf(candidate)}).status());
     TY_ASSIGN_OR_RETURN(found, conn->Exec(kSelectKey));
   }
   if (found.rows() == 0) return Internal("the token hash key is missing");
@@ -82,7 +73,7 @@ StatusOr<int64_t> PgTokenStore::Insert(const TokenRecord& t) {
       pg::Result r,
       conn->Exec(kInsert,
                  {std::to_string(t.project_number), std::to_string(static_cast<int>(t.role)),
-                  t.fleet_admin ? "true" : "false", t.description, Hex(t.secret_hash),
+                  t.fleet_admin ? "true" : "false", t.description, HexOf(t.secret_hash),
                   MicrosParam(t.create_time), MicrosParam(t.expire_time)}));
   return r.GetInt64(0, 0);
 }

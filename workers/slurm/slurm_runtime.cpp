@@ -8,6 +8,7 @@
 
 #include "api/wire/custom_job_codec.h"
 #include "services/auth/api_token.h"
+#include "services/hex.h"
 #include "services/log.h"
 #include "services/runtime/replica_plan.h"
 #include "workers/files/text_file.h"
@@ -96,13 +97,7 @@ std::string SlurmRuntime::SlurmJobTag(int64_t job_id, int attempt) const {
   if (options_.tag_key.empty()) return "";
   // HMAC-SHA256 of the name under the installation's key; 96 bits are plenty against guessing.
   const std::string mac = HashTokenSecret(options_.tag_key, SlurmJobName(job_id, attempt));
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string tag = "tag=";
-  for (size_t i = 0; i < 12 && i < mac.size(); ++i) {
-    tag += kHex[static_cast<unsigned char>(mac[i]) >> 4];
-    tag += kHex[static_cast<unsigned char>(mac[i]) & 15];
-  }
-  return tag;
+  return "tag=" + HexOf(std::string_view(mac).substr(0, 12));
 }
 
 Status SlurmRuntime::MakePrivateFolders(const fs::path& attempt_dir) const {
@@ -175,13 +170,14 @@ void SlurmRuntime::Follow(int64_t job_id, int attempt, const std::vector<std::st
                           int64_t slurm_id) {
   for (const std::string& task : tasks) {
     fs::path file = AttemptDir(job_id, attempt) / task / kOutputFile;
+    slurm_job_of_output_[file] = slurm_id;
+    if (tailer_.Following(file)) continue;  // every look says so: no folder made for it again
     // Where it was read to is the server's, kept apart from what the cluster's jobs can write.
     fs::path offset = options_.state_dir / "jobs" / std::to_string(job_id) /
                       ("attempt-" + std::to_string(attempt)) / (task + ".offset");
     std::error_code ec;
     fs::create_directories(offset.parent_path(), ec);
     tailer_.Follow(file, offset, job_id, task);
-    slurm_job_of_output_[file] = slurm_id;
   }
 }
 

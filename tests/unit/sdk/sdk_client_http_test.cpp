@@ -91,6 +91,12 @@ class SdkClientHttpTest : public ::testing::Test {
   FakeTiming time_;
 };
 
+// What the server answers before its storage is ready (api/api_service.cpp).
+HttpResponse StillStarting() {
+  return api::RetryLaterResponse(Unavailable("the server is starting; retry shortly"),
+                                 std::chrono::milliseconds(500), "");
+}
+
 TEST_F(SdkClientHttpTest, AGetAnswered503OnceIsRetriedAndSucceeds) {
   TestEndpoint endpoint([](const HttpRequest&, int call) {
     if (call == 1) return api::ErrorResponse(Unavailable("warming up"), "");
@@ -127,8 +133,7 @@ TEST_F(SdkClientHttpTest, ACreateAnswered503IsNotRetried) {
 TEST_F(SdkClientHttpTest, ACreateAnswered503WithRetryInfoIsSentAgain) {
   TestEndpoint endpoint([](const HttpRequest&, int call) {
     if (call == 1) {
-      return api::RetryLaterResponse(Unavailable("the server is starting; retry shortly"),
-                                     std::chrono::milliseconds(500), "");
+      return StillStarting();
     }
     return Json(JobJson(kJobName, JobState::kPending));
   });
@@ -144,8 +149,7 @@ TEST_F(SdkClientHttpTest, ACreateAnswered503WithRetryInfoIsSentAgain) {
 TEST_F(SdkClientHttpTest, AServerThatIsStillStartingIsWaitedForUpToTheRequestTimeout) {
   TestEndpoint endpoint([](const HttpRequest&, int call) {
     if (call <= 5) {
-      return api::RetryLaterResponse(Unavailable("the server is starting; retry shortly"),
-                                     std::chrono::milliseconds(500), "");
+      return StillStarting();
     }
     return Json(JobJson(kJobName, JobState::kPending));
   });
@@ -154,10 +158,7 @@ TEST_F(SdkClientHttpTest, AServerThatIsStillStartingIsWaitedForUpToTheRequestTim
   ASSERT_TRUE(job.ok()) << job.status().message();
   EXPECT_EQ(endpoint.requests().size(), 6u) << "more tries than max_attempts (5)";
 
-  TestEndpoint never([](const HttpRequest&, int) {
-    return api::RetryLaterResponse(Unavailable("the server is starting; retry shortly"),
-                                   std::chrono::milliseconds(500), "");
-  });
+  TestEndpoint never([](const HttpRequest&, int) { return StillStarting(); });
   auto stuck = Connect(never.url());
   EXPECT_EQ(stuck->CreateJob(JobJson("", JobState::kUnspecified)).status().code(),
             Code::kUnavailable);
