@@ -275,8 +275,7 @@ int RunServe(const ServeOptions& options) {
   };
 
   // The fleet's epoch is fixed before anything reads the fleet (the admin view, the scheduler).
-  // Simulated capacity boots and pulls images in simulated time; local processes start at once.
-  storage::PgSchedulerStore scheduler_store(db->conninfo, options.runtime == "sim");
+  storage::PgSchedulerStore scheduler_store(db->conninfo);
   auto epoch = scheduler_store.SyncNodes(*fleet, (*clock)->Now());
   if (!epoch.ok()) return Fail("fleet_sync_failed", epoch.status());
   fleet->SetEpoch(*epoch);
@@ -304,7 +303,10 @@ int RunServe(const ServeOptions& options) {
   // On Slurm, the scheduler admits only onto nodes the cluster can run (read from slurmrestd).
   // Declared before the loop that reads it, so it outlives the loop on every way out.
   std::unique_ptr<slurm::SlurmCapacity> slurm_capacity;
-  SchedulerLoop scheduler(scheduler_store, *fleet, **clock);
+  // Simulated capacity boots and pulls images in simulated time; local processes start at once.
+  SchedulerLoopOptions scheduler_options;
+  scheduler_options.simulated_startup = options.runtime == "sim";
+  SchedulerLoop scheduler(scheduler_store, *fleet, **clock, scheduler_options);
   if (options.runtime == "slurm") {
     auto client = MakeSlurmClient(options);
     if (!client.ok()) return Fail("slurm_runtime_failed", client.status());

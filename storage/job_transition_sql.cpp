@@ -2,7 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "services/admin/node_state.h"
+#include "services/fleet/node_state.h"
 #include "storage/named_sql.h"
 #include "storage/node_sql.h"
 #include "storage/row_codec.h"

@@ -3,7 +3,7 @@
 #include <map>
 
 #include "api/wire/persistent_resource_codec.h"
-#include "services/admin/node_state.h"
+#include "services/fleet/node_state.h"
 #include "storage/job_row.h"
 #include "storage/job_transition_sql.h"
 #include "storage/node_sql.h"

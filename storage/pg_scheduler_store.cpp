@@ -5,8 +5,9 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "services/admin/node_state.h"
+#include "services/fleet/node_state.h"
 #include "services/job_state_machine.h"
+#include "services/scheduler/admission_planner.h"
 #include "storage/job_row.h"
 #include "storage/job_transition_sql.h"
 #include "storage/node_sql.h"
@@ -244,11 +245,9 @@ StatusOr<SchedulerStore::UnitsDownView> PgSchedulerStore::UnitsDown(const Fleet&
 }
 
 Status PgSchedulerStore::LoadFree(pg::Transaction& tx, const Fleet& fleet,
-                                  const std::set<int>& pools, FreeByPool& free) {
+                                  const std::vector<int>& pools, FreeByPool& free) {
   std::vector<std::string> ids;
-  for (int p : pools) {
-    if (!fleet.pools[p].elastic) ids.push_back(fleet.pools[p].id);
-  }
+  for (int p : pools) ids.push_back(fleet.pools[p].id);
   if (ids.empty()) return Status::Ok();
   TY_ASSIGN_OR_RETURN(pg::Result r, tx.Exec(kFreeNodes, {TextArray(ids)}));
   std::map<std::pair<std::string, int64_t>, std::vector<FreeNode>> nodes;
@@ -265,7 +264,6 @@ Status PgSchedulerStore::LoadFree(pg::Transaction& tx, const Fleet& fleet,
     nodes[{std::string(r.Get(i, 0)), r.GetInt64(i, 4)}].push_back(std::move(n));
   }
   for (int p : pools) {
-    if (fleet.pools[p].elastic) continue;
     // Every holder of the pool's free nodes (the keys of one pool are adjacent), the pool itself
     // (0) included even when it has none.
     const std::string& id = fleet.pools[p].id;
@@ -281,187 +279,59 @@ Status PgSchedulerStore::LoadFree(pg::Transaction& tx, const Fleet& fleet,
 
 namespace {
 
-// The nodes an admission takes in one pool, chosen from the free units in memory.
-struct PoolChoice {
-  const CapacityPool* pool = nullptr;
-  int64_t units = 0;
-  std::string machine_type;  // the pool's, or the job's on an elastic or attached-GPU pool
-  FreeUnits::Taken taken;    // an elastic pool's: fresh VMs, cold and uncached
-  std::vector<std::string> elastic_nodes;
-  int attached_gpus = 0;
-};
-
-// Chooses the admission's nodes pool by pool (nullopt: a pool is short, the admission is skipped).
-std::optional<std::vector<PoolChoice>> ChooseNodes(
-    const Fleet& fleet, const AdmissionDecision& a,
-    std::map<std::pair<int, int64_t>, FreeUnits>& free) {
-  std::vector<PoolChoice> choices;
-  for (const PlacedPool& pp : a.placement.pools) {
-    const CapacityPool& pool = fleet.pools[pp.pool];
-    PoolChoice choice{&pool, pp.units, pool.machine_type, {}, {}, pp.attached_gpus};
-    if (pool.attached != AcceleratorType::kUnspecified) choice.machine_type = pp.machine_type;
-    if (pool.elastic) {
-      // VMs made for this job, named after it: "us-central1-a-n1-standard-4-ON_DEMAND-j42-0".
-      choice.machine_type = pp.machine_type;
-      choice.taken.cold = choice.taken.uncached = true;
-      for (int64_t i = 0; i < pp.units; ++i) {
-        choice.elastic_nodes.push_back(pool.zone + "-" + pp.machine_type + "-" +
-                                       std::string(ConsumptionModelName(pool.model)) + "-j" +
-                                       std::to_string(a.job_id) + "-" + std::to_string(i));
-      }
-    } else {
-      auto held = free.find({pp.pool, a.resource_uid});
-      if (held == free.end()) return std::nullopt;
-      choice.taken = held->second.Take(pp.units, a.image_uri);
-      if (choice.taken.ordinals.empty()) return std::nullopt;
-    }
-    choices.push_back(std::move(choice));
-  }
-  return choices;
-}
-
-// What the admission costs an hour: every node of every unit, at its pool's price (an elastic
-// pool's: the list price of the machine type).
-int64_t HourlyPriceMicros(const std::vector<PoolChoice>& choices) {
-  int64_t micros = 0;
-  for (const PoolChoice& c : choices) {
-    double node_hour = c.pool->price_per_node_hour;
-    if (c.pool->elastic) node_hour = ListPricePerNodeHour(c.machine_type, c.pool->model, "", 0);
-    if (c.pool->attached != AcceleratorType::kUnspecified) {
-      node_hour =
-          ListPricePerNodeHour(c.machine_type, c.pool->attached, c.attached_gpus, c.pool->model);
-    }
-    micros += static_cast<int64_t>(node_hour * 1e6) * c.units * c.pool->hosts_per_unit;
-  }
-  return micros;
-}
-
-// How long until the gang can start: the slowest pool boots its cold nodes, then pulls the image
-// where it is not cached.
-Duration StartupTime(const Fleet& fleet, const AdmissionDecision& a,
-                     const std::vector<PoolChoice>& choices) {
-  Duration startup{};
-  for (const PoolChoice& c : choices) {
-    Duration pool =
-        (c.taken.cold ? fleet.BootTime(c.machine_type) : Duration{}) +
-        (c.taken.uncached && !a.image_uri.empty() ? fleet.ImagePullTime(a.image_uri) : Duration{});
-    startup = std::max(startup, pool);
-  }
-  return startup;
-}
-
-JobAdmission AdmissionOf(const AdmissionDecision& a, const std::vector<PoolChoice>& choices) {
-  JobAdmission admission;
-  admission.zone = a.placement.zone;
-  admission.hourly_price_micros = HourlyPriceMicros(choices);
-  for (const PoolChoice& c : choices) {
-    PlacedPoolStatus pool;
-    pool.pool_id = c.pool->id;
-    pool.machine_type = c.machine_type;
-    pool.consumption_model = std::string(ConsumptionModelName(c.pool->model));
-    pool.reservation = c.pool->reservation;
-    pool.units = c.units;
-    for (int64_t ordinal : c.taken.ordinals) pool.nodes.push_back(NodeName(c.pool->id, ordinal));
-    pool.nodes.insert(pool.nodes.end(), c.elastic_nodes.begin(), c.elastic_nodes.end());
-    admission.pools.push_back(std::move(pool));
-  }
-  return admission;
-}
-
 // One admission's writes: the node claims (one per pool, each a compare-and-set on the chosen
-// ordinals) and the job's transition to PENDING.
-struct PlannedAdmission {
-  const AdmissionDecision* decision = nullptr;
+// ordinals) and the job's transition, or the resource's placement.
+struct PlannedWrites {
+  int64_t job_id = 0;        // an admission's job…
+  int64_t resource_uid = 0;  // …or a hold's resource
   std::vector<pg::Statement> claims;
   std::vector<int> claim_rows;  // nodes each claim must return
   pg::Statement admit;
 };
 
-// The writes of a job's admission: its node claims and its transition to PENDING.
-std::optional<PlannedAdmission> JobWrites(const AdmissionDecision& a, Timestamp now,
-                                          const std::vector<PoolChoice>& choices,
-                                          JobAdmission admission) {
-  auto transition = JobStateMachine::Admit(JobSnapshot{a.job_id, a.version, JobState::kQueued}, now,
-                                           std::move(admission), a.message);
-  if (!transition.ok()) return std::nullopt;
-  PlannedAdmission plan;
-  plan.decision = &a;
-  for (const PoolChoice& c : choices) {
-    if (c.pool->elastic) continue;  // nothing to claim
-    plan.claims.push_back(
+PlannedWrites WritesOf(const JobAdmissionPlan& plan, Timestamp now) {
+  PlannedWrites w;
+  w.job_id = plan.job_id;
+  for (const NodeClaim& c : plan.claims) {
+    w.claims.push_back(
         pg::Statement{kClaimNodes,
-                      {std::to_string(a.job_id), c.pool->id, NumberArray(c.taken.ordinals),
-                       MicrosParam(now), std::to_string(a.resource_uid)}});
-    plan.claim_rows.push_back(static_cast<int>(c.taken.ordinals.size()));
+                      {std::to_string(plan.job_id), c.pool_id, NumberArray(c.ordinals),
+                       MicrosParam(now), std::to_string(plan.resource_uid)}});
+    w.claim_rows.push_back(static_cast<int>(c.ordinals.size()));
   }
-  plan.admit = TransitionStatement(StateUpdate{a.job_id, a.version, std::move(*transition), {}});
-  return plan;
+  w.admit = TransitionStatement(StateUpdate{plan.job_id, plan.version, plan.transition, {}});
+  return w;
 }
 
-// The writes of a persistent resource's hold (job_id is -uid): its nodes taken for it, and its
-// placement with the time they finish booting.
-PlannedAdmission HoldWrites(const AdmissionDecision& a, Timestamp now,
-                            const std::vector<PoolChoice>& choices, const JobAdmission& admission) {
-  const std::string uid = std::to_string(-a.job_id);
-  PlannedAdmission plan;
-  plan.decision = &a;
-  for (const PoolChoice& c : choices) {
-    plan.claims.push_back(pg::Statement{
-        kHoldNodes, {uid, c.pool->id, NumberArray(c.taken.ordinals), MicrosParam(now)}});
-    plan.claim_rows.push_back(static_cast<int>(c.taken.ordinals.size()));
+PlannedWrites WritesOf(const HoldPlan& plan, Timestamp now) {
+  const std::string uid = std::to_string(plan.resource_uid);
+  PlannedWrites w;
+  w.resource_uid = plan.resource_uid;
+  for (const NodeClaim& c : plan.claims) {
+    w.claims.push_back(
+        pg::Statement{kHoldNodes, {uid, c.pool_id, NumberArray(c.ordinals), MicrosParam(now)}});
+    w.claim_rows.push_back(static_cast<int>(c.ordinals.size()));
   }
-  plan.admit = pg::Statement{
-      kPlaceResource,
-      {uid, std::to_string(a.version), EncodePlacement(admission),
-       MicrosParam(now + std::chrono::duration_cast<std::chrono::microseconds>(admission.startup)),
-       MicrosParam(now), std::to_string(admission.hourly_price_micros)}};
-  return plan;
-}
-
-// Chooses the admission's nodes, then prices and times it, then writes it.
-std::optional<PlannedAdmission> Plan(const Fleet& fleet, const AdmissionDecision& a, Timestamp now,
-                                     std::map<std::pair<int, int64_t>, FreeUnits>& free,
-                                     bool simulated_startup) {
-  std::optional<std::vector<PoolChoice>> choices = ChooseNodes(fleet, a, free);
-  if (!choices) return std::nullopt;
-  JobAdmission admission = AdmissionOf(a, *choices);
-  if (a.resource_uid > 0) admission.hourly_price_micros = 0;  // the resource bills its nodes
-  if (simulated_startup) admission.startup = StartupTime(fleet, a, *choices);
-  if (a.job_id < 0) return HoldWrites(a, now, *choices, admission);
-  return JobWrites(a, now, *choices, std::move(admission));
+  w.admit = pg::Statement{kPlaceResource,
+                          {uid, std::to_string(plan.version), EncodePlacement(plan.placement),
+                           MicrosParam(plan.ready_at), MicrosParam(now),
+                           std::to_string(plan.placement.hourly_price_micros)}};
+  return w;
 }
 
 }  // namespace
 
-namespace {
-std::string PreemptedText(PreemptionCause cause, int64_t preemptor) {
-  const std::string by = "job " + std::to_string(preemptor);
-  switch (cause) {
-    case PreemptionCause::kReclaim:
-      return "borrowed capacity reclaimed by " + by +
-             ", whose project is within its cohort share; back in the queue";
-    case PreemptionCause::kFairSharing:
-      return "preempted by " + by +
-             ": this job's project holds more than its fair share of the cohort; back in the queue";
-    case PreemptionCause::kHigherPriority:
-      break;
-  }
-  return "preempted by higher-priority " + by + "; back in the queue";
-}
-}  // namespace
-
-StatusOr<bool> PgSchedulerStore::RequeueVictim(pg::Transaction& tx, int64_t victim,
-                                               int64_t preemptor, PreemptionCause cause,
+StatusOr<bool> PgSchedulerStore::RequeueVictim(pg::Transaction& tx, const AdmissionPlanner& planner,
+                                               const AdmissionDecision& a, int64_t victim,
                                                Timestamp now) {
   TY_ASSIGN_OR_RETURN(pg::Result r, tx.Exec(kLockVictim, {std::to_string(victim)}));
   if (r.rows() == 0) return false;
   JobSnapshot snapshot{victim, r.GetInt64(0, 0), static_cast<JobState>(r.GetInt64(0, 1)),
                        r.GetBool(0, 2)};
-  auto transition = JobStateMachine::Requeue(snapshot, now, PreemptedText(cause, preemptor),
-                                             /*spot_restart=*/false);
+  std::optional<JobTransition> transition = planner.PlanVictim(a, snapshot, now);
   // A victim that moved on meanwhile (cancelled, finished) is no victim: the admission waits.
-  if (!transition.ok()) return false;
-  StateUpdate update{victim, snapshot.version, std::move(transition).value(), {}};
+  if (!transition) return false;
+  StateUpdate update{victim, snapshot.version, std::move(*transition), {}};
   pg::Statement requeue = TransitionStatement(update);
   TY_ASSIGN_OR_RETURN(pg::Result applied, tx.Exec(requeue.sql, requeue.params));
   if (applied.affected() != 1) return false;
@@ -470,7 +340,7 @@ StatusOr<bool> PgSchedulerStore::RequeueVictim(pg::Transaction& tx, int64_t vict
   return true;
 }
 
-Status PgSchedulerStore::AdmitPreempting(pg::Transaction& tx, const Fleet& fleet,
+Status PgSchedulerStore::AdmitPreempting(pg::Transaction& tx, const AdmissionPlanner& planner,
                                          const AdmissionDecision& a, Timestamp now,
                                          FreeByPool& free, CommitOutcome& outcome) {
   TY_RETURN_IF_ERROR(tx.Exec("SAVEPOINT admission").status());
@@ -480,130 +350,131 @@ Status PgSchedulerStore::AdmitPreempting(pg::Transaction& tx, const Fleet& fleet
     return tx.Exec("ROLLBACK TO SAVEPOINT admission").status();
   };
   for (int64_t victim : a.victims) {
-    TY_ASSIGN_OR_RETURN(bool requeued, RequeueVictim(tx, victim, a.job_id, a.CauseOf(victim), now));
+    TY_ASSIGN_OR_RETURN(bool requeued, RequeueVictim(tx, planner, a, victim, now));
     if (!requeued) return skip();
     ++preempted;
   }
   // The victims' nodes are free now: see them.
-  std::set<int> pools;
-  for (const PlacedPool& pp : a.placement.pools) pools.insert(pp.pool);
-  TY_RETURN_IF_ERROR(LoadFree(tx, fleet, pools, free));
-  std::optional<PlannedAdmission> plan = Plan(fleet, a, now, free, simulated_startup_);
+  TY_RETURN_IF_ERROR(LoadFree(tx, planner.fleet(), planner.PoolsToRead(a), free));
+  std::optional<JobAdmissionPlan> plan = planner.PlanJob(a, now, free);
   if (!plan) return skip();
-  for (size_t i = 0; i < plan->claims.size(); ++i) {
-    TY_ASSIGN_OR_RETURN(pg::Result claimed, tx.Exec(plan->claims[i].sql, plan->claims[i].params));
-    if (claimed.affected() != plan->claim_rows[i]) return skip();
+  PlannedWrites writes = WritesOf(*plan, now);
+  for (size_t i = 0; i < writes.claims.size(); ++i) {
+    TY_ASSIGN_OR_RETURN(pg::Result claimed, tx.Exec(writes.claims[i].sql, writes.claims[i].params));
+    if (claimed.affected() != writes.claim_rows[i]) return skip();
   }
-  TY_ASSIGN_OR_RETURN(pg::Result job, tx.Exec(plan->admit.sql, plan->admit.params));
+  TY_ASSIGN_OR_RETURN(pg::Result job, tx.Exec(writes.admit.sql, writes.admit.params));
   if (job.affected() != 1) return skip();
   ++outcome.admitted;
   outcome.preempted += preempted;
   return tx.Exec("RELEASE SAVEPOINT admission").status();
 }
 
-Status PgSchedulerStore::AdmitAll(pg::Transaction& tx, const Fleet& fleet,
-                                  const std::vector<const AdmissionDecision*>& admissions,
-                                  Timestamp now, FreeByPool& free, CommitOutcome& outcome) {
-  std::vector<PlannedAdmission> plans;
+Status PgSchedulerStore::AdmitAll(pg::Transaction& tx, const AdmissionPlanner& planner,
+                                  const CycleResult& cycle, Timestamp now, FreeByPool& free,
+                                  CommitOutcome& outcome) {
+  std::vector<PlannedWrites> plans;
   std::vector<pg::Statement> claims;
-  for (const AdmissionDecision* a : admissions) {
-    std::optional<PlannedAdmission> plan = Plan(fleet, *a, now, free, simulated_startup_);
-    if (!plan) {
+  auto add = [&](PlannedWrites writes) {
+    claims.insert(claims.end(), writes.claims.begin(), writes.claims.end());
+    plans.push_back(std::move(writes));
+  };
+  for (const HoldDecision& h : cycle.holds) {
+    if (std::optional<HoldPlan> plan = planner.PlanHold(h, now, free)) {
+      add(WritesOf(*plan, now));
+    } else {
       ++outcome.skipped;
-      continue;
     }
-    claims.insert(claims.end(), plan->claims.begin(), plan->claims.end());
-    plans.push_back(std::move(*plan));
+  }
+  for (const AdmissionDecision& a : cycle.admissions) {
+    if (!a.victims.empty()) continue;  // admitted already, one at a time
+    if (std::optional<JobAdmissionPlan> plan = planner.PlanJob(a, now, free)) {
+      add(WritesOf(*plan, now));
+    } else {
+      ++outcome.skipped;
+    }
   }
   if (plans.empty()) return Status::Ok();
   // Round trip 1: every claim. A short one (a node failed meanwhile) skips its admission.
   TY_ASSIGN_OR_RETURN(std::vector<pg::Result> claimed, tx.connection().ExecBatch(claims));
-  std::vector<const PlannedAdmission*> whole;
-  std::vector<int64_t> undo;  // jobs whose claimed nodes go back
+  std::vector<const PlannedWrites*> whole, undo;
   size_t next = 0;
-  for (const PlannedAdmission& plan : plans) {
+  for (const PlannedWrites& plan : plans) {
     bool complete = true;
     for (int rows : plan.claim_rows) complete = complete && claimed[next++].affected() == rows;
-    if (complete) {
-      whole.push_back(&plan);
-    } else {
-      undo.push_back(plan.decision->job_id);
-    }
+    (complete ? whole : undo).push_back(&plan);
   }
-  // Round trip 2: every admission, a compare-and-set on the job's version (a job cancelled
-  // meanwhile is not admitted, and its nodes go back).
+  // Round trip 2: every admission, a compare-and-set on the job's (or resource's) version (a job
+  // cancelled meanwhile is not admitted, and its nodes go back).
   std::vector<pg::Statement> admits;
-  for (const PlannedAdmission* plan : whole) admits.push_back(plan->admit);
+  for (const PlannedWrites* plan : whole) admits.push_back(plan->admit);
   TY_ASSIGN_OR_RETURN(std::vector<pg::Result> admitted, tx.connection().ExecBatch(admits));
   for (size_t i = 0; i < whole.size(); ++i) {
     if (admitted[i].affected() == 1) {
       ++outcome.admitted;
     } else {
-      undo.push_back(whole[i]->decision->job_id);
+      undo.push_back(whole[i]);
     }
   }
   if (undo.empty()) return Status::Ok();
   outcome.skipped += static_cast<int>(undo.size());
   std::vector<pg::Statement> unclaims;
-  for (int64_t job : undo) {
-    if (job < 0) {
-      unclaims.push_back(pg::Statement{kUnholdNodes, {std::to_string(-job), MicrosParam(now)}});
+  for (const PlannedWrites* plan : undo) {
+    if (plan->resource_uid > 0) {
+      unclaims.push_back(
+          pg::Statement{kUnholdNodes, {std::to_string(plan->resource_uid), MicrosParam(now)}});
     } else {
-      unclaims.push_back(pg::Statement{kUnclaimNodes, {std::to_string(job), MicrosParam(now)}});
+      unclaims.push_back(
+          pg::Statement{kUnclaimNodes, {std::to_string(plan->job_id), MicrosParam(now)}});
     }
   }
   return tx.connection().ExecBatch(unclaims).status();
 }
 
-StatusOr<CommitOutcome> PgSchedulerStore::Commit(const Fleet& fleet, const CycleResult& cycle,
-                                                 Timestamp now) {
+StatusOr<CommitOutcome> PgSchedulerStore::Commit(const AdmissionPlanner& planner,
+                                                 const CycleResult& cycle, Timestamp now) {
   TY_ASSIGN_OR_RETURN(pg::Connection * conn, Connection());
   if (!leading_) return Aborted("not the scheduler leader");
   CommitOutcome outcome;
   TY_ASSIGN_OR_RETURN(pg::Transaction tx, pg::Transaction::Begin(*conn));
   FreeByPool free;
-  std::set<int> pools;
+  TY_RETURN_IF_ERROR(LoadFree(tx, planner.fleet(), planner.PoolsToRead(cycle), free));
+  // Preemptions first, one at a time (at most 64 a cycle), since they free nodes; then the holds
+  // and every other admission in two round trips.
   for (const AdmissionDecision& a : cycle.admissions) {
-    for (const PlacedPool& pp : a.placement.pools) pools.insert(pp.pool);
+    if (!a.victims.empty()) TY_RETURN_IF_ERROR(AdmitPreempting(tx, planner, a, now, free, outcome));
   }
-  if (!pools.empty()) TY_RETURN_IF_ERROR(LoadFree(tx, fleet, pools, free));
-  // Preemptions first, one at a time (at most 64 a cycle), since they free nodes; then every other
-  // admission in two round trips.
-  std::vector<const AdmissionDecision*> plain;
-  for (const AdmissionDecision& a : cycle.admissions) {
-    if (a.victims.empty()) {
-      plain.push_back(&a);
-    } else {
-      TY_RETURN_IF_ERROR(AdmitPreempting(tx, fleet, a, now, free, outcome));
-    }
+  TY_RETURN_IF_ERROR(AdmitAll(tx, planner, cycle, now, free, outcome));
+  for (const HoldFailure& f : cycle.hold_failures) {
+    pg::Params params = {std::to_string(f.resource_uid), f.message, MicrosParam(now),
+                         std::to_string(f.version)};
+    TY_RETURN_IF_ERROR(tx.Exec(kFailResourceOperation, params).status());
+    TY_ASSIGN_OR_RETURN(pg::Result r, tx.Exec(kFailResource, params));
+    outcome.failed += static_cast<int>(r.affected());
   }
-  TY_RETURN_IF_ERROR(AdmitAll(tx, fleet, plain, now, free, outcome));
   for (const FailureDecision& f : cycle.failures) {
-    if (f.job_id < 0) {
-      pg::Params params = {std::to_string(-f.job_id), f.message, MicrosParam(now),
-                           std::to_string(f.version)};
-      TY_RETURN_IF_ERROR(tx.Exec(kFailResourceOperation, params).status());
-      TY_ASSIGN_OR_RETURN(pg::Result r, tx.Exec(kFailResource, params));
-      outcome.failed += static_cast<int>(r.affected());
-      continue;
-    }
-    auto transition = JobStateMachine::FailInQueue(
-        JobSnapshot{f.job_id, f.version, JobState::kQueued}, now, f.message);
-    if (!transition.ok()) return transition.status();
-    pg::Statement fail = TransitionStatement(StateUpdate{f.job_id, f.version, *transition, {}});
+    TY_ASSIGN_OR_RETURN(JobTransition transition, planner.PlanFailure(f, now));
+    pg::Statement fail =
+        TransitionStatement(StateUpdate{f.job_id, f.version, std::move(transition), {}});
     TY_ASSIGN_OR_RETURN(pg::Result r, tx.Exec(fail.sql, fail.params));
     outcome.failed += static_cast<int>(r.affected());
   }
+  if (!cycle.hold_verdicts.empty()) {
+    std::vector<int64_t> uids;
+    std::vector<std::string> codes, messages;
+    for (const HoldVerdict& v : cycle.hold_verdicts) {
+      uids.push_back(v.resource_uid);
+      codes.emplace_back(ReasonCodeName(v.verdict.code));
+      messages.push_back(v.verdict.message);
+    }
+    TY_RETURN_IF_ERROR(
+        tx.Exec(kResourceVerdicts, {NumberArray(uids), TextArray(codes), TextArray(messages)})
+            .status());
+  }
   if (!cycle.verdicts.empty()) {
-    std::vector<int64_t> ids, positions, event_ids, resource_uids;
-    std::vector<std::string> codes, messages, event_reasons, resource_codes, resource_messages;
+    std::vector<int64_t> ids, positions, event_ids;
+    std::vector<std::string> codes, messages, event_reasons;
     for (const VerdictUpdate& v : cycle.verdicts) {
-      if (v.job_id < 0) {
-        resource_uids.push_back(-v.job_id);
-        resource_codes.emplace_back(ReasonCodeName(v.verdict.code));
-        resource_messages.push_back(v.verdict.message);
-        continue;
-      }
       ids.push_back(v.job_id);
       codes.emplace_back(ReasonCodeName(v.verdict.code));
       messages.push_back(v.verdict.message);
@@ -618,12 +489,6 @@ StatusOr<CommitOutcome> PgSchedulerStore::Commit(const Fleet& fleet, const Cycle
                         tx.Exec(kVerdicts, {NumberArray(ids), TextArray(codes), TextArray(messages),
                                             NumberArray(positions), QueuedNumber()}));
     outcome.verdicts = static_cast<int>(r.affected());
-    if (!resource_uids.empty()) {
-      TY_RETURN_IF_ERROR(
-          tx.Exec(kResourceVerdicts, {NumberArray(resource_uids), TextArray(resource_codes),
-                                      TextArray(resource_messages)})
-              .status());
-    }
     if (!event_ids.empty()) {
       TY_RETURN_IF_ERROR(tx.Exec(kVerdictEvents, {NumberArray(event_ids), TextArray(event_reasons),
                                                   MicrosParam(now), QueuedNumber()})

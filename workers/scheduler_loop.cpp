@@ -1,6 +1,7 @@
 #include "workers/scheduler_loop.h"
 
 #include "services/log.h"
+#include "services/scheduler/workload_key.h"
 
 namespace trainyard {
 
@@ -10,7 +11,8 @@ SchedulerLoop::SchedulerLoop(SchedulerStore& store, const Fleet& fleet, const Cl
       fleet_(fleet),
       clock_(clock),
       options_(options),
-      core_(fleet, options.config) {}
+      core_(fleet, options.config),
+      planner_(fleet, options.simulated_startup) {}
 
 void SchedulerLoop::Apply(const JobRecord& record) {
   const CustomJob& job = record.job;
@@ -53,7 +55,7 @@ void SchedulerLoop::ApplyResource(const ResourceRecord& record) {
       MakeResourceHolder(record.uid, record.version, record.project_id, record.location, r);
   const bool placed = r.trainyard && !r.trainyard->zone.empty();
   if (!holder.ok() || (!placed && r.state != ResourceState::kProvisioning)) {
-    core_.Remove(-record.uid);  // ERROR before it was placed: it holds nothing
+    core_.Remove(HoldKey(record.uid));  // ERROR before it was placed: it holds nothing
     core_.RemoveResourceCapacity(key);
     return;
   }
@@ -125,7 +127,7 @@ Status SchedulerLoop::IngestResources(Timestamp now) {
     if (known != gone.end()) gone.erase(known);
   }
   for (const auto& [uid, known] : gone) {  // deleted: its nodes are back in their pools
-    core_.Remove(-uid);
+    core_.Remove(HoldKey(uid));
     core_.RemoveResourceCapacity(known.key);
   }
   return Status::Ok();
@@ -209,12 +211,12 @@ StatusOr<LoopStats> SchedulerLoop::RunOnce() {
   const auto decided = Clock::now();
   stats.evaluations = cycle.evaluations;
   auto seconds = [](Clock::duration d) { return std::chrono::duration<double>(d).count(); };
-  if (cycle.admissions.empty() && cycle.failures.empty() && cycle.verdicts.empty()) {
+  if (cycle.empty()) {
     metrics_.Cycle(seconds(ingested - started), seconds(decided - ingested), std::nullopt, cycle,
                    {}, core_.pending_count(), core_.running_count());
     return stats;
   }
-  auto committed = store_.Commit(fleet_, cycle, now);
+  auto committed = store_.Commit(planner_, cycle, now);
   if (!committed.ok()) {
     synced_ = false;  // the core moved as if committed: reload it
     return committed.status();

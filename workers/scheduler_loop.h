@@ -24,6 +24,9 @@ struct SchedulerLoopOptions {
   std::chrono::milliseconds tick{200};
   int change_batch = 10000;
   SchedulerConfig config;
+  // Admitted work waits out the fleet's simulated boot and image pull (services/scheduler/
+  // admission_planner.h).
+  bool simulated_startup = true;
 };
 
 struct LoopStats {
@@ -67,6 +70,7 @@ class SchedulerLoop {
   const Clock& clock_;
   SchedulerLoopOptions options_;
   Scheduler core_;
+  AdmissionPlanner planner_;
   FailureSimulator* failures_ = nullptr;
   ResourceReconciler* resources_ = nullptr;
   const ExternalCapacity* external_ = nullptr;

@@ -4,7 +4,7 @@
 #include <string>
 #include <tuple>
 
-#include "services/admin/node_state.h"
+#include "services/fleet/node_state.h"
 #include "services/job_state_names.h"
 
 namespace trainyard {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "services/admin/node_state.h"
+#include "services/fleet/node_state.h"
 #include "services/model/custom_job.h"
 #include "services/status.h"
 

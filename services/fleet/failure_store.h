@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "services/admin/node_state.h"
 #include "services/fleet/fault_injection.h"
 #include "services/fleet/fleet.h"
+#include "services/fleet/node_state.h"
 #include "services/job_repository.h"
 
 namespace trainyard {

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <charconv>
 
-#include "services/admin/node_state.h"
 #include "services/catalog.h"
+#include "services/fleet/node_state.h"
 
 namespace trainyard {
 namespace {

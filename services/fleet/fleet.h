@@ -160,7 +160,7 @@ struct NodeRef {
   std::string pool_id;
   int64_t ordinal = 0;
 };
-// The node of `fleet` named `name` (services/admin/node_state.h NodeName); nullopt when no pool
+// The node of `fleet` named `name` (services/fleet/node_state.h NodeName); nullopt when no pool
 // has it.
 std::optional<NodeRef> FindNode(const Fleet& fleet, std::string_view name);
 

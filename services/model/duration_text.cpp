@@ -37,4 +37,13 @@ std::optional<Duration> ParseDurationText(std::string_view text, bool allow_nega
   return negative ? -value : value;
 }
 
+std::string ShortDuration(Duration d) {
+  auto s = std::chrono::duration_cast<std::chrono::seconds>(d).count();
+  if (s < 60) return std::to_string(s) + "s";
+  auto h = s / 3600;
+  auto m = (s % 3600) / 60;
+  if (h == 0) return std::to_string(m) + "m";
+  return std::to_string(h) + "h" + (m > 0 ? std::to_string(m) + "m" : "");
+}
+
 }  // namespace trainyard

@@ -3,6 +3,7 @@
 // simulator's knobs, the scheduler's labels and the fleet file, so "1.5s" means one thing
 // everywhere.
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "services/model/time.h"
@@ -14,5 +15,8 @@ namespace trainyard {
 // be negative; run times and timeouts may not). nullopt when malformed or beyond what Duration
 // holds (about ±292 years).
 std::optional<Duration> ParseDurationText(std::string_view text, bool allow_negative = false);
+
+// What people read in a message: "24h", "3h20m", "45m", "30s".
+std::string ShortDuration(Duration d);
 
 }  // namespace trainyard

@@ -1,6 +1,6 @@
 #include "services/persistent_resources/reboot_policy.h"
 
-#include "services/scheduler/verdict_text.h"
+#include "services/model/duration_text.h"
 
 namespace trainyard {
 

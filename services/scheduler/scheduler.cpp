@@ -6,6 +6,7 @@
 
 #include "services/catalog.h"
 #include "services/scheduler/verdict_text.h"
+#include "services/scheduler/workload_key.h"
 
 namespace trainyard {
 namespace {
@@ -71,6 +72,21 @@ PreemptionCause AdmissionDecision::CauseOf(int64_t victim) const {
     return PreemptionCause::kFairSharing;
   }
   return PreemptionCause::kHigherPriority;
+}
+
+std::string AdmissionDecision::VictimMessage(int64_t victim) const {
+  const std::string by = "job " + std::to_string(job_id);
+  switch (CauseOf(victim)) {
+    case PreemptionCause::kReclaim:
+      return "borrowed capacity reclaimed by " + by +
+             ", whose project is within its cohort share; back in the queue";
+    case PreemptionCause::kFairSharing:
+      return "preempted by " + by +
+             ": this job's project holds more than its fair share of the cohort; back in the queue";
+    case PreemptionCause::kHigherPriority:
+      break;
+  }
+  return "preempted by higher-priority " + by + "; back in the queue";
 }
 
 // What one cycle remembers: verdicts per shape, holds for starving jobs, victims already claimed.
@@ -935,7 +951,7 @@ std::optional<Scheduler::PreemptionPlan> Scheduler::PlanPreemption(
   std::unordered_map<std::string, std::vector<const RunningJob*>> by_zone;
   auto consider = [&](const RunningJob& r) {
     // A persistent resource's hold, and the jobs on its nodes, are never victims.
-    if (cycle.claimed.count(r.id) > 0 || r.id < 0 || !r.on_resource.empty()) return;
+    if (cycle.claimed.count(r.id) > 0 || IsHoldKey(r.id) || !r.on_resource.empty()) return;
     bool dws = false;
     for (const PlacedPool& pp : r.placement.pools) {
       dws = dws || fleet_.pools[pp.pool].model == CM::kFlexStart;
@@ -1094,18 +1110,23 @@ void Scheduler::Admit(PendingEntry& entry, const Placement& placement, std::vect
       if (int64_t* s = h.SlackOf(pp.pool)) *s -= pp.units;
     }
   }
-  AdmissionDecision decision;
-  decision.job_id = job.id;
-  decision.version = job.version;
-  decision.placement = placement;
-  decision.image_uri = job.image_uri;
-  decision.message = AdmittedMessage(fleet_, placement);
-  if (auto held = job.on_resource.empty() ? resources_.end() : resources_.find(job.on_resource);
-      held != resources_.end()) {
-    decision.resource_uid = held->second.uid;
+  if (IsHoldKey(job.id)) {
+    result.holds.push_back(
+        HoldDecision{ResourceUidOfHoldKey(job.id), job.version, placement, job.image_uri});
+  } else {
+    AdmissionDecision decision;
+    decision.job_id = job.id;
+    decision.version = job.version;
+    decision.placement = placement;
+    decision.image_uri = job.image_uri;
+    decision.message = AdmittedMessage(fleet_, placement);
+    if (auto held = job.on_resource.empty() ? resources_.end() : resources_.find(job.on_resource);
+        held != resources_.end()) {
+      decision.resource_uid = held->second.uid;
+    }
+    decision.victims = std::move(victims);
+    result.admissions.push_back(std::move(decision));
   }
-  decision.victims = std::move(victims);
-  result.admissions.push_back(std::move(decision));
   entry.admitted = true;
   // The entry was the last evaluated; it goes now.
   if (!cycle.evaluated.empty() && cycle.evaluated.back() == &entry)
@@ -1159,8 +1180,8 @@ void Scheduler::Evaluate(PendingEntry& entry, Cycle& cycle, CycleResult& result)
     Admit(entry, fit.placement, {}, cycle, result);
     return;
   }
-  // A persistent resource (id < 0) takes only free capacity: creating one never stops a job.
-  if (fit.code != ReasonCode::kNeverFits && !flex && job.id > 0 && cycle.victims_left > 0) {
+  // A persistent resource's hold takes only free capacity: creating one never stops a job.
+  if (fit.code != ReasonCode::kNeverFits && !flex && !IsHoldKey(job.id) && cycle.victims_left > 0) {
     if (std::optional<PreemptionPlan> plan = PlanPreemption(job, entry.queue, cycle, models)) {
       Admit(entry, plan->placement, std::move(plan->victims), cycle, result);
       result.admissions.back().reclaimed = std::move(plan->reclaimed);
@@ -1256,7 +1277,11 @@ void Scheduler::Report(PendingEntry& entry, int64_t position, CycleResult& resul
   }
   const bool code_changed = !entry.reported || entry.reported->code != v.code;
   entry.reported = v;
-  result.verdicts.push_back({entry.job.id, entry.job.version, v, code_changed});
+  if (IsHoldKey(entry.job.id)) {
+    result.hold_verdicts.push_back({ResourceUidOfHoldKey(entry.job.id), v});
+  } else {
+    result.verdicts.push_back({entry.job.id, entry.job.version, v, code_changed});
+  }
 }
 
 // Positions count every waiting job of the queue, parked or not, in rank order. They change only
@@ -1292,6 +1317,15 @@ void Scheduler::ReportPositions(Cycle& cycle, CycleResult& result) {
   }
 }
 
+void Scheduler::Fail(const PendingEntry& entry, std::string message, CycleResult& result) {
+  if (IsHoldKey(entry.job.id)) {
+    result.hold_failures.push_back(
+        {ResourceUidOfHoldKey(entry.job.id), entry.job.version, std::move(message)});
+  } else {
+    result.failures.push_back({entry.job.id, entry.job.version, std::move(message)});
+  }
+}
+
 CycleResult Scheduler::RunCycle(Timestamp now) {
   CycleResult result;
   Cycle cycle;
@@ -1318,7 +1352,7 @@ CycleResult Scheduler::RunCycle(Timestamp now) {
   while (!dws_deadlines_.empty() && dws_deadlines_.begin()->first <= now) {
     int64_t id = dws_deadlines_.begin()->second;
     const PendingEntry& entry = *pending_.at(id);
-    result.failures.push_back({id, entry.job.version, DwsTimeoutMessage(entry.job)});
+    Fail(entry, DwsTimeoutMessage(entry.job), result);
     Remove(id);
   }
   // So do jobs that can never fit this fleet once it has not changed for the fleet's
@@ -1326,9 +1360,7 @@ CycleResult Scheduler::RunCycle(Timestamp now) {
   while (!never_fits_deadlines_.empty() && never_fits_deadlines_.begin()->first <= now) {
     int64_t id = never_fits_deadlines_.begin()->second;
     const PendingEntry& entry = *pending_.at(id);
-    result.failures.push_back(
-        {id, entry.job.version,
-         NeverFitsTimeoutMessage(entry.verdict.message, fleet_.never_fits_timeout)});
+    Fail(entry, NeverFitsTimeoutMessage(entry.verdict.message, fleet_.never_fits_timeout), result);
     Remove(id);
   }
 

@@ -52,15 +52,31 @@ struct AdmissionDecision {
   std::vector<int64_t> reclaimed;
   std::vector<int64_t> fair_shared;
   PreemptionCause CauseOf(int64_t victim) const;
+  // What the victim's event and status say: who took its capacity and why.
+  std::string VictimMessage(int64_t victim) const;
   std::string image_uri;
   std::string message;  // for the job event
-  // A job on a persistent resource's nodes: the resource's uid (0: none). A decision whose
-  // job_id is negative places the hold of resource -job_id itself.
+  // A job on a persistent resource's nodes: the resource's uid (0: none).
   int64_t resource_uid = 0;
+};
+
+// A persistent resource's hold placed: the nodes it keeps for its jobs from now on.
+struct HoldDecision {
+  int64_t resource_uid = 0;
+  int64_t version = 0;
+  Placement placement;
+  std::string image_uri;
 };
 
 struct FailureDecision {
   int64_t job_id = 0;
+  int64_t version = 0;
+  std::string message;
+};
+
+// A persistent resource that can never be placed: ERROR, and its operation ends with the error.
+struct HoldFailure {
+  int64_t resource_uid = 0;
   int64_t version = 0;
   std::string message;
 };
@@ -72,12 +88,27 @@ struct VerdictUpdate {
   bool code_changed = false;  // worth a job event, not just a new position
 };
 
+// Why a persistent resource is not placed yet.
+struct HoldVerdict {
+  int64_t resource_uid = 0;
+  Verdict verdict;
+};
+
+// What a cycle decided. Jobs and persistent resources' holds are both workloads to the core (they
+// wait for capacity and take it); each decision here says which it is about.
 struct CycleResult {
   std::vector<AdmissionDecision> admissions;
+  std::vector<HoldDecision> holds;
   std::vector<FailureDecision> failures;
+  std::vector<HoldFailure> hold_failures;
   std::vector<VerdictUpdate> verdicts;  // only the ones whose text or position changed
+  std::vector<HoldVerdict> hold_verdicts;
   int evaluations = 0;
   int reused = 0;
+  bool empty() const {
+    return admissions.empty() && holds.empty() && failures.empty() && hold_failures.empty() &&
+           verdicts.empty() && hold_verdicts.empty();
+  }
 };
 
 class Scheduler {
@@ -260,6 +291,8 @@ class Scheduler {
   void Admit(PendingEntry& entry, const Placement& placement, std::vector<int64_t> victims,
              Cycle& cycle, CycleResult& result);
   void ReportPositions(Cycle& cycle, CycleResult& result);
+  // A waiting job (or hold) that fails without ever running: a DWS wait that ran out, a never-fit.
+  void Fail(const PendingEntry& entry, std::string message, CycleResult& result);
   void Report(PendingEntry& entry, int64_t position, CycleResult& result);
   // Takes a job whose verdict only a change elsewhere can lift out of the active order, and its
   // entry out of the active pool (`entry` is gone then); true when it did.

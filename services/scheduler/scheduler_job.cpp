@@ -5,6 +5,7 @@
 
 #include "services/catalog.h"
 #include "services/model/duration_text.h"
+#include "services/scheduler/workload_key.h"
 
 namespace trainyard {
 namespace {
@@ -192,7 +193,7 @@ StatusOr<SchedulerJob> MakeResourceHolder(int64_t uid, int64_t version,
     wp.disk_spec = pool.disk_spec;
   }
   TY_ASSIGN_OR_RETURN(SchedulerJob holder,
-                      MakeSchedulerJob(-uid, version, project_id, region, as_job));
+                      MakeSchedulerJob(HoldKey(uid), version, project_id, region, as_job));
   // It holds its nodes until deleted: backfill must never plan on them coming back.
   holder.expected_runtime = std::chrono::hours(24 * 365 * 100);
   holder.shape = "resource|" + std::to_string(uid);

@@ -105,7 +105,8 @@ std::string ResourceKey(const std::string& project_id, const std::string& region
                         const std::string& resource_id);
 
 // A persistent resource as the scheduler places it: a gang of its pools (replicaCount nodes
-// each) that holds its nodes for as long as it lives. Its id is -uid, so it never meets a job's.
+// each) that holds its nodes for as long as it lives. Its key is HoldKey(uid)
+// (services/scheduler/workload_key.h), so it never meets a job's.
 StatusOr<SchedulerJob> MakeResourceHolder(int64_t uid, int64_t version,
                                           const std::string& project_id, const std::string& region,
                                           const PersistentResource& resource);

@@ -8,6 +8,7 @@
 #include "services/fleet/fleet.h"
 #include "services/job_repository.h"
 #include "services/persistent_resources/resource_repository.h"
+#include "services/scheduler/admission_planner.h"
 #include "services/scheduler/scheduler.h"
 
 namespace trainyard {
@@ -63,8 +64,9 @@ class SchedulerStore {
   virtual StatusOr<std::vector<ResourceRecord>> ResourcesByUid(
       const std::vector<int64_t>& uids) = 0;
   // Commits a cycle in one transaction: victims requeued and admissions placed on nodes,
-  // failures, verdicts. A decision whose job moved on is skipped, not an error.
-  virtual StatusOr<CommitOutcome> Commit(const Fleet& fleet, const CycleResult& cycle,
+  // failures, verdicts. The store reads the free nodes and applies what `planner` plans on them;
+  // a decision whose job moved on is skipped, not an error.
+  virtual StatusOr<CommitOutcome> Commit(const AdmissionPlanner& planner, const CycleResult& cycle,
                                          Timestamp now) = 0;
 };
 

@@ -30,15 +30,6 @@ std::string What(const GangText& gang) {
 
 }  // namespace
 
-std::string ShortDuration(Duration d) {
-  auto s = std::chrono::duration_cast<std::chrono::seconds>(d).count();
-  if (s < 60) return std::to_string(s) + "s";
-  auto h = s / 3600;
-  auto m = (s % 3600) / 60;
-  if (h == 0) return std::to_string(m) + "m";
-  return std::to_string(h) + "h" + (m > 0 ? std::to_string(m) + "m" : "");
-}
-
 std::string ClockText(Timestamp t) {
   std::time_t secs =
       std::chrono::system_clock::to_time_t(std::chrono::time_point_cast<std::chrono::seconds>(t));

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "services/fleet/fleet.h"
+#include "services/model/duration_text.h"
 #include "services/scheduler/scheduler_job.h"
 
 namespace trainyard {
@@ -55,8 +56,6 @@ std::string AdmittedMessage(const Fleet& fleet, const Placement& placement);
 // " after preempting 3 jobs (1 lower-priority, 2 over their project's fair share)".
 std::string PreemptedSuffix(size_t victims, size_t reclaimed, size_t fair_shared);
 
-// "24h", "3h20m", "45m", "30s".
-std::string ShortDuration(Duration d);
 // "2026-11-22 14:20 UTC".
 std::string ClockText(Timestamp t);
 

@@ -4,8 +4,8 @@
 #include <cmath>
 #include <map>
 
-#include "services/admin/node_state.h"
 #include "services/catalog.h"
+#include "services/fleet/node_state.h"
 #include "services/job_service.h"
 
 namespace trainyard {

@@ -64,7 +64,7 @@ TEST_F(SchedulerCommitTest, AStaleAdmissionGivesItsNodesBackAndTheRestCommits) {
   cycle.admissions.push_back(Admit(first, 1, reserved_, 2));
   cycle.admissions.push_back(Admit(moved, 2, reserved_, 2));  // the job moved on since: version 2
   cycle.admissions.push_back(Admit(cold, 1, on_demand_, 2));
-  auto outcome = scheduler_store_->Commit(fleet_, cycle, clock_.Now());
+  auto outcome = scheduler_store_->Commit(AdmissionPlanner(fleet_, true), cycle, clock_.Now());
   ASSERT_TRUE(outcome.ok()) << outcome.status().message();
   EXPECT_EQ(outcome->admitted, 2);
   EXPECT_EQ(outcome->skipped, 1);

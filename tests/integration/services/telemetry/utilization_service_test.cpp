@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "services/admin/node_state.h"
+#include "services/fleet/node_state.h"
 #include "services/telemetry/utilization_metrics.h"
 #include "storage/pg_admin_store.h"
 #include "tests/integration/sim_fixture.h"

@@ -1,8 +1,8 @@
-#include "storage/free_units.h"
+#include "services/scheduler/free_units.h"
 
 #include <algorithm>
 
-namespace trainyard::storage {
+namespace trainyard {
 
 FreeUnits::FreeUnits(int hosts_per_unit, const std::vector<FreeNode>& nodes)
     : hosts_(std::max(1, hosts_per_unit)) {
@@ -76,4 +76,4 @@ FreeUnits::Taken FreeUnits::Take(int count, const std::string& image) {
   return taken;
 }
 
-}  // namespace trainyard::storage
+}  // namespace trainyard

@@ -1,4 +1,4 @@
-#include "services/admin/node_state.h"
+#include "services/fleet/node_state.h"
 
 #include <cstdio>
 

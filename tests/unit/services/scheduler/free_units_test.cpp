@@ -1,9 +1,9 @@
 // How the scheduler's commit chooses nodes within a pool: whole units only, warm and cached first.
-#include "storage/free_units.h"
+#include "services/scheduler/free_units.h"
 
 #include <gtest/gtest.h>
 
-namespace trainyard::storage {
+namespace trainyard {
 namespace {
 
 FreeNode Node(int64_t ordinal, bool warm, std::vector<std::string> cache = {}) {
@@ -60,4 +60,4 @@ TEST(FreeUnitsTest, ASliceWithAColdHostIsCold) {
 }
 
 }  // namespace
-}  // namespace trainyard::storage
+}  // namespace trainyard

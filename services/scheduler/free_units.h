@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-namespace trainyard::storage {
+namespace trainyard {
 
 struct FreeNode {
   int64_t ordinal = 0;
@@ -47,4 +47,4 @@ class FreeUnits {
   std::map<int64_t, std::vector<std::string>> images_of_;  // unit -> its entries in warm_by_image_
 };
 
-}  // namespace trainyard::storage
+}  // namespace trainyard

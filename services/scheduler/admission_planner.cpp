@@ -1,0 +1,176 @@
+#include "services/scheduler/admission_planner.h"
+
+#include <algorithm>
+#include <set>
+
+#include "services/fleet/node_state.h"
+
+namespace trainyard {
+namespace {
+
+// The nodes an admission takes in one pool, chosen from the free units.
+struct PoolChoice {
+  const CapacityPool* pool = nullptr;
+  int64_t units = 0;
+  std::string machine_type;  // the pool's, or the job's on an elastic or attached-GPU pool
+  FreeUnits::Taken taken;    // an elastic pool's: fresh VMs, cold and uncached
+  std::vector<std::string> elastic_nodes;
+  int attached_gpus = 0;
+};
+
+// Chooses the nodes pool by pool, taking them from `free` (nullopt: a pool is short).
+// `owner` names elastic VMs: "j42" for job 42, "r7" for resource 7.
+std::optional<std::vector<PoolChoice>> ChooseNodes(const Fleet& fleet, const Placement& placement,
+                                                   const std::string& image_uri,
+                                                   int64_t resource_uid, const std::string& owner,
+                                                   FreeByPool& free) {
+  std::vector<PoolChoice> choices;
+  for (const PlacedPool& pp : placement.pools) {
+    const CapacityPool& pool = fleet.pools[pp.pool];
+    PoolChoice choice{&pool, pp.units, pool.machine_type, {}, {}, pp.attached_gpus};
+    if (pool.attached != AcceleratorType::kUnspecified) choice.machine_type = pp.machine_type;
+    if (pool.elastic) {
+      // VMs made for this job, named after it: "us-central1-a-n1-standard-4-ON_DEMAND-j42-0".
+      choice.machine_type = pp.machine_type;
+      choice.taken.cold = choice.taken.uncached = true;
+      for (int64_t i = 0; i < pp.units; ++i) {
+        choice.elastic_nodes.push_back(pool.zone + "-" + pp.machine_type + "-" +
+                                       std::string(ConsumptionModelName(pool.model)) + "-" + owner +
+                                       "-" + std::to_string(i));
+      }
+    } else {
+      auto held = free.find({pp.pool, resource_uid});
+      if (held == free.end()) return std::nullopt;
+      choice.taken = held->second.Take(static_cast<int>(pp.units), image_uri);
+      if (choice.taken.ordinals.empty()) return std::nullopt;
+    }
+    choices.push_back(std::move(choice));
+  }
+  return choices;
+}
+
+// What the placement costs an hour: every node of every unit, at its pool's price (an elastic
+// pool's: the list price of the machine type).
+int64_t HourlyPriceMicros(const std::vector<PoolChoice>& choices) {
+  int64_t micros = 0;
+  for (const PoolChoice& c : choices) {
+    double node_hour = c.pool->price_per_node_hour;
+    if (c.pool->elastic) node_hour = ListPricePerNodeHour(c.machine_type, c.pool->model, "", 0);
+    if (c.pool->attached != AcceleratorType::kUnspecified) {
+      node_hour =
+          ListPricePerNodeHour(c.machine_type, c.pool->attached, c.attached_gpus, c.pool->model);
+    }
+    micros += static_cast<int64_t>(node_hour * 1e6) * c.units * c.pool->hosts_per_unit;
+  }
+  return micros;
+}
+
+// How long until the gang can start: the slowest pool boots its cold nodes, then pulls the image
+// where it is not cached.
+Duration StartupTime(const Fleet& fleet, const std::string& image_uri,
+                     const std::vector<PoolChoice>& choices) {
+  Duration startup{};
+  for (const PoolChoice& c : choices) {
+    Duration pool =
+        (c.taken.cold ? fleet.BootTime(c.machine_type) : Duration{}) +
+        (c.taken.uncached && !image_uri.empty() ? fleet.ImagePullTime(image_uri) : Duration{});
+    startup = std::max(startup, pool);
+  }
+  return startup;
+}
+
+JobAdmission AdmissionOf(const std::string& zone, const std::vector<PoolChoice>& choices) {
+  JobAdmission admission;
+  admission.zone = zone;
+  admission.hourly_price_micros = HourlyPriceMicros(choices);
+  for (const PoolChoice& c : choices) {
+    PlacedPoolStatus pool;
+    pool.pool_id = c.pool->id;
+    pool.machine_type = c.machine_type;
+    pool.consumption_model = std::string(ConsumptionModelName(c.pool->model));
+    pool.reservation = c.pool->reservation;
+    pool.units = c.units;
+    for (int64_t ordinal : c.taken.ordinals) pool.nodes.push_back(NodeName(c.pool->id, ordinal));
+    pool.nodes.insert(pool.nodes.end(), c.elastic_nodes.begin(), c.elastic_nodes.end());
+    admission.pools.push_back(std::move(pool));
+  }
+  return admission;
+}
+
+std::vector<NodeClaim> ClaimsOf(const std::vector<PoolChoice>& choices) {
+  std::vector<NodeClaim> claims;
+  for (const PoolChoice& c : choices) {
+    if (c.pool->elastic) continue;  // nothing to claim
+    claims.push_back(NodeClaim{c.pool->id, c.taken.ordinals});
+  }
+  return claims;
+}
+
+void AddPools(const Fleet& fleet, const Placement& placement, std::set<int>& pools) {
+  for (const PlacedPool& pp : placement.pools) {
+    if (!fleet.pools[pp.pool].elastic) pools.insert(pp.pool);
+  }
+}
+
+}  // namespace
+
+std::vector<int> AdmissionPlanner::PoolsToRead(const CycleResult& cycle) const {
+  std::set<int> pools;
+  for (const AdmissionDecision& a : cycle.admissions) AddPools(fleet_, a.placement, pools);
+  for (const HoldDecision& h : cycle.holds) AddPools(fleet_, h.placement, pools);
+  return {pools.begin(), pools.end()};
+}
+
+std::vector<int> AdmissionPlanner::PoolsToRead(const AdmissionDecision& admission) const {
+  std::set<int> pools;
+  AddPools(fleet_, admission.placement, pools);
+  return {pools.begin(), pools.end()};
+}
+
+std::optional<JobAdmissionPlan> AdmissionPlanner::PlanJob(const AdmissionDecision& a, Timestamp now,
+                                                          FreeByPool& free) const {
+  auto choices = ChooseNodes(fleet_, a.placement, a.image_uri, a.resource_uid,
+                             "j" + std::to_string(a.job_id), free);
+  if (!choices) return std::nullopt;
+  JobAdmission admission = AdmissionOf(a.placement.zone, *choices);
+  if (a.resource_uid > 0) admission.hourly_price_micros = 0;  // the resource bills its nodes
+  if (simulated_startup_) admission.startup = StartupTime(fleet_, a.image_uri, *choices);
+  auto transition = JobStateMachine::Admit(JobSnapshot{a.job_id, a.version, JobState::kQueued}, now,
+                                           std::move(admission), a.message);
+  if (!transition.ok()) return std::nullopt;
+  return JobAdmissionPlan{a.job_id, a.version, a.resource_uid, ClaimsOf(*choices),
+                          std::move(transition).value()};
+}
+
+std::optional<HoldPlan> AdmissionPlanner::PlanHold(const HoldDecision& h, Timestamp now,
+                                                   FreeByPool& free) const {
+  auto choices = ChooseNodes(fleet_, h.placement, h.image_uri, /*resource_uid=*/0,
+                             "r" + std::to_string(h.resource_uid), free);
+  if (!choices) return std::nullopt;
+  HoldPlan plan;
+  plan.resource_uid = h.resource_uid;
+  plan.version = h.version;
+  plan.claims = ClaimsOf(*choices);
+  plan.placement = AdmissionOf(h.placement.zone, *choices);
+  if (simulated_startup_) plan.placement.startup = StartupTime(fleet_, h.image_uri, *choices);
+  plan.ready_at =
+      now + std::chrono::duration_cast<std::chrono::microseconds>(plan.placement.startup);
+  return plan;
+}
+
+std::optional<JobTransition> AdmissionPlanner::PlanVictim(const AdmissionDecision& a,
+                                                          const JobSnapshot& victim,
+                                                          Timestamp now) const {
+  auto transition =
+      JobStateMachine::Requeue(victim, now, a.VictimMessage(victim.id), /*spot_restart=*/false);
+  if (!transition.ok()) return std::nullopt;
+  return std::move(transition).value();
+}
+
+StatusOr<JobTransition> AdmissionPlanner::PlanFailure(const FailureDecision& f,
+                                                      Timestamp now) const {
+  return JobStateMachine::FailInQueue(JobSnapshot{f.job_id, f.version, JobState::kQueued}, now,
+                                      f.message);
+}
+
+}  // namespace trainyard

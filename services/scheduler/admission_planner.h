@@ -1,0 +1,76 @@
+#pragma once
+// Turns a cycle's decisions into the writes a store applies: which nodes each admission takes,
+// what it costs an hour, how long its nodes take to boot and pull the image, the names of an
+// elastic pool's VMs, and each job's transition. Pure: a store reads the free nodes inside its
+// transaction and hands them here, then applies the plan as compare-and-sets; a plan it cannot
+// apply (a claim came back short, the job moved on) is skipped, never changed in SQL.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "services/fleet/fleet.h"
+#include "services/job_state_machine.h"
+#include "services/scheduler/free_units.h"
+#include "services/scheduler/scheduler.h"
+
+namespace trainyard {
+
+// The free units of each pool by who holds them, as a store read them for one commit: keyed by
+// (fleet pool index, the persistent resource uid holding the nodes, 0 for none). Plans take from
+// it, so admissions of one commit never choose the same node.
+using FreeByPool = std::map<std::pair<int, int64_t>, FreeUnits>;
+
+// The node slots an admission takes in one pool (elastic pools have none: their VMs are made).
+struct NodeClaim {
+  std::string pool_id;
+  std::vector<int64_t> ordinals;
+};
+
+struct JobAdmissionPlan {
+  int64_t job_id = 0;
+  int64_t version = 0;
+  int64_t resource_uid = 0;  // whose held nodes the claims take (0: the pools' own)
+  std::vector<NodeClaim> claims;
+  JobTransition transition;  // QUEUED → PENDING
+};
+
+struct HoldPlan {
+  int64_t resource_uid = 0;
+  int64_t version = 0;
+  std::vector<NodeClaim> claims;
+  JobAdmission placement;  // where it holds and what its nodes cost an hour
+  Timestamp ready_at{};    // its cold nodes booted
+};
+
+class AdmissionPlanner {
+ public:
+  // simulated_startup: admitted work waits out the fleet's simulated boot and image pull before
+  // the runtime starts it (the simulator); off for runtimes whose processes report their own
+  // readiness.
+  AdmissionPlanner(const Fleet& fleet, bool simulated_startup)
+      : fleet_(fleet), simulated_startup_(simulated_startup) {}
+
+  const Fleet& fleet() const { return fleet_; }
+  // The pools whose free nodes a store must read for `cycle`'s admissions and holds.
+  std::vector<int> PoolsToRead(const CycleResult& cycle) const;
+  std::vector<int> PoolsToRead(const AdmissionDecision& admission) const;
+
+  // nullopt: a pool is short of free units (the admission is skipped this cycle).
+  std::optional<JobAdmissionPlan> PlanJob(const AdmissionDecision& a, Timestamp now,
+                                          FreeByPool& free) const;
+  std::optional<HoldPlan> PlanHold(const HoldDecision& h, Timestamp now, FreeByPool& free) const;
+  // A victim of `a` as the store found it, locked: its requeue, or nullopt when it is no longer
+  // running (cancelled or ended meanwhile: no victim, and the admission waits).
+  std::optional<JobTransition> PlanVictim(const AdmissionDecision& a, const JobSnapshot& victim,
+                                          Timestamp now) const;
+  StatusOr<JobTransition> PlanFailure(const FailureDecision& f, Timestamp now) const;
+
+ private:
+  const Fleet& fleet_;
+  bool simulated_startup_ = true;
+};
+
+}  // namespace trainyard
