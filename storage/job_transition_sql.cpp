@@ -240,7 +240,7 @@ std::optional<pg::Statement> TransitionNodeStatement(const StateUpdate& update) 
          Number(NodeState::kBusy)}};
   }
   if (IsTerminal(t.to) || t.clears_admission) {
-    return pg::Statement{kReleaseJobNodes, {Number(update.id), MicrosParam(t.at)}};
+    return kReleaseJobNodes.With({Number(update.id), MicrosParam(t.at)});
   }
   return std::nullopt;
 }

@@ -94,6 +94,9 @@ class Connection {
   // SQL text, so every later call skips parse and plan; build SQL from constants, never from
   // values.
   StatusOr<Result> Exec(std::string_view sql, const Params& params = {});
+  StatusOr<Result> Exec(const Statement& statement) {
+    return Exec(statement.sql, statement.params);
+  }
   // Sends every statement at once, with one sync at the end (libpq pipeline mode), so N statements
   // cost one round trip; returns their results in order. Outside a transaction they run and commit
   // as one implicit transaction; inside one (a pg::Transaction) they join it. All or nothing: on
@@ -221,6 +224,7 @@ class Transaction {
   StatusOr<Result> Exec(std::string_view sql, const Params& params = {}) {
     return conn_->Exec(sql, params);
   }
+  StatusOr<Result> Exec(const Statement& statement) { return conn_->Exec(statement); }
   Connection& connection() { return *conn_; }
 
   // Fails (and rolls back) if any statement in the transaction failed: PostgreSQL would otherwise

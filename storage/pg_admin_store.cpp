@@ -5,6 +5,7 @@
 #include "services/scheduler/scheduler_job.h"
 #include "storage/resource_row.h"
 #include "storage/row_codec.h"
+#include "storage/state_sql.h"
 
 namespace trainyard::storage {
 namespace {
@@ -40,41 +41,45 @@ constexpr const char* kNodesHeldByJobs = TY_NODE_ROWS
     "ORDER BY n.job_id, n.pool_id, n.ordinal";
 
 // Non-terminal jobs per queue: QUEUED, PENDING, RUNNING, CANCELLING.
-constexpr const char* kQueueCounts =
+const StateSql kQueueCounts(
     "SELECT p.project_id, j.location, j.state, count(*), "
     TY_PLACEMENT_MODEL("j.placement") ", "
-    "CASE WHEN j.state = 1 THEN COALESCE(j.sched_code, '') ELSE '' END FROM custom_jobs j "
-    "JOIN projects p ON p.number = j.project_number WHERE j.state IN (1, 2, 3, 6) "
-    "GROUP BY 1, 2, 3, 5, 6 ORDER BY 1, 2, 3, 5, 6";
+    "CASE WHEN j.state = :job_queued THEN COALESCE(j.sched_code, '') ELSE '' END "
+    "FROM custom_jobs j JOIN projects p ON p.number = j.project_number "
+    "WHERE j.state IN (:job_queued, :job_pending, :job_running, :job_cancelling) "
+    "GROUP BY 1, 2, 3, 5, 6 ORDER BY 1, 2, 3, 5, 6");
 
 // Jobs without a position yet (the scheduler has not seen them) come last, oldest first.
-constexpr const char* kQueuedJobs =
+const StateSql kQueuedJobs(
     "SELECT id, project_id, project_number, location, display_name, "
     "COALESCE(labels->>$2, ''), " TY_MICROS("create_time") ", queue_position, "
     "COALESCE(sched_code, ''), COALESCE(sched_message, '') FROM ("
     "SELECT j.*, p.project_id, row_number() OVER (PARTITION BY j.project_number, j.location "
     "ORDER BY j.queue_position NULLS LAST, j.create_time, j.id) AS rank "
-    "FROM custom_jobs j JOIN projects p ON p.number = j.project_number WHERE j.state = 1) q "
-    "WHERE rank <= $1::int ORDER BY project_id, location, rank";
+    "FROM custom_jobs j JOIN projects p ON p.number = j.project_number WHERE j.state = :job_queued) q "
+    "WHERE rank <= $1::int ORDER BY project_id, location, rank");
 
 // A job's cost goes to the consumption model of its (last) placement; a job queued again after a
 // preemption has none, and its accrued cost goes to "". Running cost as AccrueToNow computes
 // it: current admission, non-terminal jobs only.
+#define TY_JOB_ENDED \
+  ":job_succeeded, :job_failed, :job_cancelled, :job_expired, :job_partially_succeeded"
 #define TY_MODEL_COSTS(now)                                                                  \
   TY_PLACEMENT_MODEL("placement")                                                            \
   ", count(*), "                                                                             \
   "COALESCE(sum(cost_micros), 0)::bigint, "                                                  \
-  "COALESCE(sum(CASE WHEN admitted_at IS NOT NULL AND state NOT IN (4, 5, 7, 9, 11) "        \
+  "COALESCE(sum(CASE WHEN admitted_at IS NOT NULL AND state NOT IN (" TY_JOB_ENDED           \
+  ") "                                                                                       \
   "AND admitted_at < " TY_TS(now) " THEN (hourly_price_micros * extract(epoch from (" TY_TS( \
       now) " - admitted_at)) / 3600)::bigint ELSE 0 END), 0)::bigint "
 
-constexpr const char* kProjectCosts = "SELECT " TY_MODEL_COSTS(
-    "$2") "FROM custom_jobs WHERE project_number = $1::bigint GROUP BY 1 ORDER BY 1";
+const StateSql kProjectCosts("SELECT " TY_MODEL_COSTS(
+    "$2") "FROM custom_jobs WHERE project_number = $1::bigint GROUP BY 1 ORDER BY 1");
 
 // One pass over every job: /metrics reads it at each scrape.
-constexpr const char* kFleetTotals = "SELECT " TY_MODEL_COSTS("$1")
-    ", sum(waiting_us)::bigint, sum(starting_us)::bigint, sum(restarting_us)::bigint, "
-    "sum(running_us)::bigint, sum(redone_us)::bigint FROM custom_jobs GROUP BY 1 ORDER BY 1";
+const StateSql kFleetTotals("SELECT " TY_MODEL_COSTS(
+    "$1") ", sum(waiting_us)::bigint, sum(starting_us)::bigint, sum(restarting_us)::bigint, "
+          "sum(running_us)::bigint, sum(redone_us)::bigint FROM custom_jobs GROUP BY 1 ORDER BY 1");
 
 constexpr const char* kResourceCosts =
     "SELECT " TY_RESOURCE_NAME("") ", " TY_PLACEMENT_MODEL("placement") ", "
@@ -173,7 +178,7 @@ StatusOr<std::vector<NodeRecord>> PgAdminStore::NodesHeldByJobs(std::optional<in
 
 StatusOr<std::vector<QueueCount>> PgAdminStore::QueueCounts() {
   TY_ASSIGN_OR_RETURN(auto conn, pool_.Acquire());
-  TY_ASSIGN_OR_RETURN(pg::Result r, conn->Exec(kQueueCounts));
+  TY_ASSIGN_OR_RETURN(pg::Result r, conn->Exec(kQueueCounts.With({})));
   std::vector<QueueCount> out;
   for (int i = 0; i < r.rows(); ++i) {
     out.push_back({std::string(r.Get(i, 0)), std::string(r.Get(i, 1)),
@@ -185,8 +190,9 @@ StatusOr<std::vector<QueueCount>> PgAdminStore::QueueCounts() {
 
 StatusOr<std::vector<QueuedJobRecord>> PgAdminStore::QueuedJobs(int per_queue) {
   TY_ASSIGN_OR_RETURN(auto conn, pool_.Acquire());
-  TY_ASSIGN_OR_RETURN(pg::Result r, conn->Exec(kQueuedJobs, {std::to_string(per_queue),
-                                                             std::string(kPriorityLabel)}));
+  TY_ASSIGN_OR_RETURN(
+      pg::Result r,
+      conn->Exec(kQueuedJobs.With({std::to_string(per_queue), std::string(kPriorityLabel)})));
   std::vector<QueuedJobRecord> out;
   out.reserve(r.rows());
   for (int i = 0; i < r.rows(); ++i) {
@@ -209,7 +215,8 @@ StatusOr<std::vector<QueuedJobRecord>> PgAdminStore::QueuedJobs(int per_queue) {
 StatusOr<std::vector<ModelCost>> PgAdminStore::ProjectCosts(int64_t project_number, Timestamp now) {
   TY_ASSIGN_OR_RETURN(auto conn, pool_.Acquire());
   TY_ASSIGN_OR_RETURN(
-      pg::Result r, conn->Exec(kProjectCosts, {std::to_string(project_number), MicrosParam(now)}));
+      pg::Result r,
+      conn->Exec(kProjectCosts.With({std::to_string(project_number), MicrosParam(now)})));
   std::vector<ModelCost> out;
   for (int i = 0; i < r.rows(); ++i) {
     out.push_back({std::string(r.Get(i, 0)), r.GetInt64(i, 1), r.GetInt64(i, 2), r.GetInt64(i, 3)});
@@ -219,7 +226,7 @@ StatusOr<std::vector<ModelCost>> PgAdminStore::ProjectCosts(int64_t project_numb
 
 StatusOr<std::vector<ModelTotals>> PgAdminStore::FleetTotals(Timestamp now) {
   TY_ASSIGN_OR_RETURN(auto conn, pool_.Acquire());
-  TY_ASSIGN_OR_RETURN(pg::Result r, conn->Exec(kFleetTotals, {MicrosParam(now)}));
+  TY_ASSIGN_OR_RETURN(pg::Result r, conn->Exec(kFleetTotals.With({MicrosParam(now)})));
   std::vector<ModelTotals> out;
   for (int i = 0; i < r.rows(); ++i) {
     ModelTotals t;

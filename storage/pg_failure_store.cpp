@@ -6,6 +6,7 @@
 #include "storage/node_sql.h"
 #include "storage/pg_fault_injection_store.h"
 #include "storage/row_codec.h"
+#include "storage/state_sql.h"
 
 namespace trainyard::storage {
 namespace {
@@ -13,23 +14,21 @@ namespace {
 #define TY_NODE_COLUMNS                                                        \
   "pool_id, ordinal, state, job_id, " TY_MICROS("state_since") ", " TY_MICROS( \
       "preempt_at") ", " TY_MICROS("ready_at")
-#define TY_LIVE "state IN (1, 2, 3)"
+#define TY_LIVE "state IN (:node_provisioning, :node_ready, :node_busy)"
 
-constexpr const char* kLiveNodes =
-    "SELECT " TY_NODE_COLUMNS " FROM nodes WHERE pool_id = ANY($1::text[]) AND " TY_LIVE
-    " AND preempt_at IS NULL ORDER BY pool_id, ordinal";
+const StateSql kLiveNodes("SELECT " TY_NODE_COLUMNS
+                          " FROM nodes WHERE pool_id = ANY($1::text[]) AND " TY_LIVE
+                          " AND preempt_at IS NULL ORDER BY pool_id, ordinal");
 
 constexpr const char* kNode =
     "SELECT " TY_NODE_COLUMNS " FROM nodes WHERE pool_id = $1 AND ordinal = $2::int";
 
-constexpr const char* kNoticesDue =
-    "SELECT " TY_NODE_COLUMNS
-    " FROM nodes WHERE preempt_at <= " TY_TS("$1") " AND " TY_LIVE
-                                                   " ORDER BY preempt_at, pool_id, ordinal";
+const StateSql kNoticesDue("SELECT " TY_NODE_COLUMNS " FROM nodes WHERE preempt_at <= " TY_TS(
+    "$1") " AND " TY_LIVE " ORDER BY preempt_at, pool_id, ordinal");
 
-constexpr const char* kRepairsDue =
-    "SELECT " TY_NODE_COLUMNS " FROM nodes WHERE state = 6 AND ready_at <= " TY_TS(
-        "$1") " ORDER BY ready_at, pool_id, ordinal";
+const StateSql kRepairsDue("SELECT " TY_NODE_COLUMNS
+                           " FROM nodes WHERE state = :node_repairing AND ready_at <= " TY_TS(
+                               "$1") " ORDER BY ready_at, pool_id, ordinal");
 
 constexpr const char* kJobs =
     "SELECT " TY_JOB_COLUMNS " FROM custom_jobs WHERE id = ANY($1::bigint[])";
@@ -57,38 +56,39 @@ constexpr const char* kLockJobOfNode =
 
 // The node is marked; its job keeps running through the notice and says so (a note, not a
 // transition: the job's state and version stay). $6: the states that hold capacity.
-constexpr const char* kNotice =
-    "WITH n AS (UPDATE nodes SET preempt_at = " TY_TS("$3") " WHERE pool_id = $1 "
-    "AND ordinal = $2::int AND " TY_LIVE " AND preempt_at IS NULL RETURNING job_id), "
-    "j AS (UPDATE custom_jobs SET sched_code = 'SPOT_NOTICE', sched_message = $4 "
-    "WHERE id = (SELECT job_id FROM n) AND state = ANY($6::smallint[]) RETURNING id, state) "
-    "INSERT INTO job_events (job_id, time, from_state, to_state, reason) "
-    "SELECT id, " TY_TS("$5") ", state, state, $4 FROM j";
+const StateSql kNotice("WITH n AS (UPDATE nodes SET preempt_at = " TY_TS(
+    "$3") " WHERE pool_id = $1 "
+          "AND ordinal = $2::int AND " TY_LIVE
+          " AND preempt_at IS NULL RETURNING job_id), "
+          "j AS (UPDATE custom_jobs SET sched_code = 'SPOT_NOTICE', sched_message = $4 "
+          "WHERE id = (SELECT job_id FROM n) AND state = ANY($6::smallint[]) RETURNING id, state) "
+          "INSERT INTO job_events (job_id, time, from_state, to_state, reason) "
+          "SELECT id, " TY_TS("$5") ", state, state, $4 FROM j");
 
-constexpr const char* kPreemptNode =
-    "UPDATE nodes SET state = 4, job_id = NULL, preempt_at = NULL, image_cache = '{}', "
+const StateSql kPreemptNode(
+    "UPDATE nodes SET state = :node_preempted, job_id = NULL, preempt_at = NULL, image_cache = '{}', "
     "state_since = " TY_TS("$3") ", ready_at = " TY_TS("$4") " "
-    "WHERE pool_id = $1 AND ordinal = $2::int AND " TY_LIVE;
+    "WHERE pool_id = $1 AND ordinal = $2::int AND " TY_LIVE);
 
 // The repaired node is recreated: its image cache is gone.
-constexpr const char* kFailNode =
-    "UPDATE nodes SET state = 5, state_since = " TY_TS("$3") ", ready_at = " TY_TS("$4") ", "
-    "preempt_at = NULL, image_cache = '{}' WHERE pool_id = $1 AND ordinal = $2::int AND " TY_LIVE;
+const StateSql kFailNode(
+    "UPDATE nodes SET state = :node_failed, state_since = " TY_TS("$3") ", ready_at = " TY_TS("$4") ", "
+    "preempt_at = NULL, image_cache = '{}' WHERE pool_id = $1 AND ordinal = $2::int AND " TY_LIVE);
 
-constexpr const char* kStartRepairs =
-    "UPDATE nodes SET state = 6, state_since = " TY_TS("$1") " WHERE state = 5";
+const StateSql kStartRepairs("UPDATE nodes SET state = :node_repairing, state_since = " TY_TS(
+    "$1") " WHERE state = :node_failed");
 
 // Back with its job, BUSY (a held node is never READY, as at admission); else warm (a
 // reservation's, or a persistent resource's) or given back.
-constexpr const char* kNodeRepaired =
-    "UPDATE nodes SET state = CASE WHEN job_id IS NOT NULL THEN 3 "
-    "WHEN keep_warm OR resource_uid IS NOT NULL THEN 2 ELSE 7 END, "
+const StateSql kNodeRepaired(
+    "UPDATE nodes SET state = CASE WHEN job_id IS NOT NULL THEN :node_busy "
+    "WHEN keep_warm OR resource_uid IS NOT NULL THEN :node_ready ELSE :node_deleted END, "
     "ready_at = NULL, state_since = " TY_TS("$3") " "
-    "WHERE pool_id = $1 AND ordinal = $2::int AND state = 6";
+    "WHERE pool_id = $1 AND ordinal = $2::int AND state = :node_repairing");
 
-constexpr const char* kGiveBackPreempted =
-    "UPDATE nodes SET state = 7, state_since = ready_at, ready_at = NULL "
-    "WHERE state = 4 AND job_id IS NULL AND ready_at <= " TY_TS("$1");
+const StateSql kGiveBackPreempted(
+    "UPDATE nodes SET state = :node_deleted, state_since = ready_at, ready_at = NULL "
+    "WHERE state = :node_preempted AND job_id IS NULL AND ready_at <= " TY_TS("$1"));
 
 std::vector<NodeStatus> DecodeNodes(const pg::Result& r) {
   std::vector<NodeStatus> out;
@@ -145,7 +145,7 @@ StatusOr<std::vector<NodeStatus>> PgFailureStore::LiveNodes(
     const std::vector<std::string>& pool_ids) {
   if (pool_ids.empty()) return std::vector<NodeStatus>{};
   TY_ASSIGN_OR_RETURN(pg::Connection * conn, leader_.LeaderConnection());
-  TY_ASSIGN_OR_RETURN(pg::Result r, conn->Exec(kLiveNodes, {TextArray(pool_ids)}));
+  TY_ASSIGN_OR_RETURN(pg::Result r, conn->Exec(kLiveNodes.With({TextArray(pool_ids)})));
   return DecodeNodes(r);
 }
 
@@ -161,13 +161,13 @@ StatusOr<NodeStatus> PgFailureStore::Node(const NodeRef& node) {
 
 StatusOr<std::vector<NodeStatus>> PgFailureStore::NoticesDue(Timestamp now) {
   TY_ASSIGN_OR_RETURN(pg::Connection * conn, leader_.LeaderConnection());
-  TY_ASSIGN_OR_RETURN(pg::Result r, conn->Exec(kNoticesDue, {MicrosParam(now)}));
+  TY_ASSIGN_OR_RETURN(pg::Result r, conn->Exec(kNoticesDue.With({MicrosParam(now)})));
   return DecodeNodes(r);
 }
 
 StatusOr<std::vector<NodeStatus>> PgFailureStore::RepairsDue(Timestamp now) {
   TY_ASSIGN_OR_RETURN(pg::Connection * conn, leader_.LeaderConnection());
-  TY_ASSIGN_OR_RETURN(pg::Result r, conn->Exec(kRepairsDue, {MicrosParam(now)}));
+  TY_ASSIGN_OR_RETURN(pg::Result r, conn->Exec(kRepairsDue.With({MicrosParam(now)})));
   return DecodeNodes(r);
 }
 
@@ -196,10 +196,11 @@ Status PgFailureStore::GiveNotices(const std::vector<SpotNotice>& notices, Times
   TY_ASSIGN_OR_RETURN(pg::Transaction tx, pg::Transaction::Begin(*conn));
   for (const SpotNotice& notice : notices) {
     TY_RETURN_IF_ERROR(tx.Exec(kLockJobOfNode, NodeParams(notice.node)).status());
-    TY_RETURN_IF_ERROR(tx.Exec(kNotice, {notice.node.pool_id, std::to_string(notice.node.ordinal),
-                                         MicrosParam(notice.preempt_at), notice.reason,
-                                         MicrosParam(now), AdmittedStates()})
-                           .status());
+    TY_RETURN_IF_ERROR(
+        tx.Exec(kNotice.With({notice.node.pool_id, std::to_string(notice.node.ordinal),
+                              MicrosParam(notice.preempt_at), notice.reason, MicrosParam(now),
+                              AdmittedStates()}))
+            .status());
   }
   if (hazard_tick) {
     TY_RETURN_IF_ERROR(tx.Exec(kSaveHazardTick, {std::to_string(*hazard_tick)}).status());
@@ -223,7 +224,7 @@ StatusOr<bool> PgFailureStore::ReclaimNode(const Reclaim& reclaim) {
   node.push_back(MicrosParam(reclaim.at));
   node.push_back(MicrosParam(
       reclaim.at + std::chrono::duration_cast<std::chrono::microseconds>(kPreemptedLinger)));
-  TY_ASSIGN_OR_RETURN(pg::Result preempted, tx.Exec(kPreemptNode, node));
+  TY_ASSIGN_OR_RETURN(pg::Result preempted, tx.Exec(kPreemptNode.With(node)));
   if (preempted.affected() != 1) {
     TY_RETURN_IF_ERROR(tx.Rollback());
     return false;
@@ -250,7 +251,7 @@ StatusOr<bool> PgFailureStore::FailNode(const NodeFailure& failure) {
   pg::Params node = NodeParams(failure.node);
   node.push_back(MicrosParam(failure.at));
   node.push_back(MicrosParam(failure.repaired_at));
-  TY_ASSIGN_OR_RETURN(pg::Result failed, tx.Exec(kFailNode, node));
+  TY_ASSIGN_OR_RETURN(pg::Result failed, tx.Exec(kFailNode.With(node)));
   if (failed.affected() != 1) {
     TY_RETURN_IF_ERROR(tx.Rollback());
     return false;
@@ -262,7 +263,7 @@ StatusOr<bool> PgFailureStore::FailNode(const NodeFailure& failure) {
 
 Status PgFailureStore::StartRepairs(Timestamp now) {
   TY_ASSIGN_OR_RETURN(pg::Connection * conn, leader_.LeaderConnection());
-  return conn->Exec(kStartRepairs, {MicrosParam(now)}).status();
+  return conn->Exec(kStartRepairs.With({MicrosParam(now)})).status();
 }
 
 StatusOr<bool> PgFailureStore::FinishRepair(const Repair& repair) {
@@ -271,7 +272,7 @@ StatusOr<bool> PgFailureStore::FinishRepair(const Repair& repair) {
   TY_RETURN_IF_ERROR(tx.Exec(kLockJobOfNode, NodeParams(repair.node)).status());
   pg::Params node = NodeParams(repair.node);
   node.push_back(MicrosParam(repair.at));
-  TY_ASSIGN_OR_RETURN(pg::Result repaired, tx.Exec(kNodeRepaired, node));
+  TY_ASSIGN_OR_RETURN(pg::Result repaired, tx.Exec(kNodeRepaired.With(node)));
   if (repaired.affected() != 1) {
     TY_RETURN_IF_ERROR(tx.Rollback());
     return false;
@@ -286,7 +287,7 @@ StatusOr<bool> PgFailureStore::FinishRepair(const Repair& repair) {
 
 Status PgFailureStore::GiveBackPreempted(Timestamp now) {
   TY_ASSIGN_OR_RETURN(pg::Connection * conn, leader_.LeaderConnection());
-  return conn->Exec(kGiveBackPreempted, {MicrosParam(now)}).status();
+  return conn->Exec(kGiveBackPreempted.With({MicrosParam(now)})).status();
 }
 
 }  // namespace trainyard::storage

@@ -10,50 +10,56 @@
 #include "storage/operation_sql.h"
 #include "storage/resource_row.h"
 #include "storage/row_codec.h"
+#include "storage/state_sql.h"
 
 namespace trainyard::storage {
 namespace {
 
-// Compare-and-set on the version; $3 the new state, $4 the time.
-constexpr const char* kRunning =
-    "UPDATE persistent_resources SET state = 3, start_time = COALESCE(start_time, " TY_TS("$3") "), "
+// Compare-and-set on the version; $3 the time.
+const StateSql kRunning(
+    "UPDATE persistent_resources SET state = :resource_running, start_time = COALESCE(start_time, " TY_TS("$3") "), "
     "update_time = " TY_TS("$3") ", operation_id = NULL, version = version + 1 "
-    "WHERE uid = $1::bigint AND version = $2::bigint";
+    "WHERE uid = $1::bigint AND version = $2::bigint");
 
 // Booted nodes are READY for the resource's jobs (busy ones stay with their job); idle ones count
 // as idle from now (autoscaling gives back nodes idle too long).
-constexpr const char* kNodesReady =
-    "UPDATE nodes SET state = 2, state_since = " TY_TS("$2") " "
-    "WHERE resource_uid = $1::bigint AND state IN (1, 2) AND job_id IS NULL";
+const StateSql kNodesReady("UPDATE nodes SET state = :node_ready, state_since = " TY_TS(
+    "$2") " "
+          "WHERE resource_uid = $1::bigint AND state IN (:node_provisioning, :node_ready) "
+          "AND job_id IS NULL");
 
-constexpr const char* kAutoscale =
-    "UPDATE persistent_resources SET resource = $3::jsonb, state = 7, ready_at = NULL, "
+const StateSql kAutoscale(
+    "UPDATE persistent_resources SET resource = $3::jsonb, state = :resource_updating, "
+    "ready_at = NULL, "
     "update_time = " TY_TS("$4") ", version = version + 1 "
-    "WHERE uid = $1::bigint AND version = $2::bigint AND state = 3";
+    "WHERE uid = $1::bigint AND version = $2::bigint AND state = :resource_running");
 
-constexpr const char* kIdleNodes =
+const StateSql kIdleNodes(
     "SELECT pool_id, count(*) FROM nodes WHERE resource_uid = $1::bigint AND job_id IS NULL "
-    "AND state = 2 AND state_since <= " TY_TS("$2") " GROUP BY pool_id";
+    "AND state = :node_ready AND state_since <= " TY_TS("$2") " GROUP BY pool_id");
 
-constexpr const char* kReboot =
-    "UPDATE persistent_resources SET ready_at = " TY_TS("$3") ", update_time = " TY_TS("$4") ", "
-    "version = version + 1 WHERE uid = $1::bigint AND version = $2::bigint AND state = 6";
+const StateSql
+    kReboot("UPDATE persistent_resources SET ready_at = " TY_TS("$3") ", update_time = " TY_TS(
+        "$4") ", "
+              "version = version + 1 WHERE uid = $1::bigint AND version = $2::bigint "
+              "AND state = :resource_rebooting");
 
 // Idle nodes boot again; the image cache is on disk and survives.
-constexpr const char* kNodesReboot =
-    "UPDATE nodes SET state = 1, state_since = " TY_TS("$2") " "
-    "WHERE resource_uid = $1::bigint AND state = 2 AND job_id IS NULL";
+const StateSql kNodesReboot("UPDATE nodes SET state = :node_provisioning, state_since = " TY_TS(
+    "$2") " "
+          "WHERE resource_uid = $1::bigint AND state = :node_ready AND job_id IS NULL");
 
 // A job's nodes are down until $3, as after a failure (FAILED, then the failure simulator's
 // REPAIRING and repair at ready_at, which resumes the job); the cache survives.
-constexpr const char* kBusyNodesReboot =
-    "UPDATE nodes SET state = 5, state_since = " TY_TS("$2") ", ready_at = " TY_TS("$3") ", "
-    "preempt_at = NULL WHERE resource_uid = $1::bigint AND job_id IS NOT NULL AND state IN (1, 3)";
+const StateSql kBusyNodesReboot(
+    "UPDATE nodes SET state = :node_failed, state_since = " TY_TS("$2") ", ready_at = " TY_TS("$3") ", "
+    "preempt_at = NULL WHERE resource_uid = $1::bigint AND job_id IS NOT NULL "
+    "AND state IN (:node_provisioning, :node_busy)");
 
-constexpr const char* kJobsHoldingNodes =
-    "SELECT " TY_JOB_COLUMNS
-    " FROM custom_jobs WHERE id IN (SELECT job_id FROM nodes "
-    "WHERE resource_uid = $1::bigint AND job_id IS NOT NULL) AND state IN (2, 3)";
+const StateSql kJobsHoldingNodes("SELECT " TY_JOB_COLUMNS
+                                 " FROM custom_jobs WHERE id IN (SELECT job_id FROM nodes "
+                                 "WHERE resource_uid = $1::bigint AND job_id IS NOT NULL) "
+                                 "AND state IN (:job_pending, :job_running)");
 
 // Jobs that name the resource and have not ended ($4: the terminal states).
 constexpr const char* kJobsOn =
@@ -67,34 +73,36 @@ constexpr const char* kBusyNodes =
 
 // The nodes go back to their pools as a job's do (storage/node_sql.h): reservation nodes stay
 // warm, the rest are given back; down nodes stay down.
-constexpr const char* kReleaseNodes = "UPDATE nodes SET resource_uid = NULL, " TY_NODE_GIVEN_BACK(
-    "keep_warm", "$2") "WHERE resource_uid = $1::bigint";
+const StateSql kReleaseNodes("UPDATE nodes SET resource_uid = NULL, " TY_NODE_GIVEN_BACK(
+    "keep_warm", "$2") "WHERE resource_uid = $1::bigint");
 
 // A shrinking pool gives back its highest idle nodes ($3 of them).
-constexpr const char* kShrink =
-    "UPDATE nodes SET resource_uid = NULL, " TY_NODE_GIVEN_BACK("keep_warm", "$4")
-    "WHERE (pool_id, ordinal) IN (SELECT pool_id, ordinal FROM nodes "
-    "WHERE resource_uid = $1::bigint AND pool_id = $2 AND job_id IS NULL "
-    "ORDER BY ordinal DESC LIMIT $3::int)";
+const StateSql kShrink("UPDATE nodes SET resource_uid = NULL, " TY_NODE_GIVEN_BACK(
+    "keep_warm", "$4") "WHERE (pool_id, ordinal) IN (SELECT pool_id, ordinal FROM nodes "
+                       "WHERE resource_uid = $1::bigint AND pool_id = $2 AND job_id IS NULL "
+                       "ORDER BY ordinal DESC LIMIT $3::int)");
 
 // A growing pool takes free nodes of its fleet pool, warm ones first; cold ones boot for it.
-constexpr const char* kGrow =
-    "UPDATE nodes SET resource_uid = $1::bigint, state = CASE WHEN state = 2 THEN 2 ELSE 1 END, "
+const StateSql kGrow(
+    "UPDATE nodes SET resource_uid = $1::bigint, "
+    "state = CASE WHEN state = :node_ready THEN :node_ready ELSE :node_provisioning END, "
     "state_since = " TY_TS("$4") " WHERE (pool_id, ordinal) IN (SELECT pool_id, ordinal FROM nodes "
-    "WHERE pool_id = $2 AND resource_uid IS NULL AND job_id IS NULL AND state IN (2, 7) "
-    "ORDER BY state, ordinal LIMIT $3::int)";
+    "WHERE pool_id = $2 AND resource_uid IS NULL AND job_id IS NULL "
+    "AND state IN (:node_ready, :node_deleted) "
+    "ORDER BY state = :node_ready DESC, ordinal LIMIT $3::int)");
 
 // The nodes each pool holds now, for the placement.
 constexpr const char* kHeld =
     "SELECT pool_id, ordinal FROM nodes WHERE resource_uid = $1::bigint ORDER BY pool_id, ordinal";
 
 // The old price accrues up to now; the new one bills from now.
-constexpr const char* kResized =
+const StateSql kResized(
     "UPDATE persistent_resources SET placement = $3::jsonb, ready_at = " TY_TS("$4") ", "
     "cost_micros = cost_micros + (hourly_price_micros * extract(epoch from (" TY_TS("$6")
     " - held_since)) / 3600)::bigint, held_since = " TY_TS("$6") ", "
     "hourly_price_micros = $5::bigint, sched_code = NULL, sched_message = NULL, "
-    "version = version + 1 WHERE uid = $1::bigint AND version = $2::bigint AND state = 7";
+    "version = version + 1 WHERE uid = $1::bigint AND version = $2::bigint "
+    "AND state = :resource_updating");
 
 constexpr const char* kResizeWaits =
     "UPDATE persistent_resources SET sched_code = $3, sched_message = $2 "
@@ -117,10 +125,11 @@ StatusOr<bool> PgResourceFleetStore::MarkRunning(const ResourceRecord& record, T
   TY_ASSIGN_OR_RETURN(pg::Connection * conn, leader_.LeaderConnection());
   TY_ASSIGN_OR_RETURN(pg::Transaction tx, pg::Transaction::Begin(*conn));
   const std::string uid = std::to_string(record.uid);
-  TY_ASSIGN_OR_RETURN(pg::Result r,
-                      tx.Exec(kRunning, {uid, std::to_string(record.version), MicrosParam(now)}));
+  TY_ASSIGN_OR_RETURN(
+      pg::Result r,
+      tx.Exec(kRunning.With({uid, std::to_string(record.version), MicrosParam(now)})));
   if (r.affected() != 1) return false;
-  TY_RETURN_IF_ERROR(tx.Exec(kNodesReady, {uid, MicrosParam(now)}).status());
+  TY_RETURN_IF_ERROR(tx.Exec(kNodesReady.With({uid, MicrosParam(now)})).status());
   if (record.operation_id) {
     PersistentResource shown = record.resource;
     shown.state = ResourceState::kRunning;
@@ -142,8 +151,9 @@ StatusOr<bool> PgResourceFleetStore::StartReboot(const ResourceRecord& record, T
   TY_ASSIGN_OR_RETURN(pg::Connection * conn, leader_.LeaderConnection());
   TY_ASSIGN_OR_RETURN(pg::Transaction tx, pg::Transaction::Begin(*conn));
   const std::string uid = std::to_string(record.uid);
-  TY_ASSIGN_OR_RETURN(pg::Result r, tx.Exec(kReboot, {uid, std::to_string(record.version),
-                                                      MicrosParam(ready_at), MicrosParam(now)}));
+  TY_ASSIGN_OR_RETURN(pg::Result r,
+                      tx.Exec(kReboot.With({uid, std::to_string(record.version),
+                                            MicrosParam(ready_at), MicrosParam(now)})));
   if (r.affected() != 1) return false;
   for (const StateUpdate& stop : stops) {
     pg::Statement s = TransitionStatement(stop);
@@ -157,9 +167,9 @@ StatusOr<bool> PgResourceFleetStore::StartReboot(const ResourceRecord& record, T
       TY_RETURN_IF_ERROR(tx.Exec(release->sql, release->params).status());
     }
   }
-  TY_RETURN_IF_ERROR(tx.Exec(kNodesReboot, {uid, MicrosParam(now)}).status());
+  TY_RETURN_IF_ERROR(tx.Exec(kNodesReboot.With({uid, MicrosParam(now)})).status());
   TY_RETURN_IF_ERROR(
-      tx.Exec(kBusyNodesReboot, {uid, MicrosParam(now), MicrosParam(ready_at)}).status());
+      tx.Exec(kBusyNodesReboot.With({uid, MicrosParam(now), MicrosParam(ready_at)})).status());
   TY_RETURN_IF_ERROR(tx.Commit());
   return true;
 }
@@ -167,7 +177,8 @@ StatusOr<bool> PgResourceFleetStore::StartReboot(const ResourceRecord& record, T
 StatusOr<std::vector<JobRecord>> PgResourceFleetStore::JobsHoldingNodes(
     const ResourceRecord& record) {
   TY_ASSIGN_OR_RETURN(pg::Connection * conn, leader_.LeaderConnection());
-  TY_ASSIGN_OR_RETURN(pg::Result r, conn->Exec(kJobsHoldingNodes, {std::to_string(record.uid)}));
+  TY_ASSIGN_OR_RETURN(pg::Result r,
+                      conn->Exec(kJobsHoldingNodes.With({std::to_string(record.uid)})));
   return DecodeJobRows(r);
 }
 
@@ -198,8 +209,8 @@ StatusOr<bool> PgResourceFleetStore::Resize(const ResourceRecord& record,
     const bool grow = nodes > 0;
     const int64_t count = grow ? nodes : -nodes;
     TY_ASSIGN_OR_RETURN(
-        pg::Result r,
-        tx.Exec(grow ? kGrow : kShrink, {uid, pool_id, std::to_string(count), MicrosParam(now)}));
+        pg::Result r, tx.Exec((grow ? kGrow : kShrink)
+                                  .With({uid, pool_id, std::to_string(count), MicrosParam(now)})));
     if (r.affected() != count) {
       return wait(grow ? "pool " + pool_id + " has " + std::to_string(r.affected()) +
                              " free nodes; the resize needs " + std::to_string(count)
@@ -233,8 +244,8 @@ StatusOr<bool> PgResourceFleetStore::Resize(const ResourceRecord& record,
   }
   TY_ASSIGN_OR_RETURN(
       pg::Result r,
-      tx.Exec(kResized, {uid, std::to_string(record.version), EncodePlacement(placement),
-                         MicrosParam(ready_at), std::to_string(price), MicrosParam(now)}));
+      tx.Exec(kResized.With({uid, std::to_string(record.version), EncodePlacement(placement),
+                             MicrosParam(ready_at), std::to_string(price), MicrosParam(now)})));
   if (r.affected() != 1) return false;
   TY_RETURN_IF_ERROR(tx.Commit());
   return true;
@@ -251,16 +262,16 @@ StatusOr<bool> PgResourceFleetStore::Autoscale(const ResourceRecord& record,
   TY_ASSIGN_OR_RETURN(pg::Connection * conn, leader_.LeaderConnection());
   TY_ASSIGN_OR_RETURN(
       pg::Result r,
-      conn->Exec(kAutoscale, {std::to_string(record.uid), std::to_string(record.version),
-                              EncodeResourceSpec(resized), MicrosParam(now)}));
+      conn->Exec(kAutoscale.With({std::to_string(record.uid), std::to_string(record.version),
+                                  EncodeResourceSpec(resized), MicrosParam(now)})));
   return r.affected() == 1;
 }
 
 StatusOr<std::map<std::string, int64_t>> PgResourceFleetStore::IdleNodes(
     const ResourceRecord& record, Timestamp since) {
   TY_ASSIGN_OR_RETURN(pg::Connection * conn, leader_.LeaderConnection());
-  TY_ASSIGN_OR_RETURN(pg::Result r,
-                      conn->Exec(kIdleNodes, {std::to_string(record.uid), MicrosParam(since)}));
+  TY_ASSIGN_OR_RETURN(
+      pg::Result r, conn->Exec(kIdleNodes.With({std::to_string(record.uid), MicrosParam(since)})));
   std::map<std::string, int64_t> out;
   for (int i = 0; i < r.rows(); ++i) out[std::string(r.Get(i, 0))] = r.GetInt64(i, 1);
   return out;
@@ -294,7 +305,7 @@ StatusOr<bool> PgResourceFleetStore::Remove(const ResourceRecord& record, Timest
   TY_ASSIGN_OR_RETURN(pg::Result r,
                       tx.Exec(kDelete, {uid, std::to_string(record.version), MicrosParam(now)}));
   if (r.affected() != 1) return false;
-  TY_RETURN_IF_ERROR(tx.Exec(kReleaseNodes, {uid, MicrosParam(now)}).status());
+  TY_RETURN_IF_ERROR(tx.Exec(kReleaseNodes.With({uid, MicrosParam(now)})).status());
   if (record.operation_id) {
     pg::Params finish = {std::to_string(*record.operation_id), kEmptyResponseJson, std::nullopt,
                          std::nullopt, MicrosParam(now)};

@@ -13,11 +13,10 @@
 #include "storage/node_sql.h"
 #include "storage/resource_row.h"
 #include "storage/row_codec.h"
+#include "storage/state_sql.h"
 
 namespace trainyard::storage {
 namespace {
-
-// Node states (migrations/0002_fleet.sql).
 
 constexpr const char* kTryLock = "SELECT pg_try_advisory_lock(hashtext('trainyard.scheduler'))";
 constexpr const char* kUnlock = "SELECT pg_advisory_unlock(hashtext('trainyard.scheduler'))";
@@ -28,14 +27,14 @@ constexpr const char* kEpoch =
     "SELECT " TY_MICROS("epoch") " FROM i UNION ALL SELECT " TY_MICROS("epoch") " FROM fleet_epoch";
 
 // One slot per node of each pool; existing slots keep their state and cache.
-constexpr const char* kSyncNodes =
+const StateSql kSyncNodes(
     "INSERT INTO nodes (pool_id, ordinal, zone, machine_type, keep_warm, state, state_since) "
     "SELECT p.pool_id, g.ordinal, p.zone, p.machine_type, p.keep_warm, "
-    "CASE WHEN p.keep_warm THEN 2 ELSE 7 END, " TY_TS("$6") " "
+    "CASE WHEN p.keep_warm THEN :node_ready ELSE :node_deleted END, " TY_TS("$6") " "
     "FROM unnest($1::text[], $2::text[], $3::text[], $4::boolean[], $5::int[]) "
     "AS p(pool_id, zone, machine_type, keep_warm, nodes) "
     "CROSS JOIN LATERAL generate_series(0, p.nodes - 1) AS g(ordinal) "
-    "ON CONFLICT (pool_id, ordinal) DO NOTHING";
+    "ON CONFLICT (pool_id, ordinal) DO NOTHING");
 
 // Only transactions below the snapshot's xmin: every one of them has finished, so no row can
 // still appear behind the cursor (migrations/0006_change_xid.sql).
@@ -47,14 +46,14 @@ constexpr const char* kChanges =
 
 // A down node a persistent resource holds is the resource's loss, already out of the pool's free
 // units through the resource's hold.
-constexpr const char* kUnhealthy =
+const StateSql kUnhealthy(
     "SELECT pool_id, ordinal, COALESCE(resource_uid, 0) FROM nodes "
-    "WHERE state IN (4, 5, 6) AND job_id IS NULL";
+    "WHERE state IN (:node_preempted, :node_failed, :node_repairing) AND job_id IS NULL");
 
-constexpr const char* kFreeNodes =
+const StateSql kFreeNodes(
     "SELECT pool_id, ordinal, state, array_to_json(image_cache)::text, "
     "COALESCE(resource_uid, 0) FROM nodes "
-    "WHERE pool_id = ANY($1::text[]) AND job_id IS NULL AND state IN (2, 7)";
+    "WHERE pool_id = ANY($1::text[]) AND job_id IS NULL AND state IN (:node_ready, :node_deleted)");
 
 constexpr const char* kResourcesByUid =
     "SELECT " TY_RESOURCE_COLUMNS TY_RESOURCE_FROM " WHERE r.uid = ANY($1::bigint[])";
@@ -66,73 +65,82 @@ constexpr const char* kResourceStamps =
 // moved them meanwhile (a failure, another writer) and the admission is skipped. READY nodes go
 // BUSY; DELETED ones are provisioned first.
 // $5: the persistent resource whose nodes these are (0: nodes no resource holds).
-constexpr const char* kClaimNodes =
-    "UPDATE nodes SET job_id = $1::bigint, state = CASE WHEN state = 2 THEN 3 ELSE 1 END, "
+const StateSql kClaimNodes(
+    "UPDATE nodes SET job_id = $1::bigint, "
+    "state = CASE WHEN state = :node_ready THEN :node_busy ELSE :node_provisioning END, "
     "state_since = " TY_TS("$4") " "
-    "WHERE pool_id = $2 AND ordinal = ANY($3::int[]) AND job_id IS NULL AND state IN (2, 7) "
-    "AND resource_uid IS NOT DISTINCT FROM NULLIF($5::bigint, 0)";
+    "WHERE pool_id = $2 AND ordinal = ANY($3::int[]) AND job_id IS NULL "
+    "AND state IN (:node_ready, :node_deleted) "
+    "AND resource_uid IS NOT DISTINCT FROM NULLIF($5::bigint, 0)");
 
 // A persistent resource takes free nodes ($1 its uid): READY ones stay READY (with their cache),
 // DELETED ones are provisioned for it.
-constexpr const char* kHoldNodes =
-    "UPDATE nodes SET resource_uid = $1::bigint, state = CASE WHEN state = 2 THEN 2 ELSE 1 END, "
+const StateSql kHoldNodes(
+    "UPDATE nodes SET resource_uid = $1::bigint, "
+    "state = CASE WHEN state = :node_ready THEN :node_ready ELSE :node_provisioning END, "
     "state_since = " TY_TS("$4") " "
-    "WHERE pool_id = $2 AND ordinal = ANY($3::int[]) AND job_id IS NULL AND state IN (2, 7) "
-    "AND resource_uid IS NULL";
+    "WHERE pool_id = $2 AND ordinal = ANY($3::int[]) AND job_id IS NULL "
+    "AND state IN (:node_ready, :node_deleted) AND resource_uid IS NULL");
 
 // Gives back what a skipped hold took in this transaction.
-constexpr const char* kUnholdNodes =
-    "UPDATE nodes SET resource_uid = NULL, state = CASE WHEN state = 1 THEN 7 ELSE state END, "
-    "state_since = " TY_TS("$2") " WHERE resource_uid = $1::bigint";
+const StateSql kUnholdNodes(
+    "UPDATE nodes SET resource_uid = NULL, "
+    "state = CASE WHEN state = :node_provisioning THEN :node_deleted ELSE state END, "
+    "state_since = " TY_TS("$2") " WHERE resource_uid = $1::bigint");
 
 // The resource's hold placed: a compare-and-set on its version while it is PROVISIONING.
-constexpr const char* kPlaceResource =
-    "UPDATE persistent_resources SET placement = $3::jsonb, ready_at = " TY_TS("$4") ", "
-    "held_since = " TY_TS("$5") ", hourly_price_micros = $6::bigint, sched_code = NULL, "
-    "sched_message = NULL, version = version + 1 "
-    "WHERE uid = $1::bigint AND version = $2::bigint AND state = 1";
+const StateSql
+    kPlaceResource("UPDATE persistent_resources SET placement = $3::jsonb, ready_at = " TY_TS(
+        "$4") ", "
+              "held_since = " TY_TS(
+                  "$5") ", hourly_price_micros = $6::bigint, sched_code = NULL, "
+                        "sched_message = NULL, version = version + 1 "
+                        "WHERE uid = $1::bigint AND version = $2::bigint AND state = "
+                        ":resource_provisioning");
 
 // Why a resource is not placed yet: not a change, so the version stays.
-constexpr const char* kResourceVerdicts =
+const StateSql kResourceVerdicts(
     "UPDATE persistent_resources r SET sched_code = d.code, sched_message = d.msg "
     "FROM unnest($1::bigint[], $2::text[], $3::text[]) AS d(uid, code, msg) "
-    "WHERE r.uid = d.uid AND r.state = 1 AND r.placement IS NULL";
+    "WHERE r.uid = d.uid AND r.state = :resource_provisioning AND r.placement IS NULL");
 
 // A resource that can never be placed, after the fleet's neverFitsTimeout: ERROR, and its
 // operation ends with the same error (RESOURCE_EXHAUSTED, like a stockout).
-constexpr const char* kFailResourceOperation =
-    "UPDATE operations SET done = true, error_code = 8, error_message = $2, progress_message = '', "
-    "update_time = " TY_TS("$3") " WHERE NOT done AND id = (SELECT operation_id FROM "
-    "persistent_resources WHERE uid = $1::bigint AND version = $4::bigint AND state = 1)";
-constexpr const char* kFailResource =
-    "UPDATE persistent_resources SET state = 5, error_code = 8, error_message = $2, "
-    "update_time = " TY_TS("$3") ", operation_id = NULL, sched_code = NULL, "
+// $5: the error's code (RESOURCE_EXHAUSTED).
+const StateSql kFailResourceOperation(
+    "UPDATE operations SET done = true, error_code = $5::int, error_message = $2, "
+    "progress_message = '', update_time = " TY_TS("$3") " WHERE NOT done AND id = (SELECT "
+    "operation_id FROM persistent_resources WHERE uid = $1::bigint AND version = $4::bigint "
+    "AND state = :resource_provisioning)");
+const StateSql kFailResource(
+    "UPDATE persistent_resources SET state = :resource_error, error_code = $5::int, "
+    "error_message = $2, update_time = " TY_TS("$3") ", operation_id = NULL, sched_code = NULL, "
     "sched_message = NULL, version = version + 1 "
-    "WHERE uid = $1::bigint AND version = $4::bigint AND state = 1";
+    "WHERE uid = $1::bigint AND version = $4::bigint AND state = :resource_provisioning");
 
 // Gives back what a skipped admission claimed in this transaction: BUSY came from READY,
 // PROVISIONING from DELETED (kClaimNodes).
-constexpr const char* kUnclaimNodes =
-    "UPDATE nodes SET job_id = NULL, state = CASE WHEN state = 3 THEN 2 ELSE 7 END, "
-    "state_since = " TY_TS("$2") " WHERE job_id = $1::bigint AND state IN (1, 3)";
+const StateSql kUnclaimNodes(
+    "UPDATE nodes SET job_id = NULL, "
+    "state = CASE WHEN state = :node_busy THEN :node_ready ELSE :node_deleted END, "
+    "state_since = " TY_TS("$2") " WHERE job_id = $1::bigint "
+    "AND state IN (:node_provisioning, :node_busy)");
 
 // Verdicts annotate QUEUED jobs ($5) only: they are not transitions, so the version stays.
-constexpr const char* kVerdicts =
+const StateSql kVerdicts(
     "UPDATE custom_jobs j SET sched_code = d.code, sched_message = d.msg, queue_position = d.pos "
     "FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[]) AS d(id, code, msg, pos) "
-    "WHERE j.id = d.id AND j.state = $5::smallint";
+    "WHERE j.id = d.id AND j.state = :job_queued");
 
-constexpr const char* kVerdictEvents =
+const StateSql kVerdictEvents(
     "INSERT INTO job_events (job_id, time, from_state, to_state, reason) "
     "SELECT d.id, " TY_TS("$3") ", j.state, j.state, d.reason FROM unnest($1::bigint[], "
-    "$2::text[]) AS d(id, reason) JOIN custom_jobs j ON j.id = d.id AND j.state = $4::smallint";
+    "$2::text[]) AS d(id, reason) JOIN custom_jobs j ON j.id = d.id AND j.state = :job_queued");
 
 // A victim as it is now, locked for the preemption: its requeue is a compare-and-set on this.
 constexpr const char* kLockVictim =
     "SELECT version, state, start_time IS NOT NULL FROM custom_jobs WHERE id = $1::bigint "
     "FOR UPDATE";
-
-std::string QueuedNumber() { return std::to_string(static_cast<int>(JobState::kQueued)); }
 
 }  // namespace
 
@@ -182,9 +190,10 @@ StatusOr<Timestamp> PgSchedulerStore::SyncNodes(const Fleet& fleet, Timestamp no
   std::string warm_array = "{";
   for (size_t i = 0; i < warm.size(); ++i) warm_array += (i > 0 ? "," : "") + warm[i];
   warm_array += "}";
-  TY_RETURN_IF_ERROR(conn->Exec(kSyncNodes, {TextArray(ids), TextArray(zones), TextArray(machines),
-                                             warm_array, NumberArray(nodes), MicrosParam(now)})
-                         .status());
+  TY_RETURN_IF_ERROR(
+      conn->Exec(kSyncNodes.With({TextArray(ids), TextArray(zones), TextArray(machines), warm_array,
+                                  NumberArray(nodes), MicrosParam(now)}))
+          .status());
   // The node rows were just written (thousands on a fresh fleet): without statistics the planner
   // takes `pool_id = $1` for one row and walks a whole pool per node claim (1 ms each instead of
   // 0.2 ms, measured); autovacuum would analyze only later.
@@ -227,7 +236,7 @@ StatusOr<std::vector<ResourceRecord>> PgSchedulerStore::ResourcesByUid(
 
 StatusOr<SchedulerStore::UnitsDownView> PgSchedulerStore::UnitsDown(const Fleet& fleet) {
   TY_ASSIGN_OR_RETURN(pg::Connection * conn, Connection());
-  TY_ASSIGN_OR_RETURN(pg::Result r, conn->Exec(kUnhealthy));
+  TY_ASSIGN_OR_RETURN(pg::Result r, conn->Exec(kUnhealthy.With({})));
   // (resource uid, 0 for none) → pool → the units with an unhealthy host.
   std::map<int64_t, std::map<std::string, std::set<int64_t>>> units;
   for (int i = 0; i < r.rows(); ++i) {
@@ -249,7 +258,7 @@ Status PgSchedulerStore::LoadFree(pg::Transaction& tx, const Fleet& fleet,
   std::vector<std::string> ids;
   for (int p : pools) ids.push_back(fleet.pools[p].id);
   if (ids.empty()) return Status::Ok();
-  TY_ASSIGN_OR_RETURN(pg::Result r, tx.Exec(kFreeNodes, {TextArray(ids)}));
+  TY_ASSIGN_OR_RETURN(pg::Result r, tx.Exec(kFreeNodes.With({TextArray(ids)})));
   std::map<std::pair<std::string, int64_t>, std::vector<FreeNode>> nodes;
   for (int i = 0; i < r.rows(); ++i) {
     FreeNode n;
@@ -294,9 +303,8 @@ PlannedWrites WritesOf(const JobAdmissionPlan& plan, Timestamp now) {
   w.job_id = plan.job_id;
   for (const NodeClaim& c : plan.claims) {
     w.claims.push_back(
-        pg::Statement{kClaimNodes,
-                      {std::to_string(plan.job_id), c.pool_id, NumberArray(c.ordinals),
-                       MicrosParam(now), std::to_string(plan.resource_uid)}});
+        kClaimNodes.With({std::to_string(plan.job_id), c.pool_id, NumberArray(c.ordinals),
+                          MicrosParam(now), std::to_string(plan.resource_uid)}));
     w.claim_rows.push_back(static_cast<int>(c.ordinals.size()));
   }
   w.admit = TransitionStatement(StateUpdate{plan.job_id, plan.version, plan.transition, {}});
@@ -309,13 +317,12 @@ PlannedWrites WritesOf(const HoldPlan& plan, Timestamp now) {
   w.resource_uid = plan.resource_uid;
   for (const NodeClaim& c : plan.claims) {
     w.claims.push_back(
-        pg::Statement{kHoldNodes, {uid, c.pool_id, NumberArray(c.ordinals), MicrosParam(now)}});
+        kHoldNodes.With({uid, c.pool_id, NumberArray(c.ordinals), MicrosParam(now)}));
     w.claim_rows.push_back(static_cast<int>(c.ordinals.size()));
   }
-  w.admit = pg::Statement{kPlaceResource,
-                          {uid, std::to_string(plan.version), EncodePlacement(plan.placement),
-                           MicrosParam(plan.ready_at), MicrosParam(now),
-                           std::to_string(plan.placement.hourly_price_micros)}};
+  w.admit = kPlaceResource.With({uid, std::to_string(plan.version), EncodePlacement(plan.placement),
+                                 MicrosParam(plan.ready_at), MicrosParam(now),
+                                 std::to_string(plan.placement.hourly_price_micros)});
   return w;
 }
 
@@ -421,11 +428,9 @@ Status PgSchedulerStore::AdmitAll(pg::Transaction& tx, const AdmissionPlanner& p
   std::vector<pg::Statement> unclaims;
   for (const PlannedWrites* plan : undo) {
     if (plan->resource_uid > 0) {
-      unclaims.push_back(
-          pg::Statement{kUnholdNodes, {std::to_string(plan->resource_uid), MicrosParam(now)}});
+      unclaims.push_back(kUnholdNodes.With({std::to_string(plan->resource_uid), MicrosParam(now)}));
     } else {
-      unclaims.push_back(
-          pg::Statement{kUnclaimNodes, {std::to_string(plan->job_id), MicrosParam(now)}});
+      unclaims.push_back(kUnclaimNodes.With({std::to_string(plan->job_id), MicrosParam(now)}));
     }
   }
   return tx.connection().ExecBatch(unclaims).status();
@@ -447,9 +452,10 @@ StatusOr<CommitOutcome> PgSchedulerStore::Commit(const AdmissionPlanner& planner
   TY_RETURN_IF_ERROR(AdmitAll(tx, planner, cycle, now, free, outcome));
   for (const HoldFailure& f : cycle.hold_failures) {
     pg::Params params = {std::to_string(f.resource_uid), f.message, MicrosParam(now),
-                         std::to_string(f.version)};
-    TY_RETURN_IF_ERROR(tx.Exec(kFailResourceOperation, params).status());
-    TY_ASSIGN_OR_RETURN(pg::Result r, tx.Exec(kFailResource, params));
+                         std::to_string(f.version),
+                         std::to_string(static_cast<int>(Code::kResourceExhausted))};
+    TY_RETURN_IF_ERROR(tx.Exec(kFailResourceOperation.With(params)).status());
+    TY_ASSIGN_OR_RETURN(pg::Result r, tx.Exec(kFailResource.With(params)));
     outcome.failed += static_cast<int>(r.affected());
   }
   for (const FailureDecision& f : cycle.failures) {
@@ -468,7 +474,7 @@ StatusOr<CommitOutcome> PgSchedulerStore::Commit(const AdmissionPlanner& planner
       messages.push_back(v.verdict.message);
     }
     TY_RETURN_IF_ERROR(
-        tx.Exec(kResourceVerdicts, {NumberArray(uids), TextArray(codes), TextArray(messages)})
+        tx.Exec(kResourceVerdicts.With({NumberArray(uids), TextArray(codes), TextArray(messages)}))
             .status());
   }
   if (!cycle.verdicts.empty()) {
@@ -486,12 +492,12 @@ StatusOr<CommitOutcome> PgSchedulerStore::Commit(const AdmissionPlanner& planner
       }
     }
     TY_ASSIGN_OR_RETURN(pg::Result r,
-                        tx.Exec(kVerdicts, {NumberArray(ids), TextArray(codes), TextArray(messages),
-                                            NumberArray(positions), QueuedNumber()}));
+                        tx.Exec(kVerdicts.With({NumberArray(ids), TextArray(codes),
+                                                TextArray(messages), NumberArray(positions)})));
     outcome.verdicts = static_cast<int>(r.affected());
     if (!event_ids.empty()) {
-      TY_RETURN_IF_ERROR(tx.Exec(kVerdictEvents, {NumberArray(event_ids), TextArray(event_reasons),
-                                                  MicrosParam(now), QueuedNumber()})
+      TY_RETURN_IF_ERROR(tx.Exec(kVerdictEvents.With({NumberArray(event_ids),
+                                                      TextArray(event_reasons), MicrosParam(now)}))
                              .status());
     }
   }

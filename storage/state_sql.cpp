@@ -1,0 +1,95 @@
+#include "storage/state_sql.h"
+
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+
+#include "services/fleet/node_state.h"
+#include "services/job_state_names.h"
+#include "services/model/persistent_resource.h"
+
+namespace trainyard::storage {
+namespace {
+
+bool NameStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
+bool NamePart(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// "job_queued" → "1", … for every state of jobs, nodes and persistent resources.
+const std::map<std::string, std::string, std::less<>>& StateNumbers() {
+  static const auto* numbers = [] {
+    auto* m = new std::map<std::string, std::string, std::less<>>();
+    for (const JobStateSpelling& s : kJobStateSpellings) {
+      (*m)["job_" + Lower(s.name.substr(std::string_view("JOB_STATE_").size()))] =
+          std::to_string(static_cast<int>(s.state));
+    }
+    for (NodeState state : kAllNodeStates) {
+      (*m)["node_" + Lower(NodeStateName(state))] = std::to_string(static_cast<int>(state));
+    }
+    for (const ResourceStateSpelling& s : kResourceStateSpellings) {
+      (*m)["resource_" + Lower(s.name)] = std::to_string(static_cast<int>(s.state));
+    }
+    return m;
+  }();
+  return *numbers;
+}
+
+[[noreturn]] void Refuse(const char* what, std::string_view detail) {
+  std::fprintf(stderr, "StateSql: %s: %.*s\n", what, static_cast<int>(detail.size()),
+               detail.data());
+  std::abort();
+}
+
+}  // namespace
+
+StateSql::StateSql(std::string_view text) {
+  // First the highest $N as written: the states are numbered after it.
+  bool quoted = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\'') quoted = !quoted;
+    if (quoted || text[i] != '$') continue;
+    size_t n = 0, j = i + 1;
+    while (j < text.size() && std::isdigit(static_cast<unsigned char>(text[j]))) {
+      n = n * 10 + static_cast<size_t>(text[j] - '0');
+      ++j;
+    }
+    positional_ = std::max(positional_, n);
+  }
+  std::map<std::string, size_t, std::less<>> index;  // state name → its $N
+  quoted = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '\'') quoted = !quoted;
+    const bool name = !quoted && c == ':' && (i == 0 || text[i - 1] != ':') &&
+                      i + 1 < text.size() && NameStart(text[i + 1]);
+    if (!name) {
+      text_ += c;
+      continue;
+    }
+    size_t end = i + 1;
+    while (end < text.size() && NamePart(text[end])) ++end;
+    std::string_view key = text.substr(i + 1, end - i - 1);
+    auto number = StateNumbers().find(key);
+    if (number == StateNumbers().end()) Refuse("no such state", key);
+    auto [it, added] = index.try_emplace(std::string(key), positional_ + states_.size() + 1);
+    if (added) states_.push_back(number->second);
+    text_ += "$" + std::to_string(it->second) + "::smallint";
+    i = end - 1;
+  }
+}
+
+pg::Statement StateSql::With(pg::Params params) const {
+  if (params.size() != positional_) {
+    Refuse("wrong number of parameters for", text_);
+  }
+  params.insert(params.end(), states_.begin(), states_.end());
+  return pg::Statement{text_, std::move(params)};
+}
+
+}  // namespace trainyard::storage
