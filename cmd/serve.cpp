@@ -18,40 +18,22 @@
 #include "api/http_server.h"
 #include "api/metrics_endpoint.h"
 #include "api/request_guard.h"
+#include "cmd/app/control_plane.h"
+#include "cmd/app/pg_adapters.h"
+#include "cmd/app/runtime_registry.h"
 #include "services/admin/admin_metrics.h"
-#include "services/admin/admin_service.h"
-#include "services/auth/token_service.h"
-#include "services/job_service.h"
 #include "services/log.h"
-#include "services/logs/job_log_service.h"
 #include "services/metrics/registry.h"
-#include "services/operations/operation_service.h"
-#include "services/persistent_resources/resource_service.h"
 #include "services/telemetry/utilization_metrics.h"
 #include "storage/database.h"
 #include "storage/embedded_postgres.h"
 #include "storage/migrator.h"
 #include "storage/pg.h"
-#include "storage/pg_admin_store.h"
-#include "storage/pg_failure_store.h"
-#include "storage/pg_fault_injection_store.h"
-#include "storage/pg_job_log_store.h"
-#include "storage/pg_job_store.h"
-#include "storage/pg_operation_store.h"
-#include "storage/pg_project_repository.h"
-#include "storage/pg_resource_fleet_store.h"
-#include "storage/pg_resource_store.h"
-#include "storage/pg_scheduler_store.h"
-#include "storage/pg_token_store.h"
 #include "storage/sim_clock_store.h"
 #include "storage/storage_metrics.h"
 #include "workers/buffered_log_sink.h"
-#include "workers/failure_simulator.h"
 #include "workers/files/secret_file.h"
-#include "workers/job_executor.h"
 #include "workers/local/local_runtime.h"
-#include "workers/resource_reconciler.h"
-#include "workers/scheduler_loop.h"
 #include "workers/sim/fleet_file.h"
 #include "workers/sim/sim_runtime.h"
 #include "workers/slurm/slurm_capacity.h"
@@ -162,6 +144,26 @@ StatusOr<std::unique_ptr<Runtime>> MakeSlurmRuntime(const ServeOptions& options,
       std::make_unique<slurm::SlurmRuntime>(std::move(client), std::move(runtime)));
 }
 
+// Every runtime `serve` can run jobs on, by --runtime's name.
+app::RuntimeRegistry Runtimes(const ServeOptions& options) {
+  app::RuntimeRegistry registry;
+  registry.Register("sim", [](const Fleet&) -> StatusOr<std::unique_ptr<Runtime>> {
+    return std::unique_ptr<Runtime>(std::make_unique<sim::SimRuntime>());
+  });
+  registry.Register("local", [&options](const Fleet&) -> StatusOr<std::unique_ptr<Runtime>> {
+    local::LocalRuntimeOptions local_options;
+    TY_ASSIGN_OR_RETURN(local_options.sandbox, local::DetectSandbox(local::kReplicaUser));
+    local_options.root = local::ReachableReplicaRoot(
+        std::filesystem::absolute(options.data_dir) / "replicas", local_options.sandbox);
+    local_options.grace =
+        std::chrono::milliseconds(static_cast<int64_t>(options.stop_grace_seconds * 1000));
+    return std::unique_ptr<Runtime>(std::make_unique<local::LocalRuntime>(local_options));
+  });
+  registry.Register("slurm",
+                    [&options](const Fleet& fleet) { return MakeSlurmRuntime(options, fleet); });
+  return registry;
+}
+
 }  // namespace
 
 bool IsLoopbackHost(const std::string& host) {
@@ -261,52 +263,22 @@ int RunServe(const ServeOptions& options) {
   auto clock = storage::LoadSimClock(*db->pool, options.sim_speed);
   if (!clock.ok()) return Fail("sim_clock_failed", clock.status());
 
-  storage::PgProjectRepository projects(*db->pool);
-  storage::PgJobStore jobs(*db->pool);
-  storage::PgOperationStore operations(*db->pool);
-  storage::PgResourceStore resources(*db->pool);
-  JobService job_service(projects, jobs, **clock, &resources);
-  // A quarter of the request threads may wait on :wait; the rest stay for everything else.
-  OperationService operation_service(projects, operations, **clock,
-                                     std::max(1, options.http_threads / 4));
-  ResourceService resource_service(projects, resources, **clock);
+  app::PgAdapters adapters(*db->pool, db->conninfo, JobLogRetention{options.log_lines_per_job});
   auto runs = [&](const char* role) {
     return std::find(options.roles.begin(), options.roles.end(), role) != options.roles.end();
   };
-
-  // The fleet's epoch is fixed before anything reads the fleet (the admin view, the scheduler).
-  storage::PgSchedulerStore scheduler_store(db->conninfo);
-  auto epoch = scheduler_store.SyncNodes(*fleet, (*clock)->Now());
-  if (!epoch.ok()) return Fail("fleet_sync_failed", epoch.status());
-  fleet->SetEpoch(*epoch);
-
-  storage::PgAdminStore admin_store(*db->pool);
-  AdminService admin_service(admin_store, projects, *fleet, **clock);
-  UtilizationService utilization(projects, jobs, jobs, admin_store, *fleet, **clock);
-  storage::PgFaultInjectionStore injections(*db->pool);
-  FaultInjector injector(*fleet, injections, **clock);
-  // The runtime's writer appends replica lines through the same store; the bound is per job.
-  JobLogRetention log_retention{options.log_lines_per_job};
-  storage::PgJobLogStore job_logs(*db->pool, log_retention);
-  JobLogService job_log_service(job_logs, projects, **clock);
-  storage::PgTokenStore token_store(*db->pool);
-  SystemClock wall_clock;  // tokens expire in real time, whatever the simulator's speed
-  TokenService token_service(token_store, projects, wall_clock);
-  if (runs("api")) {
-    api.Attach({job_service, operation_service, resource_service, admin_service, &injector,
-                &job_log_service, auth == "tokens" ? &token_service : nullptr,
-                api::RateLimit{options.rate_limit, 2 * options.rate_limit},
-                api::RateLimit{options.create_rate_limit, 2 * options.create_rate_limit},
-                &metrics_registry, &utilization, &projects});
-  }
-  ready_pool = db->pool.get();
+  auto runtime = Runtimes(options).Make(options.runtime, *fleet);
+  if (!runtime.ok()) return Fail("runtime_failed", runtime.status());
   // On Slurm, the scheduler admits only onto nodes the cluster can run (read from slurmrestd).
-  // Declared before the loop that reads it, so it outlives the loop on every way out.
+  // Declared before the control plane that reads it, so it outlives it on every way out.
   std::unique_ptr<slurm::SlurmCapacity> slurm_capacity;
-  // Simulated capacity boots and pulls images in simulated time; local processes start at once.
-  SchedulerLoopOptions scheduler_options;
-  scheduler_options.simulated_startup = options.runtime == "sim";
-  SchedulerLoop scheduler(scheduler_store, *fleet, **clock, scheduler_options);
+  app::ControlPlaneOptions plane_options;
+  // A quarter of the request threads may wait on :wait; the rest stay for everything else.
+  plane_options.operation_waiters = std::max(1, options.http_threads / 4);
+  // Simulated capacity boots and pulls images in simulated time; real processes start at once.
+  plane_options.scheduler.simulated_startup = options.runtime == "sim";
+  plane_options.executor.owner = DefaultExecutorOwner();
+  plane_options.executor.lease = std::chrono::seconds(options.lease_seconds);
   if (options.runtime == "slurm") {
     auto client = MakeSlurmClient(options);
     if (!client.ok()) return Fail("slurm_runtime_failed", client.status());
@@ -318,34 +290,40 @@ int RunServe(const ServeOptions& options) {
       LogJson(LogLevel::kWarn, "slurm_capacity_failed", {{"error", read.message()}});
     }
     slurm_capacity->Start();
-    scheduler.SetExternalCapacity(slurm_capacity.get());
+    plane_options.external_capacity = slurm_capacity.get();
   }
-  storage::PgFailureStore failure_store(scheduler_store);
-  FailureSimulator failures(failure_store, *fleet);
-  scheduler.SetFailureSimulator(&failures);
-  storage::PgResourceFleetStore resource_fleet(scheduler_store);
-  ResourceReconciler resource_reconciler(
-      resource_fleet, *fleet, [&](const JobRef& job) { return job_service.Cancel(job); });
-  scheduler.SetResourceReconciler(&resource_reconciler);
-  if (runs("scheduler")) scheduler.Start();
-  metrics_registry.Add([&scheduler](metrics::Exposition& e) {
-    scheduler.metrics().Write(e);
+  auto built = app::ControlPlane::Build(adapters.ports(), *fleet, **clock, **runtime,
+                                        std::move(plane_options));
+  if (!built.ok()) return Fail("fleet_sync_failed", built.status());
+  app::ControlPlane& plane = **built;
+  if (runs("api")) {
+    api.Attach({plane.jobs(), plane.operations(), plane.resources(), plane.admin(),
+                &plane.injector(), &plane.logs(), auth == "tokens" ? &plane.tokens() : nullptr,
+                api::RateLimit{options.rate_limit, 2 * options.rate_limit},
+                api::RateLimit{options.create_rate_limit, 2 * options.create_rate_limit},
+                &metrics_registry, &plane.utilization(), &adapters.projects()});
+  }
+  ready_pool = db->pool.get();
+  plane.Start(runs("scheduler"), runs("executor"));
+  metrics_registry.Add([&plane](metrics::Exposition& e) {
+    plane.scheduler().metrics().Write(e);
+    plane.executor().metrics().Write(e);
     return Status::Ok();
   });
   metrics_registry.Add([&](metrics::Exposition& e) {
-    storage::WriteDatabaseFamilies(*db->pool, jobs.creates(), e);
+    storage::WriteDatabaseFamilies(*db->pool, adapters.jobs().creates(), e);
     return Status::Ok();
   });
-  metrics_registry.Add([&](metrics::Exposition& e) { return WriteJobFamilies(admin_service, e); });
+  metrics_registry.Add([&](metrics::Exposition& e) { return WriteJobFamilies(plane.admin(), e); });
   metrics_registry.Add(
-      [&](metrics::Exposition& e) { return WriteFleetFamilies(admin_service, e); });
-  metrics_registry.Add([&](metrics::Exposition& e) { return WriteCostFamilies(admin_service, e); });
+      [&](metrics::Exposition& e) { return WriteFleetFamilies(plane.admin(), e); });
+  metrics_registry.Add([&](metrics::Exposition& e) { return WriteCostFamilies(plane.admin(), e); });
   metrics_registry.Add(
-      [&](metrics::Exposition& e) { return WriteUtilizationFamilies(utilization, e); });
+      [&](metrics::Exposition& e) { return WriteUtilizationFamilies(plane.utilization(), e); });
 
   // --metrics-listen: /metrics alone on a port of its own.
   api::MetricsEndpoint metrics_endpoint(
-      metrics_registry, auth == "tokens" ? &token_service : nullptr,
+      metrics_registry, auth == "tokens" ? &plane.tokens() : nullptr,
       api::RequestGuardOptions{auth == "off", options.allowed_hosts});
   std::unique_ptr<api::HttpServer> metrics_server;
   if (!options.metrics_listen.empty()) {
@@ -355,38 +333,6 @@ int RunServe(const ServeOptions& options) {
     metrics_server = api::NewCpprestServer(metrics_options, metrics_endpoint.AsHandler());
     if (Status s = metrics_server->Start(); !s.ok()) return Fail("metrics_listen_failed", s);
   }
-
-  JobExecutorOptions executor_options;
-  executor_options.owner = DefaultExecutorOwner();
-  executor_options.lease = std::chrono::seconds(options.lease_seconds);
-  executor_options.logs = &job_logs;
-  std::unique_ptr<Runtime> runtime;
-  local::LocalRuntime* local_runtime = nullptr;
-  if (options.runtime == "local") {
-    local::LocalRuntimeOptions local_options;
-    auto sandbox = local::DetectSandbox(local::kReplicaUser);
-    if (!sandbox.ok()) return Fail("local_runtime_failed", sandbox.status());
-    local_options.sandbox = *sandbox;
-    local_options.root = local::ReachableReplicaRoot(
-        std::filesystem::absolute(options.data_dir) / "replicas", local_options.sandbox);
-    local_options.grace =
-        std::chrono::milliseconds(static_cast<int64_t>(options.stop_grace_seconds * 1000));
-    auto owned = std::make_unique<local::LocalRuntime>(local_options);
-    local_runtime = owned.get();
-    runtime = std::move(owned);
-  } else if (options.runtime == "slurm") {
-    auto made = MakeSlurmRuntime(options, *fleet);
-    if (!made.ok()) return Fail("slurm_runtime_failed", made.status());
-    runtime = std::move(made).value();
-  } else {
-    runtime = std::make_unique<sim::SimRuntime>();
-  }
-  JobExecutor executor(jobs, jobs, *runtime, **clock, executor_options);
-  if (runs("executor")) executor.Start();
-  metrics_registry.Add([&executor](metrics::Exposition& e) {
-    executor.metrics().Write(e);
-    return Status::Ok();
-  });
   LogJson(LogLevel::kInfo, "ready",
           {{"listen", options.listen},
            {"sim_speed", options.sim_speed},
@@ -402,10 +348,8 @@ int RunServe(const ServeOptions& options) {
   sigwait(&signals, &signal);
   LogJson(LogLevel::kInfo, "shutting_down", {{"signal", signal}});
   draining = true;
-  scheduler.Stop();
-  executor.Stop();
   // A stopped server ends its replicas; a killed one leaves them to be adopted on restart.
-  if (local_runtime != nullptr) local_runtime->Shutdown(executor.released());
+  plane.Stop();
   if (metrics_server) metrics_server->Stop(kDrain);
   server->Stop(kDrain);
   if (Status s = db->CloseAfterServe(); !s.ok()) return Fail("postgres_stop_failed", s);

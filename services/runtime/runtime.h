@@ -93,6 +93,9 @@ class Runtime {
   virtual std::vector<LogLine> CollectLogs(Timestamp now) = 0;
   // The lines of the last CollectLogs are committed: the runtime may forget them.
   virtual void LogsStored() = 0;
+  // The server is stopping and gave back the leases of `jobs`: the runtime ends what it runs for
+  // them on this host (within its grace), or leaves them where another server adopts them.
+  virtual void Shutdown(const std::vector<int64_t>& jobs) = 0;
 };
 
 }  // namespace trainyard

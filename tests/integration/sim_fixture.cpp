@@ -10,31 +10,36 @@ void SimFixture::StartFleet(const char* fleet_json) {
   auto pool = pg::Pool::Create(conninfo_, 4, std::chrono::milliseconds(2000));
   ASSERT_TRUE(pool.ok()) << pool.status().message();
   pool_ = std::move(pool).value();
-  projects_ = std::make_unique<storage::PgProjectRepository>(*pool_);
-  store_ = std::make_unique<storage::PgJobStore>(*pool_);
-  operations_ = std::make_unique<storage::PgOperationStore>(*pool_);
-  resource_store_ = std::make_unique<storage::PgResourceStore>(*pool_);
-  service_ = std::make_unique<JobService>(*projects_, *store_, clock_, resource_store_.get());
-  operation_service_ = std::make_unique<OperationService>(*projects_, *operations_, clock_);
-  resource_service_ = std::make_unique<ResourceService>(*projects_, *resource_store_, clock_);
   auto fleet = sim::ParseFleet(fleet_json, "test");
   ASSERT_TRUE(fleet.ok()) << fleet.status().message();
   fleet_ = std::move(fleet).value();
-  scheduler_store_ = std::make_unique<storage::PgSchedulerStore>(conninfo_);
-  auto epoch = scheduler_store_->SyncNodes(fleet_, clock_.Now());
-  ASSERT_TRUE(epoch.ok()) << epoch.status().message();
-  fleet_.SetEpoch(*epoch);
-  scheduler_ = std::make_unique<SchedulerLoop>(*scheduler_store_, fleet_, clock_);
-  failure_store_ = std::make_unique<storage::PgFailureStore>(*scheduler_store_);
-  failures_ = std::make_unique<FailureSimulator>(*failure_store_, fleet_);
-  scheduler_->SetFailureSimulator(failures_.get());
-  resource_fleet_ = std::make_unique<storage::PgResourceFleetStore>(*scheduler_store_);
-  reconciler_ = std::make_unique<ResourceReconciler>(
-      *resource_fleet_, fleet_, [this](const JobRef& job) { return service_->Cancel(job); });
-  scheduler_->SetResourceReconciler(reconciler_.get());
-  JobExecutorOptions options;
-  options.owner = "exec";
-  executor_ = std::make_unique<JobExecutor>(*store_, *store_, runtime_, clock_, options);
+  adapters_ = std::make_unique<app::PgAdapters>(*pool_, conninfo_, JobLogRetention{});
+  app::ControlPlanePorts ports = adapters_->ports();
+  AdjustPorts(ports);
+  app::ControlPlaneOptions options;
+  options.operation_waiters = 8;
+  options.executor.owner = "exec";
+  auto plane = app::ControlPlane::Build(ports, fleet_, clock_, FleetRuntime(), options);
+  ASSERT_TRUE(plane.ok()) << plane.status().message();
+  plane_ = std::move(plane).value();
+  projects_ = &adapters_->projects();
+  store_ = &adapters_->jobs();
+  operations_ = &adapters_->operations();
+  resource_store_ = &adapters_->resources();
+  scheduler_store_ = &adapters_->scheduler();
+  service_ = &plane_->jobs();
+  operation_service_ = &plane_->operations();
+  resource_service_ = &plane_->resources();
+  scheduler_ = &plane_->scheduler();
+  failures_ = &plane_->failures();
+  reconciler_ = &plane_->reconciler();
+  executor_ = &plane_->executor();
+}
+
+void SimFixture::StopFleet() {
+  plane_.reset();
+  adapters_.reset();
+  pool_.reset();
 }
 
 CustomJob SimFixture::CreateGang(const std::string& project, SchedulingStrategy strategy,

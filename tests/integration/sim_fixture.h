@@ -1,29 +1,19 @@
 #pragma once
-// A fresh database with a fleet on it: the API's job service, the scheduler loop and the executor,
-// all under one manual clock. Tests of the scheduler's stories and of the views over them derive
-// from it and call StartFleet from SetUp.
+// A fresh database with a fleet on it and the control plane over it, built as `serve` builds it
+// (cmd/app/control_plane.h) but under one manual clock and with no loop running: tests step the
+// scheduler and the executor themselves. Tests of the scheduler's stories and of the views over
+// them derive from it and call StartFleet from SetUp.
 #include <gtest/gtest.h>
 
 #include <map>
 #include <memory>
 #include <string>
 
+#include "cmd/app/control_plane.h"
+#include "cmd/app/pg_adapters.h"
 #include "services/job_service.h"
 #include "services/logs/job_log_repository.h"
-#include "services/operations/operation_service.h"
-#include "services/persistent_resources/resource_service.h"
 #include "storage/pg.h"
-#include "storage/pg_failure_store.h"
-#include "storage/pg_job_store.h"
-#include "storage/pg_operation_store.h"
-#include "storage/pg_project_repository.h"
-#include "storage/pg_resource_fleet_store.h"
-#include "storage/pg_resource_store.h"
-#include "storage/pg_scheduler_store.h"
-#include "workers/failure_simulator.h"
-#include "workers/job_executor.h"
-#include "workers/resource_reconciler.h"
-#include "workers/scheduler_loop.h"
 #include "workers/sim/sim_runtime.h"
 
 namespace trainyard::testing {
@@ -53,25 +43,33 @@ class SimFixture : public ::testing::Test {
   // More env of the primary pool of the jobs created from now on.
   std::vector<EnvVar> primary_env_;
 
+  // What the control plane runs jobs on (the simulator unless a test says otherwise), and where
+  // a test may swap a port for its own before the plane is built over them.
+  virtual Runtime& FleetRuntime() { return runtime_; }
+  virtual void AdjustPorts(app::ControlPlanePorts&) {}
+  // Tears the control plane and the database connections down (StartFleet builds them again).
+  void StopFleet();
+
   std::string conninfo_;
   ManualClock clock_{FromUnixMicros(1'800'000'000'000'000)};
   std::unique_ptr<pg::Pool> pool_;
-  std::unique_ptr<storage::PgProjectRepository> projects_;
-  std::unique_ptr<storage::PgJobStore> store_;
-  std::unique_ptr<storage::PgOperationStore> operations_;
-  std::unique_ptr<storage::PgResourceStore> resource_store_;
-  std::unique_ptr<JobService> service_;
-  std::unique_ptr<OperationService> operation_service_;
-  std::unique_ptr<ResourceService> resource_service_;
   Fleet fleet_;
-  std::unique_ptr<storage::PgSchedulerStore> scheduler_store_;
-  std::unique_ptr<SchedulerLoop> scheduler_;
-  std::unique_ptr<storage::PgFailureStore> failure_store_;
-  std::unique_ptr<FailureSimulator> failures_;
-  std::unique_ptr<storage::PgResourceFleetStore> resource_fleet_;
-  std::unique_ptr<ResourceReconciler> reconciler_;
   sim::SimRuntime runtime_;
-  std::unique_ptr<JobExecutor> executor_;
+  std::unique_ptr<app::PgAdapters> adapters_;
+  std::unique_ptr<app::ControlPlane> plane_;
+  // The plane's parts, by the names the tests use.
+  storage::PgProjectRepository* projects_ = nullptr;
+  storage::PgJobStore* store_ = nullptr;
+  storage::PgOperationStore* operations_ = nullptr;
+  storage::PgResourceStore* resource_store_ = nullptr;
+  storage::PgSchedulerStore* scheduler_store_ = nullptr;
+  JobService* service_ = nullptr;
+  OperationService* operation_service_ = nullptr;
+  ResourceService* resource_service_ = nullptr;
+  SchedulerLoop* scheduler_ = nullptr;
+  FailureSimulator* failures_ = nullptr;
+  ResourceReconciler* reconciler_ = nullptr;
+  JobExecutor* executor_ = nullptr;
 };
 
 }  // namespace trainyard::testing

@@ -58,7 +58,7 @@ class LocalRuntime : public Runtime {
   // Ends the replicas of these jobs (SIGTERM, then SIGKILL after the grace): the server is
   // stopping, and these were its jobs. Replicas it adopted whose jobs another server supervises
   // are left alone.
-  void Shutdown(const std::vector<int64_t>& jobs);
+  void Shutdown(const std::vector<int64_t>& jobs) override;
 
  private:
   struct Process {

@@ -39,6 +39,8 @@ class SimRuntime : public Runtime {
   void Applied(const JobRecord& job, const JobTransition& transition) override;
   std::vector<LogLine> CollectLogs(Timestamp now) override;
   void LogsStored() override;
+  // Nothing runs on this host: simulated replicas end with the process.
+  void Shutdown(const std::vector<int64_t>&) override {}
 
  private:
   SimTimings timings_;

@@ -78,6 +78,8 @@ class SlurmRuntime : public Runtime {
   void Applied(const JobRecord&, const JobTransition&) override {}
   std::vector<LogLine> CollectLogs(Timestamp now) override;
   void LogsStored() override;
+  // The cluster keeps running them; the next server adopts them by their tags.
+  void Shutdown(const std::vector<int64_t>&) override {}
 
   // Slurm's name for the attempt's batch job, and the tag its comment carries.
   std::string SlurmJobName(int64_t job_id, int attempt) const;

@@ -401,7 +401,7 @@ class ApiServiceLimitsTest : public ApiServiceAuthTest {
   void Limit(api::RateLimit requests, api::RateLimit creates, TokenService* tokens = nullptr) {
     api_ = std::make_unique<api::ApiService>([] { return Status::Ok(); });
     api_->Attach({*service_, *operation_service_, *resource_service_, *admin_, nullptr, nullptr,
-                  tokens, requests, creates, nullptr, nullptr, projects_.get()});
+                  tokens, requests, creates, nullptr, nullptr, projects_});
   }
 };
 

@@ -426,18 +426,9 @@ class FleetHazardTest : public FailureSimulatorTest {
   }
 
   void TearDownStack() {
-    executor_.reset();
-    failures_.reset();
-    scheduler_.reset();
-    failure_store_.reset();
-    scheduler_store_.reset();
     injector_.reset();
     injections_.reset();
-    service_.reset();
-    operations_.reset();
-    store_.reset();
-    projects_.reset();
-    pool_.reset();
+    StopFleet();
   }
 };
 

@@ -36,19 +36,17 @@ class FlakyLogStore final : public JobLogRepository {
 
 class JobLogOutageTest : public testing::SimFixture {
  protected:
-  void SetUp() override {
-    ASSERT_NO_FATAL_FAILURE(StartFleet(kFleet));
-    logs_ = std::make_unique<storage::PgJobLogStore>(*pool_, JobLogRetention{});
+  void SetUp() override { ASSERT_NO_FATAL_FAILURE(StartFleet(kFleet)); }
+  // The executor appends through a store that can be down.
+  void AdjustPorts(app::ControlPlanePorts& ports) override {
+    logs_ = ports.logs;
     flaky_ = std::make_unique<FlakyLogStore>(*logs_);
-    JobExecutorOptions options;
-    options.owner = "exec";
-    options.logs = flaky_.get();
-    executor_ = std::make_unique<JobExecutor>(*store_, *store_, runtime_, clock_, options);
+    ports.logs = flaky_.get();
   }
 
   std::vector<std::string> ReplicaLines(const CustomJob& job) { return StoredLines(*logs_, job); }
 
-  std::unique_ptr<storage::PgJobLogStore> logs_;
+  JobLogRepository* logs_ = nullptr;
   std::unique_ptr<FlakyLogStore> flaky_;
 };
 

@@ -23,7 +23,6 @@ constexpr const char* kFleet = R"({
 class LocalExecutorTest : public testing::SimFixture {
  protected:
   void SetUp() override {
-    ASSERT_NO_FATAL_FAILURE(StartFleet(kFleet));
     dir_ = fs::temp_directory_path() / ("ty-local-executor-" + std::to_string(getpid()));
     fs::remove_all(dir_);
     local::LocalRuntimeOptions options;
@@ -31,14 +30,12 @@ class LocalExecutorTest : public testing::SimFixture {
     options.grace = 200ms;
     options.poll = 10ms;
     local_ = std::make_unique<local::LocalRuntime>(options);
-    logs_ = std::make_unique<storage::PgJobLogStore>(*pool_, JobLogRetention{});
-    JobExecutorOptions executor;
-    executor.owner = "exec";
-    executor.logs = logs_.get();
-    executor_ = std::make_unique<JobExecutor>(*store_, *store_, *local_, clock_, executor);
+    ASSERT_NO_FATAL_FAILURE(StartFleet(kFleet));
+    logs_ = &adapters_->logs();
   }
+  Runtime& FleetRuntime() override { return *local_; }
   void TearDown() override {
-    executor_.reset();
+    StopFleet();
     local_.reset();
     std::error_code ec;  // never throws: a keeper may still be finishing its exit code
     fs::remove_all(dir_, ec);
@@ -79,7 +76,7 @@ class LocalExecutorTest : public testing::SimFixture {
 
   fs::path dir_;
   std::unique_ptr<local::LocalRuntime> local_;
-  std::unique_ptr<storage::PgJobLogStore> logs_;
+  storage::PgJobLogStore* logs_ = nullptr;
 };
 
 TEST_F(LocalExecutorTest, AProcessThatSucceedsEndsItsJobSucceededWithItsOutputAsTheLog) {

@@ -333,22 +333,15 @@ TEST_F(ResourceServiceTest, AnotherLeaderFinishesTheOperationAfterAKill) {
   Operation op = CreateResource("pr1", 3);
   Step();  // placed on cold on-demand nodes; they boot for 60 s
   ASSERT_EQ(Count("resource_uid IS NOT NULL AND state = 1"), 3);
-  // The leader dies: its connection (and with it the lead) goes; nothing it held in memory counts.
-  scheduler_.reset();
-  reconciler_.reset();
-  resource_fleet_.reset();
-  failures_.reset();
-  failure_store_.reset();
-  scheduler_store_.reset();
-
-  storage::PgSchedulerStore store(conninfo_);
-  SchedulerLoop next(store, fleet_, clock_);
-  storage::PgResourceFleetStore fleet_store(store);
-  ResourceReconciler reconciler(fleet_store, fleet_,
-                                [this](const JobRef& job) { return service_->Cancel(job); });
-  next.SetResourceReconciler(&reconciler);
+  // The server dies: its connections (and with them the lead) go; nothing it held in memory
+  // counts. Another server over the same database takes over.
+  plane_.reset();
+  adapters_.reset();
+  app::PgAdapters adapters(*pool_, conninfo_, JobLogRetention{});
+  auto next = app::ControlPlane::Build(adapters.ports(), fleet_, clock_, runtime_, {});
+  ASSERT_TRUE(next.ok()) << next.status().message();
   clock_.Advance(seconds(60));
-  auto pass = next.RunOnce();
+  auto pass = (*next)->scheduler().RunOnce();
   ASSERT_TRUE(pass.ok()) << pass.status().message();
   EXPECT_TRUE(pass->leading);
   EXPECT_EQ(StateOf("pr1"), ResourceState::kRunning);
