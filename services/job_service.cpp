@@ -119,7 +119,7 @@ StatusOr<CustomJob> JobService::Create(const ParentRef& parent, CustomJob job,
   record.next_action_at.reset();
 
   for (int attempt = 0;; ++attempt) {
-    record.id = NewResourceId();
+    record.id = ids_.Next();
     record.job.name = JobName(project.number, parent.location, record.id);
     Status inserted = jobs_.Insert(record, request_id);
     if (inserted.ok()) return record.job;
@@ -210,7 +210,7 @@ StatusOr<Operation> JobService::Delete(const JobRef& ref) {
   op.create_time = now;
   op.update_time = now;
   for (int attempt = 0;; ++attempt) {
-    op.id = NewResourceId();
+    op.id = ids_.Next();
     Status deleted = jobs_.DeleteWithOperation(record.project_number, record.location, record.id,
                                                record.version, op);
     if (deleted.ok()) return op;

@@ -26,10 +26,15 @@ struct ListJobsResult {
 
 class JobService {
  public:
-  // `resources` (optional) checks jobs that name a persistent resource against it.
+  // `resources` (optional) checks jobs that name a persistent resource against it; `ids` (none:
+  // random) numbers new jobs and operations.
   JobService(ProjectRepository& projects, JobRepository& jobs, const Clock& clock,
-             ResourceRepository* resources = nullptr)
-      : projects_(projects), jobs_(jobs), clock_(clock), resources_(resources) {}
+             ResourceRepository* resources = nullptr, IdSource* ids = nullptr)
+      : projects_(projects),
+        jobs_(jobs),
+        clock_(clock),
+        resources_(resources),
+        ids_(ids != nullptr ? *ids : RandomIdSource()) {}
 
   StatusOr<CustomJob> Create(const ParentRef& parent, CustomJob job, const std::string& request_id);
   StatusOr<CustomJob> Get(const JobRef& ref);
@@ -47,6 +52,7 @@ class JobService {
   JobRepository& jobs_;
   const Clock& clock_;
   ResourceRepository* resources_ = nullptr;
+  IdSource& ids_;
 };
 
 // The cost and goodput a job shows: what its earlier states accrued plus its current state's time

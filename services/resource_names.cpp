@@ -25,4 +25,15 @@ int64_t NewResourceId() {
   return dist(rng);
 }
 
+int64_t SeededIds::Next() {
+  std::uniform_int_distribution<int64_t> dist(1'000'000'000'000'000'000LL,
+                                              9'223'372'036'854'775'807LL);
+  return dist(rng_);
+}
+
+IdSource& RandomIdSource() {
+  static RandomIds ids;
+  return ids;
+}
+
 }  // namespace trainyard

@@ -1,6 +1,7 @@
 #pragma once
 // Resource names as the domain sees them: a project (by id or number), a location, a resource id.
 #include <cstdint>
+#include <random>
 #include <string>
 
 namespace trainyard {
@@ -34,5 +35,27 @@ std::string OperationName(int64_t project_number, const std::string& location,
 
 // Random 19-digit id, the shape of real Vertex job and operation ids.
 int64_t NewResourceId();
+
+// Where new job and operation ids come from: random in a server, a seeded sequence of the same
+// shape where a run must repeat exactly (`simulate`: ids break ties in the queue's order).
+class IdSource {
+ public:
+  virtual ~IdSource() = default;
+  virtual int64_t Next() = 0;
+};
+class RandomIds final : public IdSource {
+ public:
+  int64_t Next() override { return NewResourceId(); }
+};
+class SeededIds final : public IdSource {
+ public:
+  explicit SeededIds(uint64_t seed) : rng_(seed) {}
+  int64_t Next() override;
+
+ private:
+  std::mt19937_64 rng_;
+};
+// The process's random source (what services use when given none).
+IdSource& RandomIdSource();
 
 }  // namespace trainyard

@@ -80,6 +80,7 @@ inline Status Internal(std::string msg) { return {Code::kInternal, std::move(msg
 inline Status Unavailable(std::string msg) { return {Code::kUnavailable, std::move(msg)}; }
 inline Status Aborted(std::string msg) { return {Code::kAborted, std::move(msg)}; }
 inline Status AlreadyExists(std::string msg) { return {Code::kAlreadyExists, std::move(msg)}; }
+inline Status Unimplemented(std::string msg) { return {Code::kUnimplemented, std::move(msg)}; }
 
 // A field-level INVALID_ARGUMENT: the message names the path, the violation carries it for clients.
 inline Status InvalidField(const std::string& path, const std::string& description) {

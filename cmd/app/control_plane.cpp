@@ -25,7 +25,7 @@ ControlPlane::ControlPlane(const ControlPlanePorts& ports, const Fleet& fleet, c
                            Runtime& runtime, ControlPlaneOptions options)
     : ports_(ports),
       runtime_(runtime),
-      jobs_(*ports.projects, *ports.jobs, clock, ports.resources),
+      jobs_(*ports.projects, *ports.jobs, clock, ports.resources, options.ids),
       operations_(*ports.projects, *ports.operations, clock, options.operation_waiters),
       resources_(*ports.projects, *ports.resources, clock),
       admin_(*ports.admin, *ports.projects, fleet, clock),

@@ -30,6 +30,8 @@ struct ControlPlaneOptions {
   JobExecutorOptions executor;  // its `logs` is the ports' unless set
   // A real cluster's word on its nodes (the Slurm runtime); it must outlive the control plane.
   const ExternalCapacity* external_capacity = nullptr;
+  // Where new job and operation ids come from (none: random); it must outlive the control plane.
+  IdSource* ids = nullptr;
 };
 
 class ControlPlane {

@@ -19,6 +19,7 @@ void SimFixture::StartFleet(const char* fleet_json) {
   app::ControlPlaneOptions options;
   options.operation_waiters = 8;
   options.executor.owner = "exec";
+  options.ids = &ids_;
   auto plane = app::ControlPlane::Build(ports, fleet_, clock_, FleetRuntime(), options);
   ASSERT_TRUE(plane.ok()) << plane.status().message();
   plane_ = std::move(plane).value();

@@ -51,6 +51,7 @@ class SimFixture : public ::testing::Test {
   void StopFleet();
 
   std::string conninfo_;
+  SeededIds ids_{7};  // job ids repeat from run to run (they break ties in the queue's order)
   ManualClock clock_{FromUnixMicros(1'800'000'000'000'000)};
   std::unique_ptr<pg::Pool> pool_;
   Fleet fleet_;

@@ -1,0 +1,134 @@
+#include "storage/memory/memory_database.h"
+
+#include <algorithm>
+
+#include "services/job_record_update.h"
+
+namespace trainyard::storage::memory {
+namespace {
+
+// How many images a node keeps (storage/job_transition_sql.cpp's TY_IMAGE_CACHE_SIZE).
+constexpr size_t kImageCacheSize = 8;
+
+bool IsLive(NodeState s) {
+  return s == NodeState::kProvisioning || s == NodeState::kReady || s == NodeState::kBusy;
+}
+
+}  // namespace
+
+bool IsDown(NodeState s) {
+  return s == NodeState::kPreempted || s == NodeState::kFailed || s == NodeState::kRepairing;
+}
+
+void MemoryDatabase::TouchLocked(MemoryJob& job, const std::optional<Timestamp>& old_next,
+                                 const std::optional<std::string>& old_owner) {
+  JobRecord& r = job.record;
+  if (r.change_seq > 0) changes.erase(r.change_seq);
+  r.change_seq = ++next_seq;
+  r.change_xid = 1;
+  changes[r.change_seq] = r.id;
+  if (old_next) {
+    if (old_owner) {
+      owned[*old_owner].erase({*old_next, r.id});
+    } else {
+      unclaimed.erase({*old_next, r.id});
+    }
+  }
+  if (!r.next_action_at) job.lease_owner.reset();  // storage clears the lease with the action
+  if (r.next_action_at) {
+    if (job.lease_owner) {
+      owned[*job.lease_owner].insert({*r.next_action_at, r.id});
+    } else {
+      unclaimed.insert({*r.next_action_at, r.id});
+    }
+  }
+}
+
+void MemoryDatabase::InsertLocked(JobRecord record) {
+  const int64_t id = record.id;
+  MemoryJob& job = jobs[id];
+  job.record = std::move(record);
+  job.record.change_seq = 0;
+  TouchLocked(job, std::nullopt, std::nullopt);
+}
+
+MemoryNode* MemoryDatabase::NodeLocked(const std::string& pool_id, int64_t ordinal) {
+  auto it = nodes.find(pool_id);
+  if (it == nodes.end() || ordinal < 0 || ordinal >= static_cast<int64_t>(it->second.size())) {
+    return nullptr;
+  }
+  return &it->second[static_cast<size_t>(ordinal)];
+}
+
+void MemoryDatabase::SetNodeJobLocked(const std::string& pool_id, int64_t ordinal,
+                                      std::optional<int64_t> job) {
+  MemoryNode* node = NodeLocked(pool_id, ordinal);
+  if (node == nullptr) return;
+  if (node->job_id) {
+    auto held = nodes_of_job.find(*node->job_id);
+    if (held != nodes_of_job.end()) {
+      held->second.erase({pool_id, ordinal});
+      if (held->second.empty()) nodes_of_job.erase(held);
+    }
+  }
+  node->job_id = job;
+  if (job) nodes_of_job[*job].insert({pool_id, ordinal});
+}
+
+void MemoryDatabase::GiveBack(MemoryNode& node, bool warm, Timestamp at) {
+  if (IsDown(node.state)) {
+    node.image_cache.clear();  // the failure simulator gives it back once repaired or gone
+    return;
+  }
+  node.state = warm ? NodeState::kReady : NodeState::kDeleted;
+  if (!warm) node.image_cache.clear();
+  node.since = at;
+}
+
+bool MemoryDatabase::ApplyLocked(const StateUpdate& update) {
+  auto it = jobs.find(update.id);
+  if (it == jobs.end()) return false;
+  MemoryJob& job = it->second;
+  const JobTransition& t = update.transition;
+  if (job.record.version != update.expected_version || job.record.job.state != t.from) {
+    return false;
+  }
+  if (update.lease_owner && job.lease_owner != update.lease_owner) return false;
+  auto held = nodes_of_job.find(update.id);
+  if (t.requires_nodes_up && held != nodes_of_job.end()) {
+    for (const auto& [pool, ordinal] : held->second) {
+      if (IsDown(NodeLocked(pool, ordinal)->state)) return false;
+    }
+  }
+  const std::optional<Timestamp> old_next = job.record.next_action_at;
+  const std::optional<std::string> old_owner = job.lease_owner;
+  ApplyToRecord(t, job.record);
+  TouchLocked(job, old_next, old_owner);
+  if (held == nodes_of_job.end()) return true;
+  // Its nodes follow the job (storage/job_transition_sql.cpp's TransitionNodeStatement).
+  if (t.to == JobState::kRunning) {
+    for (const auto& [pool, ordinal] : held->second) {
+      MemoryNode& node = *NodeLocked(pool, ordinal);
+      if (!IsLive(node.state)) continue;
+      node.state = NodeState::kBusy;
+      node.since = t.at;
+      if (t.image_uri) {
+        auto& cache = node.image_cache;
+        cache.erase(std::remove(cache.begin(), cache.end(), *t.image_uri), cache.end());
+        cache.push_back(*t.image_uri);
+        if (cache.size() > kImageCacheSize) cache.erase(cache.begin());
+      }
+    }
+  } else if (IsTerminal(t.to) || t.clears_admission) {
+    const auto taken = held->second;  // copied: giving back edits the index
+    for (const auto& [pool, ordinal] : taken) {
+      MemoryNode& node = *NodeLocked(pool, ordinal);
+      SetNodeJobLocked(pool, ordinal, std::nullopt);
+      node.preempt_at.reset();
+      GiveBack(node, node.keep_warm || node.resource_uid.has_value(), t.at);
+    }
+  }
+  return true;
+}
+
+}  // namespace trainyard::storage::memory

@@ -1,0 +1,75 @@
+#pragma once
+// The control plane's state in memory: jobs with their leases and change feed, node slots,
+// projects. What `simulate` runs the server's code on (storage/memory/memory_adapters.h): every
+// adapter over it applies the same transitions (services/job_record_update.h) and node moves as
+// the PostgreSQL stores, under one lock, so a run is exact and repeatable.
+#include <map>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "services/fleet/fleet.h"
+#include "services/fleet/node_state.h"
+#include "services/job_repository.h"
+
+namespace trainyard::storage::memory {
+
+struct MemoryNode {
+  NodeState state = NodeState::kDeleted;
+  bool keep_warm = false;
+  std::optional<int64_t> job_id;
+  std::optional<int64_t> resource_uid;
+  Timestamp since{};
+  std::optional<Timestamp> preempt_at;
+  std::optional<Timestamp> ready_at;
+  std::vector<std::string> image_cache;  // least recently used first
+};
+
+struct MemoryJob {
+  JobRecord record;
+  std::optional<std::string> lease_owner;
+};
+
+class MemoryDatabase {
+ public:
+  std::mutex mu;  // every adapter holds it for the whole of each call (a transaction)
+
+  // Jobs by id, and the change feed: the sequence number each job was last changed at.
+  std::map<int64_t, MemoryJob> jobs;
+  std::map<int64_t, int64_t> changes;  // change_seq → job id
+  int64_t next_seq = 0;
+  // Jobs with a next action, by (next_action_at, id): those nobody holds, and each owner's.
+  std::set<std::pair<Timestamp, int64_t>> unclaimed;
+  std::map<std::string, std::set<std::pair<Timestamp, int64_t>>> owned;
+
+  std::map<std::string, std::vector<MemoryNode>> nodes;  // pool id → slots by ordinal
+  std::map<int64_t, std::set<std::pair<std::string, int64_t>>> nodes_of_job;
+  std::optional<Timestamp> epoch;
+  std::optional<int64_t> hazard_tick;
+
+  std::map<std::string, Project> projects_by_id;
+  std::map<int64_t, Project> projects_by_number;
+  int64_t next_project_number = 100000000001;  // as migrations/0001_init.sql numbers them
+
+  // With `mu` held: a new job (its change stamped), or the transition as one compare-and-set on
+  // (id, version, from-state, lease), with its nodes moved as storage/job_transition_sql.cpp moves
+  // them. false when the job moved on.
+  void InsertLocked(JobRecord record);
+  bool ApplyLocked(const StateUpdate& update);
+  // Stamps a change on the job (the scheduler's feed) and re-files its next action.
+  void TouchLocked(MemoryJob& job, const std::optional<Timestamp>& old_next,
+                   const std::optional<std::string>& old_owner);
+  MemoryNode* NodeLocked(const std::string& pool_id, int64_t ordinal);
+  // The node taken by or given back from `job` (the index of each job's nodes follows).
+  void SetNodeJobLocked(const std::string& pool_id, int64_t ordinal, std::optional<int64_t> job);
+  // A holder gives its node back: down nodes stay down; warm ones stay READY with their cache;
+  // the rest are DELETED (storage/node_sql.h's TY_NODE_GIVEN_BACK).
+  static void GiveBack(MemoryNode& node, bool warm, Timestamp at);
+};
+
+bool IsDown(NodeState state);
+
+}  // namespace trainyard::storage::memory

@@ -1,0 +1,180 @@
+#include "storage/memory/memory_scheduler_store.h"
+
+#include <set>
+
+namespace trainyard::storage::memory {
+namespace {
+
+bool Free(const MemoryNode& node) {
+  return !node.job_id && (node.state == NodeState::kReady || node.state == NodeState::kDeleted);
+}
+
+}  // namespace
+
+StatusOr<Timestamp> MemorySchedulerStore::SyncNodes(const Fleet& fleet, Timestamp now) {
+  std::lock_guard lock(db_.mu);
+  for (const CapacityPool& pool : fleet.pools) {
+    if (pool.elastic) continue;  // its VMs exist only while a job holds them
+    std::vector<MemoryNode>& slots = db_.nodes[pool.id];
+    const bool warm = pool.model == ConsumptionModel::kReservation;
+    while (static_cast<int64_t>(slots.size()) < pool.nodes()) {
+      MemoryNode node;
+      node.keep_warm = warm;
+      node.state = warm ? NodeState::kReady : NodeState::kDeleted;
+      node.since = now;
+      slots.push_back(std::move(node));
+    }
+  }
+  if (!db_.epoch) db_.epoch = now;
+  return *db_.epoch;
+}
+
+StatusOr<std::vector<JobRecord>> MemorySchedulerStore::JobChanges(const ChangeCursor& after,
+                                                                  int limit) {
+  std::lock_guard lock(db_.mu);
+  std::vector<JobRecord> out;
+  if (after.xid > 1) return out;  // every change here is stamped with xid 1
+  const int64_t from = after.xid < 1 ? 0 : after.seq;
+  for (auto it = db_.changes.upper_bound(from);
+       it != db_.changes.end() && static_cast<int>(out.size()) < limit; ++it) {
+    out.push_back(db_.jobs.at(it->second).record);
+  }
+  return out;
+}
+
+StatusOr<SchedulerStore::UnitsDownView> MemorySchedulerStore::UnitsDown(const Fleet& fleet) {
+  std::lock_guard lock(db_.mu);
+  std::map<int64_t, std::map<std::string, std::set<int64_t>>> units;
+  for (const auto& [pool_id, slots] : db_.nodes) {
+    const CapacityPool* pool = fleet.FindPool(pool_id);
+    if (pool == nullptr) continue;
+    for (size_t i = 0; i < slots.size(); ++i) {
+      const MemoryNode& n = slots[i];
+      if (!IsDown(n.state) || n.job_id) continue;
+      units[n.resource_uid.value_or(0)][pool_id].insert(static_cast<int64_t>(i) /
+                                                        pool->hosts_per_unit);
+    }
+  }
+  UnitsDownView out;
+  for (auto& [uid, pools] : units) {
+    std::map<std::string, int64_t>& into = uid == 0 ? out.pools : out.resources[uid];
+    for (auto& [pool_id, set] : pools) into[pool_id] = static_cast<int64_t>(set.size());
+  }
+  return out;
+}
+
+StatusOr<std::vector<SchedulerStore::ResourceStamp>> MemorySchedulerStore::ResourceStamps() {
+  return std::vector<ResourceStamp>{};
+}
+
+StatusOr<std::vector<ResourceRecord>> MemorySchedulerStore::ResourcesByUid(
+    const std::vector<int64_t>&) {
+  return std::vector<ResourceRecord>{};
+}
+
+void MemorySchedulerStore::LoadFreeLocked(const Fleet& fleet, const std::vector<int>& pools,
+                                          FreeByPool& free) {
+  for (int p : pools) {
+    const CapacityPool& pool = fleet.pools[static_cast<size_t>(p)];
+    std::map<int64_t, std::vector<FreeNode>> by_holder;
+    by_holder[0];  // the pool itself, even when it has none free
+    const auto& slots = db_.nodes[pool.id];
+    for (size_t i = 0; i < slots.size(); ++i) {
+      const MemoryNode& n = slots[i];
+      if (!Free(n)) continue;
+      by_holder[n.resource_uid.value_or(0)].push_back(
+          FreeNode{static_cast<int64_t>(i), n.state == NodeState::kReady, n.image_cache});
+    }
+    for (auto& [holder, nodes] : by_holder) {
+      free.insert_or_assign({p, holder}, FreeUnits(pool.hosts_per_unit, nodes));
+    }
+  }
+}
+
+bool MemorySchedulerStore::ApplyPlanLocked(const JobAdmissionPlan& plan, Timestamp now) {
+  auto job = db_.jobs.find(plan.job_id);
+  if (job == db_.jobs.end() || job->second.record.version != plan.version ||
+      job->second.record.job.state != JobState::kQueued) {
+    return false;  // the job moved on: its nodes stay free
+  }
+  // The nodes' holder must be the plan's: 0 for the pool's own.
+  for (const NodeClaim& claim : plan.claims) {
+    for (int64_t ordinal : claim.ordinals) {
+      const MemoryNode* node = db_.NodeLocked(claim.pool_id, ordinal);
+      if (node == nullptr || !Free(*node) || node->resource_uid.value_or(0) != plan.resource_uid) {
+        return false;
+      }
+    }
+  }
+  for (const NodeClaim& claim : plan.claims) {
+    for (int64_t ordinal : claim.ordinals) {
+      MemoryNode& node = *db_.NodeLocked(claim.pool_id, ordinal);
+      node.state = node.state == NodeState::kReady ? NodeState::kBusy : NodeState::kProvisioning;
+      node.since = now;
+      db_.SetNodeJobLocked(claim.pool_id, ordinal, plan.job_id);
+    }
+  }
+  return db_.ApplyLocked(StateUpdate{plan.job_id, plan.version, plan.transition, {}});
+}
+
+StatusOr<CommitOutcome> MemorySchedulerStore::Commit(const AdmissionPlanner& planner,
+                                                     const CycleResult& cycle, Timestamp now) {
+  std::lock_guard lock(db_.mu);
+  CommitOutcome outcome;
+  FreeByPool free;
+  LoadFreeLocked(planner.fleet(), planner.PoolsToRead(cycle), free);
+  // Preemptions first, since they free nodes: all the victims or none.
+  for (const AdmissionDecision& a : cycle.admissions) {
+    if (a.victims.empty()) continue;
+    std::vector<StateUpdate> requeues;
+    for (int64_t victim : a.victims) {
+      auto it = db_.jobs.find(victim);
+      if (it == db_.jobs.end()) break;
+      const JobRecord& r = it->second.record;
+      JobSnapshot snapshot{victim, r.version, r.job.state, r.job.start_time.has_value()};
+      std::optional<JobTransition> t = planner.PlanVictim(a, snapshot, now);
+      if (!t) break;
+      requeues.push_back(StateUpdate{victim, r.version, std::move(*t), {}});
+    }
+    if (requeues.size() != a.victims.size()) {
+      ++outcome.skipped;
+      continue;
+    }
+    for (const StateUpdate& u : requeues) db_.ApplyLocked(u);
+    LoadFreeLocked(planner.fleet(), planner.PoolsToRead(a), free);  // the victims' nodes
+    std::optional<JobAdmissionPlan> plan = planner.PlanJob(a, now, free);
+    if (plan && ApplyPlanLocked(*plan, now)) {
+      ++outcome.admitted;
+      outcome.preempted += static_cast<int>(requeues.size());
+    } else {
+      ++outcome.skipped;  // the victims stay requeued: they are back in the queue either way
+    }
+  }
+  outcome.skipped += static_cast<int>(cycle.holds.size() + cycle.hold_failures.size());
+  for (const AdmissionDecision& a : cycle.admissions) {
+    if (!a.victims.empty()) continue;
+    std::optional<JobAdmissionPlan> plan = planner.PlanJob(a, now, free);
+    if (plan && ApplyPlanLocked(*plan, now)) {
+      ++outcome.admitted;
+    } else {
+      ++outcome.skipped;
+    }
+  }
+  for (const FailureDecision& f : cycle.failures) {
+    TY_ASSIGN_OR_RETURN(JobTransition t, planner.PlanFailure(f, now));
+    if (db_.ApplyLocked(StateUpdate{f.job_id, f.version, std::move(t), {}})) ++outcome.failed;
+  }
+  for (const VerdictUpdate& v : cycle.verdicts) {
+    auto it = db_.jobs.find(v.job_id);
+    if (it == db_.jobs.end() || it->second.record.job.state != JobState::kQueued) continue;
+    // A note, not a transition: the version and the change feed stay.
+    SchedulingStatus& status = *it->second.record.job.trainyard;
+    status.reason_code = std::string(ReasonCodeName(v.verdict.code));
+    status.reason_message = v.verdict.message.str();
+    status.queue_position = v.verdict.position;
+    ++outcome.verdicts;
+  }
+  return outcome;
+}
+
+}  // namespace trainyard::storage::memory
