@@ -8,6 +8,7 @@
 
 #include "cmd/client_commands.h"
 #include "cmd/serve.h"
+#include "cmd/simulate_command.h"
 
 int main(int argc, char** argv) {
   // OpenSSL must not tear itself down at exit: cpprestsdk's thread pool may still be freeing an
@@ -160,6 +161,7 @@ int main(int argc, char** argv) {
   trainyard::cmd::AddOpsCommand(app, &client_run);
   trainyard::cmd::AddResourcesCommand(app, &client_run);
   trainyard::cmd::AddTokensCommand(app, &client_run);
+  trainyard::cmd::AddSimulateCommand(app, &client_run);
 
   try {
     app.parse(argc, argv);

@@ -48,6 +48,7 @@ void MemoryDatabase::InsertLocked(JobRecord record) {
   const int64_t id = record.id;
   MemoryJob& job = jobs[id];
   job.record = std::move(record);
+  if (!IsTerminal(job.record.job.state)) ++live_jobs;
   job.record.change_seq = 0;
   TouchLocked(job, std::nullopt, std::nullopt);
 }
@@ -103,6 +104,7 @@ bool MemoryDatabase::ApplyLocked(const StateUpdate& update) {
   const std::optional<Timestamp> old_next = job.record.next_action_at;
   const std::optional<std::string> old_owner = job.lease_owner;
   ApplyToRecord(t, job.record);
+  if (!IsTerminal(t.from) && IsTerminal(t.to)) --live_jobs;
   TouchLocked(job, old_next, old_owner);
   if (held == nodes_of_job.end()) return true;
   // Its nodes follow the job (storage/job_transition_sql.cpp's TransitionNodeStatement).

@@ -41,6 +41,7 @@ class MemoryDatabase {
   std::map<int64_t, MemoryJob> jobs;
   std::map<int64_t, int64_t> changes;  // change_seq → job id
   int64_t next_seq = 0;
+  int64_t live_jobs = 0;  // not in a terminal state
   // Jobs with a next action, by (next_action_at, id): those nobody holds, and each owner's.
   std::set<std::pair<Timestamp, int64_t>> unclaimed;
   std::map<std::string, std::set<std::pair<Timestamp, int64_t>>> owned;

@@ -1,0 +1,117 @@
+#include "cmd/simulate/job_builder.h"
+
+#include <algorithm>
+
+#include "services/catalog.h"
+
+namespace trainyard::simulate {
+namespace {
+
+const PlacementRule* RuleFor(const Scenario& s, const TraceJob& job) {
+  for (const PlacementRule& rule : s.placement) {
+    if (!rule.projects.empty() &&
+        std::find(rule.projects.begin(), rule.projects.end(), job.project) == rule.projects.end()) {
+      continue;
+    }
+    if (job.gpus < rule.min_gpus || (rule.max_gpus > 0 && job.gpus > rule.max_gpus)) continue;
+    return &rule;
+  }
+  return nullptr;
+}
+
+std::string SecondsText(Duration d) {
+  return std::to_string(
+             std::max<int64_t>(1, std::chrono::duration_cast<std::chrono::seconds>(d).count())) +
+         "s";
+}
+
+}  // namespace
+
+StatusOr<BuiltJob> BuildJob(const Scenario& s, const TraceJob& job) {
+  BuiltJob built;
+  const PlacementRule* rule = RuleFor(s, job);
+  built.model = rule != nullptr ? rule->model : "STANDARD";
+  if (job.body) {  // JSONL: as the user sent it
+    built.body = *job.body;
+    for (const WorkerPoolSpec& p : built.body.job_spec.worker_pool_specs) {
+      if (!p.machine_spec) continue;
+      if (built.machine_type.empty()) built.machine_type = p.machine_spec->machine_type;
+      built.nodes += std::max<int64_t>(1, p.replica_count);
+    }
+    return built;
+  }
+  const std::string where = s.workload.path + ":" + std::to_string(job.line);
+  const MachineType* largest = FindMachineType(s.shapes.back());
+  const int64_t per_node_max = largest->accelerator_count;
+  const MachineType* shape = nullptr;
+  if (job.nodes > 0) {
+    const int64_t per_node = (job.gpus + job.nodes - 1) / job.nodes;
+    for (const std::string& name : s.shapes) {
+      const MachineType* m = FindMachineType(name);
+      if (m->accelerator_count >= per_node) {
+        shape = m;
+        break;
+      }
+    }
+    built.nodes = job.nodes;
+    if (shape == nullptr) {
+      return InvalidArgument(where + ": no shape has " + std::to_string(per_node) +
+                             " GPUs a node (" + std::to_string(job.gpus) + " GPUs on " +
+                             std::to_string(job.nodes) + " nodes); the largest, " +
+                             s.shapes.back() + ", has " + std::to_string(per_node_max));
+    }
+  } else if (job.gpus <= per_node_max) {
+    for (const std::string& name : s.shapes) {
+      const MachineType* m = FindMachineType(name);
+      if (m->accelerator_count >= job.gpus) {
+        shape = m;
+        break;
+      }
+    }
+    built.nodes = 1;
+  } else {
+    shape = largest;
+    built.nodes = (job.gpus + per_node_max - 1) / per_node_max;
+  }
+  built.machine_type = std::string(shape->name);
+
+  CustomJob& body = built.body;
+  body.display_name = job.id.empty() ? "trace-" + std::to_string(job.line) : "trace-" + job.id;
+  body.labels["trace-line"] = std::to_string(job.line);
+  for (int64_t replicas : {int64_t{1}, built.nodes - 1}) {
+    if (replicas <= 0) continue;
+    WorkerPoolSpec pool;
+    pool.machine_spec = MachineSpec{};
+    pool.machine_spec->machine_type = built.machine_type;
+    pool.machine_spec->accelerator_type = shape->accelerator;
+    pool.machine_spec->accelerator_count = shape->accelerator_count;
+    if (built.model == "ON_DEMAND") {
+      pool.machine_spec->reservation_affinity =
+          ReservationAffinity{ReservationAffinityType::kNoReservation, "", {}};
+    }
+    pool.replica_count = replicas;
+    pool.container_spec = ContainerSpec{};
+    pool.container_spec->image_uri = "trainyard/replay:trace";
+    pool.container_spec->env.push_back({"TRAINYARD_SIM_DURATION", SecondsText(job.duration)});
+    if (s.checkpoint_interval) {
+      pool.container_spec->env.push_back(
+          {"TRAINYARD_CHECKPOINT_INTERVAL", SecondsText(*s.checkpoint_interval)});
+    }
+    body.job_spec.worker_pool_specs.push_back(std::move(pool));
+  }
+  body.job_spec.scheduling = Scheduling{};
+  Scheduling& sched = *body.job_spec.scheduling;
+  if (built.model == "SPOT") {
+    sched.strategy = SchedulingStrategy::kSpot;
+  } else if (built.model == "SPOT_THEN_ON_DEMAND") {
+    sched.strategy = SchedulingStrategy::kLowCost;
+  } else if (built.model == "FLEX_START") {
+    sched.strategy = SchedulingStrategy::kFlexStart;
+    if (s.max_wait) sched.max_wait_duration = *s.max_wait;
+  } else {
+    sched.strategy = SchedulingStrategy::kStandard;
+  }
+  return built;
+}
+
+}  // namespace trainyard::simulate

@@ -1,0 +1,62 @@
+#pragma once
+// A `trainyard simulate` scenario: a fleet (the fleet-file format, by path or inline, scaled), a
+// workload trace and how it maps onto jobs (machine shapes, consumption models by project and
+// size), and the knobs a platform team turns (reservation owners, checkpoint interval). Read from
+// JSON; every error names the field (docs/simulate.md has the format).
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "services/fleet/fleet.h"
+#include "services/model/custom_job.h"
+#include "services/status.h"
+
+namespace trainyard::simulate {
+
+enum class TraceFormat { kSwf, kCsv, kJsonl };
+
+// Which trace column is which (CSV). Empty: the trace has none.
+struct CsvColumns {
+  std::string submit;    // seconds, or a timestamp (submit_format)
+  std::string duration;  // seconds of running
+  std::string gpus;
+  std::string nodes;    // optional: GPUs are spread over this many nodes
+  std::string project;  // the queue, virtual cluster or user that becomes the project
+};
+
+struct Workload {
+  std::string path;  // resolved against the scenario's folder
+  TraceFormat format = TraceFormat::kSwf;
+  CsvColumns columns;
+  bool submit_is_timestamp = false;  // CSV: "2020-03-01 00:00:07" rather than seconds
+  std::string swf_project = "user";  // SWF: user, group, queue or partition
+  int64_t limit = 0;                 // the first N jobs only (0: all)
+  int64_t skip_gpus_above = 0;       // 0: none skipped (a job no shape fits is an error)
+};
+
+// Which consumption model a job asks for: the first rule whose projects and GPU range match.
+struct PlacementRule {
+  std::vector<std::string> projects;  // empty: any
+  int64_t min_gpus = 0;
+  int64_t max_gpus = 0;  // 0: no bound
+  // STANDARD (reservation, then on-demand), ON_DEMAND (never a reservation), SPOT,
+  // SPOT_THEN_ON_DEMAND (Vertex's LOW_COST), FLEX_START.
+  std::string model = "STANDARD";
+};
+
+struct Scenario {
+  std::string name;
+  std::string source;  // the file it came from
+  Fleet fleet;
+  Workload workload;
+  std::vector<std::string> shapes;  // machine types with built-in GPUs, smallest first
+  std::vector<PlacementRule> placement;
+  std::optional<Duration> checkpoint_interval;
+  std::optional<Duration> max_wait;  // FLEX_START's maxWaitDuration
+  uint64_t seed = 1;
+};
+
+// Reads a scenario file. `seed` (when set) overrides the fleet's.
+StatusOr<Scenario> LoadScenario(const std::string& path, std::optional<uint64_t> seed);
+
+}  // namespace trainyard::simulate

@@ -1,0 +1,153 @@
+#include "cmd/simulate/simulation.h"
+
+#include <algorithm>
+
+#include "cmd/app/control_plane.h"
+#include "cmd/app/memory_adapters.h"
+#include "workers/sim/sim_runtime.h"
+
+namespace trainyard::simulate {
+namespace {
+
+using namespace std::chrono_literals;
+
+// How often a live run is looked at when nothing else is due: the failure simulator draws its
+// hazards per pass, and DWS capacity steps and queue deadlines fall between events.
+constexpr std::chrono::microseconds kIdlePass = 60s;
+// A run stops this long after the last arrival whatever is left (reported as it stands).
+constexpr Duration kHorizon = std::chrono::hours(24 * 400);
+constexpr const char* kOwner = "simulate";
+
+Timestamp At(Timestamp epoch, Duration offset) {
+  return epoch + std::chrono::duration_cast<std::chrono::microseconds>(offset);
+}
+
+// The region the trace's jobs are created in: the fleet's first pool's.
+std::string RegionOf(const Fleet& fleet) {
+  return fleet.pools.empty() ? "us-central1" : fleet.pools.front().region;
+}
+
+}  // namespace
+
+Timestamp ReplayEpoch() { return FromUnixMicros(1'767'225'600'000'000); }
+
+StatusOr<SimulationResult> RunScenario(const Scenario& scenario, const Trace& trace,
+                                       const Progress& progress) {
+  SimulationResult result;
+  std::vector<BuiltJob> built;
+  built.reserve(trace.jobs.size());
+  for (const TraceJob& job : trace.jobs) {
+    TY_ASSIGN_OR_RETURN(BuiltJob b, BuildJob(scenario, job));
+    built.push_back(std::move(b));
+  }
+
+  Fleet fleet = scenario.fleet;
+  const Timestamp epoch = ReplayEpoch();
+  ManualClock clock(epoch);
+  SeededIds ids(scenario.seed);
+  app::MemoryAdapters memory;
+  sim::SimRuntime runtime;
+  app::ControlPlaneOptions options;
+  options.executor.owner = kOwner;
+  // Leases are a server's fence against another; here one process holds them all, and a pass that
+  // takes long in wall time must not give them up.
+  options.executor.lease = std::chrono::hours(24 * 365);
+  options.ids = &ids;
+  TY_ASSIGN_OR_RETURN(std::unique_ptr<app::ControlPlane> plane,
+                      app::ControlPlane::Build(memory.ports(), fleet, clock, runtime, options));
+  const std::string region = RegionOf(fleet);
+  std::map<std::string, std::string> model_of_pool;
+  for (const CapacityPool& pool : fleet.pools) {
+    model_of_pool[pool.id] = std::string(ConsumptionModelName(pool.model));
+  }
+
+  std::vector<std::pair<int64_t, std::string>> created;  // job id, project, by trace order
+  created.reserve(trace.jobs.size());
+  size_t next = 0;
+  int64_t ended = 0;
+  Timestamp now = epoch;
+  Duration next_progress = std::chrono::hours(24);
+  Duration next_sample{};
+  const Timestamp last_arrival = trace.jobs.empty() ? epoch : At(epoch, trace.jobs.back().submit);
+  storage::memory::MemoryDatabase& db = memory.db();
+
+  for (;;) {
+    clock.Set(now);
+    while (next < trace.jobs.size() && At(epoch, trace.jobs[next].submit) <= now) {
+      // The body goes to the store (the report keeps the shape, not the body).
+      auto job = plane->jobs().Create(ParentRef{trace.jobs[next].project, region},
+                                      std::move(built[next].body), "");
+      built[next].body = CustomJob{};
+      if (!job.ok()) {
+        return InvalidArgument(scenario.workload.path + ":" +
+                               std::to_string(trace.jobs[next].line) + ": " +
+                               job.status().message());
+      }
+      created.emplace_back(std::stoll(job->name.substr(job->name.rfind('/') + 1)),
+                           trace.jobs[next].project);
+      ++next;
+    }
+    for (int round = 0; round < 16; ++round) {
+      TY_ASSIGN_OR_RETURN(LoopStats stats, plane->scheduler().RunOnce());
+      TY_ASSIGN_OR_RETURN(int moved, plane->executor().RunOnce());
+      ++result.passes;
+      if (stats.changes == 0 && stats.committed.admitted == 0 && moved == 0) break;
+    }
+
+    // What is busy now, until the next event.
+    std::map<std::string, int64_t> busy, busy_in_pool, slots;
+    int64_t live = 0;
+    std::optional<Timestamp> due;
+    {
+      std::lock_guard lock(db.mu);
+      for (const auto& [pool_id, nodes] : db.nodes) {
+        int64_t held = 0;
+        for (const auto& n : nodes) held += n.job_id ? 1 : 0;
+        slots[pool_id] = static_cast<int64_t>(nodes.size());
+        busy_in_pool[pool_id] = held;
+        busy[model_of_pool[pool_id]] += held;
+      }
+      live = db.live_jobs;
+      if (!db.unclaimed.empty()) due = db.unclaimed.begin()->first;
+      for (const auto& [owner, jobs] : db.owned) {
+        if (!jobs.empty() && (!due || jobs.begin()->first < *due)) due = jobs.begin()->first;
+      }
+    }
+    ended = static_cast<int64_t>(created.size()) - live;
+    const Duration elapsed = now - epoch;
+    while (next_sample <= elapsed) {
+      result.capacity.push_back(CapacitySample{next_sample, busy});
+      next_sample += std::chrono::hours(1);
+    }
+    if (progress && elapsed >= next_progress) {
+      progress(static_cast<int64_t>(created.size()), ended, elapsed);
+      while (next_progress <= elapsed) next_progress += std::chrono::hours(24);
+    }
+    const bool done = next >= trace.jobs.size() && live == 0;
+    if (done || now > At(last_arrival, kHorizon)) break;
+
+    Timestamp then = Timestamp::max();
+    if (next < trace.jobs.size()) then = At(epoch, trace.jobs[next].submit);
+    if (due) then = std::min(then, std::max(*due, now + 1us));
+    if (live > 0) then = std::min(then, now + kIdlePass);
+    const double dt = std::chrono::duration<double>(then - now).count();
+    for (const auto& [pool, count] : busy_in_pool) result.busy_node_seconds[pool] += count * dt;
+    for (const auto& [pool, count] : slots) result.node_seconds[pool] += count * dt;
+    now = then;
+  }
+  result.simulated = now - epoch;
+  if (progress) progress(static_cast<int64_t>(created.size()), ended, result.simulated);
+
+  result.jobs.reserve(created.size());
+  for (size_t i = 0; i < created.size(); ++i) {
+    JobOutcome outcome;
+    outcome.trace = &trace.jobs[i];
+    outcome.built = std::move(built[i]);
+    std::lock_guard lock(db.mu);
+    outcome.record = std::move(db.jobs.at(created[i].first).record);  // the run is over
+    result.jobs.push_back(std::move(outcome));
+  }
+  return result;
+}
+
+}  // namespace trainyard::simulate

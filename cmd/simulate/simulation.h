@@ -1,0 +1,52 @@
+#pragma once
+// Replays a trace through the control plane `serve` runs (cmd/app/control_plane.h) on memory
+// (cmd/app/memory_adapters.h), with the simulator's runtime, under a manual clock that jumps from
+// event to event: arrivals, the executor's next due step (boots, ends, restarts), and while any
+// job is live a pass every simulated minute (the failure simulator's hazards, DWS steps, the
+// queue's deadlines). At each time the scheduler and the executor pass until neither has more to
+// do, as a server's loops run again at once after a pass that did work. Nothing reads the wall
+// clock; the same scenario and seed give the same history.
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "cmd/simulate/job_builder.h"
+#include "cmd/simulate/scenario.h"
+#include "cmd/simulate/trace.h"
+#include "services/job_repository.h"
+
+namespace trainyard::simulate {
+
+struct JobOutcome {
+  const TraceJob* trace = nullptr;
+  BuiltJob built;
+  JobRecord record;  // as the run left it
+};
+
+// Nodes in use by consumption model at an hour of the run.
+struct CapacitySample {
+  Duration at{};
+  std::map<std::string, int64_t> busy;
+};
+
+struct SimulationResult {
+  std::vector<JobOutcome> jobs;
+  std::vector<CapacitySample> capacity;  // hourly
+  // Node-seconds held by jobs, and available, per pool id (pools with node slots).
+  std::map<std::string, double> busy_node_seconds;
+  std::map<std::string, double> node_seconds;
+  Duration simulated{};
+  int64_t passes = 0;
+};
+
+// Called every simulated day and at the end: jobs created so far, jobs ended, simulated time.
+using Progress = std::function<void(int64_t created, int64_t ended, Duration simulated)>;
+
+// Where a replay's clock starts (fixed, so reports repeat): 2026-01-01T00:00:00Z.
+Timestamp ReplayEpoch();
+
+StatusOr<SimulationResult> RunScenario(const Scenario& scenario, const Trace& trace,
+                                       const Progress& progress);
+
+}  // namespace trainyard::simulate

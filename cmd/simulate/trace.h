@@ -1,0 +1,32 @@
+#pragma once
+// Workload traces, read as they are published: SWF v2.2 (the Parallel Workloads Archive's
+// Standard Workload Format), CSV with a column mapping (Philly-derived, Helios, Acme), and JSONL
+// of CustomJob bodies with a submit offset. Errors name the file, the line and the field.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cmd/simulate/scenario.h"
+
+namespace trainyard::simulate {
+
+struct TraceJob {
+  int64_t line = 0;   // 1-based, in the trace file
+  std::string id;     // the trace's own job id, when it has one
+  Duration submit{};  // after the trace's first submit
+  Duration duration{};
+  int64_t gpus = 0;
+  int64_t nodes = 0;  // 0: the shape decides
+  std::string project;
+  std::optional<CustomJob> body;  // JSONL: the job as given
+};
+
+struct Trace {
+  std::vector<TraceJob> jobs;  // by submit time, then line
+  int64_t skipped = 0;         // jobs that never ran (no run time) or asked for no GPU
+  int64_t skipped_large = 0;   // more GPUs than the scenario's skipGpusAbove
+};
+
+StatusOr<Trace> ReadTrace(const Workload& workload);
+
+}  // namespace trainyard::simulate

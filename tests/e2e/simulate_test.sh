@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# `trainyard simulate`: the README's examples run as written and write every report; the same
+# scenarios and seed give byte-identical reports (timing.json, the machine's, aside) and another
+# seed another history; the figures agree with what the scenarios buy; bad input is refused with
+# the file, line or field named and nothing half-written. Needs no server.
+source "$(dirname "$0")/lib.sh"
+ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
+cd "$ROOT"
+
+# The README's commands, with the binary under test and an output folder of our own.
+mapfile -t commands < <(grep -E "^build/trainyard simulate " README.md)
+[ "${#commands[@]}" -ge 2 ] && pass "the README shows simulate's examples" ||
+  fail "the README has no 'trainyard simulate' example lines"
+for i in "${!commands[@]}"; do
+  cmd="${commands[$i]#build/trainyard }"
+  out="$E2E_DIR/readme-$i"
+  # shellcheck disable=SC2086
+  if "$TRAINYARD_BIN" ${cmd/--out*/--out $out} 2>"$E2E_DIR/progress-$i"; then
+    pass "README example $i runs"
+  else
+    fail "README example $i failed: $(tail -3 "$E2E_DIR/progress-$i")"
+  fi
+  [ -s "$out/comparison.md" ] && [ -s "$out/comparison.json" ] && [ -s "$out/wait_cdf.svg" ] &&
+    [ -s "$out/cost_vs_wait.svg" ] && pass "README example $i writes the comparison and its plots" ||
+    fail "README example $i: comparison or plots missing"
+  grep -q '^simulate: .* jobs submitted' "$E2E_DIR/progress-$i" &&
+    pass "README example $i shows its progress on stderr" || fail "no progress line"
+done
+
+S=payloads/simulate
+run() { "$TRAINYARD_BIN" simulate "$@" 2>/dev/null >/dev/null; }
+run $S/on-demand.json $S/reservation-1y.json $S/reservation-3y.json $S/spot-fallback.json \
+  --out "$E2E_DIR/a" --seed 3 || fail "four scenarios"
+run $S/on-demand.json $S/reservation-1y.json $S/reservation-3y.json $S/spot-fallback.json \
+  --out "$E2E_DIR/b" --seed 3 || fail "four scenarios again"
+diff -r -x timing.json "$E2E_DIR/a" "$E2E_DIR/b" >/dev/null &&
+  pass "the same scenarios and seed give byte-identical reports" ||
+  fail "two runs with one seed differ: $(diff -r -x timing.json "$E2E_DIR/a" "$E2E_DIR/b" | head -5)"
+run $S/spot-fallback.json --out "$E2E_DIR/c" --seed 4 || fail "another seed"
+cmp -s "$E2E_DIR/a/spot-fallback/jobs.csv" "$E2E_DIR/c/spot-fallback/jobs.csv" &&
+  fail "another seed gave the same spot history" || pass "another seed gives another spot history"
+
+sum() { jq -r "$2" "$E2E_DIR/a/$1/summary.json"; }
+for s in on-demand reservation-1y reservation-3y spot-fallback; do
+  for key in .jobs .succeeded .failed .cost_usd.total .cost_usd.by_consumption_model \
+    .wait_seconds.p50 .wait_seconds.p95 .wait_seconds.p99 .jct_seconds.p50 .jct_seconds.p95 \
+    .goodput .preemptions .simulated_seconds; do
+    [ "$(sum $s "$key | type")" != "null" ] || fail "$s: summary.json has no $key"
+  done
+  rows=$(($(wc -l <"$E2E_DIR/a/$s/jobs.csv") - 1))
+  check "$s: jobs.csv has a row per job" "$rows" "$(sum $s .jobs)"
+  jq -e '.wall_seconds > 0 and .simulated_per_wall > 0' "$E2E_DIR/a/$s/timing.json" >/dev/null &&
+    pass "$s: timing.json says how fast it ran" || fail "$s: timing.json"
+done
+check "every trace job ends" "$(sum on-demand .succeeded)" "$(sum on-demand .jobs)"
+check "on-demand alone buys no spot" "$(sum on-demand '.cost_usd.by_consumption_model.SPOT // 0')" "0"
+jq -e -n --argjson a "$(sum reservation-1y .cost_usd.total)" --argjson b "$(sum reservation-3y .cost_usd.total)" \
+  '$b < $a' >/dev/null && pass "a 3-year reservation costs less than a 1-year one" || fail "3y >= 1y"
+jq -e -n --argjson a "$(sum on-demand .cost_usd.total)" --argjson b "$(sum spot-fallback .cost_usd.total)" \
+  '$b < $a' >/dev/null && pass "spot with on-demand fallback costs less than on-demand alone" ||
+  fail "spot fallback is not cheaper"
+jq -e '.preemptions > 0' "$E2E_DIR/a/spot-fallback/summary.json" >/dev/null &&
+  pass "spot capacity is reclaimed in the replay" || fail "no spot preemption"
+jq -e '.reservation_utilization > 0 and .reservation_utilization <= 1' \
+  "$E2E_DIR/a/reservation-1y/summary.json" >/dev/null && pass "the reservation's use is reported" ||
+  fail "reservation utilization"
+
+# Bad input: refused, named, nothing written.
+bad() {  # bad NAME EXPECTED-MESSAGE SCENARIO-JSON [TRACE-TEXT]
+  local dir="$E2E_DIR/bad-$1"
+  mkdir -p "$dir"
+  cp $S/fleet.json "$dir/"
+  [ -n "${4:-}" ] && printf '%b' "$4" >"$dir/trace.csv" || cp $S/synthetic.csv "$dir/trace.csv"
+  echo "$3" >"$dir/scenario.json"
+  local err
+  if err=$("$TRAINYARD_BIN" simulate "$dir/scenario.json" $S/on-demand.json --out "$dir/out" 2>&1); then
+    fail "$1: accepted"
+  else
+    grep -qF -- "$2" <<<"$err" && pass "$1: refused naming $2" || fail "$1: message was: $err"
+  fi
+  [ ! -e "$dir/out" ] && pass "$1: nothing written" || fail "$1: wrote $(ls "$dir/out")"
+}
+W='"workload": {"path": "trace.csv", "format": "csv", "columns": {"submit": "submit_time", "duration": "duration", "gpus": "num_gpu"}}'
+bad "missing column" 'no column "gpu_count" (workload.columns.gpus)' \
+  '{"fleet": "fleet.json", "workload": {"path": "trace.csv", "format": "csv", "columns": {"submit": "submit_time", "duration": "duration", "gpus": "gpu_count"}}}'
+bad "a job no shape fits" 'trace.csv:3: no shape has 16 GPUs a node' \
+  '{"fleet": "fleet.json", "workload": {"path": "trace.csv", "format": "csv", "columns": {"submit": "s", "duration": "d", "gpus": "g", "nodes": "n"}}}' \
+  's,d,g,n\n0,60,8,1\n10,60,32,2\n'
+bad "unknown reservation" 'reservations[0].reservation: the fleet has no pool of reservation "nope"' \
+  "{\"fleet\": \"fleet.json\", $W, \"reservations\": [{\"reservation\": \"nope\", \"nodes\": 4}]}"
+bad "not a number" 'trace.csv:2: column "duration" is not a number: "soon"' \
+  "{\"fleet\": \"fleet.json\", $W}" 'submit_time,duration,num_gpu\n0,soon,8\n'
+bad "unknown model" 'placement[0].model: must be STANDARD' \
+  "{\"fleet\": \"fleet.json\", $W, \"placement\": [{\"model\": \"CHEAP\"}]}"
+bad "no workload" 'workload: is required' '{"fleet": "fleet.json"}'
+
+finish
