@@ -120,6 +120,15 @@ std::string Chart(const std::string& title, const std::string& x_label, const st
   return svg.str();
 }
 
+// The process's peak resident set so far (Linux's VmHWM), in KiB; 0 when unknown.
+int64_t PeakRssKib() {
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);) {
+    if (line.rfind("VmHWM:", 0) == 0) return std::atoll(line.c_str() + 6);
+  }
+  return 0;
+}
+
 }  // namespace
 
 StatusOr<ScenarioReport> WriteScenario(const std::string& dir, const Scenario& scenario,
@@ -233,6 +242,7 @@ Status WriteTiming(const std::string& dir, const Scenario& scenario, const Simul
   timing["simulated_per_wall"] =
       Round(wall_seconds > 0 ? Seconds(result.simulated) / wall_seconds : 0, 0);
   timing["passes"] = result.passes;
+  timing["peak_rss_mib"] = Round(static_cast<double>(PeakRssKib()) / 1024, 1);
   return WriteText(fs::path(dir) / scenario.name / "timing.json", timing.dump(2) + "\n");
 }
 
