@@ -129,6 +129,15 @@ int64_t PeakRssKib() {
   return 0;
 }
 
+// The nodes of a job's last placement, space-separated.
+std::string NodeNames(const SchedulingStatus& s) {
+  std::string out;
+  for (const PlacedPoolStatus& p : s.pools) {
+    for (const std::string& n : p.nodes) out += (out.empty() ? "" : " ") + n;
+  }
+  return out;
+}
+
 }  // namespace
 
 StatusOr<ScenarioReport> WriteScenario(const std::string& dir, const Scenario& scenario,
@@ -141,7 +150,7 @@ StatusOr<ScenarioReport> WriteScenario(const std::string& dir, const Scenario& s
   std::ostringstream csv;
   csv << "trace_line,job_id,project,submit_s,start_s,end_s,state,consumption_model,zone,"
          "machine_type,nodes,gpus,cost_usd,wait_s,jct_s,waiting_s,starting_s,restarting_s,"
-         "running_s,redone_s,preemptions\n";
+         "running_s,redone_s,preemptions,node_names\n";
   std::vector<double> waits, jcts;
   double job_cost = 0, productive = 0, total = 0;
   int64_t succeeded = 0, failed = 0, unfinished = 0, preemptions = 0;
@@ -179,7 +188,7 @@ StatusOr<ScenarioReport> WriteScenario(const std::string& dir, const Scenario& s
         << Fixed(Seconds(s.goodput.waiting), 1) << "," << Fixed(Seconds(s.goodput.starting), 1)
         << "," << Fixed(Seconds(s.goodput.restarting), 1) << ","
         << Fixed(Seconds(s.goodput.running), 1) << "," << Fixed(Seconds(s.goodput.redone), 1) << ","
-        << j.record.spot_restarts << "\n";
+        << j.record.spot_restarts << "," << NodeNames(s) << "\n";
   }
   std::sort(waits.begin(), waits.end());
   std::sort(jcts.begin(), jcts.end());
