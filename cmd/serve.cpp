@@ -18,6 +18,8 @@
 #include "api/http_server.h"
 #include "api/metrics_endpoint.h"
 #include "api/request_guard.h"
+#include "api/wire/custom_job_codec.h"
+#include "api/wire/fleet_codec.h"
 #include "cmd/app/control_plane.h"
 #include "cmd/app/pg_adapters.h"
 #include "cmd/app/runtime_registry.h"
@@ -34,7 +36,6 @@
 #include "workers/buffered_log_sink.h"
 #include "workers/files/secret_file.h"
 #include "workers/local/local_runtime.h"
-#include "workers/sim/fleet_file.h"
 #include "workers/sim/sim_runtime.h"
 #include "workers/slurm/slurm_capacity.h"
 #include "workers/slurm/slurm_rest_client.h"
@@ -99,6 +100,9 @@ spdlog::level::level_enum SpdLevel(const std::string& name) {
   return spdlog::level::info;
 }
 
+// CLUSTER_SPEC's "job": the spec in the wire's JSON (the runtimes sit below the wire).
+std::string EncodeJobSpec(const CustomJobSpec& spec) { return EncodeCustomJobSpec(spec).dump(); }
+
 // slurmrestd's client, with the token from --slurm-token-file or SLURM_JWT.
 StatusOr<std::unique_ptr<slurm::SlurmRestClient>> MakeSlurmClient(const ServeOptions& options) {
   slurm::SlurmRestOptions rest;
@@ -136,6 +140,7 @@ StatusOr<std::unique_ptr<Runtime>> MakeSlurmRuntime(const ServeOptions& options,
     }
   }
   runtime.tasks_per_node = options.slurm_tasks_per_node;
+  runtime.encode_job_spec = EncodeJobSpec;
   runtime.launch_lookup_age = std::chrono::milliseconds(options.lease_seconds * 1000 / 4);
   for (const CapacityPool& pool : fleet.pools) {
     if (!pool.slurm_partition.empty()) runtime.partition_of_pool[pool.id] = pool.slurm_partition;
@@ -157,6 +162,7 @@ app::RuntimeRegistry Runtimes(const ServeOptions& options) {
         std::filesystem::absolute(options.data_dir) / "replicas", local_options.sandbox);
     local_options.grace =
         std::chrono::milliseconds(static_cast<int64_t>(options.stop_grace_seconds * 1000));
+    local_options.encode_job_spec = EncodeJobSpec;
     return std::unique_ptr<Runtime>(std::make_unique<local::LocalRuntime>(local_options));
   });
   registry.Register("slurm",
@@ -188,7 +194,7 @@ int RunServe(const ServeOptions& options) {
   api::ConfigureHttpThreads(options.http_threads);
 
   // A bad fleet file stops start-up before anything listens.
-  auto fleet = sim::LoadFleetFile(options.fleet.empty() ? TRAINYARD_DEFAULT_FLEET : options.fleet);
+  auto fleet = LoadFleetFile(options.fleet.empty() ? TRAINYARD_DEFAULT_FLEET : options.fleet);
   if (!fleet.ok()) return Fail("fleet_invalid", fleet.status());
 
   api::ServerOptions server_options;

@@ -6,9 +6,9 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "api/wire/fleet_codec.h"
 #include "services/catalog.h"
 #include "services/model/duration_text.h"
-#include "workers/sim/fleet_file.h"
 
 namespace trainyard::simulate {
 namespace {
@@ -130,10 +130,9 @@ StatusOr<Scenario> LoadScenario(const std::string& path, std::optional<uint64_t>
   if (!j.contains("fleet"))
     return Bad(path, "fleet", "is required (a fleet file's path or object)");
   if (j["fleet"].is_string()) {
-    TY_ASSIGN_OR_RETURN(s.fleet,
-                        sim::LoadFleetFile((dir / j["fleet"].get<std::string>()).string()));
+    TY_ASSIGN_OR_RETURN(s.fleet, LoadFleetFile((dir / j["fleet"].get<std::string>()).string()));
   } else if (j["fleet"].is_object()) {
-    TY_ASSIGN_OR_RETURN(s.fleet, sim::ParseFleet(j["fleet"].dump(), path + ": fleet"));
+    TY_ASSIGN_OR_RETURN(s.fleet, ParseFleet(j["fleet"].dump(), path + ": fleet"));
   } else {
     return Bad(path, "fleet", "must be a fleet file's path or an inline fleet object");
   }

@@ -83,6 +83,10 @@ struct ReplicaPlanOptions {
   std::string job_spec_json;
 };
 
+// How a runtime spells a job's spec for CLUSTER_SPEC: the wire's encoder, which sits above the
+// runtimes, handed down by whoever builds them (cmd/app). None: `{}`.
+using JobSpecEncoder = std::function<std::string(const CustomJobSpec& spec)>;
+
 struct Replica {
   int pool = 0;   // worker pool position (= role: 0 chief/primary, 1 workers, 2 ps, 3 evaluators)
   int index = 0;  // replica index within the pool (TPU: host index within the slice)

@@ -1,7 +1,7 @@
 #include "tests/integration/sim_fixture.h"
 
+#include "api/wire/fleet_codec.h"
 #include "tests/integration/test_database.h"
-#include "workers/sim/fleet_file.h"
 
 namespace trainyard::testing {
 
@@ -10,7 +10,7 @@ void SimFixture::StartFleet(const char* fleet_json) {
   auto pool = pg::Pool::Create(conninfo_, 4, std::chrono::milliseconds(2000));
   ASSERT_TRUE(pool.ok()) << pool.status().message();
   pool_ = std::move(pool).value();
-  auto fleet = sim::ParseFleet(fleet_json, "test");
+  auto fleet = ParseFleet(fleet_json, "test");
   ASSERT_TRUE(fleet.ok()) << fleet.status().message();
   fleet_ = std::move(fleet).value();
   adapters_ = std::make_unique<app::PgAdapters>(*pool_, conninfo_, JobLogRetention{});

@@ -11,7 +11,6 @@
 #include <sstream>
 #include <thread>
 
-#include "api/wire/custom_job_codec.h"
 #include "services/log.h"
 #include "services/runtime/replica_plan.h"
 #include "workers/files/output_tailer.h"
@@ -354,7 +353,7 @@ StatusOr<JobRun> LocalRuntime::Launch(const JobRecord& job, int attempt, Timesta
   ReplicaPlanOptions options;
   options.project_number = job.project_number;
   options.job_id = job.id;
-  options.job_spec_json = EncodeCustomJobSpec(job.job.job_spec).dump();
+  if (options_.encode_job_spec) options.job_spec_json = options_.encode_job_spec(job.job.job_spec);
   options.endpoint = [&](int pool, int index) {
     auto [it, inserted] = ports.try_emplace({pool, index}, 0);
     if (inserted) {

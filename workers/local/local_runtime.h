@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "services/logs/log_entry.h"
+#include "services/runtime/replica_plan.h"
 #include "services/runtime/runtime.h"
 #include "workers/files/output_tailer.h"
 #include "workers/local/replica_sandbox.h"
@@ -33,6 +34,7 @@ struct LocalRuntimeOptions {
   std::filesystem::path root;
   SandboxOptions sandbox;                  // the replicas' user, cgroups and limits
   std::chrono::milliseconds grace{10000};  // SIGTERM, then SIGKILL after this (wall time)
+  JobSpecEncoder encode_job_spec;          // CLUSTER_SPEC's "job" (services/runtime/replica_plan.h)
   std::chrono::milliseconds poll{200};     // how often a running job is looked at (wall time)
 };
 

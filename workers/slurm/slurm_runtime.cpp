@@ -6,7 +6,6 @@
 #include <cstdlib>
 #include <system_error>
 
-#include "api/wire/custom_job_codec.h"
 #include "services/auth/api_token.h"
 #include "services/hex.h"
 #include "services/log.h"
@@ -189,7 +188,7 @@ StatusOr<JobRun> SlurmRuntime::Launch(const JobRecord& job, int attempt, Timesta
   ReplicaPlanOptions options;
   options.project_number = job.project_number;
   options.job_id = job.id;
-  options.job_spec_json = EncodeCustomJobSpec(job.job.job_spec).dump();
+  if (options_.encode_job_spec) options.job_spec_json = options_.encode_job_spec(job.job.job_spec);
   TY_ASSIGN_OR_RETURN(std::vector<Replica> numbered, PlanReplicas(job.job, options));
   std::map<std::pair<int, int>, int> task_of;
   for (size_t k = 0; k < numbered.size(); ++k) {

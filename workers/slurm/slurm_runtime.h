@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "services/runtime/replica_plan.h"
 #include "services/runtime/runtime.h"
 #include "workers/files/output_tailer.h"
 #include "workers/slurm/slurm_api.h"
@@ -36,6 +37,7 @@ struct SlurmRuntimeOptions {
   // Seen by this server and by every node at the same path: replicas work in
   // shared_dir/jobs/<job>/attempt-<n>/<task>.
   std::filesystem::path shared_dir;
+  JobSpecEncoder encode_job_spec;  // CLUSTER_SPEC's "job" (services/runtime/replica_plan.h)
   // The server's own, on this host only (where each output was read to): not in shared_dir, which
   // the cluster's jobs can write.
   std::filesystem::path state_dir;

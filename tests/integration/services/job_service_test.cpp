@@ -4,6 +4,7 @@
 
 #include <set>
 
+#include "api/wire/fleet_codec.h"
 #include "services/job_service.h"
 #include "services/operations/operation_service.h"
 #include "storage/pg.h"
@@ -14,7 +15,6 @@
 #include "tests/integration/test_database.h"
 #include "workers/job_executor.h"
 #include "workers/scheduler_loop.h"
-#include "workers/sim/fleet_file.h"
 
 namespace trainyard {
 namespace {

@@ -5,10 +5,10 @@
 // move that one store applies and the other does not shows up here.
 #include <gtest/gtest.h>
 
+#include "api/wire/fleet_codec.h"
 #include "cmd/app/memory_adapters.h"
 #include "services/job_state_names.h"
 #include "tests/integration/sim_fixture.h"
-#include "workers/sim/fleet_file.h"
 
 namespace trainyard {
 namespace {
@@ -59,7 +59,7 @@ class MemoryParityTest : public testing::SimFixture {
 
 TEST_F(MemoryParityTest, AWorkloadEndsTheSameOnMemoryAsOnPostgres) {
   // The same plane over memory, with its own fleet copy, clock and ids from the same seed.
-  auto fleet = sim::ParseFleet(kFleet, "test");
+  auto fleet = ParseFleet(kFleet, "test");
   ASSERT_TRUE(fleet.ok());
   Fleet memory_fleet = std::move(fleet).value();
   ManualClock memory_clock{clock_.Now()};

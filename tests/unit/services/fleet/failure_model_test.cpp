@@ -3,8 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include "api/wire/fleet_codec.h"
 #include "services/fleet/fault_injection.h"
-#include "workers/sim/fleet_file.h"
 
 namespace trainyard {
 namespace {
@@ -74,13 +74,13 @@ TEST(SpotPreemptionOutcomeTest, RestartsSixTimesThenFails) {
 class FaultInjectionValidationTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto fleet = sim::ParseFleet(R"({"zones": [
+    auto fleet = ParseFleet(R"({"zones": [
       {"zone": "us-central1-a", "pools": [
         {"machineType": "a3-megagpu-8g", "model": "SPOT", "nodes": 2},
         {"machineType": "a3-megagpu-8g", "model": "ON_DEMAND", "nodes": 2}]},
       {"zone": "us-central1-b", "pools": [
         {"machineType": "a3-highgpu-8g", "model": "ON_DEMAND", "nodes": 2}]}]})",
-                                 "test");
+                            "test");
     ASSERT_TRUE(fleet.ok()) << fleet.status().message();
     fleet_ = *fleet;
   }
@@ -127,9 +127,9 @@ TEST_F(FaultInjectionValidationTest, NamesTheBadField) {
 }
 
 TEST(FindNodeTest, FindsANodeByItsPlacementName) {
-  auto fleet = sim::ParseFleet(R"({"zones": [{"zone": "us-central1-a", "pools": [
+  auto fleet = ParseFleet(R"({"zones": [{"zone": "us-central1-a", "pools": [
       {"machineType": "a3-megagpu-8g", "model": "SPOT", "nodes": 12}]}]})",
-                               "test");
+                          "test");
   ASSERT_TRUE(fleet.ok());
   auto found = FindNode(*fleet, "us-central1-a-a3-megagpu-8g-SPOT-0011");
   ASSERT_TRUE(found);

@@ -1,4 +1,4 @@
-#include "workers/sim/fleet_file.h"
+#include "api/wire/fleet_codec.h"
 
 #include <algorithm>
 #include <fstream>
@@ -8,7 +8,7 @@
 #include "api/wire/json_reader.h"
 #include "services/catalog.h"
 
-namespace trainyard::sim {
+namespace trainyard {
 namespace {
 
 // A pool of `zone` before its capacity: zone, region, type, model and the id the rest derive from.
@@ -484,4 +484,4 @@ StatusOr<Fleet> LoadFleetFile(const std::string& path) {
   return ParseFleet(text.str(), path);
 }
 
-}  // namespace trainyard::sim
+}  // namespace trainyard

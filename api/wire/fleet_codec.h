@@ -32,9 +32,9 @@
 #include "services/fleet/fleet.h"
 #include "services/status.h"
 
-namespace trainyard::sim {
+namespace trainyard {
 
 StatusOr<Fleet> ParseFleet(const std::string& json_text, const std::string& source);
 StatusOr<Fleet> LoadFleetFile(const std::string& path);
 
-}  // namespace trainyard::sim
+}  // namespace trainyard

@@ -1,8 +1,8 @@
-#include "workers/sim/fleet_file.h"
+#include "api/wire/fleet_codec.h"
 
 #include <gtest/gtest.h>
 
-namespace trainyard::sim {
+namespace trainyard {
 namespace {
 
 TEST(FleetFileTest, TheDefaultFleetLoads) {
@@ -150,9 +150,9 @@ TEST(FleetFileTest, UnknownKeysAndMissingDwsStepsAreRefused) {
 }
 
 }  // namespace
-}  // namespace trainyard::sim
+}  // namespace trainyard
 
-namespace trainyard::sim {
+namespace trainyard {
 namespace {
 
 // A fleet for `serve --runtime=slurm`: each pool names the Slurm partition of its nodes.
@@ -169,4 +169,4 @@ TEST(FleetFileTest, APoolNamesItsSlurmPartition) {
 }
 
 }  // namespace
-}  // namespace trainyard::sim
+}  // namespace trainyard
