@@ -12,7 +12,9 @@ bool NamePart(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c 
 
 }  // namespace
 
-NamedSql::NamedSql(std::string_view text) {
+std::string ReplaceNames(std::string_view text,
+                         const std::function<std::string(std::string_view name)>& replace) {
+  std::string out;
   bool quoted = false;
   for (size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
@@ -20,17 +22,23 @@ NamedSql::NamedSql(std::string_view text) {
     const bool name = !quoted && c == ':' && (i == 0 || text[i - 1] != ':') &&
                       i + 1 < text.size() && NameStart(text[i + 1]);
     if (!name) {
-      text_ += c;
+      out += c;
       continue;
     }
     size_t end = i + 1;
     while (end < text.size() && NamePart(text[end])) ++end;
-    std::string key(text.substr(i + 1, end - i - 1));
-    auto [it, added] = index_.try_emplace(key, names_.size());
-    if (added) names_.push_back(key);
-    text_ += "$" + std::to_string(it->second + 1);
+    out += replace(text.substr(i + 1, end - i - 1));
     i = end - 1;
   }
+  return out;
+}
+
+NamedSql::NamedSql(std::string_view text) {
+  text_ = ReplaceNames(text, [this](std::string_view name) {
+    auto [it, added] = index_.try_emplace(std::string(name), names_.size());
+    if (added) names_.push_back(std::string(name));
+    return "$" + std::to_string(it->second + 1);
+  });
 }
 
 std::optional<size_t> NamedSql::IndexOf(std::string_view name) const {

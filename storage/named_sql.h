@@ -3,6 +3,7 @@
 // caller must get right. Each name becomes its `$N` once, in order of first appearance; a value is
 // bound by its name, and a statement whose names are not all bound is refused. The text is made
 // once (keep the NamedSql in a static), so the statement is still prepared once per connection.
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -12,6 +13,11 @@
 #include "storage/pg.h"
 
 namespace trainyard::storage {
+
+// `text` with every `:name` token outside quotes (a letter or _ first, then letters, digits, _;
+// `::type` casts are left alone) replaced by what `replace` returns for the name.
+std::string ReplaceNames(std::string_view text,
+                         const std::function<std::string(std::string_view name)>& replace);
 
 class NamedSql {
  public:

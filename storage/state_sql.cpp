@@ -8,12 +8,10 @@
 #include "services/fleet/node_state.h"
 #include "services/job_state_names.h"
 #include "services/model/persistent_resource.h"
+#include "storage/named_sql.h"
 
 namespace trainyard::storage {
 namespace {
-
-bool NameStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
-bool NamePart(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
 std::string Lower(std::string_view s) {
   std::string out(s);
@@ -62,26 +60,13 @@ StateSql::StateSql(std::string_view text) {
     positional_ = std::max(positional_, n);
   }
   std::map<std::string, size_t, std::less<>> index;  // state name → its $N
-  quoted = false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (c == '\'') quoted = !quoted;
-    const bool name = !quoted && c == ':' && (i == 0 || text[i - 1] != ':') &&
-                      i + 1 < text.size() && NameStart(text[i + 1]);
-    if (!name) {
-      text_ += c;
-      continue;
-    }
-    size_t end = i + 1;
-    while (end < text.size() && NamePart(text[end])) ++end;
-    std::string_view key = text.substr(i + 1, end - i - 1);
+  text_ = ReplaceNames(text, [&](std::string_view key) {
     auto number = StateNumbers().find(key);
     if (number == StateNumbers().end()) Refuse("no such state", key);
     auto [it, added] = index.try_emplace(std::string(key), positional_ + states_.size() + 1);
     if (added) states_.push_back(number->second);
-    text_ += "$" + std::to_string(it->second) + "::smallint";
-    i = end - 1;
-  }
+    return "$" + std::to_string(it->second) + "::smallint";
+  });
 }
 
 pg::Statement StateSql::With(pg::Params params) const {
