@@ -65,6 +65,12 @@ jq -e '.reservation_utilization > 0 and .reservation_utilization <= 1' \
   "$E2E_DIR/a/reservation-1y/summary.json" >/dev/null && pass "the reservation's use is reported" ||
   fail "reservation utilization"
 
+# A published SWF trace (the Parallel Workloads Archive's NASA iPSC/860 log, its first 14 days).
+run $S/nasa-ipsc.json --out "$E2E_DIR/nasa" || fail "the NASA iPSC trace"
+check "every job of the NASA trace that ran is replayed" "$(jq -r .jobs "$E2E_DIR/nasa/nasa-ipsc/summary.json")" "2581"
+check "and ends" "$(jq -r .succeeded "$E2E_DIR/nasa/nasa-ipsc/summary.json")" "2581"
+check "the jobs that never ran are counted as skipped" "$(jq -r .skipped_jobs "$E2E_DIR/nasa/nasa-ipsc/summary.json")" "23"
+
 # Bad input: refused, named, nothing written.
 bad() {  # bad NAME EXPECTED-MESSAGE SCENARIO-JSON [TRACE-TEXT]
   local dir="$E2E_DIR/bad-$1"
