@@ -10,15 +10,7 @@ namespace {
 // How many images a node keeps (storage/job_transition_sql.cpp's TY_IMAGE_CACHE_SIZE).
 constexpr size_t kImageCacheSize = 8;
 
-bool IsLive(NodeState s) {
-  return s == NodeState::kProvisioning || s == NodeState::kReady || s == NodeState::kBusy;
-}
-
 }  // namespace
-
-bool IsDown(NodeState s) {
-  return s == NodeState::kPreempted || s == NodeState::kFailed || s == NodeState::kRepairing;
-}
 
 void MemoryDatabase::TouchLocked(MemoryJob& job, const std::optional<Timestamp>& old_next,
                                  const std::optional<std::string>& old_owner) {
@@ -77,13 +69,10 @@ void MemoryDatabase::SetNodeJobLocked(const std::string& pool_id, int64_t ordina
 }
 
 void MemoryDatabase::GiveBack(MemoryNode& node, bool warm, Timestamp at) {
-  if (IsDown(node.state)) {
-    node.image_cache.clear();  // the failure simulator gives it back once repaired or gone
-    return;
-  }
-  node.state = warm ? NodeState::kReady : NodeState::kDeleted;
-  if (!warm) node.image_cache.clear();
-  node.since = at;
+  const bool down = NodeStateMachine::IsDown(node.state);
+  node.state = *NodeStateMachine::Next(node.state, NodeEvent::kGivenBack, {false, warm});
+  if (down || !warm) node.image_cache.clear();  // a cold or broken node keeps no image
+  if (!down) node.since = at;
 }
 
 bool MemoryDatabase::ApplyLocked(const StateUpdate& update) {
@@ -98,7 +87,7 @@ bool MemoryDatabase::ApplyLocked(const StateUpdate& update) {
   auto held = nodes_of_job.find(update.id);
   if (t.requires_nodes_up && held != nodes_of_job.end()) {
     for (const auto& [pool, ordinal] : held->second) {
-      if (IsDown(NodeLocked(pool, ordinal)->state)) return false;
+      if (NodeStateMachine::IsDown(NodeLocked(pool, ordinal)->state)) return false;
     }
   }
   const std::optional<Timestamp> old_next = job.record.next_action_at;
@@ -111,8 +100,9 @@ bool MemoryDatabase::ApplyLocked(const StateUpdate& update) {
   if (t.to == JobState::kRunning) {
     for (const auto& [pool, ordinal] : held->second) {
       MemoryNode& node = *NodeLocked(pool, ordinal);
-      if (!IsLive(node.state)) continue;
-      node.state = NodeState::kBusy;
+      std::optional<NodeState> busy = NodeStateMachine::Next(node.state, NodeEvent::kJobRunning);
+      if (!busy) continue;
+      node.state = *busy;
       node.since = t.at;
       if (t.image_uri) {
         auto& cache = node.image_cache;

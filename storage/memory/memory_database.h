@@ -13,6 +13,7 @@
 
 #include "services/fleet/fleet.h"
 #include "services/fleet/node_state.h"
+#include "services/fleet/node_state_machine.h"
 #include "services/job_repository.h"
 
 namespace trainyard::storage::memory {
@@ -70,7 +71,5 @@ class MemoryDatabase {
   // the rest are DELETED (storage/node_sql.h's TY_NODE_GIVEN_BACK).
   static void GiveBack(MemoryNode& node, bool warm, Timestamp at);
 };
-
-bool IsDown(NodeState state);
 
 }  // namespace trainyard::storage::memory

@@ -9,13 +9,9 @@
 namespace trainyard::storage::memory {
 namespace {
 
-bool IsLive(NodeState s) {
-  return s == NodeState::kProvisioning || s == NodeState::kReady || s == NodeState::kBusy;
-}
-
 NodeStatus StatusOf(const std::string& pool_id, int64_t ordinal, const MemoryNode& n) {
-  return NodeStatus{NodeRef{pool_id, ordinal}, n.state, n.job_id, n.since, n.preempt_at,
-                    n.ready_at};
+  return NodeStatus{
+      NodeRef{pool_id, ordinal}, n.state, n.job_id, n.since, n.preempt_at, n.ready_at};
 }
 
 }  // namespace
@@ -47,7 +43,7 @@ StatusOr<std::vector<NodeStatus>> MemoryFailureStore::LiveNodes(
     if (it == db_.nodes.end()) continue;
     for (size_t i = 0; i < it->second.size(); ++i) {
       const MemoryNode& n = it->second[i];
-      if (IsLive(n.state) && !n.preempt_at) {
+      if (NodeStateMachine::IsLive(n.state) && !n.preempt_at) {
         out.push_back(StatusOf(pool_id, static_cast<int64_t>(i), n));
       }
     }
@@ -58,14 +54,17 @@ StatusOr<std::vector<NodeStatus>> MemoryFailureStore::LiveNodes(
 StatusOr<NodeStatus> MemoryFailureStore::Node(const NodeRef& node) {
   std::lock_guard lock(db_.mu);
   const MemoryNode* n = db_.NodeLocked(node.pool_id, node.ordinal);
-  if (n == nullptr) return NotFound("node " + NodeName(node.pool_id, node.ordinal) + " has no slot");
+  if (n == nullptr)
+    return NotFound("node " + NodeName(node.pool_id, node.ordinal) + " has no slot");
   return StatusOf(node.pool_id, node.ordinal, *n);
 }
 
 StatusOr<std::vector<NodeStatus>> MemoryFailureStore::NoticesDue(Timestamp now) {
   std::lock_guard lock(db_.mu);
   return Select(
-      [now](const MemoryNode& n) { return IsLive(n.state) && n.preempt_at && *n.preempt_at <= now; },
+      [now](const MemoryNode& n) {
+        return NodeStateMachine::IsLive(n.state) && n.preempt_at && *n.preempt_at <= now;
+      },
       [](const MemoryNode& n) { return *n.preempt_at; });
 }
 
@@ -98,7 +97,7 @@ Status MemoryFailureStore::GiveNotices(const std::vector<SpotNotice>& notices, T
   std::lock_guard lock(db_.mu);
   for (const SpotNotice& notice : notices) {
     MemoryNode* n = db_.NodeLocked(notice.node.pool_id, notice.node.ordinal);
-    if (n == nullptr || !IsLive(n->state) || n->preempt_at) continue;
+    if (n == nullptr || !NodeStateMachine::IsLive(n->state) || n->preempt_at) continue;
     n->preempt_at = notice.preempt_at;
     if (!n->job_id) continue;
     auto job = db_.jobs.find(*n->job_id);
@@ -117,23 +116,29 @@ Status MemoryFailureStore::GiveNotices(const std::vector<SpotNotice>& notices, T
 StatusOr<bool> MemoryFailureStore::ReclaimNode(const Reclaim& reclaim) {
   std::lock_guard lock(db_.mu);
   MemoryNode* n = db_.NodeLocked(reclaim.node.pool_id, reclaim.node.ordinal);
-  if (n == nullptr || !IsLive(n->state)) return false;
+  if (n == nullptr) return false;
+  // Decided on the node as it is: the job's requeue below gives its nodes back first.
+  std::optional<NodeState> preempted = NodeStateMachine::Next(n->state, NodeEvent::kReclaimed);
+  if (!preempted) return false;
   if (reclaim.job && !db_.ApplyLocked(*reclaim.job)) return false;
   db_.SetNodeJobLocked(reclaim.node.pool_id, reclaim.node.ordinal, std::nullopt);
-  n->state = NodeState::kPreempted;
+  n->state = *preempted;
   n->preempt_at.reset();
   n->image_cache.clear();
   n->since = reclaim.at;
-  n->ready_at = reclaim.at + std::chrono::duration_cast<std::chrono::microseconds>(kPreemptedLinger);
+  n->ready_at =
+      reclaim.at + std::chrono::duration_cast<std::chrono::microseconds>(kPreemptedLinger);
   return true;
 }
 
 StatusOr<bool> MemoryFailureStore::FailNode(const NodeFailure& failure) {
   std::lock_guard lock(db_.mu);
   MemoryNode* n = db_.NodeLocked(failure.node.pool_id, failure.node.ordinal);
-  if (n == nullptr || !IsLive(n->state)) return false;
+  if (n == nullptr) return false;
+  std::optional<NodeState> failed = NodeStateMachine::Next(n->state, NodeEvent::kFailed);
+  if (!failed) return false;
   if (failure.job && !db_.ApplyLocked(*failure.job)) return false;
-  n->state = NodeState::kFailed;
+  n->state = *failed;
   n->since = failure.at;
   n->ready_at = failure.repaired_at;
   n->preempt_at.reset();
@@ -145,8 +150,9 @@ Status MemoryFailureStore::StartRepairs(Timestamp now) {
   std::lock_guard lock(db_.mu);
   for (auto& [pool_id, slots] : db_.nodes) {
     for (MemoryNode& n : slots) {
-      if (n.state != NodeState::kFailed) continue;
-      n.state = NodeState::kRepairing;
+      std::optional<NodeState> next = NodeStateMachine::Next(n.state, NodeEvent::kRepairStarted);
+      if (!next) continue;
+      n.state = *next;
       n.since = now;
     }
   }
@@ -156,11 +162,13 @@ Status MemoryFailureStore::StartRepairs(Timestamp now) {
 StatusOr<bool> MemoryFailureStore::FinishRepair(const Repair& repair) {
   std::lock_guard lock(db_.mu);
   MemoryNode* n = db_.NodeLocked(repair.node.pool_id, repair.node.ordinal);
-  if (n == nullptr || n->state != NodeState::kRepairing) return false;
+  if (n == nullptr) return false;
   // Back with its job, BUSY; else warm (a reservation's, or a resource's) or given back.
-  n->state = n->job_id                             ? NodeState::kBusy
-             : n->keep_warm || n->resource_uid ? NodeState::kReady
-                                                   : NodeState::kDeleted;
+  std::optional<NodeState> next =
+      NodeStateMachine::Next(n->state, NodeEvent::kRepaired,
+                             {n->job_id.has_value(), n->keep_warm || n->resource_uid.has_value()});
+  if (!next) return false;
+  n->state = *next;
   n->ready_at.reset();
   n->since = repair.at;
   // A job that moved on (cancelled, requeued) or still waits for another node stays as it is.
@@ -172,8 +180,11 @@ Status MemoryFailureStore::GiveBackPreempted(Timestamp now) {
   std::lock_guard lock(db_.mu);
   for (auto& [pool_id, slots] : db_.nodes) {
     for (MemoryNode& n : slots) {
-      if (n.state != NodeState::kPreempted || n.job_id || !n.ready_at || *n.ready_at > now) continue;
-      n.state = NodeState::kDeleted;
+      if (!n.ready_at || *n.ready_at > now) continue;
+      std::optional<NodeState> next =
+          NodeStateMachine::Next(n.state, NodeEvent::kPreemptedGone, {n.job_id.has_value(), false});
+      if (!next) continue;
+      n.state = *next;
       n.since = *n.ready_at;
       n.ready_at.reset();
     }

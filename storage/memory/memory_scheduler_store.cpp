@@ -5,9 +5,7 @@
 namespace trainyard::storage::memory {
 namespace {
 
-bool Free(const MemoryNode& node) {
-  return !node.job_id && (node.state == NodeState::kReady || node.state == NodeState::kDeleted);
-}
+bool Free(const MemoryNode& node) { return !node.job_id && NodeStateMachine::IsFree(node.state); }
 
 }  // namespace
 
@@ -20,7 +18,7 @@ StatusOr<Timestamp> MemorySchedulerStore::SyncNodes(const Fleet& fleet, Timestam
     while (static_cast<int64_t>(slots.size()) < pool.nodes()) {
       MemoryNode node;
       node.keep_warm = warm;
-      node.state = warm ? NodeState::kReady : NodeState::kDeleted;
+      node.state = warm ? NodeState::kReady : NodeState::kDeleted;  // booted, or not made yet
       node.since = now;
       slots.push_back(std::move(node));
     }
@@ -50,7 +48,7 @@ StatusOr<SchedulerStore::UnitsDownView> MemorySchedulerStore::UnitsDown(const Fl
     if (pool == nullptr) continue;
     for (size_t i = 0; i < slots.size(); ++i) {
       const MemoryNode& n = slots[i];
-      if (!IsDown(n.state) || n.job_id) continue;
+      if (!NodeStateMachine::IsDown(n.state) || n.job_id) continue;
       units[n.resource_uid.value_or(0)][pool_id].insert(static_cast<int64_t>(i) /
                                                         pool->hosts_per_unit);
     }
@@ -109,7 +107,7 @@ bool MemorySchedulerStore::ApplyPlanLocked(const JobAdmissionPlan& plan, Timesta
   for (const NodeClaim& claim : plan.claims) {
     for (int64_t ordinal : claim.ordinals) {
       MemoryNode& node = *db_.NodeLocked(claim.pool_id, ordinal);
-      node.state = node.state == NodeState::kReady ? NodeState::kBusy : NodeState::kProvisioning;
+      node.state = *NodeStateMachine::Next(node.state, NodeEvent::kClaimed);
       node.since = now;
       db_.SetNodeJobLocked(claim.pool_id, ordinal, plan.job_id);
     }

@@ -1,0 +1,52 @@
+#pragma once
+// The one owner of a node slot's moves, as JobStateMachine is of a job's: for each event, the
+// states a node may leave and the one it reaches. The in-memory stores (storage/memory/) ask it;
+// the PostgreSQL stores apply the same moves as compare-and-sets whose states are named, never
+// numbered (storage/state_sql.h), and the memory parity test holds the two to the same history.
+//
+//   DELETED ──claim──▶ PROVISIONING ──job runs──▶ BUSY ──given back──▶ READY (warm) / DELETED
+//   READY   ──claim──▶ BUSY
+//   live (PROVISIONING, READY, BUSY) ──reclaimed──▶ PREEMPTED ──gone──▶ DELETED
+//   live ──failed──▶ FAILED ──repair starts──▶ REPAIRING ──repaired──▶ BUSY / READY / DELETED
+#include <optional>
+#include <string_view>
+
+#include "services/fleet/node_state.h"
+
+namespace trainyard {
+
+enum class NodeEvent {
+  kClaimed,         // a job takes the free node (a warm one is BUSY at once, a cold one boots)
+  kHeld,            // a persistent resource takes the free node (a warm one stays READY)
+  kUnclaimed,       // a claim in a commit that did not go through gives it back as it was
+  kUnheld,          // the same for a hold
+  kJobRunning,      // its job's replicas run on it
+  kGivenBack,       // its holder lets it go: warm (a reservation's, a resource's) stays READY
+  kReclaimed,       // spot capacity taken back
+  kFailed,          // a node failure
+  kRepairStarted,   // a failed node goes to repair
+  kRepaired,        // back: to its job, warm, or given back
+  kPreemptedGone,   // a reclaimed node's slot is free again (no job may wait on it)
+  kResourceBooted,  // a persistent resource's booting nodes are up
+  kResourceReboot,  // a persistent resource's idle nodes boot again
+};
+
+// What besides its state decides where a node goes.
+struct NodeFacts {
+  bool holds_job = false;  // a job is on it
+  bool warm = false;       // a reservation's node or a persistent resource's: kept booted
+};
+
+class NodeStateMachine {
+ public:
+  // Where `event` takes a node in `from`, or nullopt when it may not happen there (the store
+  // leaves the node as it is: a compare-and-set that matched nothing).
+  static std::optional<NodeState> Next(NodeState from, NodeEvent event, NodeFacts facts = {});
+  static bool IsLive(NodeState state);  // PROVISIONING, READY, BUSY
+  static bool IsDown(NodeState state);  // PREEMPTED, FAILED, REPAIRING
+  static bool IsFree(NodeState state);  // READY, DELETED: a holder may take it
+};
+
+std::string_view NodeEventName(NodeEvent event);
+
+}  // namespace trainyard
