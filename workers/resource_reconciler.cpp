@@ -7,6 +7,7 @@
 #include "services/job_state_machine.h"
 #include "services/log.h"
 #include "services/persistent_resources/reboot_policy.h"
+#include "services/persistent_resources/resource_state_machine.h"
 #include "services/scheduler/verdict_text.h"
 
 namespace trainyard {
@@ -156,38 +157,31 @@ StatusOr<int> ResourceReconciler::Step(const std::vector<ResourceRecord>& resour
     const PersistentResource& r = rec.resource;
     const bool placed = r.trainyard && !r.trainyard->zone.empty();
     StatusOr<bool> done = false;
-    switch (r.state) {
-      case ResourceState::kProvisioning:
-        if (rec.cancel_requested) {
-          done = StopJobsAndRemove(
-              rec, now,
-              RpcStatusOf(Code::kCancelled, "the creation of " + r.name + " was cancelled"));
-        } else if (placed && rec.ready_at && *rec.ready_at <= now) {
-          done = store_.MarkRunning(rec, now);
-        }
+    // The lifecycle's decision is the state machine's; this carries it out.
+    const ResourceFacts facts{placed, rec.ready_at.has_value(),
+                              rec.ready_at && *rec.ready_at <= now, rec.cancel_requested};
+    switch (ResourceStateMachine::NextAction(r.state, facts)) {
+      case ResourceAction::kCancelCreation:
+        done = StopJobsAndRemove(
+            rec, now,
+            RpcStatusOf(Code::kCancelled, "the creation of " + r.name + " was cancelled"));
         break;
-      case ResourceState::kRebooting:
-        // The reboot request cleared ready_at: it has not begun yet.
-        if (!rec.ready_at) {
-          done = StartReboot(rec, now);
-        } else if (*rec.ready_at <= now) {
-          done = store_.MarkRunning(rec, now);
-        }
+      case ResourceAction::kMarkRunning:
+        done = store_.MarkRunning(rec, now);
         break;
-      case ResourceState::kUpdating:
-        if (!rec.ready_at) {
-          done = ResizeNow(rec, now, core);
-        } else if (*rec.ready_at <= now) {
-          done = store_.MarkRunning(rec, now);
-        }
+      case ResourceAction::kStartReboot:
+        done = StartReboot(rec, now);
         break;
-      case ResourceState::kStopping:
+      case ResourceAction::kResize:
+        done = ResizeNow(rec, now, core);
+        break;
+      case ResourceAction::kRemove:
         done = StopJobsAndRemove(rec, now, std::nullopt);
         break;
-      case ResourceState::kRunning:
+      case ResourceAction::kAutoscale:
         done = Autoscale(rec, now, core);
         break;
-      default:
+      case ResourceAction::kWait:
         break;
     }
     if (!done.ok()) return done.status();

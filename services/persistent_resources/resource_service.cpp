@@ -1,6 +1,7 @@
 #include "services/persistent_resources/resource_service.h"
 
 #include "services/job_service.h"
+#include "services/persistent_resources/resource_state_machine.h"
 #include "services/persistent_resources/resource_validator.h"
 
 namespace trainyard {
@@ -142,14 +143,10 @@ StatusOr<Operation> ResourceService::Patch(const ResourceRef& ref, const Persist
   }
   return Change(ref, "update", [&](ResourceRecord record) -> StatusOr<ResourceChange> {
     PersistentResource& r = record.resource;
-    if (r.state != ResourceState::kRunning && (replicas || autoscaling)) {
-      return FailedPrecondition("PersistentResource " + r.name + " is " +
-                                std::string(ResourceStateText(r.state)) +
-                                "; its pools can change only while it is RUNNING");
-    }
-    if (r.state == ResourceState::kStopping) {
-      return FailedPrecondition("PersistentResource " + r.name + " is being deleted");
-    }
+    TY_RETURN_IF_ERROR(ResourceStateMachine::OnRequest(r, replicas || autoscaling
+                                                              ? ResourceRequest::kResize
+                                                              : ResourceRequest::kEdit)
+                           .status());
     if (name) r.display_name = update.display_name;
     if (labels) r.labels = update.labels;
     bool resize = false;
@@ -185,30 +182,25 @@ StatusOr<Operation> ResourceService::Patch(const ResourceRef& ref, const Persist
                             std::nullopt, ""};
     }
     return Started(std::move(record), ResourceState::kUpdating, kUpdatePersistentResourceMetadata,
-                   "Resizing the resource's pools", "");
+                   "Resizing the resource's pools", "");  // OnRequest(kResize)'s
   });
 }
 
 StatusOr<Operation> ResourceService::Reboot(const ResourceRef& ref) {
   return Change(ref, "reboot", [&](ResourceRecord record) -> StatusOr<ResourceChange> {
-    if (record.resource.state != ResourceState::kRunning) {
-      return FailedPrecondition("PersistentResource " + record.resource.name + " is " +
-                                std::string(ResourceStateText(record.resource.state)) +
-                                "; only a RUNNING resource can be rebooted");
-    }
-    return Started(std::move(record), ResourceState::kRebooting, kRebootPersistentResourceMetadata,
+    TY_ASSIGN_OR_RETURN(ResourceState to,
+                        ResourceStateMachine::OnRequest(record.resource, ResourceRequest::kReboot));
+    return Started(std::move(record), to, kRebootPersistentResourceMetadata,
                    "Rebooting the resource's nodes", "");
   });
 }
 
 StatusOr<Operation> ResourceService::Delete(const ResourceRef& ref) {
   return Change(ref, "delete", [&](ResourceRecord record) -> StatusOr<ResourceChange> {
-    if (record.resource.state == ResourceState::kStopping) {
-      return FailedPrecondition("PersistentResource " + record.resource.name +
-                                " is already being deleted");
-    }
+    TY_ASSIGN_OR_RETURN(ResourceState to,
+                        ResourceStateMachine::OnRequest(record.resource, ResourceRequest::kDelete));
     const std::string was(ResourceStateText(record.resource.state));
-    return Started(std::move(record), ResourceState::kStopping, kDeleteOperationMetadata, "",
+    return Started(std::move(record), to, kDeleteOperationMetadata, "",
                    "the persistent resource was deleted while " + was);
   });
 }

@@ -340,6 +340,10 @@ TEST_F(ResourceServiceTest, AnotherLeaderFinishesTheOperationAfterAKill) {
   app::PgAdapters adapters(*pool_, conninfo_, JobLogRetention{});
   auto next = app::ControlPlane::Build(adapters.ports(), fleet_, clock_, runtime_, {});
   ASSERT_TRUE(next.ok()) << next.status().message();
+  // The test reads through the new server's services from here on.
+  resource_service_ = &(*next)->resources();
+  operation_service_ = &(*next)->operations();
+  service_ = &(*next)->jobs();
   clock_.Advance(seconds(60));
   auto pass = (*next)->scheduler().RunOnce();
   ASSERT_TRUE(pass.ok()) << pass.status().message();
