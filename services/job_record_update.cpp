@@ -17,25 +17,25 @@ void ApplyToRecord(const JobTransition& t, JobRecord& record) {
   if (!job.trainyard) job.trainyard = SchedulingStatus{};
   SchedulingStatus& status = *job.trainyard;
   // Every rule reads the record as it was (as an UPDATE's SET expressions read the old row).
-  const Timestamp since = record.state_since.value_or(job.update_time.value_or(t.at));
-  const Duration in_state = std::max(Duration{}, Duration(t.at - since));
+  const Timestamp since = record.state_since.value_or(job.update_time.value_or(t.at()));
+  const Duration in_state = std::max(Duration{}, Duration(t.at() - since));
   const bool started = job.start_time.has_value();
 
-  job.state = t.to;
+  job.state = t.to();
   ++record.version;
-  job.update_time = t.at;
-  if (t.start_time) job.start_time = t.start_time;
-  if (t.end_time) job.end_time = t.end_time;
-  if (t.error) job.error = t.error;
-  record.next_action_at = t.next_action_at;
-  if (t.ends_admission && status.admitted_at) {
-    const auto held = std::chrono::duration_cast<microseconds>(t.at - *status.admitted_at);
+  job.update_time = t.at();
+  if (t.start_time()) job.start_time = t.start_time();
+  if (t.end_time()) job.end_time = t.end_time();
+  if (t.error()) job.error = t.error();
+  record.next_action_at = t.next_action_at();
+  if (t.ends_admission() && status.admitted_at) {
+    const auto held = std::chrono::duration_cast<microseconds>(t.at() - *status.admitted_at);
     record.cost_micros += RoundHalfAway(static_cast<long double>(record.hourly_price_micros) *
                                         static_cast<long double>(held.count()) / 3.6e9L);
   }
-  if (t.from != t.to) {
-    record.state_since = t.at;
-    switch (GoodputClockOf(t.from)) {
+  if (t.from() != t.to()) {
+    record.state_since = t.at();
+    switch (GoodputClockOf(t.from())) {
       case GoodputClock::kQueued:
         (started ? status.goodput.restarting : status.goodput.waiting) += in_state;
         break;
@@ -50,35 +50,35 @@ void ApplyToRecord(const JobTransition& t, JobRecord& record) {
     }
     status.queue_position.reset();
   }
-  if (t.interrupts_run) {
+  if (t.interrupts_run()) {
     const Duration redone =
         record.checkpoint_interval > Duration{} ? in_state % record.checkpoint_interval : in_state;
     status.goodput.redone += redone;
     record.checkpointed += in_state - redone;
   }
-  if (t.admission) {
-    status.admitted_at = t.at;
-    status.zone = t.admission->zone;
-    status.pools = t.admission->pools;
-    status.startup = t.admission->startup;
-    record.hourly_price_micros = t.admission->hourly_price_micros;
-  } else if (t.clears_admission) {
+  if (t.admission()) {
+    status.admitted_at = t.at();
+    status.zone = t.admission()->zone;
+    status.pools = t.admission()->pools;
+    status.startup = t.admission()->startup;
+    record.hourly_price_micros = t.admission()->hourly_price_micros;
+  } else if (t.clears_admission()) {
     status.admitted_at.reset();
     status.zone.clear();
     status.pools.clear();
     status.startup = Duration{};
     record.hourly_price_micros = 0;
   }
-  if (t.spot_restart) ++record.spot_restarts;
-  if (t.note) {
-    status.reason_code = t.note->code;
-    status.reason_message = t.note->code.empty() ? "" : t.note->message;
+  if (t.spot_restart()) ++record.spot_restarts;
+  if (t.note()) {
+    status.reason_code = t.note()->code;
+    status.reason_message = t.note()->code.empty() ? "" : t.note()->message;
   }
-  if (t.run) record.attempt = t.run->attempt;
-  if (t.stops_replicas) {
+  if (t.run()) record.attempt = t.run()->attempt;
+  if (t.stops_replicas()) {
     record.run.reset();
-  } else if (t.run && !t.run->replicas.empty()) {
-    record.run = JobRun{record.attempt, t.run->replicas};
+  } else if (t.run() && !t.run()->replicas.empty()) {
+    record.run = JobRun{record.attempt, t.run()->replicas};
   }
   if (record.run) record.run->attempt = record.attempt;
   // What a read shows beside the row's columns (storage/pg_job_store.cpp's DecodeJobRow).

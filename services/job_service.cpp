@@ -181,9 +181,7 @@ Status JobService::Cancel(const JobRef& ref) {
     Timestamp now = clock_.Now();
     TY_ASSIGN_OR_RETURN(
         JobTransition transition,
-        JobStateMachine::Transition(SnapshotOf(record.id, record.version, record.job),
-                                    JobState::kCancelling, now, "cancel requested"));
-    transition.next_action_at = now;  // the runtime stops the job's replicas next
+        JobStateMachine::Cancel(SnapshotOf(record.id, record.version, record.job), now));
     StateUpdate update;
     update.id = record.id;
     update.expected_version = record.version;

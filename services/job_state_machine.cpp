@@ -40,19 +40,19 @@ StatusOr<JobTransition> JobStateMachine::Transition(const JobSnapshot& job, JobS
                               std::string(StateNameForMessage(to)));
   }
   JobTransition t;
-  t.from = job.state;
-  t.to = to;
-  t.at = now;
-  t.reason = std::move(reason);
-  if (to == JobState::kRunning && !job.started) t.start_time = now;
+  t.from_ = job.state;
+  t.to_ = to;
+  t.at_ = now;
+  t.reason_ = std::move(reason);
+  if (to == JobState::kRunning && !job.started) t.start_time_ = now;
   if (IsTerminal(to)) {
-    t.end_time = now;
-    t.ends_admission = true;
+    t.end_time_ = now;
+    t.ends_admission_ = true;
   }
   if (to == JobState::kCancelled && !error) error = RpcStatusOf(Code::kCancelled, "CANCELED");
   if (to == JobState::kFailed && !error)
     error = RpcStatusOf(Code::kInternal, "Internal error occurred.");
-  t.error = std::move(error);
+  t.error_ = std::move(error);
   return t;
 }
 
@@ -63,9 +63,10 @@ StatusOr<JobTransition> JobStateMachine::Admit(const JobSnapshot& job, Timestamp
                               " is " + std::string(StateNameForMessage(job.state)));
   }
   TY_ASSIGN_OR_RETURN(JobTransition t, Transition(job, JobState::kPending, now, message));
-  t.next_action_at = now + std::chrono::duration_cast<std::chrono::microseconds>(admission.startup);
-  t.admission = std::move(admission);
-  t.note = SchedulingNote{"ADMITTED", std::move(message)};
+  t.next_action_at_ =
+      now + std::chrono::duration_cast<std::chrono::microseconds>(admission.startup);
+  t.admission_ = std::move(admission);
+  t.note_ = SchedulingNote{"ADMITTED", std::move(message)};
   return t;
 }
 
@@ -76,7 +77,7 @@ StatusOr<JobTransition> JobStateMachine::FailInQueue(const JobSnapshot& job, Tim
   }
   TY_ASSIGN_OR_RETURN(JobTransition t, Transition(job, JobState::kFailed, now, message,
                                                   RpcStatusOf(Code::kResourceExhausted, message)));
-  t.note = SchedulingNote{};
+  t.note_ = SchedulingNote{};
   return t;
 }
 
@@ -96,12 +97,12 @@ StatusOr<JobTransition> JobStateMachine::Requeue(const JobSnapshot& job, Timesta
                                                  std::string message, bool spot_restart) {
   TY_RETURN_IF_ERROR(RequireAdmitted(job));
   TY_ASSIGN_OR_RETURN(JobTransition t, Transition(job, JobState::kQueued, now, message));
-  t.ends_admission = true;
-  t.clears_admission = true;
-  t.interrupts_run = job.state == JobState::kRunning;
-  t.spot_restart = spot_restart;
-  t.stops_replicas = true;
-  t.note = SchedulingNote{"PREEMPTED", std::move(message)};
+  t.ends_admission_ = true;
+  t.clears_admission_ = true;
+  t.interrupts_run_ = job.state == JobState::kRunning;
+  t.spot_restart_ = spot_restart;
+  t.stops_replicas_ = true;
+  t.note_ = SchedulingNote{"PREEMPTED", std::move(message)};
   return t;
 }
 
@@ -110,23 +111,56 @@ StatusOr<JobTransition> JobStateMachine::FailAdmitted(const JobSnapshot& job, Ti
   TY_RETURN_IF_ERROR(RequireAdmitted(job));
   TY_ASSIGN_OR_RETURN(JobTransition t, Transition(job, JobState::kFailed, now, std::move(message),
                                                   std::move(error)));
-  t.note = SchedulingNote{};
+  t.note_ = SchedulingNote{};
   return t;
 }
 
 StatusOr<JobTransition> JobStateMachine::Stockout(const JobSnapshot& job, Timestamp now,
                                                   std::string message) {
-  RpcStatus error{8, message};
+  RpcStatus error = RpcStatusOf(Code::kResourceExhausted, message);
   return FailAdmitted(job, now, std::move(message), std::move(error));
 }
 
 StatusOr<JobTransition> JobStateMachine::StopForRepair(const JobSnapshot& job, Timestamp now,
-                                                       std::string message) {
+                                                       std::string message,
+                                                       std::optional<JobRun> run) {
   TY_RETURN_IF_ERROR(RequireAdmitted(job));
   TY_ASSIGN_OR_RETURN(JobTransition t, Transition(job, JobState::kPending, now, message));
-  t.interrupts_run = job.state == JobState::kRunning;
-  t.stops_replicas = true;
-  t.note = SchedulingNote{"NODE_REPAIR", std::move(message)};
+  t.interrupts_run_ = job.state == JobState::kRunning;
+  t.stops_replicas_ = true;
+  t.note_ = SchedulingNote{"NODE_REPAIR", std::move(message)};
+  t.run_ = std::move(run);
+  return t;
+}
+
+StatusOr<JobTransition> JobStateMachine::Cancel(const JobSnapshot& job, Timestamp now) {
+  TY_ASSIGN_OR_RETURN(JobTransition t,
+                      Transition(job, JobState::kCancelling, now, "cancel requested"));
+  t.next_action_at_ = now;  // the runtime stops the job's replicas next
+  return t;
+}
+
+JobTransition JobStateMachine::WithRun(JobTransition t, std::optional<JobRun> run,
+                                       std::optional<Timestamp> next_action_at) {
+  t.run_ = std::move(run);
+  t.next_action_at_ = next_action_at;
+  return t;
+}
+
+JobTransition JobStateMachine::RetryingWholeJob(JobTransition t) {
+  t.stops_replicas_ = true;
+  // The retry resumes from the last checkpoint (AIP_CHECKPOINT_DIR outlives the attempt).
+  t.interrupts_run_ = t.from_ == JobState::kRunning;
+  return t;
+}
+
+JobTransition JobStateMachine::WithNote(JobTransition t, SchedulingNote note) {
+  t.note_ = std::move(note);
+  return t;
+}
+
+JobTransition JobStateMachine::CachingImage(JobTransition t, std::optional<std::string> image_uri) {
+  if (t.to_ == JobState::kRunning) t.image_uri_ = std::move(image_uri);
   return t;
 }
 
@@ -137,9 +171,9 @@ StatusOr<JobTransition> JobStateMachine::ResumeAfterRepair(const JobSnapshot& jo
     return FailedPrecondition("job " + std::to_string(job.id) + " is not waiting for a repair");
   }
   TY_ASSIGN_OR_RETURN(JobTransition t, Transition(job, JobState::kPending, now, message));
-  t.next_action_at = resume_at;
-  t.requires_nodes_up = true;
-  t.note = SchedulingNote{"ADMITTED", std::move(message)};
+  t.next_action_at_ = resume_at;
+  t.requires_nodes_up_ = true;
+  t.note_ = SchedulingNote{"ADMITTED", std::move(message)};
   return t;
 }
 

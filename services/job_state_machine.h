@@ -41,29 +41,55 @@ struct SchedulingNote {
   std::string message;
 };
 
-struct JobTransition {
-  JobState from = JobState::kUnspecified;
-  JobState to = JobState::kUnspecified;
-  Timestamp at{};
-  std::string reason;                   // kept as a job event
-  std::optional<Timestamp> start_time;  // stamped on the first RUNNING
-  std::optional<Timestamp> end_time;    // stamped on a terminal state
-  std::optional<RpcStatus> error;       // FAILED and CANCELLED carry one
+// A transition as JobStateMachine made it: what storage writes and the runtime is told. Only the
+// state machine builds or changes one (its effects are its rules), so a caller cannot add an
+// effect the rules do not allow; everyone else reads it.
+class JobTransition {
+ public:
+  JobState from() const { return from_; }
+  JobState to() const { return to_; }
+  Timestamp at() const { return at_; }
+  const std::string& reason() const { return reason_; }                       // kept as a job event
+  const std::optional<Timestamp>& start_time() const { return start_time_; }  // the first RUNNING
+  const std::optional<Timestamp>& end_time() const { return end_time_; }      // a terminal state
+  const std::optional<RpcStatus>& error() const { return error_; }            // FAILED, CANCELLED
   // When the runtime next looks at the job. nullopt: not until another writer moves it, and the
   // executor's lease goes with it.
-  std::optional<Timestamp> next_action_at;
-  std::optional<JobAdmission> admission;  // set on admission
-  bool ends_admission = false;            // the admission's cost so far is accrued
-  bool clears_admission = false;          // back in the queue: placement and price go
+  const std::optional<Timestamp>& next_action_at() const { return next_action_at_; }
+  const std::optional<JobAdmission>& admission() const { return admission_; }  // on admission
+  bool ends_admission() const { return ends_admission_; }      // the admission's cost is accrued
+  bool clears_admission() const { return clears_admission_; }  // back in the queue: it goes
   // A RUNNING gang stopped before its end (preempted, a node failed, retried): it keeps the work
   // its checkpoints hold and the time since the last one is redone.
-  bool interrupts_run = false;
-  bool spot_restart = false;  // counts against the spot restarts
-  std::optional<SchedulingNote> note;
-  bool requires_nodes_up = false;        // applies only when none of the job's nodes is down
-  std::optional<std::string> image_uri;  // RUNNING: cached on the job's nodes from now on
-  std::optional<JobRun> run;             // the run as it is now (attempt, replicas)
-  bool stops_replicas = false;           // the replicas are gone; the next start launches anew
+  bool interrupts_run() const { return interrupts_run_; }
+  bool spot_restart() const { return spot_restart_; }  // counts against the spot restarts
+  const std::optional<SchedulingNote>& note() const { return note_; }
+  bool requires_nodes_up() const { return requires_nodes_up_; }  // none of its nodes is down
+  // RUNNING: cached on the job's nodes from now on.
+  const std::optional<std::string>& image_uri() const { return image_uri_; }
+  const std::optional<JobRun>& run() const { return run_; }  // the run as it is now
+  bool stops_replicas() const { return stops_replicas_; }    // the next start launches anew
+
+ private:
+  friend class JobStateMachine;
+  JobState from_ = JobState::kUnspecified;
+  JobState to_ = JobState::kUnspecified;
+  Timestamp at_{};
+  std::string reason_;
+  std::optional<Timestamp> start_time_;
+  std::optional<Timestamp> end_time_;
+  std::optional<RpcStatus> error_;
+  std::optional<Timestamp> next_action_at_;
+  std::optional<JobAdmission> admission_;
+  bool ends_admission_ = false;
+  bool clears_admission_ = false;
+  bool interrupts_run_ = false;
+  bool spot_restart_ = false;
+  std::optional<SchedulingNote> note_;
+  bool requires_nodes_up_ = false;
+  std::optional<std::string> image_uri_;
+  std::optional<JobRun> run_;
+  bool stops_replicas_ = false;
 };
 
 class JobStateMachine {
@@ -98,7 +124,23 @@ class JobStateMachine {
   // PENDING/RUNNING → PENDING: a node under the gang failed; it holds its nodes and waits for the
   // repair, keeping its checkpointed work.
   static StatusOr<JobTransition> StopForRepair(const JobSnapshot& job, Timestamp now,
-                                               std::string message);
+                                               std::string message,
+                                               std::optional<JobRun> run = std::nullopt);
+  // RUNNING … → CANCELLING: the runtime stops the job's replicas next.
+  static StatusOr<JobTransition> Cancel(const JobSnapshot& job, Timestamp now);
+
+  // The runtime's side of a step (services/runtime/job_supervisor): the run as it now is and when
+  // the runtime looks again.
+  static JobTransition WithRun(JobTransition t, std::optional<JobRun> run,
+                               std::optional<Timestamp> next_action_at);
+  // A retry of the whole job (a replica failed): the replicas are gone, and a RUNNING gang keeps
+  // only what its checkpoints hold.
+  static JobTransition RetryingWholeJob(JobTransition t);
+  // The reason the runtime gives the job (why its replicas wait, or that they are up).
+  static JobTransition WithNote(JobTransition t, SchedulingNote note);
+  // On RUNNING, the image the job's nodes cache from now on (other moves cache nothing).
+  static JobTransition CachingImage(JobTransition t, std::optional<std::string> image_uri);
+
   // PENDING → PENDING: the last node it waited for is repaired; replicas restart at `resume_at`.
   static StatusOr<JobTransition> ResumeAfterRepair(const JobSnapshot& job, Timestamp now,
                                                    Timestamp resume_at, std::string message);

@@ -95,8 +95,8 @@ std::string Bool(bool value) { return value ? "true" : "false"; }
 // The goodput bucket the time in the old state goes to; none on a self-transition (the state goes
 // on) or from a state that has none.
 std::optional<std::string> GoodputClockName(const JobTransition& t) {
-  if (t.from == t.to) return std::nullopt;
-  switch (GoodputClockOf(t.from)) {
+  if (t.from() == t.to()) return std::nullopt;
+  switch (GoodputClockOf(t.from())) {
     case GoodputClock::kQueued:
       return "queued";
     case GoodputClock::kPending:
@@ -193,54 +193,55 @@ JobRun DecodeJobRun(std::string_view replicas_json, int attempt) {
 pg::Statement TransitionStatement(const StateUpdate& update) {
   const JobTransition& t = update.transition;
   auto note = [&](auto field) -> std::optional<std::string> {
-    if (!t.note || t.note->code.empty()) return std::nullopt;
-    return field(*t.note);
+    if (!t.note() || t.note()->code.empty()) return std::nullopt;
+    return field(*t.note());
   };
   auto some = [](std::string text) { return std::optional<std::string>(std::move(text)); };
   return NamedParams(ApplyTransitionSql())
       .Set("id", Number(update.id))
       .Set("version", Number(update.expected_version))
-      .Set("from", Number(t.from))
-      .Set("to", Number(t.to))
-      .Set("at", MicrosParam(t.at))
-      .Set("start_time", MicrosParam(t.start_time))
-      .Set("end_time", MicrosParam(t.end_time))
-      .Set("error_code", t.error ? some(Number(t.error->code)) : std::nullopt)
-      .Set("error_message", t.error ? some(t.error->message) : std::nullopt)
-      .Set("next_action_at", MicrosParam(t.next_action_at))
+      .Set("from", Number(t.from()))
+      .Set("to", Number(t.to()))
+      .Set("at", MicrosParam(t.at()))
+      .Set("start_time", MicrosParam(t.start_time()))
+      .Set("end_time", MicrosParam(t.end_time()))
+      .Set("error_code", t.error() ? some(Number(t.error()->code)) : std::nullopt)
+      .Set("error_message", t.error() ? some(t.error()->message) : std::nullopt)
+      .Set("next_action_at", MicrosParam(t.next_action_at()))
       .Set("lease_owner", update.lease_owner)
-      .Set("reason", t.reason)
-      .Set("ends_admission", Bool(t.ends_admission))
-      .Set("clears_admission", Bool(t.clears_admission))
-      .Set("interrupts_run", Bool(t.interrupts_run))
+      .Set("reason", t.reason())
+      .Set("ends_admission", Bool(t.ends_admission()))
+      .Set("clears_admission", Bool(t.clears_admission()))
+      .Set("interrupts_run", Bool(t.interrupts_run()))
       .Set("goodput_clock", GoodputClockName(t))
-      .Set("spot_restarts", t.spot_restart ? "1" : "0")
-      .Set("sets_note", Bool(t.note.has_value()))
+      .Set("spot_restarts", t.spot_restart() ? "1" : "0")
+      .Set("sets_note", Bool(t.note().has_value()))
       .Set("note_code", note([](const SchedulingNote& n) { return n.code; }))
       .Set("note_message", note([](const SchedulingNote& n) { return n.message; }))
-      .Set("placement", t.admission ? some(EncodePlacement(*t.admission)) : std::nullopt)
-      .Set("hourly_price", Number(t.admission ? t.admission->hourly_price_micros : 0))
-      .Set("requires_nodes_up", Bool(t.requires_nodes_up))
+      .Set("placement", t.admission() ? some(EncodePlacement(*t.admission())) : std::nullopt)
+      .Set("hourly_price", Number(t.admission() ? t.admission()->hourly_price_micros : 0))
+      .Set("requires_nodes_up", Bool(t.requires_nodes_up()))
       .Set("down_node_states",
            NodeStates({NodeState::kPreempted, NodeState::kFailed, NodeState::kRepairing}))
-      .Set("run_attempt", t.run ? some(Number(t.run->attempt)) : std::nullopt)
-      .Set("stops_replicas", Bool(t.stops_replicas))
-      .Set("run_replicas",
-           t.run && !t.run->replicas.empty() ? some(EncodeJobRunReplicas(*t.run)) : std::nullopt)
+      .Set("run_attempt", t.run() ? some(Number(t.run()->attempt)) : std::nullopt)
+      .Set("stops_replicas", Bool(t.stops_replicas()))
+      .Set("run_replicas", t.run() && !t.run()->replicas.empty()
+                               ? some(EncodeJobRunReplicas(*t.run()))
+                               : std::nullopt)
       .Build();
 }
 
 std::optional<pg::Statement> TransitionNodeStatement(const StateUpdate& update) {
   const JobTransition& t = update.transition;
-  if (t.to == JobState::kRunning) {
+  if (t.to() == JobState::kRunning) {
     return pg::Statement{
         kNodesRunning,
-        {Number(update.id), MicrosParam(t.at), t.image_uri,
+        {Number(update.id), MicrosParam(t.at()), t.image_uri(),
          NodeStates({NodeState::kProvisioning, NodeState::kReady, NodeState::kBusy}),
          Number(NodeState::kBusy)}};
   }
-  if (IsTerminal(t.to) || t.clears_admission) {
-    return kReleaseJobNodes.With({Number(update.id), MicrosParam(t.at)});
+  if (IsTerminal(t.to()) || t.clears_admission()) {
+    return kReleaseJobNodes.With({Number(update.id), MicrosParam(t.at())});
   }
   return std::nullopt;
 }

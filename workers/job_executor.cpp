@@ -70,10 +70,11 @@ std::optional<JobExecutor::Step> JobExecutor::StepJob(const JobRecord& record, T
   // the two loses a count, never a replica. They restart the run the transition carries, which
   // for a launch that found its replicas already exited is not yet in the row.
   JobRecord restarting = record;
-  restarting.run = verdict.transition->run;
+  restarting.run = verdict.transition->run();
+  std::optional<JobRun> run = verdict.transition->run();
   for (const std::string& task : verdict.restart) {
-    if (!verdict.transition->run) break;
-    for (ReplicaRun& replica : verdict.transition->run->replicas) {
+    if (!run) break;
+    for (ReplicaRun& replica : run->replicas) {
       if (replica.task_name != task) continue;
       auto handle = runtime_.RestartReplica(restarting, replica, now, HeldUntil());
       if (!handle.ok()) {
@@ -84,9 +85,13 @@ std::optional<JobExecutor::Step> JobExecutor::StepJob(const JobRecord& record, T
     }
   }
   if (!verdict.restart.empty() && !LeaseHeld()) return LeaseLost(record, "restart");
-  if (verdict.transition->to == JobState::kRunning) {
-    verdict.transition->image_uri = PrimaryImage(record.job.job_spec);
+  if (!verdict.restart.empty()) {  // the restarted replicas' new handles
+    const std::optional<Timestamp> next = verdict.transition->next_action_at();
+    verdict.transition =
+        JobStateMachine::WithRun(std::move(*verdict.transition), std::move(run), next);
   }
+  verdict.transition = JobStateMachine::CachingImage(std::move(*verdict.transition),
+                                                     PrimaryImage(record.job.job_spec));
   return Step{std::move(verdict), &record};
 }
 
@@ -190,14 +195,14 @@ StatusOr<int> JobExecutor::RunOnce() {
       }
     }
     runtime_.Applied(record, updates[i].transition);
-    metrics_.Applied(updates[i].transition.to);
-    if (updates[i].transition.to == JobState::kRunning && record.job.create_time) {
+    metrics_.Applied(updates[i].transition.to());
+    if (updates[i].transition.to() == JobState::kRunning && record.job.create_time) {
       metrics_.Started(*record.job.create_time, now);
     }
     LogJson(LogLevel::kDebug, "job_transition",
             {{"job", record.job.name},
-             {"to", static_cast<int>(updates[i].transition.to)},
-             {"reason", updates[i].transition.reason}});
+             {"to", static_cast<int>(updates[i].transition.to())},
+             {"reason", updates[i].transition.reason()}});
   }
   StopStrays();
   AppendLogs(clock_.Now());

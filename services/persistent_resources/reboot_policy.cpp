@@ -25,15 +25,12 @@ StatusOr<JobTransition> OnResourceReboot(const JobRecord& job, const std::string
                   std::to_string(max_job_retries) + " times, so it fails");
     }
     const int attempt = job.attempt + 1;
-    TY_ASSIGN_OR_RETURN(
-        JobTransition t,
-        JobStateMachine::StopForRepair(
-            snapshot, now,
-            what + "; scheduling.restartJobOnWorkerRestart is set, so the whole job restarts " +
-                "(retry " + std::to_string(attempt) + " of " + std::to_string(max_job_retries) +
-                ") from its last checkpoint" + back));
-    t.run = JobRun{attempt, {}};
-    return t;
+    return JobStateMachine::StopForRepair(
+        snapshot, now,
+        what + "; scheduling.restartJobOnWorkerRestart is set, so the whole job restarts " +
+            "(retry " + std::to_string(attempt) + " of " + std::to_string(max_job_retries) +
+            ") from its last checkpoint" + back,
+        JobRun{attempt, {}});
   }
   return JobStateMachine::StopForRepair(
       snapshot, now, what + "; every replica restarts in place from the last checkpoint" + back);

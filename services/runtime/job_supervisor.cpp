@@ -80,9 +80,7 @@ void Move(SupervisorVerdict& verdict, const JobRecord& job, JobState to, Timesta
             {{"job", job.job.name}, {"error", t.status().message()}});
     return;
   }
-  t->run = std::move(run);
-  t->next_action_at = next;
-  verdict.transition = std::move(t).value();
+  verdict.transition = JobStateMachine::WithRun(std::move(t).value(), std::move(run), next);
 }
 
 void Fail(SupervisorVerdict& verdict, const JobRecord& job, Timestamp now, std::string message,
@@ -127,9 +125,7 @@ void OnReplicaFailure(SupervisorVerdict& verdict, const JobRecord& job, JobRun r
     Move(verdict, job, JobState::kPending, now, std::move(reason), std::nullopt, std::move(next),
          now);
     if (verdict.transition) {
-      verdict.transition->stops_replicas = true;
-      // The retry resumes from the last checkpoint (AIP_CHECKPOINT_DIR outlives the attempt).
-      verdict.transition->interrupts_run = job.job.state == JobState::kRunning;
+      verdict.transition = JobStateMachine::RetryingWholeJob(std::move(*verdict.transition));
     }
     verdict.stop = true;
     return;
@@ -169,7 +165,7 @@ void NoteRuntimeReason(SupervisorVerdict& verdict, const JobRecord& job,
     Move(verdict, job, job.job.state, now, note->message, std::nullopt, run, next);
     if (!verdict.transition) return;
   }
-  verdict.transition->note = std::move(note);
+  verdict.transition = JobStateMachine::WithNote(std::move(*verdict.transition), std::move(*note));
 }
 
 }  // namespace
@@ -185,10 +181,9 @@ std::optional<JobTransition> RuntimeUnavailable(const JobRecord& job, Timestamp 
   auto t = JobStateMachine::Transition(SnapshotOf(job.id, job.version, job.job), job.job.state, now,
                                        message);
   if (!t.ok()) return std::nullopt;
-  t->run = job.run;
-  t->next_action_at = now;  // due again; the executor's backoff says when it is really looked at
-  t->note = SchedulingNote{std::string(kRuntimeUnavailable), message};
-  return std::move(t).value();
+  // Due again now; the executor's backoff says when it is really looked at.
+  return JobStateMachine::WithNote(JobStateMachine::WithRun(std::move(t).value(), job.run, now),
+                                   SchedulingNote{std::string(kRuntimeUnavailable), message});
 }
 
 std::optional<Timestamp> RunDeadline(const CustomJob& job) {

@@ -80,12 +80,12 @@ bool MemoryDatabase::ApplyLocked(const StateUpdate& update) {
   if (it == jobs.end()) return false;
   MemoryJob& job = it->second;
   const JobTransition& t = update.transition;
-  if (job.record.version != update.expected_version || job.record.job.state != t.from) {
+  if (job.record.version != update.expected_version || job.record.job.state != t.from()) {
     return false;
   }
   if (update.lease_owner && job.lease_owner != update.lease_owner) return false;
   auto held = nodes_of_job.find(update.id);
-  if (t.requires_nodes_up && held != nodes_of_job.end()) {
+  if (t.requires_nodes_up() && held != nodes_of_job.end()) {
     for (const auto& [pool, ordinal] : held->second) {
       if (NodeStateMachine::IsDown(NodeLocked(pool, ordinal)->state)) return false;
     }
@@ -93,31 +93,31 @@ bool MemoryDatabase::ApplyLocked(const StateUpdate& update) {
   const std::optional<Timestamp> old_next = job.record.next_action_at;
   const std::optional<std::string> old_owner = job.lease_owner;
   ApplyToRecord(t, job.record);
-  if (!IsTerminal(t.from) && IsTerminal(t.to)) --live_jobs;
+  if (!IsTerminal(t.from()) && IsTerminal(t.to())) --live_jobs;
   TouchLocked(job, old_next, old_owner);
   if (held == nodes_of_job.end()) return true;
   // Its nodes follow the job (storage/job_transition_sql.cpp's TransitionNodeStatement).
-  if (t.to == JobState::kRunning) {
+  if (t.to() == JobState::kRunning) {
     for (const auto& [pool, ordinal] : held->second) {
       MemoryNode& node = *NodeLocked(pool, ordinal);
       std::optional<NodeState> busy = NodeStateMachine::Next(node.state, NodeEvent::kJobRunning);
       if (!busy) continue;
       node.state = *busy;
-      node.since = t.at;
-      if (t.image_uri) {
+      node.since = t.at();
+      if (t.image_uri()) {
         auto& cache = node.image_cache;
-        cache.erase(std::remove(cache.begin(), cache.end(), *t.image_uri), cache.end());
-        cache.push_back(*t.image_uri);
+        cache.erase(std::remove(cache.begin(), cache.end(), *t.image_uri()), cache.end());
+        cache.push_back(*t.image_uri());
         if (cache.size() > kImageCacheSize) cache.erase(cache.begin());
       }
     }
-  } else if (IsTerminal(t.to) || t.clears_admission) {
+  } else if (IsTerminal(t.to()) || t.clears_admission()) {
     const auto taken = held->second;  // copied: giving back edits the index
     for (const auto& [pool, ordinal] : taken) {
       MemoryNode& node = *NodeLocked(pool, ordinal);
       SetNodeJobLocked(pool, ordinal, std::nullopt);
       node.preempt_at.reset();
-      GiveBack(node, node.keep_warm || node.resource_uid.has_value(), t.at);
+      GiveBack(node, node.keep_warm || node.resource_uid.has_value(), t.at());
     }
   }
   return true;

@@ -192,21 +192,21 @@ void SimRuntime::Applied(const JobRecord& job, const JobTransition& t) {
     lines.push_back(LogLine{job.id, at, severity, "workerpool0-0", std::move(text)});
   };
   const CustomJob& spec = job.job;
-  if (t.to == JobState::kRunning && t.from == JobState::kPending &&
+  if (t.to() == JobState::kRunning && t.from() == JobState::kPending &&
       StepLines(SimRunTime(spec, timings_)) > 0) {
-    line(t.at, LogSeverity::kInfo,
+    line(t.at(), LogSeverity::kInfo,
          Format("starting training of %s on %lld replica(s), image %s", spec.display_name.c_str(),
                 static_cast<long long>(Replicas(job)),
                 PrimaryImage(spec.job_spec).value_or("").c_str()));
   }
-  const bool ended =
-      t.from == JobState::kRunning && (t.to == JobState::kSucceeded || t.to == JobState::kFailed);
+  const bool ended = t.from() == JobState::kRunning &&
+                     (t.to() == JobState::kSucceeded || t.to() == JobState::kFailed);
   if (ended) {
     const Duration run = SimRunTime(spec, timings_);
     const Timestamp start =
-        std::max(spec.start_time.value_or(t.at),
-                 t.at - std::chrono::duration_cast<std::chrono::microseconds>(run));
-    const auto span = t.at - start;
+        std::max(spec.start_time.value_or(t.at()),
+                 t.at() - std::chrono::duration_cast<std::chrono::microseconds>(run));
+    const auto span = t.at() - start;
     const int64_t steps = TotalSteps(spec);
     // Deterministic per job: the same job prints the same curve.
     const double offset = static_cast<double>(job.id % 97) / 970.0;
@@ -217,7 +217,7 @@ void SimRuntime::Applied(const JobRecord& job, const JobTransition& t) {
     for (int i = 1; i <= step_lines; ++i) {
       const double done = static_cast<double>(i) / step_lines;
       const Timestamp at = start + span * i / step_lines;
-      if (t.to == JobState::kFailed && i == step_lines) break;
+      if (t.to() == JobState::kFailed && i == step_lines) break;
       const auto step = static_cast<long long>(std::llround(done * static_cast<double>(steps)));
       line(at, LogSeverity::kInfo,
            Format("step %lld/%lld loss=%.4f tokens/s=%.0f", step, static_cast<long long>(steps),
@@ -226,10 +226,11 @@ void SimRuntime::Applied(const JobRecord& job, const JobTransition& t) {
         line(at, LogSeverity::kInfo, Format("saved checkpoint at step %lld", step));
       }
     }
-    if (t.to == JobState::kSucceeded) {
-      line(t.at, LogSeverity::kInfo, "training finished");
+    if (t.to() == JobState::kSucceeded) {
+      line(t.at(), LogSeverity::kInfo, "training finished");
     } else {
-      line(t.at, LogSeverity::kError, t.error ? t.error->message : std::string("training failed"));
+      line(t.at(), LogSeverity::kError,
+           t.error() ? t.error()->message : std::string("training failed"));
     }
   }
   if (lines.empty()) return;

@@ -43,11 +43,11 @@ class Harness {
   virtual std::string PrintedLine() const = 0;
   // Tells the runtime the job ended (what the executor does after its transition).
   void Ended(const JobRecord& job) {
-    JobTransition done;
-    done.from = JobState::kRunning;
-    done.to = JobState::kSucceeded;
-    done.at = Now();
-    runtime().Applied(job, done);
+    auto done =
+        JobStateMachine::Transition(JobSnapshot{job.id, job.version, JobState::kRunning, true},
+                                    JobState::kSucceeded, Now(), "done");
+    ASSERT_TRUE(done.ok());
+    runtime().Applied(job, *done);
   }
 };
 

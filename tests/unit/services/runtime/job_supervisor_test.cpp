@@ -64,9 +64,9 @@ TEST(JobSupervisorTest, TheJobRunsOnlyWhenEveryReplicaIsUp) {
 
   SupervisorVerdict up = Supervise(record, AllRunning(record), kNow);
   ASSERT_TRUE(up.transition);
-  EXPECT_EQ(up.transition->to, S::kRunning);
-  EXPECT_EQ(up.transition->start_time, kNow);
-  EXPECT_EQ(up.transition->next_action_at, kNow + seconds(5));
+  EXPECT_EQ(up.transition->to(), S::kRunning);
+  EXPECT_EQ(up.transition->start_time(), kNow);
+  EXPECT_EQ(up.transition->next_action_at(), kNow + seconds(5));
 }
 
 TEST(JobSupervisorTest, TheJobIsRunningFromWhenItsLastReplicaStarted) {
@@ -79,16 +79,16 @@ TEST(JobSupervisorTest, TheJobIsRunningFromWhenItsLastReplicaStarted) {
   seen.replicas[2].running_since = kNow - seconds(15);
   SupervisorVerdict up = Supervise(record, seen, kNow);
   ASSERT_TRUE(up.transition);
-  EXPECT_EQ(up.transition->at, kNow - seconds(10)) << "not when a pass happened to look";
-  EXPECT_EQ(up.transition->start_time, kNow - seconds(10));
+  EXPECT_EQ(up.transition->at(), kNow - seconds(10)) << "not when a pass happened to look";
+  EXPECT_EQ(up.transition->start_time(), kNow - seconds(10));
 
   seen.replicas[1].running_since = kNow - seconds(40);
   seen.replicas[0].running_since = kNow - seconds(40);
   seen.replicas[2].running_since = kNow - seconds(40);
-  EXPECT_EQ(Supervise(record, seen, kNow).transition->at, kNow - seconds(30))
+  EXPECT_EQ(Supervise(record, seen, kNow).transition->at(), kNow - seconds(30))
       << "never before the launch it follows";
   seen.replicas[2].running_since.reset();
-  EXPECT_EQ(Supervise(record, seen, kNow).transition->at, kNow)
+  EXPECT_EQ(Supervise(record, seen, kNow).transition->at(), kNow)
       << "a replica the runtime cannot date";
 }
 
@@ -96,10 +96,10 @@ TEST(JobSupervisorTest, ThePrimaryExitingZeroSucceedsAndStopsTheRest) {
   JobRecord record = Gang(S::kRunning);
   SupervisorVerdict done = Supervise(record, WithExit(record, "workerpool0-0", 0), kNow);
   ASSERT_TRUE(done.transition);
-  EXPECT_EQ(done.transition->to, S::kSucceeded);
+  EXPECT_EQ(done.transition->to(), S::kSucceeded);
   EXPECT_TRUE(done.stop);
-  ASSERT_TRUE(done.transition->run);
-  EXPECT_EQ(done.transition->run->replicas[0].exit_code, 0);
+  ASSERT_TRUE(done.transition->run());
+  EXPECT_EQ(done.transition->run()->replicas[0].exit_code, 0);
 }
 
 TEST(JobSupervisorTest, ARunThatEndedBeforeAnyoneLookedRunsFirstThenSucceeds) {
@@ -113,13 +113,13 @@ TEST(JobSupervisorTest, ARunThatEndedBeforeAnyoneLookedRunsFirstThenSucceeds) {
   seen.next_change.reset();
   SupervisorVerdict running = Supervise(record, seen, kNow);
   ASSERT_TRUE(running.transition) << "PENDING cannot become SUCCEEDED; it must not stall either";
-  EXPECT_EQ(running.transition->to, S::kRunning);
-  EXPECT_EQ(running.transition->next_action_at, kNow) << "looked at again at once";
+  EXPECT_EQ(running.transition->to(), S::kRunning);
+  EXPECT_EQ(running.transition->next_action_at(), kNow) << "looked at again at once";
   record.job.state = S::kRunning;
   record.job.start_time = kNow;
   SupervisorVerdict done = Supervise(record, seen, kNow);
   ASSERT_TRUE(done.transition);
-  EXPECT_EQ(done.transition->to, S::kSucceeded);
+  EXPECT_EQ(done.transition->to(), S::kSucceeded);
 }
 
 TEST(JobSupervisorTest, AWorkerThatExitsZeroFirstIsNotAFailure) {
@@ -133,24 +133,25 @@ TEST(JobSupervisorTest, AFailedWorkerRestartsInPlaceFiveTimesThenTheJobIsRetried
   for (int restart = 1; restart <= 5; ++restart) {
     SupervisorVerdict verdict = Supervise(record, WithExit(record, "workerpool1-0", 1), kNow);
     ASSERT_TRUE(verdict.transition) << restart;
-    EXPECT_EQ(verdict.transition->to, S::kRunning) << "the job stays RUNNING";
+    EXPECT_EQ(verdict.transition->to(), S::kRunning) << "the job stays RUNNING";
     EXPECT_EQ(verdict.restart, std::vector<std::string>{"workerpool1-0"});
-    EXPECT_NE(verdict.transition->reason.find(std::to_string(restart) + " of 5"), std::string::npos)
-        << verdict.transition->reason;
-    ASSERT_TRUE(verdict.transition->run);
-    JobRun next = *verdict.transition->run;
+    EXPECT_NE(verdict.transition->reason().find(std::to_string(restart) + " of 5"),
+              std::string::npos)
+        << verdict.transition->reason();
+    ASSERT_TRUE(verdict.transition->run());
+    JobRun next = *verdict.transition->run();
     next.replicas.at(1).phase = ReplicaPhase::kRunning;  // the restarted replica is up again
     record.run = std::move(next);
   }
   SupervisorVerdict retry = Supervise(record, WithExit(record, "workerpool1-0", 1), kNow);
   ASSERT_TRUE(retry.transition);
-  EXPECT_EQ(retry.transition->to, S::kPending);
-  EXPECT_TRUE(retry.transition->stops_replicas);
+  EXPECT_EQ(retry.transition->to(), S::kPending);
+  EXPECT_TRUE(retry.transition->stops_replicas());
   EXPECT_TRUE(retry.stop);
-  ASSERT_TRUE(retry.transition->run);
-  EXPECT_EQ(retry.transition->run->attempt, 1);
-  EXPECT_EQ(retry.transition->next_action_at, kNow) << "relaunched at once";
-  EXPECT_TRUE(retry.transition->interrupts_run) << "the retry resumes from the last checkpoint";
+  ASSERT_TRUE(retry.transition->run());
+  EXPECT_EQ(retry.transition->run()->attempt, 1);
+  EXPECT_EQ(retry.transition->next_action_at(), kNow) << "relaunched at once";
+  EXPECT_TRUE(retry.transition->interrupts_run()) << "the retry resumes from the last checkpoint";
 }
 
 TEST(JobSupervisorTest, AfterThreeRetriesTheJobFailsNamingTheReplicaAndItsCode) {
@@ -158,9 +159,9 @@ TEST(JobSupervisorTest, AfterThreeRetriesTheJobFailsNamingTheReplicaAndItsCode) 
   for (ReplicaRun& r : record.run->replicas) r.restarts = 5;
   SupervisorVerdict failed = Supervise(record, WithExit(record, "workerpool1-1", 2), kNow);
   ASSERT_TRUE(failed.transition);
-  EXPECT_EQ(failed.transition->to, S::kFailed);
-  ASSERT_TRUE(failed.transition->error);
-  EXPECT_EQ(failed.transition->error->message,
+  EXPECT_EQ(failed.transition->to(), S::kFailed);
+  ASSERT_TRUE(failed.transition->error());
+  EXPECT_EQ(failed.transition->error()->message,
             "The replica workerpool1-1 exited with a non-zero status of 2.");
   EXPECT_TRUE(failed.stop);
 }
@@ -170,9 +171,9 @@ TEST(JobSupervisorTest, SigabrtAndSigsegvRetryTheWholeJobAtOnce) {
     JobRecord record = Gang(S::kRunning);
     SupervisorVerdict verdict = Supervise(record, WithExit(record, "workerpool1-0", code), kNow);
     ASSERT_TRUE(verdict.transition);
-    EXPECT_EQ(verdict.transition->to, S::kPending) << code;
+    EXPECT_EQ(verdict.transition->to(), S::kPending) << code;
     EXPECT_TRUE(verdict.restart.empty());
-    EXPECT_EQ(verdict.transition->run->attempt, 1);
+    EXPECT_EQ(verdict.transition->run()->attempt, 1);
   }
 }
 
@@ -183,7 +184,7 @@ TEST(JobSupervisorTest, RestartJobOnWorkerRestartRestartsEveryReplica) {
   SupervisorVerdict verdict = Supervise(record, WithExit(record, "workerpool1-0", 1), kNow);
   ASSERT_TRUE(verdict.transition);
   EXPECT_EQ(verdict.restart.size(), 3u);
-  for (const ReplicaRun& r : verdict.transition->run->replicas) EXPECT_EQ(r.restarts, 1);
+  for (const ReplicaRun& r : verdict.transition->run()->replicas) EXPECT_EQ(r.restarts, 1);
 }
 
 TEST(JobSupervisorTest, DisableRetriesFailsAtTheFirstNonZeroExit) {
@@ -193,7 +194,7 @@ TEST(JobSupervisorTest, DisableRetriesFailsAtTheFirstNonZeroExit) {
   record.job.job_spec.scheduling->restart_job_on_worker_restart = true;  // forced off
   SupervisorVerdict verdict = Supervise(record, WithExit(record, "workerpool0-0", 1), kNow);
   ASSERT_TRUE(verdict.transition);
-  EXPECT_EQ(verdict.transition->to, S::kFailed);
+  EXPECT_EQ(verdict.transition->to(), S::kFailed);
   EXPECT_TRUE(verdict.restart.empty());
 }
 
@@ -203,7 +204,7 @@ TEST(JobSupervisorTest, ALostReplicaRetriesTheJob) {
   seen.replicas[2].phase = ReplicaPhase::kLost;
   SupervisorVerdict verdict = Supervise(record, seen, kNow);
   ASSERT_TRUE(verdict.transition);
-  EXPECT_EQ(verdict.transition->to, S::kPending);
+  EXPECT_EQ(verdict.transition->to(), S::kPending);
 }
 
 TEST(JobSupervisorTest, TheTimeoutCountsFromTheFirstStartAndStopsTheJob) {
@@ -215,9 +216,9 @@ TEST(JobSupervisorTest, TheTimeoutCountsFromTheFirstStartAndStopsTheJob) {
   EXPECT_EQ(early.look_again, kNow + seconds(5)) << "the runtime's next change comes first";
   SupervisorVerdict late = Supervise(record, AllRunning(record), kNow + seconds(40));
   ASSERT_TRUE(late.transition);
-  EXPECT_EQ(late.transition->to, S::kFailed);
-  EXPECT_EQ(late.transition->error->code, 4);
-  EXPECT_NE(late.transition->error->message.find("100s"), std::string::npos);
+  EXPECT_EQ(late.transition->to(), S::kFailed);
+  EXPECT_EQ(late.transition->error()->code, 4);
+  EXPECT_NE(late.transition->error()->message.find("100s"), std::string::npos);
   EXPECT_TRUE(late.stop);
 }
 
@@ -233,11 +234,11 @@ TEST(JobSupervisorTest, ACancelledJobIsCancelledOnceNoReplicaRuns) {
   }
   SupervisorVerdict cancelled = Supervise(record, gone, kNow);
   ASSERT_TRUE(cancelled.transition);
-  EXPECT_EQ(cancelled.transition->to, S::kCancelled);
-  EXPECT_EQ(cancelled.transition->error->code, 1);
+  EXPECT_EQ(cancelled.transition->to(), S::kCancelled);
+  EXPECT_EQ(cancelled.transition->error()->code, 1);
   JobRecord queued = Gang(S::kCancelling);
   queued.run.reset();
-  EXPECT_EQ(Supervise(queued, std::nullopt, kNow).transition->to, S::kCancelled)
+  EXPECT_EQ(Supervise(queued, std::nullopt, kNow).transition->to(), S::kCancelled)
       << "a job cancelled before it launched has nothing to stop";
 }
 
@@ -252,10 +253,10 @@ TEST(JobSupervisorTest, AJustLaunchedJobStoresItsRunBeforeItRuns) {
   }
   SupervisorVerdict verdict = Supervise(record, seen, kNow);
   ASSERT_TRUE(verdict.transition);
-  EXPECT_EQ(verdict.transition->to, S::kPending);
-  ASSERT_TRUE(verdict.transition->run);
-  EXPECT_EQ(verdict.transition->run->replicas.size(), 3u);
-  EXPECT_EQ(verdict.transition->run->replicas[2].handle, "pid:workerpool1-1");
+  EXPECT_EQ(verdict.transition->to(), S::kPending);
+  ASSERT_TRUE(verdict.transition->run());
+  EXPECT_EQ(verdict.transition->run()->replicas.size(), 3u);
+  EXPECT_EQ(verdict.transition->run()->replicas[2].handle, "pid:workerpool1-1");
 }
 
 // The runtime's reason (Slurm's pending reason) becomes the job's while its replicas wait, once;
@@ -268,11 +269,11 @@ TEST(JobSupervisorTest, TheRuntimesWordOnWaitingReplicasIsTheJobsReasonUntilThey
   seen.waiting = "Slurm job 12 is PENDING (Resources)";
   SupervisorVerdict verdict = Supervise(record, seen, kNow);
   ASSERT_TRUE(verdict.transition);
-  EXPECT_EQ(verdict.transition->to, S::kPending);
-  ASSERT_TRUE(verdict.transition->note);
-  EXPECT_EQ(verdict.transition->note->code, kRuntimeWaiting);
-  EXPECT_EQ(verdict.transition->note->message, "Slurm job 12 is PENDING (Resources)");
-  EXPECT_EQ(verdict.transition->next_action_at, kNow + seconds(5));
+  EXPECT_EQ(verdict.transition->to(), S::kPending);
+  ASSERT_TRUE(verdict.transition->note());
+  EXPECT_EQ(verdict.transition->note()->code, kRuntimeWaiting);
+  EXPECT_EQ(verdict.transition->note()->message, "Slurm job 12 is PENDING (Resources)");
+  EXPECT_EQ(verdict.transition->next_action_at(), kNow + seconds(5));
 
   record.job.trainyard = SchedulingStatus{};
   record.job.trainyard->reason_code = std::string(kRuntimeWaiting);
@@ -281,30 +282,30 @@ TEST(JobSupervisorTest, TheRuntimesWordOnWaitingReplicasIsTheJobsReasonUntilThey
 
   verdict = Supervise(record, AllRunning(record), kNow);
   ASSERT_TRUE(verdict.transition);
-  EXPECT_EQ(verdict.transition->to, S::kRunning);
-  ASSERT_TRUE(verdict.transition->note);
-  EXPECT_EQ(verdict.transition->note->code, "ADMITTED");
+  EXPECT_EQ(verdict.transition->to(), S::kRunning);
+  ASSERT_TRUE(verdict.transition->note());
+  EXPECT_EQ(verdict.transition->note()->code, "ADMITTED");
 }
 
 TEST(JobSupervisorTest, AnUnreachableRuntimeIsTheJobsReasonOnceAndClearsWhenItAnswers) {
   JobRecord record = Gang(S::kRunning);
   auto noted = RuntimeUnavailable(record, kNow, "slurmrestd at http://x cannot be reached");
   ASSERT_TRUE(noted);
-  EXPECT_EQ(noted->to, S::kRunning) << "the job keeps its state";
-  ASSERT_TRUE(noted->note);
-  EXPECT_EQ(noted->note->code, kRuntimeUnavailable);
-  EXPECT_NE(noted->note->message.find("slurmrestd at http://x cannot be reached"),
+  EXPECT_EQ(noted->to(), S::kRunning) << "the job keeps its state";
+  ASSERT_TRUE(noted->note());
+  EXPECT_EQ(noted->note()->code, kRuntimeUnavailable);
+  EXPECT_NE(noted->note()->message.find("slurmrestd at http://x cannot be reached"),
             std::string::npos);
-  EXPECT_EQ(noted->next_action_at, kNow) << "never left without a next look";
+  EXPECT_EQ(noted->next_action_at(), kNow) << "never left without a next look";
 
   record.job.trainyard = SchedulingStatus{};
   record.job.trainyard->reason_code = std::string(kRuntimeUnavailable);
   EXPECT_FALSE(RuntimeUnavailable(record, kNow, "still down")) << "said once";
   SupervisorVerdict back = Supervise(record, AllRunning(record), kNow);
   ASSERT_TRUE(back.transition);
-  EXPECT_EQ(back.transition->to, S::kRunning);
-  ASSERT_TRUE(back.transition->note);
-  EXPECT_EQ(back.transition->note->code, "ADMITTED");
+  EXPECT_EQ(back.transition->to(), S::kRunning);
+  ASSERT_TRUE(back.transition->note());
+  EXPECT_EQ(back.transition->note()->code, "ADMITTED");
   EXPECT_FALSE(RuntimeUnavailable(Gang(S::kSucceeded), kNow, "x")) << "only live jobs";
 }
 

@@ -62,12 +62,12 @@ TEST(AdmissionPlannerTest, TakesWarmCachedNodesFirstAndStartsWithoutABootOrPull)
   ASSERT_TRUE(plan.has_value());
   ASSERT_EQ(plan->claims.size(), 1u);
   EXPECT_EQ(plan->claims[0].ordinals, std::vector<int64_t>{1});
-  EXPECT_EQ(plan->transition.from, JobState::kQueued);
-  EXPECT_EQ(plan->transition.to, JobState::kPending);
-  ASSERT_TRUE(plan->transition.admission.has_value());
-  EXPECT_EQ(plan->transition.admission->startup, Duration{});
-  EXPECT_EQ(plan->transition.admission->hourly_price_micros, 50'000'000);
-  EXPECT_EQ(plan->transition.admission->pools[0].nodes,
+  EXPECT_EQ(plan->transition.from(), JobState::kQueued);
+  EXPECT_EQ(plan->transition.to(), JobState::kPending);
+  ASSERT_TRUE(plan->transition.admission().has_value());
+  EXPECT_EQ(plan->transition.admission()->startup, Duration{});
+  EXPECT_EQ(plan->transition.admission()->hourly_price_micros, 50'000'000);
+  EXPECT_EQ(plan->transition.admission()->pools[0].nodes,
             std::vector<std::string>{NodeName(fleet.pools[0].id, 1)});
 }
 
@@ -77,12 +77,13 @@ TEST(AdmissionPlannerTest, AColdGangWaitsForTheSlowestBootThenThePull) {
   FreeByPool free = Free({{0, true, {"img:a"}}, {1, false, {}}});
   auto plan = planner.PlanJob(Decision(7, 0, 2), kT0, free);
   ASSERT_TRUE(plan.has_value());
-  EXPECT_EQ(plan->transition.admission->startup, Duration(370s));
-  EXPECT_EQ(plan->transition.admission->hourly_price_micros, 100'000'000);
+  EXPECT_EQ(plan->transition.admission()->startup, Duration(370s));
+  EXPECT_EQ(plan->transition.admission()->hourly_price_micros, 100'000'000);
   // Real runtimes report their own start: no simulated wait.
   AdmissionPlanner real(fleet, /*simulated_startup=*/false);
   FreeByPool again = Free({{0, true, {"img:a"}}, {1, false, {}}});
-  EXPECT_EQ(real.PlanJob(Decision(7, 0, 2), kT0, again)->transition.admission->startup, Duration{});
+  EXPECT_EQ(real.PlanJob(Decision(7, 0, 2), kT0, again)->transition.admission()->startup,
+            Duration{});
 }
 
 TEST(AdmissionPlannerTest, AdmissionsOfOneCommitNeverShareANodeAndAShortPoolSkips) {
@@ -103,11 +104,11 @@ TEST(AdmissionPlannerTest, ElasticVmsAreNamedAfterTheirJobOrResourceAndPricedAtL
   auto plan = planner.PlanJob(Decision(42, 1, 2, "n1-standard-4"), kT0, free);
   ASSERT_TRUE(plan.has_value());
   EXPECT_TRUE(plan->claims.empty());  // nothing to claim: the VMs are made for it
-  const PlacedPoolStatus& pool = plan->transition.admission->pools[0];
+  const PlacedPoolStatus& pool = plan->transition.admission()->pools[0];
   EXPECT_EQ(pool.nodes, (std::vector<std::string>{"us-central1-a-n1-standard-4-ON_DEMAND-j42-0",
                                                   "us-central1-a-n1-standard-4-ON_DEMAND-j42-1"}));
   EXPECT_EQ(
-      plan->transition.admission->hourly_price_micros,
+      plan->transition.admission()->hourly_price_micros,
       2 * static_cast<int64_t>(ListPricePerNodeHour("n1-standard-4", CM::kOnDemand, "", 0) * 1e6));
 
   HoldDecision hold{9, 1, Decision(0, 1, 1, "n1-standard-4").placement, ""};
@@ -128,7 +129,7 @@ TEST(AdmissionPlannerTest, AJobOnAResourcesNodesTakesOnlyThoseAndCostsNothingOfI
   ASSERT_TRUE(plan.has_value());
   EXPECT_EQ(plan->resource_uid, 5);
   EXPECT_EQ(plan->claims[0].ordinals, std::vector<int64_t>{3});
-  EXPECT_EQ(plan->transition.admission->hourly_price_micros, 0);
+  EXPECT_EQ(plan->transition.admission()->hourly_price_micros, 0);
 }
 
 TEST(AdmissionPlannerTest, AHoldIsReadyOnceItsColdNodesBoot) {
@@ -151,12 +152,12 @@ TEST(AdmissionPlannerTest, AVictimIsRequeuedWithWhoTookItsCapacityUnlessItMovedO
   a.reclaimed = {4};
   auto requeue = planner.PlanVictim(a, JobSnapshot{3, 2, JobState::kRunning, true}, kT0);
   ASSERT_TRUE(requeue.has_value());
-  EXPECT_EQ(requeue->to, JobState::kQueued);
-  EXPECT_EQ(requeue->reason, "preempted by higher-priority job 7; back in the queue");
-  EXPECT_TRUE(requeue->interrupts_run);
+  EXPECT_EQ(requeue->to(), JobState::kQueued);
+  EXPECT_EQ(requeue->reason(), "preempted by higher-priority job 7; back in the queue");
+  EXPECT_TRUE(requeue->interrupts_run());
   auto reclaimed = planner.PlanVictim(a, JobSnapshot{4, 2, JobState::kPending, false}, kT0);
   ASSERT_TRUE(reclaimed.has_value());
-  EXPECT_EQ(reclaimed->reason,
+  EXPECT_EQ(reclaimed->reason(),
             "borrowed capacity reclaimed by job 7, whose project is within its cohort share; "
             "back in the queue");
   EXPECT_FALSE(planner.PlanVictim(a, JobSnapshot{3, 5, JobState::kCancelled, true}, kT0));
@@ -167,9 +168,9 @@ TEST(AdmissionPlannerTest, AFailureInTheQueueIsResourceExhausted) {
   AdmissionPlanner planner(fleet, true);
   auto t = planner.PlanFailure(FailureDecision{7, 2, "waited too long"}, kT0);
   ASSERT_TRUE(t.ok());
-  EXPECT_EQ(t->to, JobState::kFailed);
-  ASSERT_TRUE(t->error.has_value());
-  EXPECT_EQ(t->error->code, static_cast<int>(Code::kResourceExhausted));
+  EXPECT_EQ(t->to(), JobState::kFailed);
+  ASSERT_TRUE(t->error().has_value());
+  EXPECT_EQ(t->error()->code, static_cast<int>(Code::kResourceExhausted));
 }
 
 }  // namespace

@@ -116,25 +116,26 @@ TEST(SimRuntimeTest, ATrainingRunPrintsItsProgressAndAShortOneOnlyItsEnd) {
   SimRuntime runtime;
   JobRecord job = Job("600s");
   job.job.start_time = kT0;
-  JobTransition done;
-  done.from = JobState::kRunning;
-  done.to = JobState::kSucceeded;
-  done.at = kT0 + seconds(600);
+  auto ended =
+      JobStateMachine::Transition(JobSnapshot{job.id, job.version, JobState::kRunning, true},
+                                  JobState::kSucceeded, kT0 + seconds(600), "done");
+  ASSERT_TRUE(ended.ok());
+  const JobTransition& done = *ended;
   runtime.Applied(job, done);
-  std::vector<LogLine> lines = runtime.CollectLogs(done.at);
+  std::vector<LogLine> lines = runtime.CollectLogs(done.at());
   ASSERT_EQ(lines.size(), 13u);  // ten progress lines, two checkpoints, the end
   EXPECT_EQ(lines.front().message.rfind("step 100/1000 loss=", 0), 0u) << lines.front().message;
   EXPECT_EQ(lines.back().message, "training finished");
   EXPECT_EQ(lines.back().task_name, "workerpool0-0");
-  EXPECT_EQ(runtime.CollectLogs(done.at).size(), 13u) << "not stored yet: handed over again";
+  EXPECT_EQ(runtime.CollectLogs(done.at()).size(), 13u) << "not stored yet: handed over again";
   runtime.LogsStored();
-  EXPECT_TRUE(runtime.CollectLogs(done.at).empty()) << "stored once";
+  EXPECT_TRUE(runtime.CollectLogs(done.at()).empty()) << "stored once";
 
   JobRecord stub = Job("1s");
   stub.job.start_time = kT0;
-  done.at = kT0 + seconds(1);
+  done.at() = kT0 + seconds(1);
   runtime.Applied(stub, done);
-  lines = runtime.CollectLogs(done.at);
+  lines = runtime.CollectLogs(done.at());
   ASSERT_EQ(lines.size(), 1u);
   EXPECT_EQ(lines[0].message, "training finished");
 }
