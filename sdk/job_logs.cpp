@@ -6,7 +6,7 @@
 
 #include "api/wire/log_entry_codec.h"
 #include "sdk/client.h"
-#include "services/logs/job_log_repository.h"
+#include "services/logs/log_entry.h"
 #include "services/model/custom_job.h"
 
 namespace trainyard::sdk {

@@ -9,9 +9,9 @@
 #include "services/job_filter.h"
 #include "services/job_state_machine.h"
 #include "services/model/custom_job.h"
+#include "services/model/job_run.h"
 #include "services/operations/operation.h"
 #include "services/resource_names.h"
-#include "services/runtime/job_run.h"
 #include "services/status.h"
 
 namespace trainyard {

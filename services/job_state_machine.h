@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "services/model/custom_job.h"
-#include "services/runtime/job_run.h"
+#include "services/model/job_run.h"
 #include "services/status.h"
 
 namespace trainyard {

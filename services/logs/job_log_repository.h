@@ -12,8 +12,6 @@
 
 namespace trainyard {
 
-inline constexpr int kMaxLogPageSize = 1000;  // Cloud Logging's own cap
-
 // How many replica lines a job keeps. A chatty job cannot fill the database: once a job has
 // appended more than lines_per_job, the first half (how it started: environment, configuration,
 // the first errors) and the newest half stay, the lines between are deleted and counted, and the

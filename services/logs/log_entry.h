@@ -11,6 +11,10 @@
 
 namespace trainyard {
 
+// The most entries one page of a log list holds: Cloud Logging's own cap (the API and the SDK
+// page by it).
+inline constexpr int kMaxLogPageSize = 1000;  // Cloud Logging's own cap
+
 // google.logging.type.LogSeverity, with its numbers (stored as they are).
 enum class LogSeverity : int {
   kDefault = 0,

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "services/model/goodput.h"
+#include "services/model/job_run.h"
 #include "services/model/time.h"
-#include "services/runtime/job_run.h"
 #include "services/status.h"
 
 namespace trainyard {

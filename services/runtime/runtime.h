@@ -16,7 +16,7 @@
 
 #include "services/job_repository.h"
 #include "services/logs/log_entry.h"
-#include "services/runtime/job_run.h"
+#include "services/model/job_run.h"
 #include "services/status.h"
 
 namespace trainyard {

@@ -1,4 +1,4 @@
-#include "services/runtime/job_run.h"
+#include "services/model/job_run.h"
 
 namespace trainyard {
 
