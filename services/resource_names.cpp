@@ -1,5 +1,7 @@
 #include "services/resource_names.h"
 
+#include <algorithm>
+#include <cctype>
 #include <random>
 
 namespace trainyard {
@@ -14,6 +16,22 @@ std::string OperationName(int64_t project_number, const std::string& location,
   std::string name = "projects/" + std::to_string(project_number) + "/locations/" + location + "/";
   if (!parent.empty()) name += parent + "/";
   return name + "operations/" + std::to_string(operation_id);
+}
+
+StatusOr<bool> IsProjectNumber(const std::string& s) {
+  auto all = [&](auto keep) { return std::all_of(s.begin(), s.end(), keep); };
+  if (!s.empty() && s.size() <= 18 && all([](unsigned char c) { return std::isdigit(c); })) {
+    return true;
+  }
+  if (!s.empty() && s.size() <= 63 && std::isalpha(static_cast<unsigned char>(s[0])) &&
+      all([](unsigned char c) {
+        return std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == ':';
+      })) {
+    return false;
+  }
+  return InvalidArgument("invalid project \"" + s +
+                         "\": expected a project id (a letter, then letters, digits, "
+                         "'-', '_', '.', ':') or a project number");
 }
 
 int64_t NewResourceId() {

@@ -4,6 +4,8 @@
 #include <random>
 #include <string>
 
+#include "services/status.h"
+
 namespace trainyard {
 
 struct Project {
@@ -28,6 +30,12 @@ struct OperationRef {
   std::string resource_id;  // the job or resource the operation nests under ("" when flat)
   std::string operation_id;
 };
+
+// How a client names a project: true for its number (digits, at most 18), false for its id;
+// INVALID_ARGUMENT when it is neither. Ids are looser than GCP's 6-30 lowercase rule on purpose:
+// docs and SDK samples use "P" or "demo", and domain-scoped ids ("example.com:proj") carry '.'
+// and ':'.
+StatusOr<bool> IsProjectNumber(const std::string& id_or_number);
 
 std::string JobName(int64_t project_number, const std::string& location, int64_t job_id);
 std::string OperationName(int64_t project_number, const std::string& location,

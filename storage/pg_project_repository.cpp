@@ -1,8 +1,5 @@
 #include "storage/pg_project_repository.h"
 
-#include <algorithm>
-#include <cctype>
-
 namespace trainyard::storage {
 namespace {
 
@@ -12,20 +9,6 @@ constexpr const char* kById = "SELECT number, project_id FROM projects WHERE pro
 constexpr const char* kRegister =
     "INSERT INTO projects (project_id) VALUES ($1) ON CONFLICT (project_id) DO NOTHING "
     "RETURNING number, project_id";
-
-bool AllDigits(const std::string& s) {
-  return !s.empty() && s.size() <= 18 &&
-         std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c); });
-}
-
-// Looser than GCP's 6–30 lowercase rule on purpose: docs and SDK samples use ids like "P" or
-// "demo", and domain-scoped ids ("example.com:proj") carry '.' and ':'.
-bool ValidProjectId(const std::string& s) {
-  if (s.empty() || s.size() > 63 || !std::isalpha(static_cast<unsigned char>(s[0]))) return false;
-  return std::all_of(s.begin(), s.end(), [](unsigned char c) {
-    return std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == ':';
-  });
-}
 
 }  // namespace
 
@@ -45,12 +28,7 @@ void PgProjectRepository::Remember(const Project& project) {
 StatusOr<Project> PgProjectRepository::Resolve(const std::string& id_or_number,
                                                bool create_if_missing) {
   if (auto hit = Cached(id_or_number)) return *hit;
-  bool numeric = AllDigits(id_or_number);
-  if (!numeric && !ValidProjectId(id_or_number)) {
-    return InvalidArgument("invalid project \"" + id_or_number +
-                           "\": expected a project id (a letter, then letters, digits, "
-                           "'-', '_', '.', ':') or a project number");
-  }
+  TY_ASSIGN_OR_RETURN(const bool numeric, IsProjectNumber(id_or_number));
   TY_ASSIGN_OR_RETURN(auto conn, pool_.Acquire());
   TY_ASSIGN_OR_RETURN(pg::Result found, conn->Exec(numeric ? kByNumber : kById, {id_or_number}));
   if (found.rows() == 0 && create_if_missing && !numeric) {

@@ -1,24 +1,18 @@
 #include "storage/memory/memory_job_store.h"
 
 #include <algorithm>
-#include <cctype>
 
 namespace trainyard::storage::memory {
-namespace {
-
-bool AllDigits(const std::string& s) {
-  return !s.empty() && s.size() <= 18 &&
-         std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c); });
-}
-
-}  // namespace
 
 StatusOr<Project> MemoryProjectRepository::Resolve(const std::string& id_or_number,
                                                    bool create_if_missing) {
+  TY_ASSIGN_OR_RETURN(const bool numeric, IsProjectNumber(id_or_number));
   std::lock_guard lock(db_.mu);
-  if (AllDigits(id_or_number)) {
+  if (numeric) {
     auto it = db_.projects_by_number.find(std::stoll(id_or_number));
-    if (it == db_.projects_by_number.end()) return NotFound("project " + id_or_number + " not found");
+    if (it == db_.projects_by_number.end()) {
+      return NotFound("project " + id_or_number + " not found");
+    }
     return it->second;
   }
   auto it = db_.projects_by_id.find(id_or_number);
@@ -93,8 +87,7 @@ StatusOr<std::vector<bool>> MemoryJobStore::ApplyTransitions(
 }
 
 Status MemoryJobStore::DeleteWithOperation(int64_t project_number, const std::string& location,
-                                           int64_t id, int64_t expected_version,
-                                           const Operation&) {
+                                           int64_t id, int64_t expected_version, const Operation&) {
   std::lock_guard lock(db_.mu);
   auto it = db_.jobs.find(id);
   if (it == db_.jobs.end() || it->second.record.project_number != project_number ||

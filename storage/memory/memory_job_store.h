@@ -21,8 +21,7 @@ class MemoryJobStore final : public JobRepository, public JobLeaseRepository {
   explicit MemoryJobStore(MemoryDatabase& db) : db_(db) {}
 
   Status Insert(const JobRecord& record, const std::string& request_id) override;
-  StatusOr<JobRecord> Get(int64_t project_number, const std::string& location,
-                          int64_t id) override;
+  StatusOr<JobRecord> Get(int64_t project_number, const std::string& location, int64_t id) override;
   // Newest first, by page; a filter is not evaluated in memory (UNIMPLEMENTED).
   StatusOr<std::vector<JobRecord>> List(const ListJobsQuery& query) override;
   StatusOr<bool> ApplyTransition(const StateUpdate& update) override;
@@ -33,8 +32,7 @@ class MemoryJobStore final : public JobRepository, public JobLeaseRepository {
   StatusOr<int64_t> Heartbeat(const std::string& owner, std::chrono::seconds lease) override;
   StatusOr<ClaimCounts> Claim(const std::string& owner, int limit,
                               std::chrono::seconds lease) override;
-  StatusOr<std::vector<JobRecord>> Due(const std::string& owner, Timestamp now,
-                                       int limit) override;
+  StatusOr<std::vector<JobRecord>> Due(const std::string& owner, Timestamp now, int limit) override;
   StatusOr<std::vector<int64_t>> ReleaseAll(const std::string& owner) override;
   StatusOr<std::vector<JobRecord>> ByIds(const std::vector<int64_t>& ids) override;
   StatusOr<std::optional<Timestamp>> NextDue(const std::string& owner) override;

@@ -37,8 +37,8 @@ class NoResources final : public ResourceRepository, public ResourceFleetStore {
   StatusOr<std::vector<JobRecord>> JobsHoldingNodes(const ResourceRecord&) override {
     return NotKept("persistent resources");
   }
-  StatusOr<bool> Resize(const ResourceRecord&, const std::vector<PoolResize>&, Timestamp,
-                        Timestamp, std::string&) override {
+  StatusOr<bool> Resize(const ResourceRecord&, const std::vector<PoolResize>&, Timestamp, Timestamp,
+                        std::string&) override {
     return NotKept("persistent resources");
   }
   Status ResizeWaits(const ResourceRecord&, const std::string&, const std::string&) override {
@@ -53,7 +53,8 @@ class NoResources final : public ResourceRepository, public ResourceFleetStore {
   StatusOr<std::vector<JobRef>> JobsOn(const ResourceRecord&) override {
     return NotKept("persistent resources");
   }
-  StatusOr<bool> Remove(const ResourceRecord&, Timestamp, const std::optional<RpcStatus>&) override {
+  StatusOr<bool> Remove(const ResourceRecord&, Timestamp,
+                        const std::optional<RpcStatus>&) override {
     return NotKept("persistent resources");
   }
 };
