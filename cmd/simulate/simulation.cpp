@@ -61,7 +61,7 @@ StatusOr<SimulationResult> RunScenario(const Scenario& scenario, const Trace& tr
     model_of_pool[pool.id] = std::string(ConsumptionModelName(pool.model));
   }
 
-  std::vector<std::pair<int64_t, std::string>> created;  // job id, project, by trace order
+  std::vector<int64_t> created;  // job ids, in trace order
   created.reserve(trace.jobs.size());
   size_t next = 0;
   int64_t ended = 0;
@@ -83,8 +83,7 @@ StatusOr<SimulationResult> RunScenario(const Scenario& scenario, const Trace& tr
                                std::to_string(trace.jobs[next].line) + ": " +
                                job.status().message());
       }
-      created.emplace_back(std::stoll(job->name.substr(job->name.rfind('/') + 1)),
-                           trace.jobs[next].project);
+      created.push_back(std::stoll(job->name.substr(job->name.rfind('/') + 1)));
       ++next;
     }
     for (int round = 0; round < 16; ++round) {
@@ -144,7 +143,7 @@ StatusOr<SimulationResult> RunScenario(const Scenario& scenario, const Trace& tr
     outcome.trace = &trace.jobs[i];
     outcome.built = std::move(built[i]);
     std::lock_guard lock(db.mu);
-    outcome.record = std::move(db.jobs.at(created[i].first).record);  // the run is over
+    outcome.record = std::move(db.jobs.at(created[i]).record);  // the run is over
     result.jobs.push_back(std::move(outcome));
   }
   return result;

@@ -71,7 +71,7 @@ StatusOr<std::vector<ResourceRecord>> MemorySchedulerStore::ResourcesByUid(
 }
 
 void MemorySchedulerStore::LoadFreeLocked(const Fleet& fleet, const std::vector<int>& pools,
-                                          FreeByPool& free) {
+                                          FreeByPool& free, const std::set<int64_t>& releasing) {
   for (int p : pools) {
     const CapacityPool& pool = fleet.pools[static_cast<size_t>(p)];
     std::map<int64_t, std::vector<FreeNode>> by_holder;
@@ -79,9 +79,18 @@ void MemorySchedulerStore::LoadFreeLocked(const Fleet& fleet, const std::vector<
     const auto& slots = db_.nodes[pool.id];
     for (size_t i = 0; i < slots.size(); ++i) {
       const MemoryNode& n = slots[i];
-      if (!Free(n)) continue;
+      NodeState state = n.state;
+      std::vector<std::string> cache = n.image_cache;
+      if (n.job_id && releasing.count(*n.job_id) > 0) {
+        const bool warm = n.keep_warm || n.resource_uid.has_value();
+        state = *NodeStateMachine::Next(n.state, NodeEvent::kGivenBack, {false, warm});
+        if (state != NodeState::kReady) cache.clear();
+      } else if (!Free(n)) {
+        continue;
+      }
+      if (!NodeStateMachine::IsFree(state)) continue;
       by_holder[n.resource_uid.value_or(0)].push_back(
-          FreeNode{static_cast<int64_t>(i), n.state == NodeState::kReady, n.image_cache});
+          FreeNode{static_cast<int64_t>(i), state == NodeState::kReady, std::move(cache)});
     }
     for (auto& [holder, nodes] : by_holder) {
       free.insert_or_assign({p, holder}, FreeUnits(pool.hosts_per_unit, nodes));
@@ -121,7 +130,8 @@ StatusOr<CommitOutcome> MemorySchedulerStore::Commit(const AdmissionPlanner& pla
   CommitOutcome outcome;
   FreeByPool free;
   LoadFreeLocked(planner.fleet(), planner.PoolsToRead(cycle), free);
-  // Preemptions first, since they free nodes: all the victims or none.
+  // Preemptions first, since they free nodes: all the victims and the admission, or nothing (as the
+  // PostgreSQL store's savepoint does).
   for (const AdmissionDecision& a : cycle.admissions) {
     if (a.victims.empty()) continue;
     std::vector<StateUpdate> requeues;
@@ -134,19 +144,27 @@ StatusOr<CommitOutcome> MemorySchedulerStore::Commit(const AdmissionPlanner& pla
       if (!t) break;
       requeues.push_back(StateUpdate{victim, r.version, std::move(*t), {}});
     }
-    if (requeues.size() != a.victims.size()) {
+    auto job = db_.jobs.find(a.job_id);
+    FreeByPool once_released;
+    LoadFreeLocked(planner.fleet(), planner.PoolsToRead(a), once_released,
+                   std::set<int64_t>(a.victims.begin(), a.victims.end()));
+    if (requeues.size() != a.victims.size() || job == db_.jobs.end() ||
+        job->second.record.version != a.version ||
+        job->second.record.job.state != JobState::kQueued ||
+        !planner.PlanJob(a, now, once_released)) {
       ++outcome.skipped;
       continue;
     }
     for (const StateUpdate& u : requeues) db_.ApplyLocked(u);
     LoadFreeLocked(planner.fleet(), planner.PoolsToRead(a), free);  // the victims' nodes
     std::optional<JobAdmissionPlan> plan = planner.PlanJob(a, now, free);
+    // It fits: the plan on the nodes as the victims leave them just did.
     if (plan && ApplyPlanLocked(*plan, now)) {
       ++outcome.admitted;
-      outcome.preempted += static_cast<int>(requeues.size());
     } else {
-      ++outcome.skipped;  // the victims stay requeued: they are back in the queue either way
+      ++outcome.skipped;
     }
+    outcome.preempted += static_cast<int>(requeues.size());
   }
   outcome.skipped += static_cast<int>(cycle.holds.size() + cycle.hold_failures.size());
   for (const AdmissionDecision& a : cycle.admissions) {

@@ -3,6 +3,8 @@
 // applies what services/scheduler/admission_planner.h plans exactly as the PostgreSQL store does
 // (claims, victims' requeues, failures, verdicts). Persistent resources are not kept in memory
 // yet: the stamps are empty and a hold is skipped.
+#include <set>
+
 #include "services/scheduler/scheduler_store.h"
 #include "storage/memory/memory_database.h"
 
@@ -23,8 +25,10 @@ class MemorySchedulerStore final : public SchedulerStore {
                                  Timestamp now) override;
 
  private:
-  // With the lock held: the free units of `pools` by holder (services/scheduler/free_units.h).
-  void LoadFreeLocked(const Fleet& fleet, const std::vector<int>& pools, FreeByPool& free);
+  // With the lock held: the free units of `pools` by holder (services/scheduler/free_units.h),
+  // counting the nodes of the jobs in `releasing` as their holders would leave them.
+  void LoadFreeLocked(const Fleet& fleet, const std::vector<int>& pools, FreeByPool& free,
+                      const std::set<int64_t>& releasing = {});
   // The plan's claims, if every chosen node is still free; then its transition.
   bool ApplyPlanLocked(const JobAdmissionPlan& plan, Timestamp now);
 
