@@ -65,11 +65,21 @@ jq -e '.reservation_utilization > 0 and .reservation_utilization <= 1' \
   "$E2E_DIR/a/reservation-1y/summary.json" >/dev/null && pass "the reservation's use is reported" ||
   fail "reservation utilization"
 
-# A published SWF trace (the Parallel Workloads Archive's NASA iPSC/860 log, its first 14 days).
-run $S/nasa-ipsc.json --out "$E2E_DIR/nasa" || fail "the NASA iPSC trace"
-check "every job of the NASA trace that ran is replayed" "$(jq -r .jobs "$E2E_DIR/nasa/nasa-ipsc/summary.json")" "2581"
-check "and ends" "$(jq -r .succeeded "$E2E_DIR/nasa/nasa-ipsc/summary.json")" "2581"
-check "the jobs that never ran are counted as skipped" "$(jq -r .skipped_jobs "$E2E_DIR/nasa/nasa-ipsc/summary.json")" "23"
+# SWF, the Parallel Workloads Archive's format: the same 2,000 jobs written as SWF (GPUs as
+# processors, projects as user numbers) replay to the same report as the CSV.
+mkdir -p "$E2E_DIR/swf"
+cp $S/fleet.json "$E2E_DIR/swf/"
+python3 scripts/make_synthetic_trace.py --jobs 2000 --days 14 --seed 1 --format swf >"$E2E_DIR/swf/synthetic.swf"
+jq '.name = "on-demand-swf" | .workload = {path: "synthetic.swf", format: "swf", project: "user"}' \
+  $S/on-demand.json >"$E2E_DIR/swf/on-demand-swf.json"
+run "$E2E_DIR/swf/on-demand-swf.json" --out "$E2E_DIR/swf/out" --seed 3 || fail "the SWF trace"
+check "an SWF trace replays every job" "$(jq -r .jobs "$E2E_DIR/swf/out/on-demand-swf/summary.json")" "2000"
+check "and reports what the same jobs as CSV report" \
+  "$(jq -c 'del(.scenario)' "$E2E_DIR/swf/out/on-demand-swf/summary.json")" \
+  "$(jq -c 'del(.scenario)' "$E2E_DIR/a/on-demand/summary.json")"
+check "its projects are the log's users" \
+  "$(cut -d, -f3 "$E2E_DIR/swf/out/on-demand-swf/jobs.csv" | sed 1d | sort -u | tr '\n' ' ')" \
+  "user-1 user-2 user-3 user-4 "
 
 # Bad input: refused, named, nothing written.
 bad() {  # bad NAME EXPECTED-MESSAGE SCENARIO-JSON [TRACE-TEXT]
