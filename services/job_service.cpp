@@ -122,7 +122,10 @@ StatusOr<CustomJob> JobService::Create(const ParentRef& parent, CustomJob job,
     record.id = ids_.Next();
     record.job.name = JobName(project.number, parent.location, record.id);
     Status inserted = jobs_.Insert(record, request_id);
-    if (inserted.ok()) return record.job;
+    if (inserted.ok()) {
+      if (on_created_) on_created_();
+      return record.job;
+    }
     if (inserted.code() != Code::kAlreadyExists || attempt + 1 >= kMaxIdRetries) return inserted;
   }
 }

@@ -1,6 +1,7 @@
 #pragma once
 // The customJobs use cases: create, get, list, cancel, delete. Validation and state rules live in
 // the domain; the service orders them and talks to the repositories.
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -42,6 +43,9 @@ class JobService {
   Status Cancel(const JobRef& ref);
   StatusOr<Operation> Delete(const JobRef& ref);
 
+  // Called after each create commits (the composition root wakes the scheduler with it).
+  void OnCreated(std::function<void()> created) { on_created_ = std::move(created); }
+
  private:
   StatusOr<Project> ResolveExisting(const std::string& project);
   StatusOr<JobRecord> Load(const JobRef& ref);
@@ -53,6 +57,7 @@ class JobService {
   const Clock& clock_;
   ResourceRepository* resources_ = nullptr;
   IdSource& ids_;
+  std::function<void()> on_created_;
 };
 
 // The cost and goodput a job shows: what its earlier states accrued plus its current state's time

@@ -79,7 +79,7 @@ const StateSql kStartRepairs("UPDATE nodes SET state = :node_repairing, state_si
     "$1") " WHERE state = :node_failed");
 
 // Back with its job, BUSY (a held node is never READY, as at admission); else warm (a
-// reservation's, or a persistent resource's) or given back.
+// keepBooted pool's, or a persistent resource's) or given back.
 const StateSql kNodeRepaired(
     "UPDATE nodes SET state = CASE WHEN job_id IS NOT NULL THEN :node_busy "
     "WHEN keep_warm OR resource_uid IS NOT NULL THEN :node_ready ELSE :node_deleted END, "

@@ -26,7 +26,8 @@ constexpr const char* kEpoch =
     "ON CONFLICT (singleton) DO NOTHING RETURNING epoch) "
     "SELECT " TY_MICROS("epoch") " FROM i UNION ALL SELECT " TY_MICROS("epoch") " FROM fleet_epoch";
 
-// One slot per node of each pool; existing slots keep their state and cache.
+// One slot per node of each pool; existing slots keep their state and cache, and take the fleet
+// file's keepBooted (a node it no longer keeps stays as it is until its holder gives it back).
 const StateSql kSyncNodes(
     "INSERT INTO nodes (pool_id, ordinal, zone, machine_type, keep_warm, state, state_since) "
     "SELECT p.pool_id, g.ordinal, p.zone, p.machine_type, p.keep_warm, "
@@ -34,7 +35,8 @@ const StateSql kSyncNodes(
     "FROM unnest($1::text[], $2::text[], $3::text[], $4::boolean[], $5::int[]) "
     "AS p(pool_id, zone, machine_type, keep_warm, nodes) "
     "CROSS JOIN LATERAL generate_series(0, p.nodes - 1) AS g(ordinal) "
-    "ON CONFLICT (pool_id, ordinal) DO NOTHING");
+    "ON CONFLICT (pool_id, ordinal) DO UPDATE SET keep_warm = EXCLUDED.keep_warm "
+    "WHERE nodes.keep_warm IS DISTINCT FROM EXCLUDED.keep_warm");
 
 // Only transactions below the snapshot's xmin: every one of them has finished, so no row can
 // still appear behind the cursor (migrations/0006_change_xid.sql).
@@ -184,7 +186,7 @@ StatusOr<Timestamp> PgSchedulerStore::SyncNodes(const Fleet& fleet, Timestamp no
     ids.push_back(pool.id);
     zones.push_back(pool.zone);
     machines.push_back(pool.machine_type);
-    warm.push_back(pool.model == ConsumptionModel::kReservation ? "true" : "false");
+    warm.push_back(pool.keep_booted ? "true" : "false");
     nodes.push_back(pool.nodes());
   }
   std::string warm_array = "{";

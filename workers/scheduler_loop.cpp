@@ -263,8 +263,21 @@ void SchedulerLoop::Stop() {
   }
 }
 
+void SchedulerLoop::Wake() {
+  {
+    std::lock_guard lock(mu_);
+    woken_ = true;
+  }
+  wake_.notify_all();
+}
+
 void SchedulerLoop::Loop() {
   while (!stop_) {
+    const auto began = std::chrono::steady_clock::now();
+    {
+      std::lock_guard lock(mu_);
+      woken_ = false;
+    }
     auto stats = RunOnce();
     if (!stats.ok()) {
       LogJson(LogLevel::kWarn, "scheduler_pass_failed", {{"error", stats.status().message()}});
@@ -272,7 +285,10 @@ void SchedulerLoop::Loop() {
     // A cycle that admitted may have left more that fits (the per-queue lookback): go again now.
     if (stats.ok() && stats->committed.admitted > 0) continue;
     std::unique_lock lock(mu_);
-    wake_.wait_for(lock, options_.tick, [this] { return stop_.load(); });
+    wake_.wait_for(lock, options_.tick, [this] { return stop_.load() || woken_; });
+    if (woken_ && !stop_) {
+      wake_.wait_until(lock, began + options_.wake_gap, [this] { return stop_.load(); });
+    }
   }
 }
 

@@ -205,6 +205,7 @@ void ReadPool(const nlohmann::json& json, ObjectReader& r, const std::string& zo
     r.Fail(InvalidField(at + "." + count_field, "must be a positive integer"));
     return;
   }
+  r.GetBool("keepBooted", &pool.keep_booted);
   GetNumber(json, r, "preemptionsPerNodeHour", &pool.spot_preemptions_per_node_hour);
   GetNumber(json, r, "failuresPerNodeHour", &pool.failures_per_node_hour);
   pool.price_per_node_hour =

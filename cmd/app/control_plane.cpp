@@ -41,6 +41,9 @@ ControlPlane::ControlPlane(const ControlPlanePorts& ports, const Fleet& fleet, c
                 WithLogs(options.executor, ports.logs)) {
   scheduler_.SetFailureSimulator(&failures_);
   scheduler_.SetResourceReconciler(&reconciler_);
+  // A job created here is admitted in the next pass, not a tick later (a no-op where this process
+  // runs no scheduler: the leader elsewhere finds it by its tick).
+  jobs_.OnCreated([this] { scheduler_.Wake(); });
   if (options.external_capacity != nullptr) {
     scheduler_.SetExternalCapacity(options.external_capacity);
   }

@@ -109,9 +109,10 @@ StatusOr<std::vector<ReservationView>> AdminService::Reservations() {
     if (auto it = counts.find(pool.id); it != counts.end()) {
       const PoolNodeCounts& c = it->second;
       r.nodes_busy = c.with_job;
-      r.nodes_free = Count(c, NodeState::kReady);  // a READY node is never held
+      // Free: booted and unheld, or with no VM yet (a reservation holds capacity, not VMs).
+      r.nodes_free = Count(c, NodeState::kReady) + Count(c, NodeState::kDeleted);
     }
-    // Unheld and not READY: preempted, failed, repairing, or booting again after a repair.
+    // Neither: preempted, failed, repairing, or booting again after a repair.
     r.nodes_down = std::max<int64_t>(0, r.nodes_total - r.nodes_busy - r.nodes_free);
     out.push_back(r);
   }

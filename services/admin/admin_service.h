@@ -53,7 +53,7 @@ struct ReservationView {
   bool usable_now = false;  // inside its window (CUD reservations always are)
   int64_t nodes_total = 0;
   int64_t nodes_busy = 0;  // held by a job
-  int64_t nodes_free = 0;  // READY and unheld
+  int64_t nodes_free = 0;  // unheld: READY, or no VM yet (DELETED)
   int64_t nodes_down = 0;  // neither: preempted, failed, repairing, rebooting
 };
 

@@ -68,6 +68,12 @@ struct CapacityPool {
   // shape; or cloud-tpu hosts of this TPU generation (TPU_V2, TPU_V3), one v2-8/v3-8 host a unit.
   AcceleratorType attached = AcceleratorType::kUnspecified;
   int cohort = -1;  // index into Fleet::cohorts when a cohort owns the pool
+  // Whether its nodes stay booted, with their image, between jobs (the fleet file's keepBooted,
+  // default off). Vertex provisions a CustomJob's VMs for that job and deletes them after: a
+  // reservation guarantees capacity, not a booted VM holding your image (only a persistent
+  // resource keeps them, and its nodes are warm through the resource, not the pool). Set it for
+  // capacity that is kept up by other means, e.g. a GKE node pool with a minimum size.
+  bool keep_booted = false;
   double price_per_node_hour = 0;
   double spot_preemptions_per_node_hour = 0;  // SPOT: hazard per node-hour
   double failures_per_node_hour = 0;          // any pool: node failure hazard (repaired)

@@ -21,7 +21,7 @@ enum class NodeEvent {
   kUnclaimed,       // a claim in a commit that did not go through gives it back as it was
   kUnheld,          // the same for a hold
   kJobRunning,      // its job's replicas run on it
-  kGivenBack,       // its holder lets it go: warm (a reservation's, a resource's) stays READY
+  kGivenBack,       // its holder lets it go: warm (a resource's, a keepBooted pool's) stays READY
   kReclaimed,       // spot capacity taken back
   kFailed,          // a node failure
   kRepairStarted,   // a failed node goes to repair
@@ -34,7 +34,7 @@ enum class NodeEvent {
 // What besides its state decides where a node goes.
 struct NodeFacts {
   bool holds_job = false;  // a job is on it
-  bool warm = false;       // a reservation's node or a persistent resource's: kept booted
+  bool warm = false;       // a persistent resource's node, or a keepBooted pool's: kept booted
 };
 
 class NodeStateMachine {

@@ -163,7 +163,7 @@ StatusOr<bool> MemoryFailureStore::FinishRepair(const Repair& repair) {
   std::lock_guard lock(db_.mu);
   MemoryNode* n = db_.NodeLocked(repair.node.pool_id, repair.node.ordinal);
   if (n == nullptr) return false;
-  // Back with its job, BUSY; else warm (a reservation's, or a resource's) or given back.
+  // Back with its job, BUSY; else warm (a keepBooted pool's, or a resource's) or given back.
   std::optional<NodeState> next =
       NodeStateMachine::Next(n->state, NodeEvent::kRepaired,
                              {n->job_id.has_value(), n->keep_warm || n->resource_uid.has_value()});

@@ -14,7 +14,7 @@ StatusOr<Timestamp> MemorySchedulerStore::SyncNodes(const Fleet& fleet, Timestam
   for (const CapacityPool& pool : fleet.pools) {
     if (pool.elastic) continue;  // its VMs exist only while a job holds them
     std::vector<MemoryNode>& slots = db_.nodes[pool.id];
-    const bool warm = pool.model == ConsumptionModel::kReservation;
+    const bool warm = pool.keep_booted;
     while (static_cast<int64_t>(slots.size()) < pool.nodes()) {
       MemoryNode node;
       node.keep_warm = warm;

@@ -22,8 +22,8 @@ check "fleet zones of us-central1" \
   "$(get "$A/fleet" '[.regions[] | select(.region == "us-central1") | .zones[].zone] | join(",")')" \
   "us-central1-a,us-central1-b,us-central1-c"
 r1='.regions[0].zones[0].pools[0]'
-check "a CUD pool: model, reservation, owners, size, warm nodes" \
-  "$(get "$A/fleet" "$r1 | \"\(.consumptionModel) \(.reservation.name) \(.reservation.term) \(.reservation.projects|join(\",\")) \(.nodes) \(.nodesByState.READY)\"")" \
+check "a CUD pool: model, reservation, owners, size, no VM booted before a job asks" \
+  "$(get "$A/fleet" "$r1 | \"\(.consumptionModel) \(.reservation.name) \(.reservation.term) \(.reservation.projects|join(\",\")) \(.nodes) \(.nodesByState.DELETED)\"")" \
   "RESERVATION r-a3m-uc1a 1y demo 16 16"
 check "spot pool price is 40% of on-demand" \
   "$(get "$A/fleet" '[.regions[0].zones[0].pools[] | select(.consumptionModel == "SPOT") | .pricePerNodeHourUsd][0] * 100 | round')" \
@@ -57,9 +57,9 @@ check "nodes of one pool, paged" "$(get "$nodes&pageSize=3" '[.nodes[].name] | j
   "us-central1-b-a3-highgpu-8g-RESERVATION-r-a3h-uc1b-0000,us-central1-b-a3-highgpu-8g-RESERVATION-r-a3h-uc1b-0001,us-central1-b-a3-highgpu-8g-RESERVATION-r-a3h-uc1b-0002"
 token=$(get "$nodes&pageSize=3" .nextPageToken)
 check "next page continues after the token" "$(get "$nodes&pageSize=3&pageToken=$token" '.nodes[0].ordinal')" 3
-check "the node that ran the job is READY with the image cached" \
+check "the node that ran the job is given back: its VM deleted, no image kept" \
   "$(get "$nodes&pageSize=1" '.nodes[0] | .state + " " + (.imageCache | join(","))')" \
-  "READY us-docker.pkg.dev/trainyard/peft/lora:1.0"
+  "DELETED "
 check "state filter" "$(get "$A/nodes?zone=us-central1-a&state=DELETED&pageSize=1000" '[.nodes[].state] | unique | join(",")')" DELETED
 check "bad state is 400 naming it" \
   "$(status_of "$A/nodes?state=ASLEEP") $(jq -r .error.status "$E2E_DIR/body") $(violation)" \

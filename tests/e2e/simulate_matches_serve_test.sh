@@ -17,11 +17,13 @@ cat >"$E2E_DIR/fleet.json" <<'JSON'
    {"machineType": "a3-megagpu-8g", "model": "SPOT", "nodes": 2}]}]}
 JSON
 
-# Eight jobs, a second apart: name, A3 Mega nodes, strategy, run time.
+# Eight jobs, a second apart: name, A3 Mega nodes, strategy, run time. The run times keep every
+# end and every admission at least ten model minutes apart: the server notices an end one poll
+# late, many model seconds at --sim-speed 300, so two events closer than that could go either way.
 python3 - >"$E2E_DIR/workload.jsonl" <<'PY'
 import json
 WORKLOAD = [("j1", 2, "STANDARD", 1800), ("j2", 1, "SPOT", 2400), ("j3", 3, "STANDARD", 3000),
-            ("j4", 1, "LOW_COST", 1200), ("j5", 2, "STANDARD", 900), ("j6", 1, "SPOT", 3600),
+            ("j4", 1, "LOW_COST", 1200), ("j5", 2, "STANDARD", 1500), ("j6", 1, "SPOT", 3600),
             ("j7", 1, "STANDARD", 600), ("j8", 2, "LOW_COST", 1500)]
 for i, (name, nodes, strategy, run) in enumerate(WORKLOAD):
     def pool(replicas):

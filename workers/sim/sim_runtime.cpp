@@ -95,11 +95,17 @@ StatusOr<JobRun> SimRuntime::Launch(const JobRecord& job, int attempt, Timestamp
   options.project_number = job.project_number;
   options.job_id = job.id;
   TY_ASSIGN_OR_RETURN(std::vector<Replica> replicas, PlanReplicas(job.job, options));
-  // Right after admission the replicas wait for the simulated boot and image pull; a job retried
-  // or resumed later starts at once on nodes that are up.
+  // Right after admission the replicas start when the model says their nodes have booted and
+  // pulled the image, however late the executor got to them (so the job's startTime does not
+  // depend on --sim-speed or on polling); a job retried or resumed later starts at once on nodes
+  // that are up.
   Timestamp start = now;
-  if (job.job.trainyard && job.job.trainyard->admitted_at) {
-    start = std::max(now, After(*job.job.trainyard->admitted_at, job.job.trainyard->startup));
+  const auto& admitted_at = job.job.trainyard ? job.job.trainyard->admitted_at : std::nullopt;
+  if (job.job.state == JobState::kPending && admitted_at && job.state_since &&
+      *job.state_since <= *admitted_at) {  // PENDING since its admission: its first launch
+    start = After(*admitted_at, job.job.trainyard->startup);
+  } else if (admitted_at) {
+    start = std::max(now, After(*admitted_at, job.job.trainyard->startup));
   }
   // A job stopped by a preemption, a repair or a retry resumes from its last checkpoint.
   const Span span{start, After(start, WorkLeft(job, timings_, Duration{}))};

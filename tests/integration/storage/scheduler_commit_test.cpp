@@ -7,11 +7,11 @@
 namespace trainyard {
 namespace {
 
-// Zone a: 4 warm reserved A3 Mega nodes for project demo, 2 on demand (cold).
+// Zone a: 4 reserved A3 Mega nodes for project demo kept booted (keepBooted), 2 on demand (cold).
 constexpr const char* kFleet = R"({
   "bootTime": {"default": "60s"}, "imagePullGbps": 10, "imageSizeGb": {"default": 10},
   "zones": [{"zone": "us-central1-a", "pools": [
-    {"machineType": "a3-megagpu-8g", "model": "RESERVATION", "reservation": "r1", "term": "1y",
+    {"machineType": "a3-megagpu-8g", "model": "RESERVATION", "reservation": "r1", "term": "1y", "keepBooted": true,
      "projects": ["demo"], "nodes": 4, "pricePerNodeHour": 36},
     {"machineType": "a3-megagpu-8g", "model": "ON_DEMAND", "nodes": 2, "pricePerNodeHour": 90}]}]})";
 

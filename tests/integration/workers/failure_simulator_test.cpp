@@ -12,13 +12,14 @@ using namespace std::chrono_literals;
 
 constexpr const char* kSpotPool = "us-central1-a/a3-megagpu-8g/SPOT";
 
-// Zone a: 2 warm reserved A3 Mega nodes for demo, 3 spot nodes with no hazard of their own (only
-// injected preemptions). Cold boot 60s, image pull 8s, repair 600s, spot notice 30s.
+// Zone a: 2 reserved A3 Mega nodes for demo kept booted (keepBooted), 3 spot nodes with no hazard
+// of their own (only injected preemptions). Cold boot 60s, image pull 8s, repair 600s, spot notice
+// 30s.
 constexpr const char* kFleet = R"({
   "seed": 7, "bootTime": {"default": "60s"}, "imagePullGbps": 10, "imageSizeGb": {"default": 10},
   "spotNotice": "30s", "repairTime": "600s",
   "zones": [{"zone": "us-central1-a", "pools": [
-    {"machineType": "a3-megagpu-8g", "model": "RESERVATION", "reservation": "r1", "term": "1y",
+    {"machineType": "a3-megagpu-8g", "model": "RESERVATION", "reservation": "r1", "term": "1y", "keepBooted": true,
      "projects": ["demo"], "nodes": 2, "pricePerNodeHour": 36},
     {"machineType": "a3-megagpu-8g", "model": "SPOT", "nodes": 3, "pricePerNodeHour": 18}]}]})";
 
@@ -435,7 +436,7 @@ class FleetHazardTest : public FailureSimulatorTest {
 TEST_F(FleetHazardTest, APoolsFailureHazardFailsAndRepairsNodesUnderAJob) {
   fleet_json_ = R"({"seed": 3, "repairTime": "600s", "imageSizeGb": {"default": 10},
     "zones": [{"zone": "us-central1-a", "pools": [
-      {"machineType": "a3-megagpu-8g", "model": "RESERVATION", "reservation": "r1", "term": "1y",
+      {"machineType": "a3-megagpu-8g", "model": "RESERVATION", "reservation": "r1", "term": "1y", "keepBooted": true,
        "nodes": 2, "failuresPerNodeHour": 1.0}]}]})";
   TearDownStack();
   SetUp();

@@ -28,7 +28,9 @@ class SchedulerLoopTest : public testing::SimFixture {
   void SetUp() override { ASSERT_NO_FATAL_FAILURE(StartFleet(kFleet)); }
 };
 
-TEST_F(SchedulerLoopTest, StandardJobRunsOnTheWarmReservationAndPaysItsPrice) {
+// A reservation guarantees capacity, not a booted VM holding the image: as on Vertex, each job's
+// VMs are provisioned for it (boot, then the pull) and deleted after it, reserved ones included.
+TEST_F(SchedulerLoopTest, StandardJobProvisionsReservedNodesAndPaysTheReservationsPrice) {
   CustomJob job = Create(1, SchedulingStrategy::kStandard);  // a 2-node gang
   Step();
   CustomJob admitted = Get(job);
@@ -40,10 +42,10 @@ TEST_F(SchedulerLoopTest, StandardJobRunsOnTheWarmReservationAndPaysItsPrice) {
   EXPECT_EQ(admitted.trainyard->pools[0].consumption_model, "RESERVATION");
   EXPECT_EQ(admitted.trainyard->pools[0].reservation, "r1");
   EXPECT_EQ(admitted.trainyard->hourly_price_usd, 72);
-  // Warm nodes: no boot, only the 8s image pull.
-  clock_.Advance(7s);
+  EXPECT_EQ(NodesInState(1), 2) << "both reserved nodes PROVISIONING";
+  clock_.Advance(67s);
   Step();
-  EXPECT_EQ(Get(job).state, JobState::kPending);
+  EXPECT_EQ(Get(job).state, JobState::kPending) << "boot 60s + pull 8s";
   clock_.Advance(1s);
   Step();
   EXPECT_EQ(Get(job).state, JobState::kRunning);
@@ -52,11 +54,42 @@ TEST_F(SchedulerLoopTest, StandardJobRunsOnTheWarmReservationAndPaysItsPrice) {
   Step();
   CustomJob done = Get(job);
   EXPECT_EQ(done.state, JobState::kSucceeded);
-  // 608s of two reserved nodes at $36/h.
-  EXPECT_NEAR(done.trainyard->cost_usd, 72.0 * 608 / 3600, 1e-3);
-  EXPECT_EQ(NodesInState(2), 2) << "reservation nodes stay READY with the image cached";
+  // 668s of two reserved nodes at $36/h.
+  EXPECT_NEAR(done.trainyard->cost_usd, 72.0 * 668 / 3600, 1e-3);
+  EXPECT_EQ(NodesInState(2), 0) << "no VM is kept: the reservation holds capacity, not nodes";
 
-  // The next job on the same nodes skips the pull: the image is cached.
+  // The next job provisions again: nothing stayed booted or cached.
+  CustomJob again = Create(1, SchedulingStrategy::kStandard);
+  Step();
+  EXPECT_EQ(NodesInState(1), 2);
+  clock_.Advance(67s);
+  Step();
+  EXPECT_EQ(Get(again).state, JobState::kPending);
+}
+
+// A pool the fleet file keeps booted (keepBooted, e.g. a GKE node pool with a minimum) keeps its
+// nodes READY with the image between jobs: the first job only pulls, the next starts at once.
+TEST_F(SchedulerLoopTest, AKeptBootedPoolStartsJobsWarmAndKeepsTheImage) {
+  std::string fleet = kFleet;
+  const std::string term = R"("term": "1y",)";
+  fleet.replace(fleet.find(term), term.size(), term + R"( "keepBooted": true,)");
+  StopFleet();
+  ASSERT_NO_FATAL_FAILURE(StartFleet(fleet.c_str()));
+  EXPECT_EQ(NodesInState(2), 2) << "booted before any job";
+  CustomJob job = Create(1, SchedulingStrategy::kStandard);
+  Step();
+  clock_.Advance(7s);
+  Step();
+  EXPECT_EQ(Get(job).state, JobState::kPending) << "no boot, only the 8s image pull";
+  clock_.Advance(1s);
+  Step();
+  EXPECT_EQ(Get(job).state, JobState::kRunning);
+  clock_.Advance(600s);
+  Step();
+  EXPECT_EQ(Get(job).state, JobState::kSucceeded);
+  EXPECT_NEAR(Get(job).trainyard->cost_usd, 72.0 * 608 / 3600, 1e-3);
+  EXPECT_EQ(NodesInState(2), 2) << "kept READY with the image cached";
+
   CustomJob again = Create(1, SchedulingStrategy::kStandard);
   Step();
   Step();

@@ -13,13 +13,14 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// Zone a: 2 reserved A3 Mega nodes for project demo, 2 on demand, 2 spot. Zone b: a calendar
-// reservation of 1 node whose day-long window opens an hour after the epoch. Boot 60s, pull 8s.
+// Zone a: 2 reserved A3 Mega nodes for project demo (kept booted), 2 on demand, 2 spot. Zone b: a
+// calendar reservation of 1 node whose day-long window opens an hour after the epoch. Boot 60s,
+// pull 8s.
 constexpr const char* kFleet = R"({
   "bootTime": {"default": "60s"}, "imagePullGbps": 10, "imageSizeGb": {"default": 10},
   "zones": [
     {"zone": "us-central1-a", "pools": [
-      {"machineType": "a3-megagpu-8g", "model": "RESERVATION", "reservation": "r1", "term": "1y",
+      {"machineType": "a3-megagpu-8g", "model": "RESERVATION", "reservation": "r1", "term": "1y", "keepBooted": true,
        "projects": ["demo"], "nodes": 2, "pricePerNodeHour": 36},
       {"machineType": "a3-megagpu-8g", "model": "ON_DEMAND", "nodes": 2, "pricePerNodeHour": 90},
       {"machineType": "a3-megagpu-8g", "model": "SPOT", "nodes": 2, "pricePerNodeHour": 18}]},
@@ -115,6 +116,8 @@ TEST_F(AdminViewTest, ReservationsCountBusyAndFreeNodesAndKnowTheirWindow) {
   const ReservationView* cal = Reservation(*list, "cal1");
   ASSERT_NE(cal, nullptr);
   EXPECT_FALSE(cal->usable_now);
+  EXPECT_EQ(cal->nodes_free, 1) << "a reserved node with no VM booted yet is free, not down";
+  EXPECT_EQ(cal->nodes_down, 0);
   ASSERT_TRUE(cal->pool->window_start);
   EXPECT_EQ(*cal->pool->window_start, fleet_.epoch + 3600s);
   clock_.Advance(3600s);

@@ -23,6 +23,24 @@ TEST(FleetFileTest, TheDefaultFleetLoads) {
   EXPECT_EQ(cal->UnitsAvailableAt(FromUnixMicros(0) + std::chrono::hours(24 * 15), copy.epoch), 0);
 }
 
+TEST(FleetFileTest, NoPoolKeepsItsNodesBootedUnlessTheFileSaysSo) {
+  auto fleet = ParseFleet(R"({"zones": [{"zone": "us-central1-a", "pools": [
+      {"machineType": "a3-megagpu-8g", "model": "RESERVATION", "reservation": "r", "term": "1y",
+       "nodes": 2},
+      {"machineType": "a3-highgpu-8g", "model": "ON_DEMAND", "nodes": 2, "keepBooted": true}]}]})",
+                          "test");
+  ASSERT_TRUE(fleet.ok()) << fleet.status().message();
+  ASSERT_EQ(fleet->pools.size(), 2u);
+  EXPECT_FALSE(fleet->pools[0].keep_booted) << "a reservation guarantees capacity, not a VM";
+  EXPECT_TRUE(fleet->pools[1].keep_booted);
+  auto bad = ParseFleet(R"({"zones": [{"zone": "us-central1-a", "pools": [
+      {"machineType": "a3-megagpu-8g", "model": "ON_DEMAND", "nodes": 2, "keepBooted": 1}]}]})",
+                        "test");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("pools[0].keep_booted"), std::string::npos)
+      << bad.status().message();
+}
+
 TEST(FleetFileTest, ElasticCpuAddsAnOnDemandAndASpotPoolToEveryZone) {
   auto fleet = LoadFleetFile(TRAINYARD_SOURCE_DIR "/payloads/fleets/default.json");
   ASSERT_TRUE(fleet.ok()) << fleet.status().message();
