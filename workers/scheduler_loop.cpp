@@ -43,8 +43,12 @@ void SchedulerLoop::Apply(const JobRecord& record) {
     if (index < 0) continue;  // a pool the fleet file no longer has: its nodes count nowhere
     placement.pools.push_back({index, p.units, p.machine_type, 0});
   }
-  core_.UpsertRunning(
-      MakeRunningJob(*shape, placement, fleet_, job.trainyard->admitted_at.value_or(clock_.Now())));
+  // A RUNNING job's run began when it entered RUNNING; before that its nodes were booting.
+  std::optional<Timestamp> running_since;
+  if (job.state == JobState::kRunning) running_since = record.state_since;
+  core_.UpsertRunning(MakeRunningJob(*shape, placement, fleet_,
+                                     job.trainyard->admitted_at.value_or(clock_.Now()),
+                                     running_since));
 }
 
 void SchedulerLoop::ApplyResource(const ResourceRecord& record) {

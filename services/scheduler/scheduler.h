@@ -30,8 +30,10 @@ struct SchedulerConfig {
   Duration reserve_min_wait = std::chrono::minutes(30);  // …or who has waited this long
   Duration backfill_horizon = std::chrono::hours(24 * 8);
   int max_reservations = 32;  // per cycle
-  // Work admitted less than this long ago is not taken back by reclaim or fair sharing (it has
-  // not yet reached a first checkpoint), only by a higher priority of its own project.
+  // Work that has been RUNNING for less than this (or not yet: its nodes boot) is not taken back
+  // by reclaim or fair sharing (it has not reached a first checkpoint), only by a higher
+  // priority of its own project. It counts from RUNNING, not from admission: with A3 Mega's 6
+  // minutes of boot and pull, counting from admission left 4 minutes of real protection.
   Duration preemption_exemption = std::chrono::minutes(10);
 };
 

@@ -85,6 +85,8 @@ StatusOr<SchedulerJob> MakeSchedulerJob(int64_t id, int64_t version, const std::
     }
   }
   out.expected_runtime = timeout;
+  // A malformed interval is refused at create; a job stored before that rule takes the default.
+  if (auto interval = CheckpointInterval(spec); interval.ok()) out.checkpoint_interval = *interval;
   if (auto it = job.labels.find(std::string(kExpectedRuntimeLabel)); it != job.labels.end()) {
     if (auto d = ParseDurationText(it->second); d && *d < timeout) out.expected_runtime = *d;
   }
@@ -156,8 +158,10 @@ StatusOr<SchedulerJob> MakeSchedulerJob(int64_t id, int64_t version, const std::
 }
 
 RunningJob MakeRunningJob(const SchedulerJob& job, const Placement& placement, const Fleet& fleet,
-                          Timestamp admitted_at) {
+                          Timestamp admitted_at, std::optional<Timestamp> running_since) {
   RunningJob r;
+  r.running_since = running_since;
+  r.checkpoint_interval = job.checkpoint_interval;
   r.id = job.id;
   r.project_id = job.project_id;
   r.region = job.region;
@@ -173,6 +177,12 @@ RunningJob MakeRunningJob(const SchedulerJob& job, const Placement& placement, c
     AddDemand(r.quota, QuotaMetricFor(job.pools[i].quota_metric, m), job.pools[i].quota_amount);
   }
   return r;
+}
+
+Duration WorkLostIfStopped(const RunningJob& job, Timestamp now) {
+  if (!job.running_since || now <= *job.running_since) return Duration{};
+  const Duration ran = now - *job.running_since;
+  return job.checkpoint_interval > Duration{} ? ran % job.checkpoint_interval : ran;
 }
 
 std::string ResourceKey(const std::string& project_id, const std::string& region,

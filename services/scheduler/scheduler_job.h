@@ -14,6 +14,7 @@
 #include "services/model/custom_job.h"
 #include "services/model/persistent_resource.h"
 #include "services/status.h"
+#include "services/workload_model.h"
 
 namespace trainyard {
 
@@ -68,6 +69,9 @@ struct SchedulerJob {
   std::pmr::vector<QuotaDemand> quota;    // summed over the pools, without the PREEMPTIBLE_ prefix
   std::optional<Timestamp> dws_deadline;  // FLEX_START: FAILED after this; none = wait forever
   Duration expected_runtime = kDefaultJobTimeout;
+  // How often it saves its state (TRAINYARD_CHECKPOINT_INTERVAL; 0: never): what a preemption
+  // would make it redo.
+  Duration checkpoint_interval = kDefaultCheckpointInterval;
   std::string image_uri;  // the first pool's image: nodes that have it cached skip the pull
   std::string shape;      // equal shapes get one verdict per cycle
   // jobSpec.persistentResourceId as ResourceKey: the job runs only on that resource's nodes, and
@@ -94,6 +98,10 @@ struct RunningJob {
   std::string region;
   int priority = kDefaultPriority;
   Timestamp admitted_at{};
+  // When its current run began RUNNING; none while its nodes boot and pull (nothing to lose yet,
+  // and exempt from reclaim: the exemption counts from here, not from admission).
+  std::optional<Timestamp> running_since;
+  Duration checkpoint_interval{};
   Timestamp expected_end{};
   Placement placement;
   std::vector<QuotaDemand> quota;  // with the PREEMPTIBLE_ prefix already applied
@@ -117,7 +125,12 @@ StatusOr<SchedulerJob> MakeSchedulerJob(int64_t id, int64_t version, const std::
 
 // The admitted form of `job` on `placement`: quota charged per pool under the flavor it got.
 RunningJob MakeRunningJob(const SchedulerJob& job, const Placement& placement, const Fleet& fleet,
-                          Timestamp admitted_at);
+                          Timestamp admitted_at,
+                          std::optional<Timestamp> running_since = std::nullopt);
+
+// The work `job` would redo if stopped at `now`: what it ran since its last checkpoint (all it
+// ran, for a job that never checkpoints); nothing while it has not started.
+Duration WorkLostIfStopped(const RunningJob& job, Timestamp now);
 
 // Whether capacity of `model` is charged to preemptible quota (SPOT and DWS, as in Compute Engine).
 bool UsesPreemptibleQuota(ConsumptionModel model);

@@ -46,7 +46,8 @@ std::optional<Scheduler::PreemptionPlan> Scheduler::PlanPreemption(
     for (const auto& [id, r] : running_) {
       auto rc = cohort_of_project_.find(r.project_id);
       if (r.project_id == job.project_id || rc == cohort_of_project_.end() ||
-          rc->second != c->second || r.admitted_at > exempt_since || !Borrowing(r)) {
+          rc->second != c->second || !r.running_since || *r.running_since > exempt_since ||
+          !Borrowing(r)) {
         continue;
       }
       if (reclaim) borrowers.insert(id);
@@ -57,14 +58,16 @@ std::optional<Scheduler::PreemptionPlan> Scheduler::PlanPreemption(
   auto other_borrower = [&](const RunningJob* r) { return drs.count(r->project_id) > 0; };
   std::optional<PreemptionPlan> best;
   for (auto& [zone, candidates] : by_zone) {
-    // Other members' borrowed work first, the largest share's first, then the lowest priority,
-    // then the newest admitted (least work lost).
+    // Other members' borrowed work first, the largest share's first; then the least work lost
+    // (the time since its last checkpoint), the lowest priority, the newest admitted.
     std::sort(candidates.begin(), candidates.end(), [&](const RunningJob* a, const RunningJob* b) {
       const bool ba = other_borrower(a), bb = other_borrower(b);
       if (ba != bb) return ba;
       if (ba && drs.at(a->project_id) != drs.at(b->project_id)) {
         return drs.at(a->project_id) > drs.at(b->project_id);
       }
+      const Duration la = WorkLostIfStopped(*a, cycle.now), lb = WorkLostIfStopped(*b, cycle.now);
+      if (la != lb) return la < lb;
       if (a->priority != b->priority) return a->priority < b->priority;
       if (a->admitted_at != b->admitted_at) return a->admitted_at > b->admitted_at;
       return a->id > b->id;

@@ -65,6 +65,7 @@ struct JobOptions {
   SchedulingStrategy strategy = SchedulingStrategy::kUnspecified;
   std::string priority;
   std::optional<Duration> max_wait;
+  std::optional<Duration> timeout;  // scheduling.timeout
   std::string expected_runtime;
   std::string tpu_topology;
   Timestamp created = kT0;
@@ -88,6 +89,7 @@ SchedulerJob Job(int64_t id, JobOptions o = {}) {
   job.job_spec.scheduling = Scheduling{};
   job.job_spec.scheduling->strategy = o.strategy;
   job.job_spec.scheduling->max_wait_duration = o.max_wait;
+  job.job_spec.scheduling->timeout = o.timeout;
   if (!o.priority.empty()) job.labels[std::string(kPriorityLabel)] = o.priority;
   if (!o.expected_runtime.empty()) {
     job.labels[std::string(kExpectedRuntimeLabel)] = o.expected_runtime;
@@ -317,6 +319,23 @@ TEST(SchedulerTest, HeldCapacityGoesOnlyToJobsThatEndBeforeTheGangStarts) {
   EXPECT_NE(VerdictOf(r, 3)->message.find("capacity held for job 2 (priority 1000)"),
             std::string::npos);
   ASSERT_NE(Admitted(r, 4), nullptr);  // backfilled: it ends before the gang's start
+}
+
+// Without the expected-runtime label a job is taken to run for its timeout (Slurm's rule: a job's
+// time limit is what backfill plans with), so an ordinary job with a short timeout backfills and
+// one with Vertex's default of 7 days does not.
+TEST(SchedulerTest, BackfillWithoutTheLabelPlansWithTheJobsTimeout) {
+  Fleet fleet = EightNodeFleet();
+  Scheduler s(fleet);
+  s.UpsertPending(Job(1, {.replicas = 6, .expected_runtime = "3600s"}));
+  s.RunCycle(kT0);
+  s.UpsertPending(
+      Job(2, {.project = "big", .replicas = 8, .priority = "high", .created = kT0 + 1s}));
+  s.UpsertPending(Job(3, {.replicas = 2, .created = kT0 + 2s}));
+  s.UpsertPending(Job(4, {.replicas = 2, .timeout = 30min, .created = kT0 + 3s}));
+  CycleResult r = s.RunCycle(kT0 + 1min);
+  EXPECT_EQ(Admitted(r, 3), nullptr) << "7 days would push the gang back";
+  ASSERT_NE(Admitted(r, 4), nullptr) << "its 30-minute timeout ends before the gang's start";
 }
 
 // Backfill books a gang at the first time the jobs still running free enough for it: a job that
@@ -663,13 +682,33 @@ CohortMember Member(std::string project, int64_t nominal) {
 
 int64_t AdmittedCount(const CycleResult& r) { return static_cast<int64_t>(r.admissions.size()); }
 
+// Jobs first..last of `project`, created a second apart from kT0 + first seconds.
+std::vector<SchedulerJob> JobsOf(const std::string& project, int64_t first, int64_t last) {
+  std::vector<SchedulerJob> jobs;
+  for (int64_t id = first; id <= last; ++id) {
+    jobs.push_back(Job(id, {.project = project, .created = kT0 + 1s * id}));
+  }
+  return jobs;
+}
+
+// Queues `jobs`, runs a cycle at `at`, and reports those it admitted RUNNING from `running` (their
+// nodes up), as the scheduler loop does once the runtime has started them.
+CycleResult AdmitAndStart(Scheduler& s, const Fleet& fleet, const std::vector<SchedulerJob>& jobs,
+                          Timestamp at, std::optional<Timestamp> running = std::nullopt) {
+  for (const SchedulerJob& job : jobs) s.UpsertPending(job);
+  CycleResult r = s.RunCycle(at);
+  for (const SchedulerJob& job : jobs) {
+    if (const AdmissionDecision* a = Admitted(r, job.id)) {
+      s.UpsertRunning(MakeRunningJob(job, a->placement, fleet, at, running.value_or(at)));
+    }
+  }
+  return r;
+}
+
 TEST(SchedulerTest, AMemberBorrowsIdleShareAndTheOwnerReclaimsItByPreemption) {
   Fleet fleet = CohortFleet(Member("team-a", 4), Member("team-b", 4));
   Scheduler s(fleet);
-  for (int64_t id = 1; id <= 8; ++id) {
-    s.UpsertPending(Job(id, {.project = "team-a", .created = kT0 + 1s * id}));
-  }
-  CycleResult r = s.RunCycle(kT0 + 10s);
+  CycleResult r = AdmitAndStart(s, fleet, JobsOf("team-a", 1, 8), kT0 + 10s);
   EXPECT_EQ(AdmittedCount(r), 8) << "team-b is idle: team-a borrows its 4";
   s.UpsertPending(Job(20, {.project = "team-b", .created = kT0 + 5min}));
   s.UpsertPending(Job(21, {.project = "team-b", .created = kT0 + 5min + 1s}));
@@ -701,16 +740,49 @@ TEST(SchedulerTest, AMemberBorrowsIdleShareAndTheOwnerReclaimsItByPreemption) {
   EXPECT_EQ(AdmittedCount(r), 0) << "team-a is at its nominal: nothing more to reclaim";
 }
 
+// The exemption counts from RUNNING: work admitted at 10 s whose nodes took 6 minutes to boot and
+// pull has run 4 minutes at 10 min 10 s, and is not reclaimed until it has run 10.
+TEST(SchedulerTest, TheReclaimExemptionCountsFromRunningNotFromAdmission) {
+  Fleet fleet = CohortFleet(Member("team-a", 4), Member("team-b", 4));
+  Scheduler s(fleet);
+  AdmitAndStart(s, fleet, JobsOf("team-a", 1, 8), kT0 + 10s, kT0 + 6min + 10s);
+  s.UpsertPending(Job(20, {.project = "team-b", .created = kT0 + 5min}));
+  CycleResult r = s.RunCycle(kT0 + 10min + 10s);
+  EXPECT_EQ(Admitted(r, 20), nullptr) << "4 minutes of running is not 10";
+  r = s.RunCycle(kT0 + 16min + 10s);
+  ASSERT_NE(Admitted(r, 20), nullptr) << "10 minutes of running: the owner takes its share back";
+  EXPECT_EQ(Admitted(r, 20)->victims.size(), 1u);
+}
+
+// Victims lose the least work: the one whose last checkpoint is newest goes first, before a
+// lower-priority one that would lose more, and whatever the order they were admitted in.
+TEST(SchedulerTest, APreemptionTakesTheVictimThatLosesTheLeastWork) {
+  Fleet fleet = EightNodeFleet();
+  Scheduler s(fleet);
+  // Four 2-node jobs: checkpoints every 30 minutes, except job 4 (every 10). At +50 min jobs 1-3
+  // have run 20 minutes since their last checkpoint, job 4 nothing.
+  std::vector<SchedulerJob> jobs;
+  for (int64_t id = 1; id <= 4; ++id) {
+    SchedulerJob job =
+        Job(id, {.replicas = 2, .priority = id == 1 ? "low" : "medium", .created = kT0 + 1s * id});
+    job.checkpoint_interval = id == 4 ? 10min : 30min;
+    jobs.push_back(std::move(job));
+  }
+  ASSERT_EQ(AdmittedCount(AdmitAndStart(s, fleet, jobs, kT0, kT0)), 4);
+  s.UpsertPending(Job(9, {.replicas = 2, .priority = "high", .created = kT0 + 40min}));
+  CycleResult r = s.RunCycle(kT0 + 50min);
+  ASSERT_NE(Admitted(r, 9), nullptr);
+  EXPECT_EQ(Admitted(r, 9)->victims, std::vector<int64_t>{4})
+      << "job 4 loses nothing; job 1 (lower priority) would lose 20 minutes";
+}
+
 // Two members with no nominal share and equal weights: one took the whole cohort while the other
 // was idle. When the other comes, fair sharing preempts the first's work down to half each, once
 // that work has run the 10-minute exemption, and no further.
 TEST(SchedulerTest, FairSharingPreemptsAMemberOverItsShareDownToIt) {
   Fleet fleet = CohortFleet(Member("team-a", 0), Member("team-b", 0));
   Scheduler s(fleet);
-  for (int64_t id = 1; id <= 8; ++id) {
-    s.UpsertPending(Job(id, {.project = "team-a", .created = kT0 + 1s * id}));
-  }
-  EXPECT_EQ(AdmittedCount(s.RunCycle(kT0 + 10s)), 8);
+  EXPECT_EQ(AdmittedCount(AdmitAndStart(s, fleet, JobsOf("team-a", 1, 8), kT0 + 10s)), 8);
   for (int64_t id = 11; id <= 18; ++id) {
     s.UpsertPending(Job(id, {.project = "team-b", .created = kT0 + 1min + 1s * id}));
   }
@@ -753,10 +825,7 @@ TEST(SchedulerTest, FairSharingPreemptionFollowsTheWeights) {
   b.weight = 3;
   Fleet fleet = CohortFleet(Member("team-a", 0), b);
   Scheduler s(fleet);
-  for (int64_t id = 1; id <= 8; ++id) {
-    s.UpsertPending(Job(id, {.project = "team-a", .created = kT0 + 1s * id}));
-  }
-  EXPECT_EQ(AdmittedCount(s.RunCycle(kT0 + 10s)), 8);
+  EXPECT_EQ(AdmittedCount(AdmitAndStart(s, fleet, JobsOf("team-a", 1, 8), kT0 + 10s)), 8);
   for (int64_t id = 11; id <= 18; ++id) {
     s.UpsertPending(Job(id, {.project = "team-b", .created = kT0 + 1min + 1s * id}));
   }
@@ -810,10 +879,8 @@ TEST(SchedulerTest, CohortSharesAreOfTheCapacityThereIsNowCalendarWindowsInclude
   fleet.cohorts[0].pools.push_back(calendar.id);
   fleet.cohorts[0].capacity["a3-megagpu-8g/RESERVATION"] = 8;
   Scheduler s(fleet);
-  for (int64_t id = 1; id <= 4; ++id) {
-    s.UpsertPending(Job(id, {.project = "team-a", .created = kT0 + 1s * id}));
-  }
-  EXPECT_EQ(AdmittedCount(s.RunCycle(kT0 + 10s)), 4) << "team-b is idle: team-a borrows its 2";
+  EXPECT_EQ(AdmittedCount(AdmitAndStart(s, fleet, JobsOf("team-a", 1, 4), kT0 + 10s)), 4)
+      << "team-b is idle: team-a borrows its 2";
   s.UpsertPending(Job(11, {.project = "team-b", .created = kT0 + 20min}));
   s.UpsertPending(Job(12, {.project = "team-b", .created = kT0 + 20min + 1s}));
   s.UpsertPending(Job(13, {.project = "team-b", .created = kT0 + 20min + 2s}));
