@@ -46,9 +46,8 @@ void SchedulerLoop::Apply(const JobRecord& record) {
   // A RUNNING job's run began when it entered RUNNING; before that its nodes were booting.
   std::optional<Timestamp> running_since;
   if (job.state == JobState::kRunning) running_since = record.state_since;
-  core_.UpsertRunning(MakeRunningJob(*shape, placement, fleet_,
-                                     job.trainyard->admitted_at.value_or(clock_.Now()),
-                                     running_since));
+  core_.UpsertRunning(MakeRunningJob(
+      *shape, placement, fleet_, job.trainyard->admitted_at.value_or(clock_.Now()), running_since));
 }
 
 void SchedulerLoop::ApplyResource(const ResourceRecord& record) {
