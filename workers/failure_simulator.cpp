@@ -227,10 +227,53 @@ Status FailureSimulator::DrawHazards(Timestamp now, FailureStepStats& stats) {
                        "spot preemption notice: node " + NodeName(n.node.pool_id, n.node.ordinal) +
                            " is reclaimed at " + ClockText(preempt_at)});
   }
+  TY_RETURN_IF_ERROR(ShrinkSpot(first, last, notices));
   // A failure that lost a race is drawn again next pass: keep the tick where it was.
   TY_RETURN_IF_ERROR(store_.GiveNotices(
       notices, now, all_applied ? std::optional<int64_t>(last) : std::nullopt, std::nullopt));
   stats.notices += static_cast<int>(notices.size());
+  return Status::Ok();
+}
+
+Status FailureSimulator::ShrinkSpot(int64_t first, int64_t last, std::vector<SpotNotice>& notices) {
+  using std::chrono::duration_cast;
+  using std::chrono::microseconds;
+  const Duration tick = kHazardTick;
+  std::set<std::pair<std::string, int64_t>> noticed;
+  for (const SpotNotice& n : notices) noticed.insert({n.node.pool_id, n.node.ordinal});
+  for (const CapacityPool& pool : fleet_.pools) {
+    for (const CapacityDrop& drop : DropsIn(pool.capacity_steps, first * tick, (last + 1) * tick)) {
+      const Timestamp at = fleet_.epoch + duration_cast<microseconds>(drop.at);
+      TY_ASSIGN_OR_RETURN(std::vector<NodeStatus> live, store_.LiveNodes({pool.id}));
+      // Whole units go (a TPU slice is all its hosts): those live at the fall, in an order drawn
+      // from the fleet's seed and the fall, until what is left fits.
+      std::map<int64_t, std::vector<NodeRef>> units;
+      for (const NodeStatus& n : live) {
+        if (n.since <= at) units[n.node.ordinal / pool.hosts_per_unit].push_back(n.node);
+      }
+      int64_t excess = static_cast<int64_t>(units.size()) - drop.units_left;
+      if (excess <= 0) continue;
+      std::vector<int64_t> order;
+      for (const auto& [unit, nodes] : units) order.push_back(unit);
+      auto rank = [&](int64_t unit) {
+        return HazardDraw(fleet_.seed, HazardStream::kSpotShrink, pool.id, unit, drop.period);
+      };
+      std::sort(order.begin(), order.end(),
+                [&](int64_t a, int64_t b) { return rank(a) < rank(b); });
+      const Timestamp preempt_at = Later(at, fleet_.spot_notice);
+      const std::string why = "spot capacity of " + pool.zone + " " + pool.machine_type +
+                              " fell to " + std::to_string(drop.units_left) + " of " +
+                              std::to_string(pool.units) + " at " + ClockText(at) + ": node ";
+      for (int64_t i = 0; i < excess; ++i) {
+        for (const NodeRef& node : units[order[static_cast<size_t>(i)]]) {
+          if (!noticed.insert({node.pool_id, node.ordinal}).second) continue;
+          notices.push_back({node, preempt_at,
+                             why + NodeName(node.pool_id, node.ordinal) + " is reclaimed at " +
+                                 ClockText(preempt_at)});
+        }
+      }
+    }
+  }
   return Status::Ok();
 }
 

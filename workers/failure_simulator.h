@@ -34,6 +34,9 @@ class FailureSimulator {
   // Preemption notices for an injected spot preemption, nodes picked by the fleet's seed.
   StatusOr<std::vector<SpotNotice>> PickNotices(const FaultInjection& injection, Timestamp now);
   Status DrawHazards(Timestamp now, FailureStepStats& stats);
+  // A spot pool whose capacity fell in ticks [first, last]: notices for the nodes beyond what
+  // is left, all at the fall (services/fleet/spot_availability.h).
+  Status ShrinkSpot(int64_t first, int64_t last, std::vector<SpotNotice>& notices);
   Status ReclaimDue(Timestamp now, FailureStepStats& stats);
   // false: the node's job moved on meanwhile; try again next pass.
   StatusOr<bool> Fail(const NodeRef& node, Timestamp at, std::optional<InjectionDone> injection);

@@ -58,6 +58,13 @@ json EncodePool(const PoolView& view) {
   }
   if (pool.model == ConsumptionModel::kSpot) {
     out["preemptionsPerNodeHour"] = pool.spot_preemptions_per_node_hour;
+    if (pool.availability) {
+      out["availability"] = {
+          {"meanAvailable", FormatDuration(pool.availability->mean_available)},
+          {"meanConstrained", FormatDuration(pool.availability->mean_constrained)},
+          {"minShareLeft", pool.availability->share_low},
+          {"maxShareLeft", pool.availability->share_high}};
+    }
   }
   if (pool.model == ConsumptionModel::kFlexStart) {
     json steps = json::array();

@@ -7,6 +7,7 @@
 
 #include "api/wire/json_reader.h"
 #include "services/catalog.h"
+#include "services/fleet/failure_model.h"
 
 namespace trainyard {
 namespace {
@@ -206,6 +207,30 @@ void ReadPool(const nlohmann::json& json, ObjectReader& r, const std::string& zo
     return;
   }
   r.GetBool("keepBooted", &pool.keep_booted);
+  r.GetObject("availability", "trainyard.fleet.SpotAvailability", [&](ObjectReader& a) {
+    if (pool.model != ConsumptionModel::kSpot) {
+      a.Fail(InvalidField(a.path().json(), "only a SPOT pool's capacity comes and goes"));
+      return;
+    }
+    SpotAvailability spot;
+    a.GetDuration("meanAvailable", &spot.mean_available);
+    a.GetDuration("meanConstrained", &spot.mean_constrained);
+    a.GetDouble("minShareLeft", &spot.share_low);
+    a.GetDouble("maxShareLeft", &spot.share_high);
+    for (auto [name, mean] : {std::pair{"meanAvailable", spot.mean_available},
+                              std::pair{"meanConstrained", spot.mean_constrained}}) {
+      if (mean < kHazardTick) {
+        a.Fail(InvalidField(a.path().Field(name).json(), "must be at least 60s"));
+        return;
+      }
+    }
+    if (spot.share_low < 0 || spot.share_low > spot.share_high || spot.share_high > 1) {
+      a.Fail(InvalidField(a.path().Field("maxShareLeft").json(),
+                          "needs 0 <= minShareLeft <= maxShareLeft <= 1"));
+      return;
+    }
+    pool.availability = spot;
+  });
   GetNumber(json, r, "preemptionsPerNodeHour", &pool.spot_preemptions_per_node_hour);
   GetNumber(json, r, "failuresPerNodeHour", &pool.failures_per_node_hour);
   pool.price_per_node_hour =

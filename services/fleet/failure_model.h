@@ -27,6 +27,8 @@ enum class HazardStream : uint64_t {
   kSpotPreemption = 1,
   kNodeFailure = 2,
   kInjectionPick = 3,  // which nodes an injected preemption hits
+  kSpotCapacity = 4,   // when a spot pool's capacity falls and comes back, and how far
+  kSpotShrink = 5,     // which nodes go when it falls
 };
 
 // A uniform value in [0, 1) determined by its inputs alone.

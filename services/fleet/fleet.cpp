@@ -89,6 +89,7 @@ std::optional<ConsumptionModel> ParseConsumptionModel(std::string_view name) {
 int CapacityPool::UnitsAvailableAt(Timestamp now, Timestamp epoch) const {
   if (window_start && now < *window_start) return 0;
   if (window_end && now >= *window_end) return 0;
+  if (!capacity_steps.empty()) return UnitsAt(capacity_steps, now - epoch, units);
   if (model != ConsumptionModel::kFlexStart) return units;
   int available = 0;
   for (const FlexStartStep& step : flex_start) {
@@ -161,6 +162,9 @@ std::string CohortResource(const CapacityPool& pool) {
 void Fleet::SetEpoch(Timestamp value) {
   epoch = value;
   for (CapacityPool& pool : pools) {
+    if (pool.availability) {
+      pool.capacity_steps = DrawSpotCapacity(seed, pool.id, pool.units, *pool.availability);
+    }
     if (!pool.window_after || !pool.window_length) continue;
     pool.window_start =
         epoch + std::chrono::duration_cast<std::chrono::microseconds>(*pool.window_after);

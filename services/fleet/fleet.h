@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "services/fleet/spot_availability.h"
 #include "services/model/custom_job.h"
 #include "services/model/time.h"
 
@@ -78,9 +79,14 @@ struct CapacityPool {
   double spot_preemptions_per_node_hour = 0;  // SPOT: hazard per node-hour
   double failures_per_node_hour = 0;          // any pool: node failure hazard (repaired)
   std::vector<FlexStartStep> flex_start;      // FLEX_START: capacity over time, ascending
+  // SPOT: the pool's spare capacity over time (the fleet file's availability; none: always all
+  // of it), and its steps as Fleet::SetEpoch draws them from the fleet's seed.
+  std::optional<SpotAvailability> availability;
+  std::vector<CapacityStep> capacity_steps;
 
   int nodes() const { return elastic ? 0 : units * hosts_per_unit; }
-  // Units usable at `now` by `project`, ignoring what is in use: calendar windows and DWS steps.
+  // Units usable at `now` by `project`, ignoring what is in use: calendar windows, DWS steps and
+  // spot capacity.
   int UnitsAvailableAt(Timestamp now, Timestamp epoch) const;
   bool UsableBy(std::string_view project_id) const;
 };
@@ -153,7 +159,8 @@ struct Fleet {
   std::vector<CapacityPool> pools;
   std::vector<Cohort> cohorts;
 
-  // Fixes the virtual time DWS steps and relative calendar windows count from.
+  // Fixes the virtual time DWS steps and relative calendar windows count from, and draws each
+  // spot pool's capacity over time from the fleet's seed (so call it after the seed is final).
   void SetEpoch(Timestamp epoch);
   const CapacityPool* FindPool(std::string_view id) const;
   int PoolIndex(std::string_view id) const;  // -1 when unknown

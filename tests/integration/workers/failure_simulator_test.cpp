@@ -436,8 +436,8 @@ class FleetHazardTest : public FailureSimulatorTest {
 TEST_F(FleetHazardTest, APoolsFailureHazardFailsAndRepairsNodesUnderAJob) {
   fleet_json_ = R"({"seed": 3, "repairTime": "600s", "imageSizeGb": {"default": 10},
     "zones": [{"zone": "us-central1-a", "pools": [
-      {"machineType": "a3-megagpu-8g", "model": "RESERVATION", "reservation": "r1", "term": "1y", "keepBooted": true,
-       "nodes": 2, "failuresPerNodeHour": 1.0}]}]})";
+      {"machineType": "a3-megagpu-8g", "model": "RESERVATION", "reservation": "r1", "term": "1y",
+       "keepBooted": true, "nodes": 2, "failuresPerNodeHour": 1.0}]}]})";
   TearDownStack();
   SetUp();
   CustomJob job = Create(1, SchedulingStrategy::kStandard, "", "7200s");
@@ -451,6 +451,68 @@ TEST_F(FleetHazardTest, APoolsFailureHazardFailsAndRepairsNodesUnderAJob) {
   EXPECT_GT(done.trainyard->goodput.redone, 0s) << "a failure lost the work since a checkpoint";
   EXPECT_EQ(RunningTime(job), 7200s + done.trainyard->goodput.redone);
   EXPECT_EQ(done.trainyard->goodput.Productive(), 7200s) << "exactly the job's work";
+}
+
+// Spot capacity falls and comes back (services/fleet/spot_availability.h): when it falls, the nodes
+// beyond what is left get their notices together at the fall and are reclaimed 30 s later; their
+// jobs wait while the pool offers less, and run again when it recovers.
+TEST_F(FleetHazardTest, SpotCapacityThatFallsReclaimsTheNodesBeyondItTogether) {
+  fleet_json_ = R"({"seed": 11, "bootTime": {"default": "60s"}, "imageSizeGb": {"default": 10},
+    "zones": [{"zone": "us-central1-a", "pools": [
+      {"machineType": "a3-megagpu-8g", "model": "SPOT", "nodes": 4, "availability": {
+        "meanAvailable": "7200s", "meanConstrained": "3600s", "minShareLeft": 0.25,
+        "maxShareLeft": 0.5}}]}]})";
+  TearDownStack();
+  SetUp();
+  const CapacityPool& spot = fleet_.pools[0];
+  ASSERT_GE(spot.capacity_steps.size(), 3u);
+  const CapacityStep fall = spot.capacity_steps[1];
+  const CapacityStep back = spot.capacity_steps[2];
+  ASSERT_LT(fall.units, 4);
+  ASSERT_EQ(back.units, 4);
+  ASSERT_GT(fall.after, 10min) << "seed 11 should leave time to start the jobs";
+  std::vector<CustomJob> jobs;
+  for (int i = 0; i < 4; ++i) jobs.push_back(Create(0, SchedulingStrategy::kSpot, "", "86400s"));
+  Step();
+  const auto until = [&](Duration since_epoch) {
+    const Timestamp at =
+        fleet_.epoch + std::chrono::duration_cast<std::chrono::microseconds>(since_epoch);
+    if (at > clock_.Now()) clock_.Advance(at - clock_.Now());
+  };
+  until(fall.after - 1s);
+  Step();
+  for (const CustomJob& job : jobs) ASSERT_EQ(Get(job).state, JobState::kRunning);
+  EXPECT_EQ(fleet_.pools[0].UnitsAvailableAt(clock_.Now(), fleet_.epoch), 4);
+
+  until(fall.after + 61s);  // the fall's minute has been drawn; its notices are due
+  Step();
+  EXPECT_EQ(fleet_.pools[0].UnitsAvailableAt(clock_.Now(), fleet_.epoch), fall.units);
+  int requeued = 0, running = 0;
+  for (const CustomJob& job : jobs) {
+    CustomJob now = Get(job);
+    if (now.state == JobState::kQueued) {
+      ++requeued;
+      EXPECT_EQ(now.trainyard->spot_restarts, 1);
+      EXPECT_TRUE(HasEvent(job, "spot capacity of us-central1-a a3-megagpu-8g fell to " +
+                                    std::to_string(fall.units) + " of 4"));
+      EXPECT_EQ(now.trainyard->reason_code, "NO_CAPACITY") << "the pool has no more to offer";
+    } else if (now.state == JobState::kRunning) {
+      ++running;
+    }
+  }
+  EXPECT_EQ(running, fall.units);
+  EXPECT_EQ(requeued, 4 - fall.units) << "the nodes beyond what is left went together";
+
+  until(back.after - 1s);
+  Step();
+  int waiting = 0;
+  for (const CustomJob& job : jobs) waiting += Get(job).state == JobState::kQueued;
+  EXPECT_EQ(waiting, 4 - fall.units) << "nothing more while the pool is short";
+  until(back.after + 1s);
+  Step();
+  for (const CustomJob& job : jobs) {
+    EXPECT_NE(Get(job).state, JobState::kQueued) << "the capacity is back: admitted again";
+  }
 }
 
 // Twice with the same seed and once with another: the notices (node and time) repeat exactly,

@@ -41,6 +41,49 @@ TEST(FleetFileTest, NoPoolKeepsItsNodesBootedUnlessTheFileSaysSo) {
       << bad.status().message();
 }
 
+TEST(FleetFileTest, ASpotPoolsAvailabilityIsReadAndDrawnOnceTheEpochIsSet) {
+  auto fleet = ParseFleet(R"({"seed": 5, "zones": [{"zone": "us-central1-a", "pools": [
+      {"machineType": "a3-megagpu-8g", "model": "SPOT", "nodes": 8, "availability": {
+        "meanAvailable": "14400s", "meanConstrained": "7200s", "minShareLeft": 0,
+        "maxShareLeft": 0.5}}]}]})",
+                          "test");
+  ASSERT_TRUE(fleet.ok()) << fleet.status().message();
+  const CapacityPool& spot = fleet->pools[0];
+  ASSERT_TRUE(spot.availability.has_value());
+  EXPECT_EQ(spot.availability->mean_available, std::chrono::hours(4));
+  EXPECT_EQ(spot.availability->mean_constrained, std::chrono::hours(2));
+  EXPECT_EQ(spot.availability->share_high, 0.5);
+  EXPECT_TRUE(spot.capacity_steps.empty()) << "drawn from the final seed, at SetEpoch";
+  fleet->SetEpoch(FromUnixMicros(0));
+  ASSERT_GT(fleet->pools[0].capacity_steps.size(), 2u);
+  const CapacityStep fall = fleet->pools[0].capacity_steps[1];
+  EXPECT_LE(fall.units, 4);
+  EXPECT_EQ(fleet->pools[0].UnitsAvailableAt(FromUnixMicros(0), fleet->epoch), 8);
+  EXPECT_EQ(
+      fleet->pools[0].UnitsAvailableAt(
+          FromUnixMicros(0) + std::chrono::duration_cast<std::chrono::microseconds>(fall.after),
+          fleet->epoch),
+      fall.units);
+
+  for (auto [availability, field] : {
+           std::pair{R"({"meanAvailable": "10s"})", "availability.meanAvailable"},
+           std::pair{R"({"minShareLeft": 0.6, "maxShareLeft": 0.5})", "availability.maxShareLeft"},
+           std::pair{R"({"maxShareLeft": 2})", "availability.maxShareLeft"},
+       }) {
+    auto bad = ParseFleet(std::string(R"({"zones": [{"zone": "us-central1-a", "pools": [
+        {"machineType": "a3-megagpu-8g", "model": "SPOT", "nodes": 8, "availability": )") +
+                              availability + "}]}]}",
+                          "test");
+    ASSERT_FALSE(bad.ok()) << availability;
+    EXPECT_NE(bad.status().message().find(field), std::string::npos) << bad.status().message();
+  }
+  auto not_spot = ParseFleet(R"({"zones": [{"zone": "us-central1-a", "pools": [
+      {"machineType": "a3-megagpu-8g", "model": "ON_DEMAND", "nodes": 8, "availability": {}}]}]})",
+                             "test");
+  ASSERT_FALSE(not_spot.ok());
+  EXPECT_NE(not_spot.status().message().find("only a SPOT pool"), std::string::npos);
+}
+
 TEST(FleetFileTest, ElasticCpuAddsAnOnDemandAndASpotPoolToEveryZone) {
   auto fleet = LoadFleetFile(TRAINYARD_SOURCE_DIR "/payloads/fleets/default.json");
   ASSERT_TRUE(fleet.ok()) << fleet.status().message();
