@@ -62,7 +62,9 @@ expect() {
   shift 2
   [ "$rc" = "$want" ] || { fail "$name: exit status $rc, want $want"; ok=0; }
   for p in "$@"; do
-    printf '%s\n' "$out" | grep -qE -- "$p" || { fail "$name: no line matching [$p]"; ok=0; }
+    # A here-string, not a pipe: grep -q stops at the first match, and under pipefail the writer's
+    # SIGPIPE would fail a check that matched.
+    grep -qE -- "$p" <<<"$out" || { fail "$name: no line matching [$p]"; ok=0; }
   done
   [ $ok = 1 ] && pass "$name"
 }
