@@ -242,6 +242,8 @@ Status FailureSimulator::ShrinkSpot(int64_t first, int64_t last, std::vector<Spo
   std::set<std::pair<std::string, int64_t>> noticed;
   for (const SpotNotice& n : notices) noticed.insert({n.node.pool_id, n.node.ordinal});
   for (const CapacityPool& pool : fleet_.pools) {
+    // An on-demand stockout stops new VMs only: the ones running keep running.
+    if (pool.model != ConsumptionModel::kSpot) continue;
     for (const CapacityDrop& drop : DropsIn(pool.capacity_steps, first * tick, (last + 1) * tick)) {
       const Timestamp at = fleet_.epoch + duration_cast<microseconds>(drop.at);
       TY_ASSIGN_OR_RETURN(std::vector<NodeStatus> live, store_.LiveNodes({pool.id}));

@@ -208,8 +208,8 @@ void ReadPool(const nlohmann::json& json, ObjectReader& r, const std::string& zo
   }
   r.GetBool("keepBooted", &pool.keep_booted);
   r.GetObject("availability", "trainyard.fleet.SpotAvailability", [&](ObjectReader& a) {
-    if (pool.model != ConsumptionModel::kSpot) {
-      a.Fail(InvalidField(a.path().json(), "only a SPOT pool's capacity comes and goes"));
+    if (pool.model != ConsumptionModel::kSpot && pool.model != ConsumptionModel::kOnDemand) {
+      a.Fail(InvalidField(a.path().json(), "only SPOT and ON_DEMAND capacity comes and goes"));
       return;
     }
     SpotAvailability spot;

@@ -79,8 +79,10 @@ struct CapacityPool {
   double spot_preemptions_per_node_hour = 0;  // SPOT: hazard per node-hour
   double failures_per_node_hour = 0;          // any pool: node failure hazard (repaired)
   std::vector<FlexStartStep> flex_start;      // FLEX_START: capacity over time, ascending
-  // SPOT: the pool's spare capacity over time (the fleet file's availability; none: always all
-  // of it), and its steps as Fleet::SetEpoch draws them from the fleet's seed.
+  // SPOT and ON_DEMAND: what the pool can be had of over time (the fleet file's availability;
+  // none: always all of it), and its steps as Fleet::SetEpoch draws them from the fleet's seed.
+  // For spot a fall reclaims the nodes beyond it; for on-demand it is a stockout: running VMs
+  // stay, new ones are had only up to it.
   std::optional<SpotAvailability> availability;
   std::vector<CapacityStep> capacity_steps;
 

@@ -1,8 +1,10 @@
 #pragma once
-// How much spot capacity a pool offers over time: a seeded two-state process per pool. Spare
-// capacity comes and goes: in an *available* period the pool offers all its units; in a
-// *constrained* one only a share of them, drawn per period, and the nodes beyond it are reclaimed
-// together (each with the fleet's spot notice) when the period begins. Holding times are
+// How much capacity a spot or on-demand pool offers over time: a seeded two-state process per
+// pool. Spare capacity comes and goes: in an *available* period the pool offers all its units; in
+// a *constrained* one only a share of them, drawn per period. For spot, the nodes beyond it are
+// reclaimed together (each with the fleet's spot notice) when the period begins; for on-demand it
+// is a stockout: running VMs stay, and new ones are had only up to the share, so a bigger request,
+// or one in a busier pool, meets it more often. Holding times are
 // exponential with the pool's means. Drawn from (fleet seed, pool id) alone, so the same fleet
 // file gives the same history in `serve` and in `simulate`.
 //

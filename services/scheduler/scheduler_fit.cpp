@@ -235,6 +235,7 @@ Scheduler::FitOutcome Scheduler::Fit(const SchedulerJob& job, Cycle& cycle, cons
     std::string best_zone;
     int share_bound = -1;  // a cohort pool with room for the pool but not within the share
     int cohort_full = -1;  // a cohort pool of the job's cohort without room
+    std::vector<ShortPool> short_now;  // pools offering less than they have: stockouts, spot
     for (int z : zones_of_region_[region->second]) {
       int64_t zone_best = 0;
       for (int p : PoolsFor(z, gp)) {
@@ -249,6 +250,11 @@ Scheduler::FitOutcome Scheduler::Fit(const SchedulerJob& job, Cycle& cycle, cons
             share_bound = p;
           }
           if (fleet_.pools[p].cohort >= 0 && physical(p, Placement{}) < gp.units) cohort_full = p;
+          const CapacityPool& pool = fleet_.pools[p];
+          if (!pool.capacity_steps.empty()) {
+            const int now_units = pool.UnitsAvailableAt(cycle.now, fleet_.epoch);
+            if (now_units < pool.units) short_now.push_back({&pool, now_units});
+          }
         }
       }
       free_sum += zone_best;
@@ -287,6 +293,7 @@ Scheduler::FitOutcome Scheduler::Fit(const SchedulerJob& job, Cycle& cycle, cons
     out.message = out.code == ReasonCode::kNoZoneFitsGang
                       ? NoZoneFitsMessage(text, best_zone, best_free)
                       : NoCapacityMessage(text, best_zone, best_free);
+    if (!short_now.empty()) out.message += "; " + CapacityShortMessage(short_now);
     if (cohort_full >= 0) {
       // Say who holds the cohort's capacity, so a member sees whether it is over its share.
       const CapacityPool& pool = fleet_.pools[cohort_full];

@@ -64,6 +64,18 @@ std::string QuotaMessage(const std::string& metric, int64_t used, int64_t limit,
          std::to_string(limit) + " in use, job needs " + std::to_string(need);
 }
 
+std::string CapacityShortMessage(const std::vector<ShortPool>& pools) {
+  std::string out = "short now: ";
+  for (size_t i = 0; i < pools.size(); ++i) {
+    const CapacityPool& p = *pools[i].pool;
+    out += (i > 0 ? ", " : "") + p.zone + " " + p.machine_type + " " +
+           std::string(ConsumptionModelName(p.model)) +
+           (p.model == ConsumptionModel::kSpot ? " capacity fell" : " stocked out") + " (" +
+           std::to_string(pools[i].units_now) + " of " + std::to_string(p.units) + " obtainable)";
+  }
+  return out;
+}
+
 std::string NoCapacityMessage(const GangText& gang, const std::string& zone, int64_t best_free) {
   return "no free capacity for " + std::to_string(gang.units) + " " + What(gang) + " " +
          Models(gang.models) + " in any zone of " + gang.region + " (closest: " + zone + ", " +

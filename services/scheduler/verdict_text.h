@@ -22,6 +22,13 @@ std::string NoRegionMessage(const std::string& region);
 std::string NeverFitsCapacityMessage(const GangText& gang, int64_t largest_pool);
 std::string NeverFitsQuotaMessage(const std::string& metric, int64_t need, int64_t limit);
 std::string QuotaMessage(const std::string& metric, int64_t used, int64_t limit, int64_t need);
+// A pool whose capacity is down now: an on-demand stockout, or spot capacity that fell.
+struct ShortPool {
+  const CapacityPool* pool = nullptr;
+  int units_now = 0;
+};
+// "short now: us-central1-a a3-megagpu-8g ON_DEMAND stocked out (2 of 8 obtainable), …"
+std::string CapacityShortMessage(const std::vector<ShortPool>& pools);
 std::string NoCapacityMessage(const GangText& gang, const std::string& zone, int64_t best_free);
 std::string NoZoneFitsMessage(const GangText& gang, const std::string& zone, int64_t best_free);
 std::string GangSplitMessage(const std::string& region, size_t pools);

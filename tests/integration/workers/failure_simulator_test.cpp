@@ -515,6 +515,48 @@ TEST_F(FleetHazardTest, SpotCapacityThatFallsReclaimsTheNodesBeyondItTogether) {
   }
 }
 
+// An on-demand stockout stops new VMs only: the jobs running when it begins keep their nodes,
+// and a new one waits with the stockout named until it ends.
+TEST_F(FleetHazardTest, AnOnDemandStockoutLeavesRunningVmsAndHoldsNewOnes) {
+  fleet_json_ = R"({"seed": 11, "bootTime": {"default": "60s"}, "imageSizeGb": {"default": 10},
+    "zones": [{"zone": "us-central1-a", "pools": [
+      {"machineType": "a3-megagpu-8g", "model": "ON_DEMAND", "nodes": 4, "availability": {
+        "meanAvailable": "7200s", "meanConstrained": "3600s", "minShareLeft": 0.25,
+        "maxShareLeft": 0.5}}]}]})";
+  TearDownStack();
+  SetUp();
+  const CapacityStep fall = fleet_.pools[0].capacity_steps[1];
+  const CapacityStep back = fleet_.pools[0].capacity_steps[2];
+  ASSERT_LT(fall.units, 4);
+  std::vector<CustomJob> jobs;
+  for (int i = 0; i < 4; ++i) {
+    jobs.push_back(Create(0, SchedulingStrategy::kOnDemand, "", "86400s"));
+  }
+  Step();
+  const auto until = [&](Duration since_epoch) {
+    const Timestamp at =
+        fleet_.epoch + std::chrono::duration_cast<std::chrono::microseconds>(since_epoch);
+    if (at > clock_.Now()) clock_.Advance(at - clock_.Now());
+  };
+  until(fall.after + 120s);
+  Step();
+  for (const CustomJob& job : jobs) EXPECT_EQ(Get(job).state, JobState::kRunning);
+  EXPECT_EQ(NodesInState(3), 4) << "no on-demand VM is taken back";
+  CustomJob late = Create(0, SchedulingStrategy::kOnDemand, "", "600s");
+  Step();
+  CustomJob waiting = Get(late);
+  EXPECT_EQ(waiting.state, JobState::kQueued);
+  EXPECT_NE(waiting.trainyard->reason_message.find(
+                "short now: us-central1-a a3-megagpu-8g ON_DEMAND stocked out (" +
+                std::to_string(fall.units) + " of 4 obtainable)"),
+            std::string::npos)
+      << waiting.trainyard->reason_message;
+  ASSERT_LT(back.after, 86400s) << "the stockout ends before the jobs do";
+  until(back.after + 1s);
+  Step();
+  EXPECT_EQ(Get(late).state, JobState::kQueued) << "all 4 nodes are still busy";
+}
+
 // Twice with the same seed and once with another: the notices (node and time) repeat exactly,
 // and differ.
 TEST_F(FleetHazardTest, SameSeedReplaysTheSamePreemptions) {

@@ -78,10 +78,12 @@ TEST(FleetFileTest, ASpotPoolsAvailabilityIsReadAndDrawnOnceTheEpochIsSet) {
     EXPECT_NE(bad.status().message().find(field), std::string::npos) << bad.status().message();
   }
   auto not_spot = ParseFleet(R"({"zones": [{"zone": "us-central1-a", "pools": [
-      {"machineType": "a3-megagpu-8g", "model": "ON_DEMAND", "nodes": 8, "availability": {}}]}]})",
+      {"machineType": "a3-megagpu-8g", "model": "FLEX_START", "availability": {},
+       "flexStart": [{"after": "0s", "nodes": 2}]}]}]})",
                              "test");
   ASSERT_FALSE(not_spot.ok());
-  EXPECT_NE(not_spot.status().message().find("only a SPOT pool"), std::string::npos);
+  EXPECT_NE(not_spot.status().message().find("only SPOT and ON_DEMAND"), std::string::npos)
+      << not_spot.status().message();
 }
 
 TEST(FleetFileTest, ElasticCpuAddsAnOnDemandAndASpotPoolToEveryZone) {

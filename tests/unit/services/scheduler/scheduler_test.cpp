@@ -160,6 +160,37 @@ TEST(SchedulerTest, GangIsAllOrNothingInOneZone) {
   EXPECT_EQ(s.FreeUnits(kRes, kT0), 4);  // nothing half-admitted
 }
 
+// An on-demand stockout (services/fleet/spot_availability.h): while zone a has 2 of its 8 nodes to
+// sell, a 4-node gang goes to zone b; when b is short too it waits, and the reason says which
+// pools are short. Nodes already running are not taken back.
+TEST(SchedulerTest, AnOnDemandStockoutSendsTheGangToTheNextZoneAndSaysWhatIsShort) {
+  Fleet fleet;
+  fleet.epoch = kT0;
+  fleet.pools.push_back(Pool("us-central1-a", "a3-megagpu-8g", CM::kOnDemand, 8));
+  fleet.pools.push_back(Pool("us-central1-b", "a3-megagpu-8g", CM::kOnDemand, 8));
+  fleet.pools[0].capacity_steps = {{0s, 8}, {1h, 2}, {3h, 8}};
+  fleet.pools[1].capacity_steps = {{0s, 8}, {2h, 3}, {4h, 8}};
+  Scheduler s(fleet);
+  s.UpsertPending(Job(1, {.replicas = 2}));
+  ASSERT_EQ(Admitted(s.RunCycle(kT0), 1)->placement.zone, "us-central1-a");
+  s.UpsertPending(Job(2, {.replicas = 4, .created = kT0 + 1s}));
+  CycleResult r = s.RunCycle(kT0 + 1h);
+  ASSERT_NE(Admitted(r, 2), nullptr);
+  EXPECT_EQ(Admitted(r, 2)->placement.zone, "us-central1-b") << "zone a sells 2, and holds 2";
+  s.UpsertPending(Job(3, {.replicas = 2, .created = kT0 + 2s}));
+  r = s.RunCycle(kT0 + 2h);
+  EXPECT_EQ(Admitted(r, 3), nullptr);
+  const Verdict* v = VerdictOf(r, 3);
+  ASSERT_NE(v, nullptr);
+  EXPECT_EQ(v->code, ReasonCode::kNoCapacity);
+  EXPECT_NE(v->message.find("short now: us-central1-a a3-megagpu-8g ON_DEMAND stocked out (2 of 8 "
+                            "obtainable), us-central1-b a3-megagpu-8g ON_DEMAND stocked out (3 of "
+                            "8 obtainable)"),
+            std::string::npos)
+      << v->message;
+  ASSERT_NE(Admitted(s.RunCycle(kT0 + 3h), 3), nullptr) << "zone a sells again";
+}
+
 TEST(SchedulerTest, ImpossibleGangNeverFitsAndSaysWhy) {
   Fleet fleet = TestFleet();
   Scheduler s(fleet);
