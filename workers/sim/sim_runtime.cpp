@@ -70,11 +70,18 @@ Timestamp After(Timestamp now, Duration d) {
 }  // namespace
 
 // The knobs, else the compute model, else the default. Jobs stored before a knob was validated
-// fall back to the default rather than fail.
+// fall back to the default rather than fail. A straggler (TRAINYARD_SIM_SLOW_HOST) slows the whole
+// gang: a synchronous step ends when its slowest host's does, so the run stretches by 1 / its
+// share of its peers' speed.
 Duration SimRunTime(const CustomJob& job, const SimTimings& timings) {
   auto estimate = EstimateWorkload(job.job_spec);
-  if (estimate.ok() && *estimate) return (*estimate)->run;
-  return timings.run;
+  Duration run = estimate.ok() && *estimate ? (*estimate)->run : timings.run;
+  if (auto knobs = UtilizationKnobsOf(job.job_spec);
+      knobs.ok() && knobs->slow_host && knobs->slow_factor > 0) {
+    // In whole microseconds, what a timestamp holds.
+    run = std::chrono::duration_cast<std::chrono::microseconds>(run / knobs->slow_factor);
+  }
+  return run;
 }
 
 namespace {

@@ -71,6 +71,38 @@ TEST(SimRuntimeTest, RightAfterAdmissionReplicasWaitForTheSimulatedBootAndPull) 
   EXPECT_EQ(up->next_change, kT0 + seconds(130)) << "the run starts when the nodes are up";
 }
 
+// A job's start is when the model says its nodes were up, however late the executor launched it:
+// model times do not depend on polling or --sim-speed.
+TEST(SimRuntimeTest, ALateFirstLaunchStartsWhenTheNodesWereUpNotWhenItWasNoticed) {
+  SimRuntime runtime;
+  JobRecord job = Job("100s");
+  job.job.trainyard = SchedulingStatus{};
+  job.job.trainyard->admitted_at = kT0;
+  job.job.trainyard->startup = seconds(30);
+  job.state_since = kT0;  // PENDING since its admission
+  auto run = runtime.Launch(job, 0, kT0 + seconds(45), kNoLeaseDeadline);
+  ASSERT_TRUE(run.ok());
+  job.run = *run;
+  auto seen = runtime.Observe(job, kT0 + seconds(45));
+  ASSERT_TRUE(seen.ok());
+  EXPECT_EQ(seen->replicas[0].phase, ReplicaPhase::kRunning);
+  EXPECT_EQ(seen->replicas[0].running_since, kT0 + seconds(30));
+  EXPECT_EQ(seen->next_change, kT0 + seconds(130));
+}
+
+// One slow host slows every step of the gang, so the whole run takes longer, not only the slow
+// host's metrics.
+TEST(SimRuntimeTest, AStragglerSlowsTheWholeGang) {
+  JobRecord job = Job("100s");
+  auto& env = job.job.job_spec.worker_pool_specs[0].container_spec->env;
+  env.push_back({"TRAINYARD_SIM_SLOW_HOST", "1"});
+  env.push_back({"TRAINYARD_SIM_SLOW_HOST_FACTOR", "0.5"});
+  EXPECT_EQ(SimRunTime(job.job, SimTimings{}), seconds(200));
+  env.pop_back();
+  EXPECT_EQ(SimRunTime(job.job, SimTimings{}), std::chrono::microseconds(166'666'666))
+      << "the default share is 0.6";
+}
+
 TEST(SimRuntimeTest, AResumedJobRunsOnlyWhatItsCheckpointsDoNotHold) {
   SimRuntime runtime;
   JobRecord job = Job("100s");
