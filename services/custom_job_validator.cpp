@@ -550,8 +550,10 @@ Status ValidateAcrossPools(const CustomJobSpec& spec) {
   const SchedulingStrategy strategy =
       spec.scheduling ? spec.scheduling->strategy : SchedulingStrategy::kUnspecified;
 
-  // TPU: one pool only. Pool 0 is never a placeholder and always has one replica, so "exactly one
-  // non-placeholder pool with replicaCount 1" reduces to "no pool after the first".
+  // TPU: one slice in workerPoolSpecs[0], as Vertex has it; or Multislice, Trainyard's extension
+  // (XPK's --num-slices, one JobSet replicated job per slice): workerPoolSpecs[1] of the same
+  // machine type and topology adds replicaCount more slices, joined over DCN. Nothing else may
+  // share a TPU job.
   for (size_t t = 0; t < pools.size(); ++t) {
     if (pools[t].IsPlaceholder()) continue;
     const MachineSpec& ms = *pools[t].machine_spec;
@@ -559,9 +561,15 @@ Status ValidateAcrossPools(const CustomJobSpec& spec) {
     if (!machine.is_tpu) continue;
     for (size_t i = 1; i < pools.size(); ++i) {
       if (pools[i].IsPlaceholder()) continue;
+      const MachineSpec& other = *pools[i].machine_spec;
+      const bool more_slices = i == 1 && !machine.tpu_family.empty() &&
+                               other.machine_type == pools[0].machine_spec->machine_type &&
+                               other.tpu_topology == pools[0].machine_spec->tpu_topology;
+      if (more_slices) continue;
       return InvalidField(Index("jobSpec.workerPoolSpecs", i),
-                          "a TPU job runs in exactly one worker pool (workerPoolSpecs[0]) with "
-                          "replicaCount 1; workerPoolSpecs[" +
+                          "a TPU job runs one slice in workerPoolSpecs[0], and for Multislice "
+                          "more slices of the same machineType and tpuTopology in "
+                          "workerPoolSpecs[1] (its replicaCount); workerPoolSpecs[" +
                               std::to_string(t) + "] uses TPU machine type " + ms.machine_type);
     }
     // SPOT capacity is not offered for TPU Pods (vertex-wire.md §7).

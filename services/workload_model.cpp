@@ -184,6 +184,36 @@ StatusOr<double> DeliveredFlops(const CustomJobSpec& spec, const Knobs& k) {
   return total;
 }
 
+// Multislice: the TPU slices the job runs (over its TPU pools) and the chips of each.
+struct Slices {
+  int64_t count = 0;
+  int chips = 0;
+};
+Slices TpuSlices(const CustomJobSpec& spec) {
+  Slices out;
+  for (const WorkerPoolSpec& wp : spec.worker_pool_specs) {
+    if (wp.IsPlaceholder() || !wp.machine_spec) continue;
+    const MachineType* machine = FindMachineType(wp.machine_spec->machine_type);
+    if (machine == nullptr || !machine->is_tpu || machine->tpu_family.empty()) continue;
+    auto slice = ResolveTpuTopology(*machine, wp.machine_spec->tpu_topology);
+    if (!slice.ok()) continue;
+    out.count += std::max<int64_t>(wp.replica_count, 1);
+    out.chips = slice->chips;
+  }
+  return out;
+}
+
+// What one step spends exchanging gradients between slices over DCN (Multislice): inside a slice
+// the all-reduce rides ICI and is part of the MFU; across slices each slice's share of a ring
+// all-reduce of the bf16 gradients (2 bytes a parameter), 2 (S-1)/S of them, crosses its
+// hosts' DCN links at kDcnGbpsPerChip a chip, not overlapped with compute (an upper bound).
+Duration DcnTimePerStep(double params, const Slices& slices) {
+  if (slices.count < 2 || slices.chips <= 0) return Duration{};
+  const double s = static_cast<double>(slices.count);
+  const double bits = 2 * (s - 1) / s * 2 * params * 8;
+  return Seconds(bits / (slices.chips * kDcnGbpsPerChip * 1e9));
+}
+
 StatusOr<WorkloadEstimate> FromModel(const CustomJobSpec& spec, const Knobs& k) {
   const double params = *ParsePositive(*k.Value(kParams));
   std::optional<int64_t> steps;
@@ -209,7 +239,11 @@ StatusOr<WorkloadEstimate> FromModel(const CustomJobSpec& spec, const Knobs& k) 
   e.flops = 6 * params * tokens;
   e.basis = "model";
   if (!steps && tokens_per_step) steps = static_cast<int64_t>(std::ceil(tokens / *tokens_per_step));
-  if (steps) e.step_time = Seconds(e.flops / flops_per_second / static_cast<double>(*steps));
+  if (steps) {
+    const Duration dcn = DcnTimePerStep(params, TpuSlices(spec));
+    e.step_time = Seconds(e.flops / flops_per_second / static_cast<double>(*steps)) + dcn;
+    e.run += dcn * *steps;
+  }
   return e;
 }
 

@@ -39,6 +39,12 @@ StatusOr<std::optional<WorkloadEstimate>> EstimateWorkload(const CustomJobSpec& 
 
 inline constexpr Duration kDefaultCheckpointInterval = std::chrono::minutes(10);
 
+// DCN bandwidth a TPU chip's host gives the slice for Multislice traffic: TPU v5p's published
+// 50 Gb/s a chip (capacity.md, cloud.google.com/tpu/docs/v5p); taken for every generation, as
+// Google publishes no other. The model charges each step of a Multislice job its gradients'
+// exchange between slices at this bandwidth, when it knows the steps.
+inline constexpr double kDcnGbpsPerChip = 50;
+
 // How often the job saves a checkpoint, in run time: TRAINYARD_CHECKPOINT_INTERVAL or the
 // default. A bad value is INVALID_ARGUMENT naming the env entry.
 StatusOr<Duration> CheckpointInterval(const CustomJobSpec& spec);

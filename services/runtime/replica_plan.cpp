@@ -43,8 +43,10 @@ std::string HostPort(const ReplicaEndpoint& e) {
 struct PoolPlan {
   int pool = 0;
   bool tpu = false;
-  int replicas = 0;         // processes to run: replicaCount, or the hosts of a TPU slice
+  int replicas = 0;         // processes to run: replicaCount, or the hosts of its TPU slices
   int vertex_replicas = 0;  // as Vertex counts them: replicaCount (a TPU slice is one)
+  int slices = 0;           // TPU: the slices it runs (replicaCount), each of hosts_per_slice
+  int hosts_per_slice = 1;
   int local_world_size = 1;
   std::string image_uri;
   std::vector<std::string> command;
@@ -110,11 +112,11 @@ Status PlanMachine(const WorkerPoolSpec& wp, const std::string& path, PoolPlan& 
                                                              : 1;
     return Status::Ok();
   }
-  // Host indices (TPU_WORKER_ID) are per slice; several slices in one pool would need a slice
-  // index no variable carries. Vertex allows exactly one (vertex-wire.md §1).
-  if (replica_count != 1) {
+  // cloud-tpu (v2/v3) runs one slice, as Vertex allows; the others one slice per replica, the
+  // slices told apart by MEGASCALE_SLICE_ID (Multislice).
+  if (replica_count != 1 && machine->tpu_family.empty()) {
     return InvalidField(path + ".replicaCount",
-                        "a TPU worker pool runs one slice: replicaCount must be 1 (got " +
+                        "a cloud-tpu worker pool runs one slice: replicaCount must be 1 (got " +
                             std::to_string(wp.replica_count) + ")");
   }
   int hosts = 1;
@@ -130,8 +132,10 @@ Status PlanMachine(const WorkerPoolSpec& wp, const std::string& path, PoolPlan& 
     hosts = slice->hosts;
   }
   plan.tpu = true;
-  plan.replicas = hosts;
-  plan.vertex_replicas = 1;
+  plan.slices = replica_count;
+  plan.hosts_per_slice = hosts;
+  plan.replicas = hosts * replica_count;
+  plan.vertex_replicas = replica_count;
   plan.local_world_size = machine->tpu_chips_per_host;
   return Status::Ok();
 }
@@ -276,7 +280,10 @@ StatusOr<std::vector<Replica>> PlanReplicas(const CustomJob& job,
     if (p.pool != kEvaluatorPool) world_size += p.replicas;
     vertex_replicas += p.vertex_replicas;
   }
-  const bool multi_replica = vertex_replicas > 1;
+  // TF_CONFIG's chief and workers are replicas of GPU or CPU pools, not TPU slices.
+  const bool multi_replica =
+      vertex_replicas > 1 &&
+      std::none_of(pools.begin(), pools.end(), [](const PoolPlan& p) { return p.tpu; });
 
   std::string cluster_spec_cluster = "{";
   std::string tf_cluster = "{";
@@ -296,15 +303,22 @@ StatusOr<std::vector<Replica>> PlanReplicas(const CustomJob& job,
     base = *job.job_spec.base_output_directory;
   }
 
+  // Multislice (more than one TPU slice): slices are numbered across the pools, and every host
+  // learns the coordinator (slice 0's first host) as XPK and JobSet tell MaxText and JAX.
+  int total_slices = 0;
+  for (const PoolPlan& p : pools) total_slices += p.slices;
+  const std::string megascale_port = "8081";
+
   std::vector<Replica> out;
   int rank_offset = 0;
+  int slice_offset = 0;
   for (const PoolPlan& p : pools) {
-    std::string tpu_hostnames;
-    if (p.tpu) {
-      for (size_t i = 0; i < p.endpoints.size(); ++i) {
-        if (i > 0) tpu_hostnames.push_back(',');
-        tpu_hostnames += p.endpoints[i].host;
-      }
+    // TPU_WORKER_HOSTNAMES: the hosts of the replica's own slice.
+    std::vector<std::string> tpu_hostnames(static_cast<size_t>(p.slices));
+    for (int i = 0; p.tpu && i < p.replicas; ++i) {
+      std::string& list = tpu_hostnames[static_cast<size_t>(i / p.hosts_per_slice)];
+      if (!list.empty()) list.push_back(',');
+      list += p.endpoints[static_cast<size_t>(i)].host;
     }
     for (int i = 0; i < p.replicas; ++i) {
       Replica r;
@@ -345,13 +359,22 @@ StatusOr<std::vector<Replica>> PlanReplicas(const CustomJob& job,
       }
       env.push_back({"LOCAL_WORLD_SIZE", std::to_string(p.local_world_size)});
       if (p.tpu) {
-        env.push_back({"TPU_WORKER_ID", std::to_string(i)});
-        env.push_back({"TPU_WORKER_HOSTNAMES", tpu_hostnames});
+        const int slice = i / p.hosts_per_slice;
+        env.push_back({"TPU_WORKER_ID", std::to_string(i % p.hosts_per_slice)});
+        env.push_back({"TPU_WORKER_HOSTNAMES", tpu_hostnames[static_cast<size_t>(slice)]});
+        if (total_slices > 1) {
+          env.push_back({"MEGASCALE_COORDINATOR_ADDRESS",
+                         pools.front().endpoints.front().host + ":" + megascale_port});
+          env.push_back({"MEGASCALE_NUM_SLICES", std::to_string(total_slices)});
+          env.push_back({"MEGASCALE_SLICE_ID", std::to_string(slice_offset + slice)});
+          env.push_back({"MEGASCALE_PORT", megascale_port});
+        }
       }
       r.env = MergeEnv(env, *p.user_env);
       out.push_back(std::move(r));
     }
     if (p.pool != kEvaluatorPool) rank_offset += p.replicas;
+    slice_offset += p.slices;
   }
   return out;
 }

@@ -109,8 +109,11 @@ struct Replica {
 // Replicas in pool order, then index order. INVALID_ARGUMENT naming the field for a job that
 // cannot be planned: no workerPoolSpecs, a `{}` pool 0, more than 4 pools, a pool without
 // containerSpec/pythonPackageSpec (or without its image or pythonModule) or machineSpec, an
-// unknown machine type, a TPU topology the catalog cannot resolve, a TPU pool with replicaCount
-// other than 1 (one slice), or replicaCount outside 0..1000 (0 = not sent = 1).
+// unknown machine type, a TPU topology the catalog cannot resolve, a cloud-tpu pool with
+// replicaCount other than 1 (one slice), or replicaCount outside 0..1000 (0 = not sent = 1).
+// A TPU pool runs replicaCount slices of its topology, a process per host; with more than one
+// slice in the job (Multislice) each host also gets MEGASCALE_COORDINATOR_ADDRESS (slice 0's first
+// host, port 8081), MEGASCALE_NUM_SLICES, MEGASCALE_SLICE_ID and MEGASCALE_PORT.
 StatusOr<std::vector<Replica>> PlanReplicas(const CustomJob& job,
                                             const ReplicaPlanOptions& options);
 

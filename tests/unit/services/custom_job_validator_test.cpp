@@ -482,7 +482,23 @@ TEST(CustomJobValidatorTest, TpuPoolAfterCpuPrimaryIsRejected) {
       ContainerPool(Machine("n1-standard-4")),
       ContainerPool(Machine("ct5lp-hightpu-4t", AT::kUnspecified, 0, "2x2"), 1)};
   EXPECT_TRUE(FailsAt(job, kPool1));
-  EXPECT_TRUE(MessageHas(job, "exactly one worker pool"));
+  EXPECT_TRUE(MessageHas(job, "a TPU job runs one slice in workerPoolSpecs[0]"));
+}
+
+// Multislice: workerPoolSpecs[1] of the same machine type and topology adds slices; another
+// topology, another type or a third pool does not, and cloud-tpu has no Multislice.
+TEST(CustomJobValidatorTest, MultisliceAddsSlicesOfTheSameShapeInPool1) {
+  CustomJob job = TpuJob("ct5lp-hightpu-4t", "4x4");
+  job.job_spec.worker_pool_specs.push_back(
+      ContainerPool(Machine("ct5lp-hightpu-4t", AT::kUnspecified, 0, "4x4"), 3));
+  EXPECT_TRUE(IsValid(job)) << "4 slices of v5e 4x4";
+  job.job_spec.worker_pool_specs[1].machine_spec->tpu_topology = "4x8";
+  EXPECT_TRUE(FailsAt(job, kPool1));
+  EXPECT_TRUE(MessageHas(job, "same machineType and tpuTopology"));
+  job.job_spec.worker_pool_specs[1].machine_spec->tpu_topology = "4x4";
+  job.job_spec.worker_pool_specs.push_back(
+      ContainerPool(Machine("ct5lp-hightpu-4t", AT::kUnspecified, 0, "4x4"), 1));
+  EXPECT_TRUE(FailsAt(job, "jobSpec.workerPoolSpecs[2]"));
 }
 
 // ---- diskSpec, nfsMounts ----

@@ -115,6 +115,29 @@ TEST(WorkloadModelTest, TokensFromStepsBatchAndSequenceLengthWithAStepTime) {
   EXPECT_NEAR(Secs(*e.step_time), expected / 100, 1e-3);
 }
 
+// Multislice: two v5e 4x4 slices compute twice as fast as one, and each step adds the gradients'
+// exchange between the slices over DCN: half of the 14 GB of bf16 gradients of a 7B model each
+// way, 2 (S-1)/S = 1 of them, over 16 chips × 50 Gb/s = 0.14 s.
+TEST(WorkloadModelTest, MultisliceStepsPayTheGradientExchangeOverDcn) {
+  const std::vector<EnvVar> env = {{"TRAINYARD_MODEL_PARAMS", "7e9"},
+                                   {"TRAINYARD_SIM_STEPS", "100"},
+                                   {"TRAINYARD_GLOBAL_BATCH_SIZE", "64"},
+                                   {"TRAINYARD_SEQ_LEN", "2048"}};
+  WorkerPoolSpec slice = Pool("ct5lp-hightpu-4t", AcceleratorType::kUnspecified, 0, 1, env);
+  slice.machine_spec->tpu_topology = "4x4";
+  CustomJobSpec one;
+  one.worker_pool_specs = {slice};
+  CustomJobSpec two = one;
+  WorkerPoolSpec more = slice;
+  more.container_spec->env.clear();
+  two.worker_pool_specs.push_back(more);
+  const WorkloadEstimate single = Estimate(one);
+  const WorkloadEstimate multi = Estimate(two);
+  const double dcn_per_step = 2 * 0.5 * 2 * 7e9 * 8 / (16 * 50e9);
+  EXPECT_NEAR(Secs(multi.run), Secs(single.run) / 2 + 100 * dcn_per_step, 1e-3);
+  EXPECT_NEAR(Secs(*multi.step_time), Secs(*single.step_time) / 2 + dcn_per_step, 1e-6);
+}
+
 TEST(WorkloadModelTest, ExplicitKnobsWinOverTheModel) {
   auto env = k7bOn1bTokens;
   env.push_back({"TRAINYARD_SIM_STEPS", "50"});

@@ -207,7 +207,37 @@ TEST(ReplicaPlanTest, TpuV5eSliceRunsOneReplicaPerHost) {
     EXPECT_EQ(cs["cluster"]["workerpool0"].size(), 4u);
     EXPECT_EQ(cs["cluster"]["workerpool0"][i], Host(0, i) + ":2222");
     EXPECT_EQ(cs["task"]["index"], i);
+    EXPECT_EQ(env.count("MEGASCALE_NUM_SLICES"), 0u) << "one slice: no Multislice variables";
   }
+}
+
+// Multislice: a slice in pool 0 and two more in pool 1, a process per host. Each host knows its
+// slice's hosts, its slice among all, and slice 0's first host as the coordinator (port 8081), as
+// XPK and JobSet tell MaxText and JAX.
+TEST(ReplicaPlanTest, MultisliceHostsKnowTheirSliceAndTheCoordinator) {
+  json tpu = {{"machineSpec", {{"machineType", "ct5lp-hightpu-4t"}, {"tpuTopology", "4x4"}}}};
+  json spec = {
+      {"workerPoolSpecs",
+       {ContainerPool("ct5lp-hightpu-4t", 1, tpu), ContainerPool("ct5lp-hightpu-4t", 2, tpu)}}};
+  auto plan = Plan(JobFrom(spec));
+  ASSERT_EQ(plan.size(), 12u) << "3 slices of 4 hosts";
+  for (const Replica& r : plan) {
+    SCOPED_TRACE(r.task_name);
+    auto env = Env(r);
+    const int slice = r.pool == 0 ? 0 : 1 + r.index / 4;
+    EXPECT_EQ(env.at("MEGASCALE_NUM_SLICES"), "3");
+    EXPECT_EQ(env.at("MEGASCALE_SLICE_ID"), std::to_string(slice));
+    EXPECT_EQ(env.at("MEGASCALE_COORDINATOR_ADDRESS"), Host(0, 0) + ":8081");
+    EXPECT_EQ(env.at("MEGASCALE_PORT"), "8081");
+    EXPECT_EQ(env.at("TPU_WORKER_ID"), std::to_string(r.index % 4));
+    const int first = r.index / 4 * 4;
+    EXPECT_EQ(env.at("TPU_WORKER_HOSTNAMES"), Host(r.pool, first) + "," + Host(r.pool, first + 1) +
+                                                  "," + Host(r.pool, first + 2) + "," +
+                                                  Host(r.pool, first + 3));
+    EXPECT_EQ(env.at("WORLD_SIZE"), "12");
+    EXPECT_EQ(env.count("TF_CONFIG"), 0u) << "TF_CONFIG's chief and workers are not TPU slices";
+  }
+  EXPECT_EQ(plan[4].task_name, "workerpool1-0");
 }
 
 TEST(ReplicaPlanTest, CloudTpuPodHasOneHostPerEightCores) {
