@@ -130,6 +130,7 @@ std::string EncodePlacement(const JobAdmission& admission) {
                             {"units", pool.units},
                             {"nodes", pool.nodes}};
     if (!pool.reservation.empty()) entry["reservation"] = pool.reservation;
+    if (pool.blocks > 0) entry["blocks"] = pool.blocks;
     placement["pools"].push_back(std::move(entry));
   }
   return placement.dump();
@@ -149,6 +150,7 @@ void DecodePlacement(std::string_view text, SchedulingStatus& status) {
     pool.consumption_model = p.value("consumptionModel", "");
     pool.reservation = p.value("reservation", "");
     pool.units = p.value("units", int64_t{0});
+    pool.blocks = p.value("blocks", 0);
     if (p.contains("nodes") && p["nodes"].is_array()) {
       for (const auto& n : p["nodes"]) {
         if (n.is_string()) pool.nodes.push_back(n.get<std::string>());

@@ -281,8 +281,9 @@ Status PgSchedulerStore::LoadFree(pg::Transaction& tx, const Fleet& fleet,
     nodes[{id, 0}];
     for (auto it = nodes.lower_bound({id, std::numeric_limits<int64_t>::min()});
          it != nodes.end() && it->first.first == id; ++it) {
-      free.insert_or_assign({p, it->first.second},
-                            FreeUnits(fleet.pools[p].hosts_per_unit, it->second));
+      free.insert_or_assign(
+          {p, it->first.second},
+          FreeUnits(fleet.pools[p].hosts_per_unit, it->second, fleet.pools[p].block_nodes));
     }
   }
   return Status::Ok();

@@ -210,6 +210,7 @@ void ReadPlacedPool(ObjectReader& r, PlacedPoolStatus* pool) {
   r.GetString("reservation", &pool->reservation);
   r.GetInt64("units", &pool->units);
   r.GetStringList("nodes", &pool->nodes);
+  r.GetInt32("blocks", &pool->blocks);
 }
 
 // The inverse of EncodeSchedulingStatus, for clients reading a job back (the SDK, the CLI).
@@ -557,6 +558,7 @@ nlohmann::json EncodePlacementStatus(const std::string& zone,
                  {"units", p.units},
                  {"nodes", p.nodes}};
     if (!p.reservation.empty()) pool["reservation"] = p.reservation;
+    if (p.blocks > 0) pool["blocks"] = p.blocks;
     placement["pools"].push_back(std::move(pool));
   }
   return placement;

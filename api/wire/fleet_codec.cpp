@@ -207,6 +207,13 @@ void ReadPool(const nlohmann::json& json, ObjectReader& r, const std::string& zo
     return;
   }
   r.GetBool("keepBooted", &pool.keep_booted);
+  if (int64_t block = 0; r.GetInt64("blockSize", &block)) {
+    if (block <= 0 || block % pool.hosts_per_unit != 0) {
+      r.Fail(InvalidField(at + ".blockSize", "must be a positive number of nodes, whole units"));
+      return;
+    }
+    pool.block_nodes = static_cast<int>(block);
+  }
   r.GetObject("availability", "trainyard.fleet.SpotAvailability", [&](ObjectReader& a) {
     if (pool.model != ConsumptionModel::kSpot && pool.model != ConsumptionModel::kOnDemand) {
       a.Fail(InvalidField(a.path().json(), "only SPOT and ON_DEMAND capacity comes and goes"));

@@ -75,6 +75,9 @@ struct CapacityPool {
   // resource keeps them, and its nodes are warm through the resource, not the pool). Set it for
   // capacity that is kept up by other means, e.g. a GKE node pool with a minimum size.
   bool keep_booted = false;
+  // Nodes per block (the fleet file's blockSize; 0: none): a rack's worth under a compact
+  // placement policy. A gang inside one block runs at full speed; the admission prefers one.
+  int block_nodes = 0;
   double price_per_node_hour = 0;
   double spot_preemptions_per_node_hour = 0;  // SPOT: hazard per node-hour
   double failures_per_node_hour = 0;          // any pool: node failure hazard (repaired)

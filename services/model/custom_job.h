@@ -208,7 +208,16 @@ struct PlacedPoolStatus {
   std::string reservation;
   int64_t units = 0;  // nodes, or TPU slices
   std::vector<std::string> nodes;
+  // The blocks (racks under a compact placement policy) its nodes span, where the pool has
+  // blocks; 0 where it has none. A gang over more than one runs slower (kSpreadGangSlowdown).
+  int blocks = 0;
 };
+
+// A gang whose nodes span more than one block of a pool runs this much longer: its all-reduce
+// crosses the links between racks. Chosen, as Google publishes no figure: a third of a step spent
+// in collectives, at half the bandwidth between blocks, so 1 + 1/3 × (2 - 1) ≈ 1.33 is rounded to
+// 1.3 (docs/capacity-model.md).
+inline constexpr double kSpreadGangSlowdown = 1.3;
 
 struct SchedulingStatus {
   std::string reason_code;  // ADMITTED, NO_CAPACITY, QUOTA_EXCEEDED, …

@@ -1,6 +1,7 @@
 #include "services/scheduler/admission_planner.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <set>
 
 #include "services/fleet/node_state.h"
@@ -24,6 +25,21 @@ std::optional<std::vector<PoolChoice>> ChooseNodes(const Fleet& fleet, const Pla
                                                    const std::string& image_uri,
                                                    int64_t resource_uid, const std::string& owner,
                                                    FreeByPool& free) {
+  // A gang's worker pools on one fleet pool (a chief and its workers) take their nodes together,
+  // so they can share one block; each then gets its share of them in worker-pool order.
+  std::map<int, FreeUnits::Taken> taken_in;
+  for (const PlacedPool& pp : placement.pools) {
+    if (fleet.pools[pp.pool].elastic || taken_in.contains(pp.pool)) continue;
+    int64_t units = 0;
+    for (const PlacedPool& other : placement.pools)
+      units += other.pool == pp.pool ? other.units : 0;
+    auto held = free.find({pp.pool, resource_uid});
+    if (held == free.end()) return std::nullopt;
+    FreeUnits::Taken taken = held->second.Take(static_cast<int>(units), image_uri);
+    if (taken.ordinals.empty()) return std::nullopt;
+    taken_in.emplace(pp.pool, std::move(taken));
+  }
+  std::map<int, size_t> handed;  // fleet pool → ordinals given out so far
   std::vector<PoolChoice> choices;
   for (const PlacedPool& pp : placement.pools) {
     const CapacityPool& pool = fleet.pools[pp.pool];
@@ -39,10 +55,15 @@ std::optional<std::vector<PoolChoice>> ChooseNodes(const Fleet& fleet, const Pla
                                        "-" + std::to_string(i));
       }
     } else {
-      auto held = free.find({pp.pool, resource_uid});
-      if (held == free.end()) return std::nullopt;
-      choice.taken = held->second.Take(static_cast<int>(pp.units), image_uri);
-      if (choice.taken.ordinals.empty()) return std::nullopt;
+      const FreeUnits::Taken& all = taken_in.at(pp.pool);
+      const size_t nodes = static_cast<size_t>(pp.units * pool.hosts_per_unit);
+      const size_t from = handed[pp.pool];
+      choice.taken.ordinals.assign(all.ordinals.begin() + static_cast<long>(from),
+                                   all.ordinals.begin() + static_cast<long>(from + nodes));
+      handed[pp.pool] = from + nodes;
+      choice.taken.cold = all.cold;
+      choice.taken.uncached = all.uncached;
+      choice.taken.blocks = all.blocks;
     }
     choices.push_back(std::move(choice));
   }
@@ -79,6 +100,23 @@ Duration StartupTime(const Fleet& fleet, const std::string& image_uri,
   return startup;
 }
 
+// What the user is told when no block of a pool held the whole gang: "; spread over 2 blocks of
+// us-central1-a/a3-megagpu-8g/ON_DEMAND (no block had 8 free nodes): runs 1.3x slower".
+std::string SpreadNote(const std::vector<PoolChoice>& choices) {
+  for (const PoolChoice& c : choices) {
+    if (c.taken.blocks <= 1) continue;
+    int64_t nodes = 0;
+    for (const PoolChoice& same : choices) {
+      if (same.pool == c.pool) nodes += same.units * same.pool->hosts_per_unit;
+    }
+    char factor[16];
+    std::snprintf(factor, sizeof(factor), "%.1f", kSpreadGangSlowdown);
+    return "; spread over " + std::to_string(c.taken.blocks) + " blocks of " + c.pool->id +
+           " (no block had " + std::to_string(nodes) + " free nodes): runs " + factor + "x slower";
+  }
+  return "";
+}
+
 JobAdmission AdmissionOf(const std::string& zone, const std::vector<PoolChoice>& choices) {
   JobAdmission admission;
   admission.zone = zone;
@@ -90,6 +128,7 @@ JobAdmission AdmissionOf(const std::string& zone, const std::vector<PoolChoice>&
     pool.consumption_model = std::string(ConsumptionModelName(c.pool->model));
     pool.reservation = c.pool->reservation;
     pool.units = c.units;
+    pool.blocks = c.taken.blocks;
     for (int64_t ordinal : c.taken.ordinals) pool.nodes.push_back(NodeName(c.pool->id, ordinal));
     pool.nodes.insert(pool.nodes.end(), c.elastic_nodes.begin(), c.elastic_nodes.end());
     admission.pools.push_back(std::move(pool));
@@ -135,8 +174,9 @@ std::optional<JobAdmissionPlan> AdmissionPlanner::PlanJob(const AdmissionDecisio
   JobAdmission admission = AdmissionOf(a.placement.zone, *choices);
   if (a.resource_uid > 0) admission.hourly_price_micros = 0;  // the resource bills its nodes
   if (simulated_startup_) admission.startup = StartupTime(fleet_, a.image_uri, *choices);
+  std::string message = a.message + SpreadNote(*choices);
   auto transition = JobStateMachine::Admit(JobSnapshot{a.job_id, a.version, JobState::kQueued}, now,
-                                           std::move(admission), a.message);
+                                           std::move(admission), std::move(message));
   if (!transition.ok()) return std::nullopt;
   return JobAdmissionPlan{a.job_id, a.version, a.resource_uid, ClaimsOf(*choices),
                           std::move(transition).value()};

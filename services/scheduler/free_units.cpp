@@ -1,11 +1,13 @@
 #include "services/scheduler/free_units.h"
 
 #include <algorithm>
+#include <optional>
 
 namespace trainyard {
 
-FreeUnits::FreeUnits(int hosts_per_unit, const std::vector<FreeNode>& nodes)
-    : hosts_(std::max(1, hosts_per_unit)) {
+FreeUnits::FreeUnits(int hosts_per_unit, const std::vector<FreeNode>& nodes, int block_nodes)
+    : hosts_(std::max(1, hosts_per_unit)),
+      block_units_(block_nodes > 0 ? std::max(1, block_nodes / std::max(1, hosts_per_unit)) : 0) {
   struct Unit {
     int free = 0;
     bool warm = true;
@@ -50,10 +52,21 @@ void FreeUnits::Remove(int64_t unit) {
 
 FreeUnits::Taken FreeUnits::Take(int count, const std::string& image) {
   if (count <= 0 || units() < static_cast<size_t>(count)) return {};
+  // One block when one holds them all: the fewest free units that still fit, lowest block first.
+  std::optional<int64_t> block;
+  if (block_units_ > 0 && count <= block_units_) {
+    std::map<int64_t, int> free_in;
+    for (int64_t u : warm_) ++free_in[u / block_units_];
+    for (int64_t u : cold_) ++free_in[u / block_units_];
+    for (const auto& [b, n] : free_in) {
+      if (n >= count && (!block || n < free_in[*block])) block = b;
+    }
+  }
   std::vector<int64_t> chosen;
   auto take_from = [&](const std::set<int64_t>& from) {
     for (auto it = from.begin(); it != from.end() && chosen.size() < static_cast<size_t>(count);
          ++it) {
+      if (block && *it / block_units_ != *block) continue;
       if (std::find(chosen.begin(), chosen.end(), *it) == chosen.end()) chosen.push_back(*it);
     }
   };
@@ -63,6 +76,11 @@ FreeUnits::Taken FreeUnits::Take(int count, const std::string& image) {
   take_from(warm_);
   take_from(cold_);
   Taken taken;
+  if (block_units_ > 0) {
+    std::set<int64_t> blocks;
+    for (int64_t unit : chosen) blocks.insert(unit / block_units_);
+    taken.blocks = static_cast<int>(blocks.size());
+  }
   taken.ordinals.reserve(chosen.size() * static_cast<size_t>(hosts_));
   const auto cached = warm_by_image_.find(image);
   for (int64_t unit : chosen) {

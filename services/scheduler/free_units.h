@@ -23,15 +23,21 @@ struct FreeNode {
 class FreeUnits {
  public:
   // Units are ordinals [u*hosts, (u+1)*hosts); only units whose every node is free count.
-  FreeUnits(int hosts_per_unit, const std::vector<FreeNode>& nodes);
+  // block_nodes > 0: the pool's nodes sit in blocks of that many (a rack under a compact placement
+  // policy), block b holding ordinals [b*block_nodes, (b+1)*block_nodes).
+  FreeUnits(int hosts_per_unit, const std::vector<FreeNode>& nodes, int block_nodes = 0);
 
   struct Taken {
     std::vector<int64_t> ordinals;  // node ordinals of the units, in order; empty: none taken
     bool cold = false;              // some node must be provisioned first
     bool uncached = false;          // some node must pull the image first
+    int blocks = 0;                 // blocks the units span (0: the pool has none)
   };
   // Takes `count` units, preferring warm units whose every node caches `image`, then warm ones,
-  // then cold ones, lowest unit first within each. Takes nothing when fewer than `count` are free.
+  // then cold ones, lowest unit first within each. In a pool of blocks it first looks for one
+  // block that holds all `count` (the one with the fewest free units that does, so big gaps stay
+  // whole for big gangs) and spreads over blocks only when none does. Takes nothing when fewer
+  // than `count` are free.
   Taken Take(int count, const std::string& image);
 
   size_t units() const { return warm_.size() + cold_.size(); }
@@ -40,6 +46,7 @@ class FreeUnits {
   void Remove(int64_t unit);
 
   int hosts_;
+  int block_units_ = 0;     // units per block; 0: no blocks
   std::set<int64_t> warm_;  // every node READY
   std::set<int64_t> cold_;  // at least one node to provision
   std::map<std::string, std::set<int64_t>>

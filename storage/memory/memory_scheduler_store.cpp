@@ -93,7 +93,7 @@ void MemorySchedulerStore::LoadFreeLocked(const Fleet& fleet, const std::vector<
           FreeNode{static_cast<int64_t>(i), state == NodeState::kReady, std::move(cache)});
     }
     for (auto& [holder, nodes] : by_holder) {
-      free.insert_or_assign({p, holder}, FreeUnits(pool.hosts_per_unit, nodes));
+      free.insert_or_assign({p, holder}, FreeUnits(pool.hosts_per_unit, nodes, pool.block_nodes));
     }
   }
 }

@@ -81,6 +81,14 @@ Duration SimRunTime(const CustomJob& job, const SimTimings& timings) {
     // In whole microseconds, what a timestamp holds.
     run = std::chrono::duration_cast<std::chrono::microseconds>(run / knobs->slow_factor);
   }
+  // A gang spread over blocks all-reduces across racks.
+  if (job.trainyard) {
+    for (const PlacedPoolStatus& pool : job.trainyard->pools) {
+      if (pool.blocks > 1) {
+        return std::chrono::duration_cast<std::chrono::microseconds>(run * kSpreadGangSlowdown);
+      }
+    }
+  }
   return run;
 }
 

@@ -174,4 +174,38 @@ TEST(AdmissionPlannerTest, AFailureInTheQueueIsResourceExhausted) {
 }
 
 }  // namespace
+// A chief and three workers on one pool of blocks take their nodes together, so the gang fits the
+// one block that holds all four; when none does it is spread and told what that costs.
+TEST(AdmissionPlannerTest, AGangSharesOneBlockWhenOneHoldsItAndIsToldWhenNone) {
+  Fleet fleet = TwoPoolFleet();
+  fleet.pools[0].units = 8;
+  fleet.pools[0].block_nodes = 4;
+  AdmissionPlanner planner(fleet, /*simulated_startup=*/true);
+  AdmissionDecision gang = Decision(7, 0, 1);
+  gang.placement.pools.push_back({0, 3, "", 0});
+  auto free_of = [&](std::vector<int64_t> ordinals) {
+    std::vector<FreeNode> nodes;
+    for (int64_t o : ordinals) nodes.push_back({o, false, {}});
+    FreeByPool free;
+    free.insert_or_assign({0, 0}, FreeUnits(1, nodes, 4));
+    return free;
+  };
+  FreeByPool free = free_of({0, 1, 4, 5, 6, 7});
+  auto plan = planner.PlanJob(gang, kT0, free);
+  ASSERT_TRUE(plan.has_value());
+  ASSERT_EQ(plan->claims.size(), 2u);
+  EXPECT_EQ(plan->claims[0].ordinals, std::vector<int64_t>{4}) << "the chief";
+  EXPECT_EQ(plan->claims[1].ordinals, (std::vector<int64_t>{5, 6, 7})) << "its workers";
+  EXPECT_EQ(plan->transition.admission()->pools[0].blocks, 1);
+  EXPECT_EQ(plan->transition.reason(), "admitted");
+
+  free = free_of({0, 1, 2, 5, 6, 7});
+  plan = planner.PlanJob(gang, kT0, free);
+  ASSERT_TRUE(plan.has_value());
+  EXPECT_EQ(plan->transition.admission()->pools[1].blocks, 2);
+  EXPECT_EQ(plan->transition.reason(),
+            "admitted; spread over 2 blocks of us-central1-a/a3-megagpu-8g/RESERVATION/r1 (no "
+            "block had 4 free nodes): runs 1.3x slower");
+}
+
 }  // namespace trainyard

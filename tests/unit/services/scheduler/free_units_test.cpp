@@ -60,4 +60,26 @@ TEST(FreeUnitsTest, ASliceWithAColdHostIsCold) {
 }
 
 }  // namespace
+// Blocks of 4 nodes: block 0 has 2 free, block 1 has 3, block 2 all 4. A gang goes to the one
+// block with the fewest free nodes that holds it, and spreads only when no block does.
+TEST(FreeUnitsTest, AGangTakesTheTightestBlockThatHoldsItAndSpreadsOnlyWhenNoneDoes) {
+  std::vector<FreeNode> nodes;
+  for (int64_t o : {2, 3, 5, 6, 7, 8, 9, 10, 11}) nodes.push_back({o, false, {}});
+  FreeUnits free(1, nodes, /*block_nodes=*/4);
+  FreeUnits::Taken three = free.Take(3, "img");
+  EXPECT_EQ(three.ordinals, (std::vector<int64_t>{5, 6, 7})) << "block 1, leaving block 2 whole";
+  EXPECT_EQ(three.blocks, 1);
+  FreeUnits::Taken four = free.Take(4, "img");
+  EXPECT_EQ(four.ordinals, (std::vector<int64_t>{8, 9, 10, 11}));
+  EXPECT_EQ(four.blocks, 1);
+  FreeUnits::Taken two = free.Take(2, "img");
+  EXPECT_EQ(two.ordinals, (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(FreeUnits(1, nodes).Take(3, "img").blocks, 0) << "a pool without blocks counts none";
+  FreeUnits spread(1, nodes, 4);
+  spread.Take(4, "img");  // block 2
+  FreeUnits::Taken five = spread.Take(5, "img");
+  EXPECT_EQ(five.ordinals.size(), 5u);
+  EXPECT_EQ(five.blocks, 2) << "no block holds 5: blocks 0 and 1";
+}
+
 }  // namespace trainyard

@@ -103,6 +103,18 @@ TEST(SimRuntimeTest, AStragglerSlowsTheWholeGang) {
       << "the default share is 0.6";
 }
 
+// A gang spread over two blocks all-reduces between racks: its run takes kSpreadGangSlowdown as
+// long; one inside a block runs at full speed.
+TEST(SimRuntimeTest, AGangSpreadOverBlocksRunsSlower) {
+  JobRecord job = Job("100s");
+  job.job.trainyard = SchedulingStatus{};
+  job.job.trainyard->pools.push_back(PlacedPoolStatus{});
+  job.job.trainyard->pools[0].blocks = 1;
+  EXPECT_EQ(SimRunTime(job.job, SimTimings{}), seconds(100));
+  job.job.trainyard->pools[0].blocks = 2;
+  EXPECT_EQ(SimRunTime(job.job, SimTimings{}), seconds(130));
+}
+
 TEST(SimRuntimeTest, AResumedJobRunsOnlyWhatItsCheckpointsDoNotHold) {
   SimRuntime runtime;
   JobRecord job = Job("100s");
