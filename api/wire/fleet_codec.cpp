@@ -215,8 +215,8 @@ void ReadPool(const nlohmann::json& json, ObjectReader& r, const std::string& zo
     pool.block_nodes = static_cast<int>(block);
   }
   r.GetObject("availability", "trainyard.fleet.SpotAvailability", [&](ObjectReader& a) {
-    if (pool.model != ConsumptionModel::kSpot && pool.model != ConsumptionModel::kOnDemand) {
-      a.Fail(InvalidField(a.path().json(), "only SPOT and ON_DEMAND capacity comes and goes"));
+    if (pool.model == ConsumptionModel::kReservation) {
+      a.Fail(InvalidField(a.path().json(), "a reservation's capacity does not come and go"));
       return;
     }
     SpotAvailability spot;

@@ -89,15 +89,20 @@ std::optional<ConsumptionModel> ParseConsumptionModel(std::string_view name) {
 int CapacityPool::UnitsAvailableAt(Timestamp now, Timestamp epoch) const {
   if (window_start && now < *window_start) return 0;
   if (window_end && now >= *window_end) return 0;
-  if (!capacity_steps.empty()) return UnitsAt(capacity_steps, now - epoch, units);
-  if (model != ConsumptionModel::kFlexStart) return units;
-  int available = 0;
-  for (const FlexStartStep& step : flex_start) {
-    if (epoch + std::chrono::duration_cast<std::chrono::microseconds>(step.after) <= now) {
-      available = step.units;
+  int available = units;
+  if (model == ConsumptionModel::kFlexStart) {
+    available = 0;
+    for (const FlexStartStep& step : flex_start) {
+      if (epoch + std::chrono::duration_cast<std::chrono::microseconds>(step.after) <= now) {
+        available = step.units;
+      }
     }
+    available = std::min(available, units);
   }
-  return std::min(available, units);
+  if (!capacity_steps.empty()) {
+    available = std::min(available, UnitsAt(capacity_steps, now - epoch, units));
+  }
+  return available;
 }
 
 bool CapacityPool::UsableBy(std::string_view project_id) const {

@@ -82,10 +82,11 @@ struct CapacityPool {
   double spot_preemptions_per_node_hour = 0;  // SPOT: hazard per node-hour
   double failures_per_node_hour = 0;          // any pool: node failure hazard (repaired)
   std::vector<FlexStartStep> flex_start;      // FLEX_START: capacity over time, ascending
-  // SPOT and ON_DEMAND: what the pool can be had of over time (the fleet file's availability;
-  // none: always all of it), and its steps as Fleet::SetEpoch draws them from the fleet's seed.
-  // For spot a fall reclaims the nodes beyond it; for on-demand it is a stockout: running VMs
-  // stay, new ones are had only up to it.
+  // SPOT, ON_DEMAND and FLEX_START: what the pool can be had of over time (the fleet file's
+  // availability; none: always all of it), and its steps as Fleet::SetEpoch draws them from the
+  // fleet's seed. For spot a fall reclaims the nodes beyond it; for on-demand it is a stockout
+  // (running VMs stay, new ones are had only up to it); for DWS flex-start a request waits until
+  // the whole of it can be had at once, so a bigger one, or one behind others, waits longer.
   std::optional<SpotAvailability> availability;
   std::vector<CapacityStep> capacity_steps;
 

@@ -78,11 +78,12 @@ TEST(FleetFileTest, ASpotPoolsAvailabilityIsReadAndDrawnOnceTheEpochIsSet) {
     EXPECT_NE(bad.status().message().find(field), std::string::npos) << bad.status().message();
   }
   auto not_spot = ParseFleet(R"({"zones": [{"zone": "us-central1-a", "pools": [
-      {"machineType": "a3-megagpu-8g", "model": "FLEX_START", "availability": {},
-       "flexStart": [{"after": "0s", "nodes": 2}]}]}]})",
+      {"machineType": "a3-megagpu-8g", "model": "RESERVATION", "reservation": "r", "term": "1y",
+       "nodes": 2, "availability": {}}]}]})",
                              "test");
   ASSERT_FALSE(not_spot.ok());
-  EXPECT_NE(not_spot.status().message().find("only SPOT and ON_DEMAND"), std::string::npos)
+  EXPECT_NE(not_spot.status().message().find("a reservation's capacity does not come and go"),
+            std::string::npos)
       << not_spot.status().message();
 }
 

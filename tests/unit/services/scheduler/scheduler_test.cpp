@@ -191,6 +191,30 @@ TEST(SchedulerTest, AnOnDemandStockoutSendsTheGangToTheNextZoneAndSaysWhatIsShor
   ASSERT_NE(Admitted(s.RunCycle(kT0 + 3h), 3), nullptr) << "zone a sells again";
 }
 
+// DWS flex-start capacity that comes and goes: a request is provisioned all at once, so while the
+// pool can give 2 of its 8 nodes a 2-node request runs and a 4-node one waits for the capacity to
+// come back, and one behind it waits for what the first leaves.
+TEST(SchedulerTest, AFlexStartRequestWaitsLongerTheMoreItAsks) {
+  Fleet fleet;
+  fleet.epoch = kT0;
+  fleet.pools.push_back(Pool("us-central1-a", "a3-megagpu-8g", CM::kFlexStart, 8));
+  fleet.pools[0].flex_start = {{Duration{}, 8}};
+  fleet.pools[0].capacity_steps = {{0s, 2}, {2h, 8}};
+  Scheduler s(fleet);
+  s.UpsertPending(Job(1, {.replicas = 4, .strategy = SchedulingStrategy::kFlexStart}));
+  s.UpsertPending(
+      Job(2, {.replicas = 2, .strategy = SchedulingStrategy::kFlexStart, .created = kT0 + 1s}));
+  CycleResult r = s.RunCycle(kT0 + 1min);
+  EXPECT_EQ(Admitted(r, 1), nullptr);
+  EXPECT_EQ(VerdictOf(r, 1)->code, ReasonCode::kWaitingForDws);
+  EXPECT_NE(Admitted(r, 2), nullptr) << "2 nodes can be had now";
+  s.UpsertPending(
+      Job(3, {.replicas = 6, .strategy = SchedulingStrategy::kFlexStart, .created = kT0 + 2s}));
+  r = s.RunCycle(kT0 + 2h);
+  EXPECT_NE(Admitted(r, 1), nullptr) << "all 8 are back: the 4-node request runs";
+  EXPECT_EQ(Admitted(r, 3), nullptr) << "6 more do not fit beside the 6 in use";
+}
+
 TEST(SchedulerTest, ImpossibleGangNeverFitsAndSaysWhy) {
   Fleet fleet = TestFleet();
   Scheduler s(fleet);
