@@ -1,5 +1,7 @@
 #include "services/job_record_update.h"
 
+#include <algorithm>
+
 #include <cmath>
 
 namespace trainyard {
@@ -51,8 +53,11 @@ void ApplyToRecord(const JobTransition& t, JobRecord& record) {
     status.queue_position.reset();
   }
   if (t.interrupts_run()) {
-    const Duration redone =
+    Duration redone =
         record.checkpoint_interval > Duration{} ? in_state % record.checkpoint_interval : in_state;
+    if (t.progress_saved_at()) {
+      redone = std::clamp<Duration>(t.at() - *t.progress_saved_at(), Duration{}, in_state);
+    }
     status.goodput.redone += redone;
     record.checkpointed += in_state - redone;
   }

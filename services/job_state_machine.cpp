@@ -94,12 +94,14 @@ Status RequireAdmitted(const JobSnapshot& job) {
 }  // namespace
 
 StatusOr<JobTransition> JobStateMachine::Requeue(const JobSnapshot& job, Timestamp now,
-                                                 std::string message, bool spot_restart) {
+                                                 std::string message, bool spot_restart,
+                                                 std::optional<Timestamp> progress_saved_at) {
   TY_RETURN_IF_ERROR(RequireAdmitted(job));
   TY_ASSIGN_OR_RETURN(JobTransition t, Transition(job, JobState::kQueued, now, message));
   t.ends_admission_ = true;
   t.clears_admission_ = true;
   t.interrupts_run_ = job.state == JobState::kRunning;
+  if (t.interrupts_run_) t.progress_saved_at_ = progress_saved_at;
   t.spot_restart_ = spot_restart;
   t.stops_replicas_ = true;
   t.note_ = SchedulingNote{"PREEMPTED", std::move(message)};

@@ -62,6 +62,10 @@ class JobTransition {
   // A RUNNING gang stopped before its end (preempted, a node failed, retried): it keeps the work
   // its checkpoints hold and the time since the last one is redone.
   bool interrupts_run() const { return interrupts_run_; }
+  // An interrupted run whose progress was saved at this time (an emergency checkpoint in a
+  // preemption notice): what it ran after is lost, nothing before; nullopt: its last periodic
+  // checkpoint holds.
+  const std::optional<Timestamp>& progress_saved_at() const { return progress_saved_at_; }
   bool spot_restart() const { return spot_restart_; }  // counts against the spot restarts
   const std::optional<SchedulingNote>& note() const { return note_; }
   bool requires_nodes_up() const { return requires_nodes_up_; }  // none of its nodes is down
@@ -84,6 +88,7 @@ class JobTransition {
   bool ends_admission_ = false;
   bool clears_admission_ = false;
   bool interrupts_run_ = false;
+  std::optional<Timestamp> progress_saved_at_;
   bool spot_restart_ = false;
   std::optional<SchedulingNote> note_;
   bool requires_nodes_up_ = false;
@@ -111,9 +116,11 @@ class JobStateMachine {
   static StatusOr<JobTransition> FailInQueue(const JobSnapshot& job, Timestamp now,
                                              std::string message);
   // PENDING/RUNNING → QUEUED: its capacity was taken (a higher priority, a spot reclaim). It keeps
-  // its place (queue time is create time), its cost so far and its checkpointed work.
+  // its place (queue time is create time), its cost so far and its checkpointed work: up to
+  // `progress_saved_at` when it wrote an emergency checkpoint in its notice.
   static StatusOr<JobTransition> Requeue(const JobSnapshot& job, Timestamp now, std::string message,
-                                         bool spot_restart);
+                                         bool spot_restart,
+                                         std::optional<Timestamp> progress_saved_at = std::nullopt);
   // PENDING/RUNNING → FAILED with `error` when its nodes went and it may not restart.
   static StatusOr<JobTransition> FailAdmitted(const JobSnapshot& job, Timestamp now,
                                               std::string message, RpcStatus error);

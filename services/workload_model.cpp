@@ -21,6 +21,7 @@ constexpr std::string_view kSeqLen = "TRAINYARD_SEQ_LEN";
 constexpr std::string_view kPrecision = "TRAINYARD_PRECISION";
 constexpr std::string_view kMfu = "TRAINYARD_MFU";
 constexpr std::string_view kCheckpointInterval = "TRAINYARD_CHECKPOINT_INTERVAL";
+constexpr std::string_view kEmergencyCheckpoint = "TRAINYARD_EMERGENCY_CHECKPOINT_TIME";
 constexpr std::string_view kSlowHost = "TRAINYARD_SIM_SLOW_HOST";
 constexpr std::string_view kSlowHostFactor = "TRAINYARD_SIM_SLOW_HOST_FACTOR";
 constexpr std::string_view kRunTimeKnobs[] = {kDuration, kSteps,  kStepTime,  kParams, kTokens,
@@ -303,6 +304,21 @@ StatusOr<Duration> CheckpointInterval(const CustomJobSpec& spec) {
                          *v + "\")");
   }
   return *interval;
+}
+
+StatusOr<std::optional<Duration>> EmergencyCheckpointTime(const CustomJobSpec& spec) {
+  const std::string_view names[] = {kEmergencyCheckpoint};
+  Knobs k = ReadKnobs(spec, names);
+  const std::string* v = k.Value(kEmergencyCheckpoint);
+  if (v == nullptr) return std::optional<Duration>{};
+  std::optional<Duration> save = ParseDurationText(*v);
+  if (!save || *save <= Duration{}) {
+    return k.Invalid(kEmergencyCheckpoint,
+                     "must be how long an emergency save takes, a duration in seconds like "
+                     "\"20s\" (got \"" +
+                         *v + "\")");
+  }
+  return std::optional<Duration>(*save);
 }
 
 StatusOr<UtilizationKnobs> UtilizationKnobsOf(const CustomJobSpec& spec) {

@@ -49,6 +49,13 @@ inline constexpr double kDcnGbpsPerChip = 50;
 // default. A bad value is INVALID_ARGUMENT naming the env entry.
 StatusOr<Duration> CheckpointInterval(const CustomJobSpec& spec);
 
+// TRAINYARD_EMERGENCY_CHECKPOINT_TIME: the workload saves its state when a preemption notice
+// comes, taking this long (nullopt: it does not). When the save fits in the notice the run loses
+// only the notice, not the work since its last periodic checkpoint (Orbax's emergency
+// checkpointing, GKE's preemption notice handling). A bad value is INVALID_ARGUMENT naming the
+// env entry.
+StatusOr<std::optional<Duration>> EmergencyCheckpointTime(const CustomJobSpec& spec);
+
 // What the simulated accelerator metrics (services/telemetry) need of a job: its model size and
 // step time when known, its MFU knob, and a straggler to show. TRAINYARD_SIM_SLOW_HOST names a
 // host by its index in the job's host list (0 first) and TRAINYARD_SIM_SLOW_HOST_FACTOR (default

@@ -22,9 +22,12 @@ namespace {
 // (start_time still NULL) QUEUED is waiting and PENDING starting, after it both are restarting.
 // An interrupted run keeps the work of its whole checkpoint intervals; the rest is redone.
 #define TY_IN_STATE "GREATEST(0, :at::bigint - " TY_MICROS("COALESCE(state_since, update_time)") ")"
-#define TY_SINCE_CHECKPOINT                                \
-  "CASE WHEN checkpoint_interval_us > 0 THEN " TY_IN_STATE \
-  " % checkpoint_interval_us "                             \
+// What an interrupted run loses: the time since its emergency checkpoint when it wrote one in its
+// notice (:progress_saved_at), else since its last periodic one.
+#define TY_SINCE_CHECKPOINT                                                                 \
+  "CASE WHEN :progress_saved_at::bigint IS NOT NULL THEN LEAST(" TY_IN_STATE                \
+  ", GREATEST(0, :at::bigint - :progress_saved_at::bigint)) "                               \
+  "WHEN checkpoint_interval_us > 0 THEN " TY_IN_STATE " % checkpoint_interval_us "          \
   "ELSE " TY_IN_STATE " END"
 constexpr const char* kApplyTransitionText =
     "WITH u AS (UPDATE custom_jobs SET state = :to::smallint, version = version + 1, "
@@ -215,6 +218,7 @@ pg::Statement TransitionStatement(const StateUpdate& update) {
       .Set("ends_admission", Bool(t.ends_admission()))
       .Set("clears_admission", Bool(t.clears_admission()))
       .Set("interrupts_run", Bool(t.interrupts_run()))
+      .Set("progress_saved_at", MicrosParam(t.progress_saved_at()))
       .Set("goodput_clock", GoodputClockName(t))
       .Set("spot_restarts", t.spot_restart() ? "1" : "0")
       .Set("sets_note", Bool(t.note().has_value()))

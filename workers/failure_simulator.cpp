@@ -8,6 +8,7 @@
 #include "services/job_state_machine.h"
 #include "services/log.h"
 #include "services/scheduler/verdict_text.h"
+#include "services/workload_model.h"
 
 namespace trainyard {
 namespace {
@@ -297,10 +298,18 @@ Status FailureSimulator::ReclaimDue(Timestamp now, FailureStepStats& stats) {
       SpotPreemptionOutcome outcome = AfterSpotPreemption(record.spot_restarts, disable,
                                                           NodeName(n.node.pool_id, n.node.ordinal));
       const JobSnapshot snapshot = SnapshotOf(record.id, record.version, record.job);
-      auto transition =
-          outcome.restart
-              ? JobStateMachine::Requeue(snapshot, reclaim.at, outcome.message, /*spot=*/true)
-              : JobStateMachine::Stockout(snapshot, reclaim.at, outcome.message);
+      // A workload that saves its state when the notice comes keeps everything up to the notice,
+      // if the save fits in it.
+      std::optional<Timestamp> saved_at;
+      if (auto save = EmergencyCheckpointTime(record.job.job_spec);
+          save.ok() && *save && **save <= fleet_.spot_notice) {
+        saved_at = reclaim.at - std::chrono::duration_cast<std::chrono::microseconds>(
+                                    fleet_.spot_notice);
+      }
+      auto transition = outcome.restart
+                            ? JobStateMachine::Requeue(snapshot, reclaim.at, outcome.message,
+                                                       /*spot=*/true, saved_at)
+                            : JobStateMachine::Stockout(snapshot, reclaim.at, outcome.message);
       if (!transition.ok()) continue;  // moved on since it was read; looked at again next pass
       reclaim.job = StateUpdate{record.id, record.version, std::move(*transition), {}};
     }

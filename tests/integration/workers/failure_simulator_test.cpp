@@ -175,6 +175,45 @@ TEST_F(FailureSimulatorTest, SpotPreemptionGivesNoticeRequeuesAndTheJobFinishesO
   EXPECT_NEAR(*g.Ratio(), 600.0 / 746, 1e-9);
 }
 
+// A workload that writes an emergency checkpoint in the 30 s notice (and can: 20 s of saving)
+// loses only the notice, not the work since its last periodic checkpoint.
+TEST_F(FailureSimulatorTest, AnEmergencyCheckpointInTheNoticeLosesOnlyTheNotice) {
+  primary_env_ = {{"TRAINYARD_EMERGENCY_CHECKPOINT_TIME", "20s"}};
+  CustomJob job = Create(0, SchedulingStrategy::kSpot, "", "600s");  // checkpoints every 600 s
+  Step();
+  clock_.Advance(68s);
+  Step();
+  CustomJob running = Get(job);
+  ASSERT_EQ(running.state, JobState::kRunning);
+  clock_.Advance(100s);
+  PreemptNode(NodeOf(running));
+  Step();
+  clock_.Advance(30s);
+  Step();  // reclaimed 130 s into the run: its save at the notice holds the first 100
+  ASSERT_EQ(Get(job).state, JobState::kPending);
+  EXPECT_EQ(Get(job).trainyard->goodput.redone, 30s) << "the notice, not 130 s since no checkpoint";
+  clock_.Advance(68s);
+  Step();
+  ASSERT_EQ(Get(job).state, JobState::kRunning);
+  RunsFor(job, 500s);
+  EXPECT_EQ(RunningTime(job), 630s);
+  EXPECT_EQ(Get(job).trainyard->goodput.Productive(), 600s) << "exactly the job's work";
+
+  // A save that does not fit in the notice is no save: the 130 s go.
+  primary_env_ = {{"TRAINYARD_EMERGENCY_CHECKPOINT_TIME", "45s"}};
+  CustomJob slow = Create(0, SchedulingStrategy::kSpot, "", "600s");
+  Step();
+  clock_.Advance(68s);
+  Step();
+  ASSERT_EQ(Get(slow).state, JobState::kRunning);
+  clock_.Advance(100s);
+  PreemptNode(NodeOf(Get(slow)));
+  Step();
+  clock_.Advance(30s);
+  Step();
+  EXPECT_EQ(Get(slow).trainyard->goodput.redone, 130s);
+}
+
 TEST_F(FailureSimulatorTest, AJobThatNeverCheckpointsRedoesAllItsWorkAfterAPreemption) {
   checkpoint_interval_ = "0s";
   CustomJob job = Create(0, SchedulingStrategy::kSpot, "", "600s");

@@ -138,6 +138,22 @@ TEST(WorkloadModelTest, MultisliceStepsPayTheGradientExchangeOverDcn) {
   EXPECT_NEAR(Secs(*multi.step_time), Secs(*single.step_time) / 2 + dcn_per_step, 1e-6);
 }
 
+TEST(WorkloadModelTest, AnEmergencyCheckpointTakesAPositiveDurationNamedAtItsEnvEntry) {
+  auto none = EmergencyCheckpointTime(H100Gang(0, {}));
+  ASSERT_TRUE(none.ok());
+  EXPECT_FALSE(none->has_value());
+  auto save =
+      EmergencyCheckpointTime(H100Gang(0, {{"TRAINYARD_EMERGENCY_CHECKPOINT_TIME", "20s"}}));
+  ASSERT_TRUE(save.ok());
+  EXPECT_EQ(**save, seconds(20));
+  for (const char* bad : {"soon", "0s"}) {
+    auto refused =
+        EmergencyCheckpointTime(H100Gang(0, {{"TRAINYARD_EMERGENCY_CHECKPOINT_TIME", bad}}));
+    ASSERT_FALSE(refused.ok()) << bad;
+    EXPECT_EQ(FieldOf(refused.status()), "jobSpec.workerPoolSpecs[0].containerSpec.env[0].value");
+  }
+}
+
 TEST(WorkloadModelTest, ExplicitKnobsWinOverTheModel) {
   auto env = k7bOn1bTokens;
   env.push_back({"TRAINYARD_SIM_STEPS", "50"});
