@@ -24,10 +24,11 @@ namespace {
 #define TY_IN_STATE "GREATEST(0, :at::bigint - " TY_MICROS("COALESCE(state_since, update_time)") ")"
 // What an interrupted run loses: the time since its emergency checkpoint when it wrote one in its
 // notice (:progress_saved_at), else since its last periodic one.
-#define TY_SINCE_CHECKPOINT                                                                 \
-  "CASE WHEN :progress_saved_at::bigint IS NOT NULL THEN LEAST(" TY_IN_STATE                \
-  ", GREATEST(0, :at::bigint - :progress_saved_at::bigint)) "                               \
-  "WHEN checkpoint_interval_us > 0 THEN " TY_IN_STATE " % checkpoint_interval_us "          \
+#define TY_SINCE_CHECKPOINT                                                  \
+  "CASE WHEN :progress_saved_at::bigint IS NOT NULL THEN LEAST(" TY_IN_STATE \
+  ", GREATEST(0, :at::bigint - :progress_saved_at::bigint)) "                \
+  "WHEN checkpoint_interval_us > 0 THEN " TY_IN_STATE                        \
+  " % checkpoint_interval_us "                                               \
   "ELSE " TY_IN_STATE " END"
 constexpr const char* kApplyTransitionText =
     "WITH u AS (UPDATE custom_jobs SET state = :to::smallint, version = version + 1, "

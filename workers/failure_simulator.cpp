@@ -303,8 +303,8 @@ Status FailureSimulator::ReclaimDue(Timestamp now, FailureStepStats& stats) {
       std::optional<Timestamp> saved_at;
       if (auto save = EmergencyCheckpointTime(record.job.job_spec);
           save.ok() && *save && **save <= fleet_.spot_notice) {
-        saved_at = reclaim.at - std::chrono::duration_cast<std::chrono::microseconds>(
-                                    fleet_.spot_notice);
+        saved_at =
+            reclaim.at - std::chrono::duration_cast<std::chrono::microseconds>(fleet_.spot_notice);
       }
       auto transition = outcome.restart
                             ? JobStateMachine::Requeue(snapshot, reclaim.at, outcome.message,
