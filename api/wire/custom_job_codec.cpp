@@ -236,7 +236,9 @@ void ReadSchedulingStatus(ObjectReader& r, SchedulingStatus* s) {
     g.GetDuration("restartingTime", &s->goodput.restarting);
     g.GetDuration("runningTime", &s->goodput.running);
     g.GetDuration("redoneTime", &s->goodput.redone);
-    for (std::string_view derived : {"productiveTime", "lostTime", "ratio"}) g.Skip(derived);
+    for (std::string_view derived : {"productiveTime", "lostTime", "ratio", "schedulingRatio"}) {
+      g.Skip(derived);
+    }
   });
 }
 
@@ -545,6 +547,9 @@ json EncodeGoodput(const JobGoodput& g) {
               {"waitingTime", time(g.waiting)},         {"startingTime", time(g.starting)},
               {"runningTime", time(g.running)}};
   if (std::optional<double> ratio = g.Ratio()) out["ratio"] = std::round(*ratio * 1e4) / 1e4;
+  if (std::optional<double> s = g.SchedulingRatio()) {
+    out["schedulingRatio"] = std::round(*s * 1e4) / 1e4;
+  }
   return out;
 }
 

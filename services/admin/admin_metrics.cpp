@@ -148,7 +148,8 @@ Status WriteCostFamilies(AdminService& admin, metrics::Exposition& e) {
     }
   }
   e.Family("trainyard_goodput_ratio", "gauge",
-           "Productive time over all wall time of the jobs, by consumption model.");
+           "Productive time over the jobs' running lifetime (from their first admission), by "
+           "consumption model.");
   for (const ModelTotals& t : totals) {
     if (auto ratio = t.time.Ratio()) {
       e.Sample("trainyard_goodput_ratio",

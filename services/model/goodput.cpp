@@ -5,9 +5,16 @@
 namespace trainyard {
 
 std::optional<double> JobGoodput::Ratio() const {
+  const Duration lifetime = Lifetime();
+  if (lifetime <= Duration{}) return std::nullopt;
+  return std::chrono::duration<double>(Productive()).count() /
+         std::chrono::duration<double>(lifetime).count();
+}
+
+std::optional<double> JobGoodput::SchedulingRatio() const {
   const Duration total = Total();
   if (total <= Duration{}) return std::nullopt;
-  return std::chrono::duration<double>(Productive()).count() /
+  return std::chrono::duration<double>(Lifetime()).count() /
          std::chrono::duration<double>(total).count();
 }
 

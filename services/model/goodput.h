@@ -26,8 +26,14 @@ struct JobGoodput {
   Duration Productive() const { return running > redone ? running - redone : Duration{}; }
   Duration Lost() const { return restarting + redone; }
   Duration Total() const { return waiting + starting + restarting + running; }
-  // Productive over the whole wall time; nullopt before any time has passed.
+  // From its first admission on: what the job held or waited for again once it had capacity.
+  Duration Lifetime() const { return starting + restarting + running; }
+  // Goodput as Google's ML productivity goodput splits it. Runtime goodput: productive time over
+  // the job's running lifetime (from its first admission; the wait for capacity before it is
+  // not the job's to lose). Scheduling goodput: the share of its wall time it was not waiting for
+  // capacity to be first given. nullopt before any time has passed.
   std::optional<double> Ratio() const;
+  std::optional<double> SchedulingRatio() const;
 };
 
 // The bucket a state's time goes to, by whether the job had started when it was in that state.

@@ -16,8 +16,11 @@ TEST(GoodputTest, ProductiveIsRunningMinusRedoneAndLostIsRestartingPlusRedone) {
   EXPECT_EQ(g.Productive(), seconds(100));
   EXPECT_EQ(g.Lost(), seconds(70));
   EXPECT_EQ(g.Total(), seconds(200));
-  EXPECT_DOUBLE_EQ(*g.Ratio(), 0.5);
+  EXPECT_EQ(g.Lifetime(), seconds(190));
+  EXPECT_DOUBLE_EQ(*g.Ratio(), 100.0 / 190) << "the wait before the first admission is not lost";
+  EXPECT_DOUBLE_EQ(*g.SchedulingRatio(), 190.0 / 200) << "but it is the scheduler's";
   EXPECT_FALSE(JobGoodput{}.Ratio()) << "no time has passed: no ratio, not 0 and not NaN";
+  EXPECT_FALSE(JobGoodput{}.SchedulingRatio());
 }
 
 TEST(GoodputTest, TheCurrentStatesTimeSoFarGoesToItsBucket) {
