@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "services/catalog.h"
 #include "services/job_state_names.h"
 
 namespace trainyard::simulate {
@@ -153,6 +154,7 @@ StatusOr<ScenarioReport> WriteScenario(const std::string& dir, const Scenario& s
          "running_s,redone_s,preemptions,node_names\n";
   std::vector<double> waits, jcts;
   double job_cost = 0, productive = 0, lifetime = 0, wall = 0;
+  double productive_accelerator_hours = 0;  // productive time × the accelerators the job held
   int64_t succeeded = 0, failed = 0, unfinished = 0, preemptions = 0;
   for (const JobOutcome& j : result.jobs) {
     const CustomJob& job = j.record.job;
@@ -179,6 +181,11 @@ StatusOr<ScenarioReport> WriteScenario(const std::string& dir, const Scenario& s
     const std::string model = ModelsOf(s);
     job_cost += this_cost;
     productive += Seconds(s.goodput.Productive());
+    if (const MachineType* machine = FindMachineType(j.built.machine_type)) {
+      productive_accelerator_hours += Seconds(s.goodput.Productive()) / 3600 *
+                                      static_cast<double>(j.built.nodes) *
+                                      std::max(machine->accelerator_count, 1);
+    }
     lifetime += Seconds(s.goodput.Lifetime());
     wall += Seconds(s.goodput.Total());
     csv << j.trace->line << "," << job.name.substr(job.name.rfind('/') + 1) << ","
@@ -225,6 +232,9 @@ StatusOr<ScenarioReport> WriteScenario(const std::string& dir, const Scenario& s
   summary["cost_usd"] = {{"total", Round(cost, 2)},
                          {"by_consumption_model", by_model},
                          {"charged_to_jobs", Round(job_cost, 2)}};
+  // What the capacity costs for each accelerator-hour that trained and kept its result.
+  summary["cost_per_productive_accelerator_hour"] =
+      Round(productive_accelerator_hours > 0 ? cost / productive_accelerator_hours : 0, 4);
   summary["wait_seconds"] = {{"p50", Round(Percentile(waits, 50), 1)},
                              {"p95", Round(Percentile(waits, 95), 1)},
                              {"p99", Round(Percentile(waits, 99), 1)}};
@@ -296,6 +306,8 @@ Status WriteComparison(const std::string& dir, const std::vector<ScenarioReport>
   row("JCT p95 (s)", [&](const ordered_json& s) { return num(s["jct_seconds"]["p95"], 0); });
   row("goodput", [&](const ordered_json& s) { return num(s["goodput"], 3); });
   row("scheduling goodput", [&](const ordered_json& s) { return num(s["scheduling_goodput"], 3); });
+  row("cost per productive accelerator-hour (USD)",
+      [&](const ordered_json& s) { return num(s["cost_per_productive_accelerator_hour"], 2); });
   row("preemptions", [&](const ordered_json& s) { return num(s["preemptions"], 0); });
   row("reservation utilization",
       [&](const ordered_json& s) { return num(s["reservation_utilization"], 3); });

@@ -44,7 +44,8 @@ sum() { jq -r "$2" "$E2E_DIR/a/$1/summary.json"; }
 for s in on-demand reservation-1y reservation-3y spot-fallback; do
   for key in .jobs .succeeded .failed .cost_usd.total .cost_usd.by_consumption_model \
     .wait_seconds.p50 .wait_seconds.p95 .wait_seconds.p99 .jct_seconds.p50 .jct_seconds.p95 \
-    .goodput .scheduling_goodput .preemptions .simulated_seconds; do
+    .goodput .scheduling_goodput .cost_per_productive_accelerator_hour .preemptions \
+    .simulated_seconds; do
     [ "$(sum $s "$key | type")" != "null" ] || fail "$s: summary.json has no $key"
   done
   rows=$(($(wc -l <"$E2E_DIR/a/$s/jobs.csv") - 1))
