@@ -105,6 +105,22 @@ class FailureSimulatorTest : public testing::SimFixture {
     EXPECT_EQ(Get(job).state, JobState::kSucceeded);
   }
 
+  // A 600 s spot job that, once booted and pulled (68 s), runs `ran` before its node gets a
+  // notice, and is reclaimed 30 s later (requeued and admitted again in that pass).
+  CustomJob ReclaimedAfter(Duration ran) {
+    CustomJob job = Create(0, SchedulingStrategy::kSpot, "", "600s");
+    Step();
+    clock_.Advance(68s);
+    Step();
+    EXPECT_EQ(Get(job).state, JobState::kRunning);
+    clock_.Advance(std::chrono::duration_cast<std::chrono::microseconds>(ran));
+    PreemptNode(NodeOf(Get(job)));
+    Step();
+    clock_.Advance(30s);
+    Step();
+    return job;
+  }
+
   bool HasEvent(const CustomJob& job, const std::string& text) {
     for (const std::string& e : Events(job)) {
       if (e.find(text) != std::string::npos) return true;
@@ -179,17 +195,9 @@ TEST_F(FailureSimulatorTest, SpotPreemptionGivesNoticeRequeuesAndTheJobFinishesO
 // loses only the notice, not the work since its last periodic checkpoint.
 TEST_F(FailureSimulatorTest, AnEmergencyCheckpointInTheNoticeLosesOnlyTheNotice) {
   primary_env_ = {{"TRAINYARD_EMERGENCY_CHECKPOINT_TIME", "20s"}};
-  CustomJob job = Create(0, SchedulingStrategy::kSpot, "", "600s");  // checkpoints every 600 s
-  Step();
-  clock_.Advance(68s);
-  Step();
-  CustomJob running = Get(job);
-  ASSERT_EQ(running.state, JobState::kRunning);
-  clock_.Advance(100s);
-  PreemptNode(NodeOf(running));
-  Step();
-  clock_.Advance(30s);
-  Step();  // reclaimed 130 s into the run: its save at the notice holds the first 100
+  // Reclaimed 130 s into the run, its periodic checkpoint 600 s away: the save at the notice
+  // holds the first 100.
+  CustomJob job = ReclaimedAfter(100s);
   ASSERT_EQ(Get(job).state, JobState::kPending);
   EXPECT_EQ(Get(job).trainyard->goodput.redone, 30s) << "the notice, not 130 s since no checkpoint";
   clock_.Advance(68s);
@@ -201,31 +209,13 @@ TEST_F(FailureSimulatorTest, AnEmergencyCheckpointInTheNoticeLosesOnlyTheNotice)
 
   // A save that does not fit in the notice is no save: the 130 s go.
   primary_env_ = {{"TRAINYARD_EMERGENCY_CHECKPOINT_TIME", "45s"}};
-  CustomJob slow = Create(0, SchedulingStrategy::kSpot, "", "600s");
-  Step();
-  clock_.Advance(68s);
-  Step();
-  ASSERT_EQ(Get(slow).state, JobState::kRunning);
-  clock_.Advance(100s);
-  PreemptNode(NodeOf(Get(slow)));
-  Step();
-  clock_.Advance(30s);
-  Step();
+  CustomJob slow = ReclaimedAfter(100s);
   EXPECT_EQ(Get(slow).trainyard->goodput.redone, 130s);
 }
 
 TEST_F(FailureSimulatorTest, AJobThatNeverCheckpointsRedoesAllItsWorkAfterAPreemption) {
   checkpoint_interval_ = "0s";
-  CustomJob job = Create(0, SchedulingStrategy::kSpot, "", "600s");
-  Step();
-  clock_.Advance(68s);
-  Step();
-  ASSERT_EQ(Get(job).state, JobState::kRunning);
-  clock_.Advance(100s);
-  PreemptNode(NodeOf(Get(job)));
-  Step();
-  clock_.Advance(30s);
-  Step();
+  CustomJob job = ReclaimedAfter(100s);
   ASSERT_EQ(Get(job).state, JobState::kPending);
   EXPECT_EQ(Get(job).trainyard->goodput.redone, 130s) << "every second it ran is lost";
   clock_.Advance(68s);

@@ -359,13 +359,19 @@ TEST(SchedulerTest, BigGangHoldsCapacitySoSmallLongJobsCannotStarveIt) {
   EXPECT_EQ(Admitted(r, 3)->placement.zone, "us-central1-a");
 }
 
-TEST(SchedulerTest, HeldCapacityGoesOnlyToJobsThatEndBeforeTheGangStarts) {
-  Fleet fleet = EightNodeFleet();
-  Scheduler s(fleet);
+// On the eight-node fleet: 6 nodes run for an hour, and a high-priority 8-node gang of another
+// project (job 2) will hold capacity for its start at +1h.
+void GangWaitsForTheHour(Scheduler& s) {
   s.UpsertPending(Job(1, {.replicas = 6, .expected_runtime = "3600s"}));
   s.RunCycle(kT0);
   s.UpsertPending(
       Job(2, {.project = "big", .replicas = 8, .priority = "high", .created = kT0 + 1s}));
+}
+
+TEST(SchedulerTest, HeldCapacityGoesOnlyToJobsThatEndBeforeTheGangStarts) {
+  Fleet fleet = EightNodeFleet();
+  Scheduler s(fleet);
+  GangWaitsForTheHour(s);
   s.UpsertPending(Job(3, {.replicas = 2, .created = kT0 + 2s}));
   s.UpsertPending(Job(4, {.replicas = 2, .expected_runtime = "1800s", .created = kT0 + 3s}));
   CycleResult r = s.RunCycle(kT0 + 1min);
@@ -382,10 +388,7 @@ TEST(SchedulerTest, HeldCapacityGoesOnlyToJobsThatEndBeforeTheGangStarts) {
 TEST(SchedulerTest, BackfillWithoutTheLabelPlansWithTheJobsTimeout) {
   Fleet fleet = EightNodeFleet();
   Scheduler s(fleet);
-  s.UpsertPending(Job(1, {.replicas = 6, .expected_runtime = "3600s"}));
-  s.RunCycle(kT0);
-  s.UpsertPending(
-      Job(2, {.project = "big", .replicas = 8, .priority = "high", .created = kT0 + 1s}));
+  GangWaitsForTheHour(s);
   s.UpsertPending(Job(3, {.replicas = 2, .created = kT0 + 2s}));
   s.UpsertPending(Job(4, {.replicas = 2, .timeout = 30min, .created = kT0 + 3s}));
   CycleResult r = s.RunCycle(kT0 + 1min);

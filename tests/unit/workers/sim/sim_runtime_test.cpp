@@ -53,12 +53,18 @@ TEST(SimRuntimeTest, ReplicasRunForTheJobsRunTimeThenThePrimaryExitsWithTheKnob)
   EXPECT_EQ(after->replicas[1].exit_code, 0) << "only the primary takes the exit-code knob";
 }
 
-TEST(SimRuntimeTest, RightAfterAdmissionReplicasWaitForTheSimulatedBootAndPull) {
-  SimRuntime runtime;
+// Job("100s") admitted at kT0 onto nodes that take 30 s to boot and pull.
+JobRecord AdmittedJob() {
   JobRecord job = Job("100s");
   job.job.trainyard = SchedulingStatus{};
   job.job.trainyard->admitted_at = kT0;
   job.job.trainyard->startup = seconds(30);
+  return job;
+}
+
+TEST(SimRuntimeTest, RightAfterAdmissionReplicasWaitForTheSimulatedBootAndPull) {
+  SimRuntime runtime;
+  JobRecord job = AdmittedJob();
   auto run = runtime.Launch(job, 0, kT0 + seconds(10), kNoLeaseDeadline);
   ASSERT_TRUE(run.ok());
   job.run = *run;
@@ -75,10 +81,7 @@ TEST(SimRuntimeTest, RightAfterAdmissionReplicasWaitForTheSimulatedBootAndPull) 
 // model times do not depend on polling or --sim-speed.
 TEST(SimRuntimeTest, ALateFirstLaunchStartsWhenTheNodesWereUpNotWhenItWasNoticed) {
   SimRuntime runtime;
-  JobRecord job = Job("100s");
-  job.job.trainyard = SchedulingStatus{};
-  job.job.trainyard->admitted_at = kT0;
-  job.job.trainyard->startup = seconds(30);
+  JobRecord job = AdmittedJob();
   job.state_since = kT0;  // PENDING since its admission
   auto run = runtime.Launch(job, 0, kT0 + seconds(45), kNoLeaseDeadline);
   ASSERT_TRUE(run.ok());
