@@ -428,6 +428,29 @@ TEST_F(FailureSimulatorTest, InjectionsNameTheBadField) {
 // Hazards drawn from the fleet's seed over hours of virtual time, each run on a fresh database.
 class FleetHazardTest : public FailureSimulatorTest {
  protected:
+  // One zone with a 4-node pool of `model` whose capacity comes and goes (2 h available, 1 h
+  // constrained to a quarter or a half on average, seed 11); its first fall and recovery.
+  std::pair<CapacityStep, CapacityStep> StartComingAndGoing(const std::string& model) {
+    fleet_json_ = R"({"seed": 11, "bootTime": {"default": "60s"}, "imageSizeGb": {"default": 10},
+      "zones": [{"zone": "us-central1-a", "pools": [{"machineType": "a3-megagpu-8g", "model": ")" +
+                  model + R"(", "nodes": 4, "availability": {"meanAvailable": "7200s",
+      "meanConstrained": "3600s", "minShareLeft": 0.25, "maxShareLeft": 0.5}}]}]})";
+    TearDownStack();
+    SetUp();
+    const std::vector<CapacityStep>& steps = fleet_.pools[0].capacity_steps;
+    EXPECT_GE(steps.size(), 3u);
+    EXPECT_LT(steps[1].units, 4);
+    EXPECT_EQ(steps[2].units, 4);
+    EXPECT_GT(steps[1].after, 10min) << "seed 11 should leave time to start the jobs";
+    return {steps[1], steps[2]};
+  }
+  // Advances the clock to `since_epoch` after the fleet's epoch (if that is still ahead).
+  void Until(Duration since_epoch) {
+    const Timestamp at =
+        fleet_.epoch + std::chrono::duration_cast<std::chrono::microseconds>(since_epoch);
+    if (at > clock_.Now()) clock_.Advance(at - clock_.Now());
+  }
+
   // Three long spot jobs for 3 hours under a high hazard; the preemption notices, in order.
   std::vector<std::string> Scenario(int seed) {
     fleet_json_ = R"({"seed": )" + std::to_string(seed) + R"(,
@@ -486,34 +509,17 @@ TEST_F(FleetHazardTest, APoolsFailureHazardFailsAndRepairsNodesUnderAJob) {
 // beyond what is left get their notices together at the fall and are reclaimed 30 s later; their
 // jobs wait while the pool offers less, and run again when it recovers.
 TEST_F(FleetHazardTest, SpotCapacityThatFallsReclaimsTheNodesBeyondItTogether) {
-  fleet_json_ = R"({"seed": 11, "bootTime": {"default": "60s"}, "imageSizeGb": {"default": 10},
-    "zones": [{"zone": "us-central1-a", "pools": [
-      {"machineType": "a3-megagpu-8g", "model": "SPOT", "nodes": 4, "availability": {
-        "meanAvailable": "7200s", "meanConstrained": "3600s", "minShareLeft": 0.25,
-        "maxShareLeft": 0.5}}]}]})";
-  TearDownStack();
-  SetUp();
-  const CapacityPool& spot = fleet_.pools[0];
-  ASSERT_GE(spot.capacity_steps.size(), 3u);
-  const CapacityStep fall = spot.capacity_steps[1];
-  const CapacityStep back = spot.capacity_steps[2];
-  ASSERT_LT(fall.units, 4);
-  ASSERT_EQ(back.units, 4);
-  ASSERT_GT(fall.after, 10min) << "seed 11 should leave time to start the jobs";
+  const auto [fall, back] = StartComingAndGoing("SPOT");
+  ASSERT_FALSE(HasFailure());
   std::vector<CustomJob> jobs;
   for (int i = 0; i < 4; ++i) jobs.push_back(Create(0, SchedulingStrategy::kSpot, "", "86400s"));
   Step();
-  const auto until = [&](Duration since_epoch) {
-    const Timestamp at =
-        fleet_.epoch + std::chrono::duration_cast<std::chrono::microseconds>(since_epoch);
-    if (at > clock_.Now()) clock_.Advance(at - clock_.Now());
-  };
-  until(fall.after - 1s);
+  Until(fall.after - 1s);
   Step();
   for (const CustomJob& job : jobs) ASSERT_EQ(Get(job).state, JobState::kRunning);
   EXPECT_EQ(fleet_.pools[0].UnitsAvailableAt(clock_.Now(), fleet_.epoch), 4);
 
-  until(fall.after + 61s);  // the fall's minute has been drawn; its notices are due
+  Until(fall.after + 61s);  // the fall's minute has been drawn; its notices are due
   Step();
   EXPECT_EQ(fleet_.pools[0].UnitsAvailableAt(clock_.Now(), fleet_.epoch), fall.units);
   int requeued = 0, running = 0;
@@ -532,12 +538,12 @@ TEST_F(FleetHazardTest, SpotCapacityThatFallsReclaimsTheNodesBeyondItTogether) {
   EXPECT_EQ(running, fall.units);
   EXPECT_EQ(requeued, 4 - fall.units) << "the nodes beyond what is left went together";
 
-  until(back.after - 1s);
+  Until(back.after - 1s);
   Step();
   int waiting = 0;
   for (const CustomJob& job : jobs) waiting += Get(job).state == JobState::kQueued;
   EXPECT_EQ(waiting, 4 - fall.units) << "nothing more while the pool is short";
-  until(back.after + 1s);
+  Until(back.after + 1s);
   Step();
   for (const CustomJob& job : jobs) {
     EXPECT_NE(Get(job).state, JobState::kQueued) << "the capacity is back: admitted again";
@@ -547,27 +553,14 @@ TEST_F(FleetHazardTest, SpotCapacityThatFallsReclaimsTheNodesBeyondItTogether) {
 // An on-demand stockout stops new VMs only: the jobs running when it begins keep their nodes,
 // and a new one waits with the stockout named until it ends.
 TEST_F(FleetHazardTest, AnOnDemandStockoutLeavesRunningVmsAndHoldsNewOnes) {
-  fleet_json_ = R"({"seed": 11, "bootTime": {"default": "60s"}, "imageSizeGb": {"default": 10},
-    "zones": [{"zone": "us-central1-a", "pools": [
-      {"machineType": "a3-megagpu-8g", "model": "ON_DEMAND", "nodes": 4, "availability": {
-        "meanAvailable": "7200s", "meanConstrained": "3600s", "minShareLeft": 0.25,
-        "maxShareLeft": 0.5}}]}]})";
-  TearDownStack();
-  SetUp();
-  const CapacityStep fall = fleet_.pools[0].capacity_steps[1];
-  const CapacityStep back = fleet_.pools[0].capacity_steps[2];
-  ASSERT_LT(fall.units, 4);
+  const auto [fall, back] = StartComingAndGoing("ON_DEMAND");
+  ASSERT_FALSE(HasFailure());
   std::vector<CustomJob> jobs;
   for (int i = 0; i < 4; ++i) {
     jobs.push_back(Create(0, SchedulingStrategy::kOnDemand, "", "86400s"));
   }
   Step();
-  const auto until = [&](Duration since_epoch) {
-    const Timestamp at =
-        fleet_.epoch + std::chrono::duration_cast<std::chrono::microseconds>(since_epoch);
-    if (at > clock_.Now()) clock_.Advance(at - clock_.Now());
-  };
-  until(fall.after + 120s);
+  Until(fall.after + 120s);
   Step();
   for (const CustomJob& job : jobs) EXPECT_EQ(Get(job).state, JobState::kRunning);
   EXPECT_EQ(NodesInState(3), 4) << "no on-demand VM is taken back";
@@ -581,7 +574,7 @@ TEST_F(FleetHazardTest, AnOnDemandStockoutLeavesRunningVmsAndHoldsNewOnes) {
             std::string::npos)
       << waiting.trainyard->reason_message;
   ASSERT_LT(back.after, 86400s) << "the stockout ends before the jobs do";
-  until(back.after + 1s);
+  Until(back.after + 1s);
   Step();
   EXPECT_EQ(Get(late).state, JobState::kQueued) << "all 4 nodes are still busy";
 }
