@@ -61,6 +61,7 @@ StatusOr<FailureStepStats> FailureSimulator::Step(Timestamp now) {
   TY_RETURN_IF_ERROR(store_.GiveBackPreempted(now));
   TY_RETURN_IF_ERROR(ApplyInjections(now, stats));
   TY_RETURN_IF_ERROR(DrawHazards(now, stats));
+  TY_RETURN_IF_ERROR(EndWindows(now, stats));
   TY_RETURN_IF_ERROR(ReclaimDue(now, stats));
   if (stats.notices + stats.reclaimed + stats.failed + stats.repaired + stats.injections > 0) {
     LogJson(LogLevel::kInfo, "fleet_failures",
@@ -280,6 +281,30 @@ Status FailureSimulator::ShrinkSpot(int64_t first, int64_t last, std::vector<Spo
   return Status::Ok();
 }
 
+Status FailureSimulator::EndWindows(Timestamp now, FailureStepStats& stats) {
+  std::vector<SpotNotice> notices;
+  for (const CapacityPool& pool : fleet_.pools) {
+    // From the notice on (a leader that was down catches up for a week), not per hazard minute:
+    // the notice comes on time whatever the tick, and a node given one is not read again.
+    if (!pool.window_end || now < Later(*pool.window_end, -fleet_.spot_notice) ||
+        now >= Later(*pool.window_end, kHazardTick * kMaxCatchUpTicks)) {
+      continue;
+    }
+    TY_ASSIGN_OR_RETURN(std::vector<NodeStatus> live, store_.LiveNodes({pool.id}));
+    for (const NodeStatus& n : live) {
+      if (!n.job_id) continue;  // an idle node just stops being offered
+      notices.push_back({n.node, *pool.window_end,
+                         "reservation " + pool.reservation + "'s window ends at " +
+                             ClockText(*pool.window_end) + ": node " +
+                             NodeName(n.node.pool_id, n.node.ordinal) + " is stopped then"});
+    }
+  }
+  if (notices.empty()) return Status::Ok();
+  TY_RETURN_IF_ERROR(store_.GiveNotices(notices, now, std::nullopt, std::nullopt));
+  stats.notices += static_cast<int>(notices.size());
+  return Status::Ok();
+}
+
 Status FailureSimulator::ReclaimDue(Timestamp now, FailureStepStats& stats) {
   TY_ASSIGN_OR_RETURN(std::vector<NodeStatus> due, store_.NoticesDue(now));
   TY_ASSIGN_OR_RETURN(auto jobs, JobsOn(due));
@@ -306,8 +331,18 @@ Status FailureSimulator::ReclaimDue(Timestamp now, FailureStepStats& stats) {
         saved_at =
             reclaim.at - std::chrono::duration_cast<std::chrono::microseconds>(fleet_.spot_notice);
       }
-      auto transition = outcome.restart
-                            ? JobStateMachine::Requeue(snapshot, reclaim.at, outcome.message,
+      // A calendar reservation's window that ended is no spot reclaim: the job goes back to the
+      // queue without spending a restart.
+      const CapacityPool* pool = fleet_.FindPool(n.node.pool_id);
+      const bool window_ended =
+          pool != nullptr && pool->window_end && reclaim.at >= *pool->window_end;
+      auto transition =
+          window_ended ? JobStateMachine::Requeue(
+                             snapshot, reclaim.at,
+                             "reservation " + pool->reservation + "'s window ended " + "at " +
+                                 ClockText(*pool->window_end) + "; back in the queue",
+                             /*spot=*/false, saved_at)
+          : outcome.restart ? JobStateMachine::Requeue(snapshot, reclaim.at, outcome.message,
                                                        /*spot=*/true, saved_at)
                             : JobStateMachine::Stockout(snapshot, reclaim.at, outcome.message);
       if (!transition.ok()) continue;  // moved on since it was read; looked at again next pass

@@ -37,6 +37,9 @@ class FailureSimulator {
   // A spot pool whose capacity fell in ticks [first, last]: notices for the nodes beyond what
   // is left, all at the fall (services/fleet/spot_availability.h).
   Status ShrinkSpot(int64_t first, int64_t last, std::vector<SpotNotice>& notices);
+  // A calendar-mode reservation whose window ends within the spot notice: notices for every node
+  // a job still holds there, due at the window's end.
+  Status EndWindows(Timestamp now, FailureStepStats& stats);
   Status ReclaimDue(Timestamp now, FailureStepStats& stats);
   // false: the node's job moved on meanwhile; try again next pass.
   StatusOr<bool> Fail(const NodeRef& node, Timestamp at, std::optional<InjectionDone> injection);

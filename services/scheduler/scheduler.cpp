@@ -119,7 +119,8 @@ void Scheduler::Admit(PendingEntry& entry, const Placement& placement, std::vect
     decision.version = job.version;
     decision.placement = placement;
     decision.image_uri = job.image_uri;
-    decision.message = AdmittedMessage(fleet_, placement);
+    decision.message =
+        AdmittedMessage(fleet_, placement) + WindowEndNote(fleet_, placement, r.expected_end);
     if (auto held = job.on_resource.empty() ? resources_.end() : resources_.find(job.on_resource);
         held != resources_.end()) {
       decision.resource_uid = held->second.uid;

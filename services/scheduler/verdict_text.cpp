@@ -176,6 +176,16 @@ std::string AdmittedMessage(const Fleet& fleet, const Placement& placement) {
   return out;
 }
 
+std::string WindowEndNote(const Fleet& fleet, const Placement& placement, Timestamp expected_end) {
+  for (const PlacedPool& pp : placement.pools) {
+    const CapacityPool& pool = fleet.pools[pp.pool];
+    if (!pool.window_end || expected_end <= *pool.window_end) continue;
+    return "; it cannot finish before reservation " + pool.reservation + "'s window ends at " +
+           ClockText(*pool.window_end) + ": it is stopped then and goes back to the queue";
+  }
+  return "";
+}
+
 std::string PreemptedSuffix(size_t victims, size_t reclaimed, size_t fair_shared) {
   if (victims == 0) return "";
   const size_t lower = victims - reclaimed - fair_shared;

@@ -61,6 +61,9 @@ std::string ReservedSuffix(const std::string& zone, Timestamp start);
 std::string NotEvaluatedMessage(int64_t position, int lookback);
 std::string AdmittedMessage(const Fleet& fleet, const Placement& placement);
 // " after preempting 3 jobs (1 lower-priority, 2 over their project's fair share)".
+// "; it cannot finish before reservation cal1's window ends at 2026-…Z: it is stopped then and
+// goes back to the queue" when a calendar-mode pool of `placement` ends before `expected_end`.
+std::string WindowEndNote(const Fleet& fleet, const Placement& placement, Timestamp expected_end);
 std::string PreemptedSuffix(size_t victims, size_t reclaimed, size_t fair_shared);
 
 // "2026-11-22 14:20 UTC".

@@ -579,6 +579,43 @@ TEST_F(FleetHazardTest, AnOnDemandStockoutLeavesRunningVmsAndHoldsNewOnes) {
   EXPECT_EQ(Get(late).state, JobState::kQueued) << "all 4 nodes are still busy";
 }
 
+// A DWS calendar-mode reservation ends: a job admitted onto it that cannot finish inside the window
+// is told so at admission; when the window ends it gets the notice before it and goes back to the
+// queue at the end, without spending a spot restart.
+TEST_F(FleetHazardTest, ACalendarReservationsEndStopsItsJobsAtTheEndAfterTheNotice) {
+  fleet_json_ = R"({"seed": 3, "bootTime": {"default": "60s"}, "imageSizeGb": {"default": 10},
+    "zones": [{"zone": "us-central1-a", "pools": [
+      {"machineType": "a3-megagpu-8g", "model": "RESERVATION", "reservation": "cal1",
+       "term": "calendar", "window": {"after": "0s", "length": "86400s"}, "nodes": 2}]}]})";
+  TearDownStack();
+  SetUp();
+  CustomJob job = Create(0, SchedulingStrategy::kStandard, "", "172800s", "demo");
+  Step();
+  CustomJob admitted = Get(job);
+  ASSERT_EQ(admitted.state, JobState::kPending);
+  EXPECT_NE(admitted.trainyard->reason_message.find(
+                "it cannot finish before reservation cal1's window ends at"),
+            std::string::npos)
+      << admitted.trainyard->reason_message;
+  Until(86400s - 31s);
+  Step();
+  EXPECT_EQ(Get(job).state, JobState::kRunning);
+  Until(86400s - 30s);
+  Step();
+  CustomJob noticed = Get(job);
+  EXPECT_EQ(noticed.state, JobState::kRunning) << "it runs through the notice";
+  EXPECT_EQ(noticed.trainyard->reason_code, "SPOT_NOTICE");
+  EXPECT_NE(noticed.trainyard->reason_message.find("reservation cal1's window ends at"),
+            std::string::npos)
+      << noticed.trainyard->reason_message;
+  Until(86400s);
+  Step();
+  CustomJob ended = Get(job);
+  EXPECT_EQ(ended.state, JobState::kQueued);
+  EXPECT_EQ(ended.trainyard->spot_restarts, 0) << "the end of a window is no spot reclaim";
+  EXPECT_TRUE(HasEvent(job, "reservation cal1's window ended at"));
+}
+
 // Twice with the same seed and once with another: the notices (node and time) repeat exactly,
 // and differ.
 TEST_F(FleetHazardTest, SameSeedReplaysTheSamePreemptions) {
