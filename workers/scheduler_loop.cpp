@@ -267,6 +267,9 @@ void SchedulerLoop::Stop() {
 }
 
 void SchedulerLoop::Wake() {
+  // Behind jobs that already wait for capacity a new one most likely waits too, and a pass per
+  // create would only cost a busy server a cycle each: then the tick will do.
+  if (!queue_was_empty_.load(std::memory_order_relaxed)) return;
   {
     std::lock_guard lock(mu_);
     woken_ = true;
@@ -285,6 +288,7 @@ void SchedulerLoop::Loop() {
     if (!stats.ok()) {
       LogJson(LogLevel::kWarn, "scheduler_pass_failed", {{"error", stats.status().message()}});
     }
+    queue_was_empty_.store(core_.pending_count() == 0, std::memory_order_relaxed);
     // A cycle that admitted may have left more that fits (the per-queue lookback): go again now.
     if (stats.ok() && stats->committed.admitted > 0) continue;
     std::unique_lock lock(mu_);

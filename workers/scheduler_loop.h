@@ -49,9 +49,9 @@ class SchedulerLoop {
   StatusOr<LoopStats> RunOnce();
   void Start();
   void Stop();
-  // Something for the scheduler arrived (a job was created in this process): run the next pass
-  // now rather than a tick later, so admission does not wait out polling (at --sim-speed 50 a
-  // 200 ms tick is 10 s of model time).
+  // Something for the scheduler arrived (a job was created in this process): when no job was left
+  // waiting by the last pass, run the next pass now rather than a tick later, so admission does
+  // not wait out polling (at --sim-speed 50 a 200 ms tick is 10 s of model time).
   void Wake();
 
   const Scheduler& core() const { return core_; }
@@ -102,6 +102,7 @@ class SchedulerLoop {
   std::mutex mu_;
   std::condition_variable wake_;
   bool woken_ = false;  // under mu_: a Wake came since the last pass began
+  std::atomic<bool> queue_was_empty_{true};  // after the last pass: nobody waited for capacity
 };
 
 }  // namespace trainyard
