@@ -101,7 +101,7 @@ class SchedulerLoop {
   std::atomic<bool> stop_{false};
   std::mutex mu_;
   std::condition_variable wake_;
-  bool woken_ = false;  // under mu_: a Wake came since the last pass began
+  bool woken_ = false;                       // under mu_: a Wake came since the last pass began
   std::atomic<bool> queue_was_empty_{true};  // after the last pass: nobody waited for capacity
 };
 
