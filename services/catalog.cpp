@@ -177,6 +177,27 @@ std::vector<AcceleratorType> N1AttachableAccelerators() {
 }
 
 // Enum names as the wire spells them, for error text and quota metric names.
+int64_t AcceleratorsHeld(const std::vector<PlacedPoolStatus>& pools) {
+  int64_t out = 0;
+  for (const PlacedPoolStatus& pool : pools) {
+    const MachineType* machine = FindMachineType(pool.machine_type);
+    if (machine == nullptr) continue;
+    const int per_node = machine->is_tpu
+                             ? (machine->tpu_family.empty() ? 0 : machine->tpu_chips_per_host)
+                             : machine->accelerator_count;
+    out += static_cast<int64_t>(pool.nodes.size()) * per_node;
+  }
+  return out;
+}
+
+std::optional<double> CostPerProductiveAcceleratorHour(const SchedulingStatus& status) {
+  const double hours =
+      std::chrono::duration<double, std::ratio<3600>>(status.goodput.Productive()).count();
+  const int64_t accelerators = AcceleratorsHeld(status.pools);
+  if (hours <= 0 || accelerators <= 0) return std::nullopt;
+  return status.cost_usd / (hours * static_cast<double>(accelerators));
+}
+
 std::string AcceleratorName(AcceleratorType type) {
   switch (type) {
     case AT::kUnspecified:

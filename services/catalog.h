@@ -36,6 +36,15 @@ struct MachineType {
 // nullptr when the name is not in the catalog. Names are exact (case-sensitive), as in Vertex.
 const MachineType* FindMachineType(std::string_view name);
 
+// The accelerators (built-in GPUs, TPU chips) on the nodes of a placement: a node's count from its
+// machine type. N1 VMs with attached GPUs and cloud-tpu count none (their size is the request's).
+int64_t AcceleratorsHeld(const std::vector<PlacedPoolStatus>& pools);
+
+// What a job's capacity cost for each accelerator-hour that trained and kept its result: its cost
+// over its productive time × the accelerators it holds. nullopt before any productive time, or
+// when the placement has no countable accelerators.
+std::optional<double> CostPerProductiveAcceleratorHour(const SchedulingStatus& status);
+
 // The proto enum name ("NVIDIA_H100_MEGA_80GB"), for error text and quota metric names.
 std::string AcceleratorName(AcceleratorType type);
 

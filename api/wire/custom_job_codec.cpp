@@ -9,6 +9,7 @@
 
 #include "api/wire/enums.h"
 #include "api/wire/json_reader.h"
+#include "services/catalog.h"
 
 namespace trainyard {
 namespace {
@@ -229,6 +230,7 @@ void ReadSchedulingStatus(ObjectReader& r, SchedulingStatus* s) {
   r.GetTimestamp("admitTime", &s->admitted_at);
   r.GetDouble("hourlyPriceUsd", &s->hourly_price_usd);
   r.GetDouble("costUsd", &s->cost_usd);
+  r.Skip("costPerProductiveAcceleratorHourUsd");  // follows from the cost and the goodput
   // The buckets; productive, lost and the ratio follow from them.
   r.GetObject("goodput", kGoodputType, [&](ObjectReader& g) {
     g.GetDuration("waitingTime", &s->goodput.waiting);
@@ -583,6 +585,9 @@ nlohmann::json EncodeSchedulingStatus(const SchedulingStatus& s) {
   if (s.spot_restarts > 0) out["spotRestarts"] = s.spot_restarts;
   if (s.attempt > 0) out["attempt"] = s.attempt;
   out["goodput"] = EncodeGoodput(s.goodput);
+  if (std::optional<double> per_hour = CostPerProductiveAcceleratorHour(s)) {
+    out["costPerProductiveAcceleratorHourUsd"] = std::round(*per_hour * 1e4) / 1e4;
+  }
   if (!s.replicas.empty()) {
     json replicas = json::array();
     for (const ReplicaRun& r : s.replicas) {

@@ -105,8 +105,12 @@ for job in "$spot" "$standard"; do
     "$(field "$job" '.trainyard.goodput.productiveTime | rtrimstr("s") | tonumber | . >= 1200 and . < 1210')" true
   check "job $short ran its work plus what it redid" \
     "$(field "$job" '.trainyard.goodput | ((.runningTime, .productiveTime, .redoneTime) |= (rtrimstr("s") | tonumber)) | (.runningTime - .productiveTime - .redoneTime | fabs) < 0.01')" true
-  check "job $short's ratio is productive over its wall time" \
-    "$(field "$job" '.trainyard.goodput.ratio > 0 and .trainyard.goodput.ratio < 1')" true
+  check "job $short's ratio is productive over its running lifetime, scheduling goodput beside it" \
+    "$(field "$job" '.trainyard.goodput | .ratio > 0 and .ratio < 1 and .schedulingRatio > 0 and .schedulingRatio <= 1')" true
+  check "job $short's cost per productive accelerator-hour is its cost over its productive GPU-hours" \
+    "$(field "$job" '.trainyard | ([.placement.pools[].nodes | length] | add * 8) as $gpus |
+      (.goodput.productiveTime | rtrimstr("s") | tonumber) as $s |
+      (.costPerProductiveAcceleratorHourUsd - .costUsd / ($s / 3600 * $gpus) | fabs) < 0.01')" true
 done
 check "the repair counts as time lost to restarting (1800s and the new VM's pull)" \
   "$(field "$standard" '.trainyard.goodput.restartingTime | rtrimstr("s") | tonumber >= 1800')" true

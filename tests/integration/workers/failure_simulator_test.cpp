@@ -2,6 +2,7 @@
 // Vertex limit, node failure and repair, and replay from the fleet's seed. A manual clock drives
 // the scheduler leader (which runs the failure simulator) and the executor; every assertion is
 // what a user sees through GET or in the job's events.
+#include "services/catalog.h"
 #include "storage/pg_fault_injection_store.h"
 #include "tests/integration/sim_fixture.h"
 
@@ -189,6 +190,9 @@ TEST_F(FailureSimulatorTest, SpotPreemptionGivesNoticeRequeuesAndTheJobFinishesO
   EXPECT_EQ(g.restarting, 68s) << "back in the queue, then boot and pull on new capacity";
   EXPECT_EQ(g.Productive(), 600s) << "exactly the job's work";
   EXPECT_NEAR(*g.Ratio(), 600.0 / 746, 1e-9);
+  // $18/h for 746 s of one node, over 600 productive seconds of its 8 GPUs.
+  EXPECT_NEAR(*CostPerProductiveAcceleratorHour(*done.trainyard),
+              18.0 * 746 / 3600 / (600.0 / 3600 * 8), 1e-6);
 }
 
 // A workload that writes an emergency checkpoint in the 30 s notice (and can: 20 s of saving)

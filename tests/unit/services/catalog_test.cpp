@@ -537,4 +537,24 @@ TEST(CatalogTest, TopologyOnNonTpuTypesIsAnError) {
 }
 
 }  // namespace
+TEST(CatalogTest, AcceleratorsHeldCountEachNodesGpusOrTpuChips) {
+  PlacedPoolStatus a3;
+  a3.machine_type = "a3-megagpu-8g";
+  a3.nodes = {"n0", "n1"};
+  PlacedPoolStatus v5e;
+  v5e.machine_type = "ct5lp-hightpu-4t";
+  v5e.nodes = {"h0", "h1", "h2", "h3"};
+  PlacedPoolStatus cpu;
+  cpu.machine_type = "n2-standard-8";
+  cpu.nodes = {"c0"};
+  EXPECT_EQ(AcceleratorsHeld({a3, v5e, cpu}), 16 + 16);
+
+  SchedulingStatus s;
+  s.pools = {a3};
+  s.cost_usd = 32;
+  EXPECT_FALSE(CostPerProductiveAcceleratorHour(s)) << "nothing productive yet";
+  s.goodput.running = std::chrono::hours(1);
+  EXPECT_DOUBLE_EQ(*CostPerProductiveAcceleratorHour(s), 2.0) << "$32 over 16 GPU-hours";
+}
+
 }  // namespace trainyard
