@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -40,8 +41,11 @@ bool GetNumber(const nlohmann::json& object, ObjectReader& reader, std::string_v
   return true;
 }
 
-void ReadNumberMap(const nlohmann::json& object, ObjectReader& reader, std::string_view name,
-                   std::map<std::string, double>* out) {
+// A map of `name` → value at object[name], each value read by `parse` (nullopt: refused, with
+// `what` as the reason), consumed from `reader`; absent: nothing.
+template <typename T, typename Parse>
+void ReadMap(const nlohmann::json& object, ObjectReader& reader, std::string_view name,
+             std::map<std::string, T>* out, std::string_view what, Parse parse) {
   if (!object.is_object() || !object.contains(std::string(name))) return;
   const nlohmann::json& map = object.at(std::string(name));
   reader.Skip(name);
@@ -50,34 +54,33 @@ void ReadNumberMap(const nlohmann::json& object, ObjectReader& reader, std::stri
     return;
   }
   for (auto& [key, value] : map.items()) {
-    if (!value.is_number() || value.get<double>() < 0) {
-      reader.Fail(
-          InvalidField(reader.path().Field(name).Key(key).json(), "must be a non-negative number"));
+    std::optional<T> parsed = parse(value);
+    if (!parsed) {
+      reader.Fail(InvalidField(reader.path().Field(name).Key(key).json(), std::string(what)));
       return;
     }
-    (*out)[key] = value.get<double>();
+    (*out)[key] = *parsed;
   }
+}
+
+void ReadNumberMap(const nlohmann::json& object, ObjectReader& reader, std::string_view name,
+                   std::map<std::string, double>* out) {
+  ReadMap(object, reader, name, out, "must be a non-negative number",
+          [](const nlohmann::json& v) -> std::optional<double> {
+            if (!v.is_number() || v.get<double>() < 0) return std::nullopt;
+            return v.get<double>();
+          });
 }
 
 void ReadDurationMap(const nlohmann::json& object, ObjectReader& reader, std::string_view name,
                      std::map<std::string, Duration>* out) {
-  if (!object.is_object() || !object.contains(std::string(name))) return;
-  const nlohmann::json& map = object.at(std::string(name));
-  reader.Skip(name);
-  if (!map.is_object()) {
-    reader.Fail(InvalidField(reader.path().Field(name).json(), "must be an object"));
-    return;
-  }
-  for (auto& [key, value] : map.items()) {
-    auto d = value.is_string() ? ParseDuration(value.get<std::string>())
-                               : StatusOr<Duration>(InvalidArgument("not a string"));
-    if (!d.ok() || d->count() < 0) {
-      reader.Fail(InvalidField(reader.path().Field(name).Key(key).json(),
-                               "must be a duration like \"300s\""));
-      return;
-    }
-    (*out)[key] = *d;
-  }
+  ReadMap(object, reader, name, out, "must be a duration like \"300s\"",
+          [](const nlohmann::json& v) -> std::optional<Duration> {
+            if (!v.is_string()) return std::nullopt;
+            auto d = ParseDuration(v.get<std::string>());
+            if (!d.ok() || d->count() < 0) return std::nullopt;
+            return *d;
+          });
 }
 
 void ReadQuotaMap(const nlohmann::json& map, const FieldPath& path, ObjectReader& reader,

@@ -203,6 +203,28 @@ TEST(FleetFileTest, ABadFieldIsNamedByItsPath) {
             "\"a9-imaginary\"");
 }
 
+// The maps of machine type (or image) → value name the key whose value is bad.
+TEST(FleetFileTest, ABadBootTimeOrImageSizeIsNamedByItsKey) {
+  const std::string zones = R"("zones": [{"zone": "us-central1-a", "pools": [
+      {"machineType": "a3-megagpu-8g", "model": "ON_DEMAND", "nodes": 2}]}])";
+  for (auto [field, want] : {
+           std::pair{R"("bootTime": {"a3-megagpu-8g": 5})",
+                     "bootTime.a3-megagpu-8g: must be a duration like \"300s\""},
+           std::pair{R"("bootTime": "300s")", "bootTime: must be an object"},
+           std::pair{R"("imageSizeGb": {"default": -1})",
+                     "imageSizeGb.default: must be a non-negative number"},
+       }) {
+    auto fleet = ParseFleet("{" + std::string(field) + ", " + zones + "}", "f");
+    ASSERT_FALSE(fleet.ok()) << field;
+    EXPECT_NE(fleet.status().message().find(want), std::string::npos) << fleet.status().message();
+  }
+  auto good = ParseFleet(
+      R"({"bootTime": {"default": "90s"}, "imageSizeGb": {"default": 4}, )" + zones + "}", "f");
+  ASSERT_TRUE(good.ok()) << good.status().message();
+  EXPECT_EQ(good->BootTime("a3-megagpu-8g"), std::chrono::seconds(90));
+  EXPECT_EQ(good->image_size_gb.at("default"), 4);
+}
+
 TEST(FleetFileTest, UnknownKeysAndMissingDwsStepsAreRefused) {
   EXPECT_FALSE(ParseFleet(R"({"zones": [], "typo": 1})", "f").ok());
   auto flex = ParseFleet(R"({"zones": [{"zone": "us-central1-a", "pools": [
