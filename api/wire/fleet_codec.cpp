@@ -473,6 +473,10 @@ StatusOr<Fleet> ParseFleet(const std::string& json_text, const std::string& sour
   GetNumber(json, r, "imagePullGbps", &fleet.image_pull_gbps);
   ReadNumberMap(json, r, "imageSizeGb", &fleet.image_size_gb);
   r.GetDuration("spotNotice", &fleet.spot_notice);
+  if (r.GetDuration("terminationGracePeriod", &fleet.termination_grace) &&
+      fleet.termination_grace < Duration{}) {
+    r.Fail(InvalidField("fleet.terminationGracePeriod", "must not be negative (0s: at once)"));
+  }
   if (r.GetDuration("resourceIdleTimeout", &fleet.resource_idle_timeout) &&
       fleet.resource_idle_timeout <= Duration{}) {
     r.Fail(InvalidField("fleet.resourceIdleTimeout", "must be positive, e.g. \"600s\""));

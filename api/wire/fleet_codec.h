@@ -7,6 +7,7 @@
 //   "bootTime": {"default": "300s", "a3-megagpu-8g": "360s"},   // boot + driver, per machine type
 //   "imagePullGbps": 10, "imageSizeGb": {"default": 8, "<imageUri>": 20},
 //   "spotNotice": "30s", "repairTime": "600s",
+//   "terminationGracePeriod": "30s",   // what a preempted job runs on after its notice
 //   "neverFitsTimeout": "3600s",   // a job that can never fit fails after this wait; 0s: never
 //   "catalogPools": {"nodes": 2},   // a small ON_DEMAND and SPOT pool of every accelerator type
 //                                  // (TPU: single-host slice) a zone has no explicit pool of

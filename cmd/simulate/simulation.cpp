@@ -127,6 +127,11 @@ StatusOr<SimulationResult> RunScenario(const Scenario& scenario, const Trace& tr
 
     Timestamp then = Timestamp::max();
     if (next < trace.jobs.size()) then = At(epoch, trace.jobs[next].submit);
+    // A termination grace under way ends: the cycle then admits its preemptor.
+    if (auto grace = plane->scheduler().core().NextPreemptionDue();
+        grace && (!due || *grace < *due)) {
+      due = grace;
+    }
     if (due) then = std::min(then, std::max(*due, now + 1us));
     if (live > 0) then = std::min(then, now + kIdlePass);
     const double dt = std::chrono::duration<double>(then - now).count();

@@ -155,6 +155,10 @@ struct Fleet {
   double image_pull_gbps = 10;
   std::map<std::string, double> image_size_gb;  // image uri (or "default") → size
   Duration spot_notice = std::chrono::seconds(30);
+  // A job preempted for another (priority, reclaim, fair sharing) runs on this long after its
+  // notice, as a pod's terminationGracePeriodSeconds (30 s by default) lets it; the preemptor
+  // waits PREEMPTING meanwhile. 0: victims stop at once.
+  Duration termination_grace = std::chrono::seconds(30);
   Duration repair_time = std::chrono::minutes(10);
   // A queued job that can never fit this fleet (NEVER_FITS) fails after waiting this long
   // (RESOURCE_EXHAUSTED, like a Vertex stockout); 0: it waits for a fleet change forever.

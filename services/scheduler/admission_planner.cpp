@@ -201,8 +201,8 @@ std::optional<HoldPlan> AdmissionPlanner::PlanHold(const HoldDecision& h, Timest
 std::optional<JobTransition> AdmissionPlanner::PlanVictim(const AdmissionDecision& a,
                                                           const JobSnapshot& victim,
                                                           Timestamp now) const {
-  auto transition =
-      JobStateMachine::Requeue(victim, now, a.VictimMessage(victim.id), /*spot_restart=*/false);
+  auto transition = JobStateMachine::Requeue(victim, now, a.VictimMessage(victim.id),
+                                             /*spot_restart=*/false, a.SavedAt(victim.id));
   if (!transition.ok()) return std::nullopt;
   return std::move(transition).value();
 }

@@ -27,17 +27,32 @@ PreemptionCause AdmissionDecision::CauseOf(int64_t victim) const {
 
 std::string AdmissionDecision::VictimMessage(int64_t victim) const {
   const std::string by = "job " + std::to_string(job_id);
+  std::string why;
   switch (CauseOf(victim)) {
     case PreemptionCause::kReclaim:
-      return "borrowed capacity reclaimed by " + by +
-             ", whose project is within its cohort share; back in the queue";
+      why = "borrowed capacity reclaimed by " + by + ", whose project is within its cohort share";
+      break;
     case PreemptionCause::kFairSharing:
-      return "preempted by " + by +
-             ": this job's project holds more than its fair share of the cohort; back in the queue";
+      why = "preempted by " + by +
+            ": this job's project holds more than its fair share of the cohort";
+      break;
     case PreemptionCause::kHigherPriority:
+      why = "preempted by higher-priority " + by;
       break;
   }
-  return "preempted by higher-priority " + by + "; back in the queue";
+  if (notice_at) {
+    why += ", stopped at the end of its termination grace";
+    if (SavedAt(victim)) why += " (its emergency checkpoint kept its progress up to the notice)";
+  }
+  return why + "; back in the queue";
+}
+
+std::optional<Timestamp> AdmissionDecision::SavedAt(int64_t victim) const {
+  if (!notice_at ||
+      std::find(saved_at_notice.begin(), saved_at_notice.end(), victim) == saved_at_notice.end()) {
+    return std::nullopt;
+  }
+  return notice_at;
 }
 
 Scheduler::Scheduler(const Fleet& fleet, SchedulerConfig config) : fleet_(fleet), config_(config) {
@@ -139,6 +154,12 @@ void Scheduler::Evaluate(PendingEntry& entry, Cycle& cycle, CycleResult& result)
   const SchedulerJob& job = entry.job;
   cycle.evaluated.push_back(&entry);
   entry.evaluated_in = cycles_;
+  if (auto p = preempting_.find(job.id); p != preempting_.end()) {
+    cycle.budget -= 1;
+    ++result.evaluations;
+    if (ContinuePreemption(entry, p->second, cycle, result)) return;
+    preempting_.erase(p);  // the plan no longer holds: looked at afresh
+  }
   const bool flex = job.strategy == SchedulingStrategy::kFlexStart;
   const bool eligible = !flex && (job.priority >= config_.reserve_min_priority ||
                                   cycle.now - job.queue_time >=
@@ -184,12 +205,11 @@ void Scheduler::Evaluate(PendingEntry& entry, Cycle& cycle, CycleResult& result)
   // A persistent resource's hold takes only free capacity: creating one never stops a job.
   if (fit.code != ReasonCode::kNeverFits && !flex && !IsHoldKey(job.id) && cycle.victims_left > 0) {
     if (std::optional<PreemptionPlan> plan = PlanPreemption(job, entry.queue, cycle, models)) {
-      Admit(entry, plan->placement, std::move(plan->victims), cycle, result);
-      result.admissions.back().reclaimed = std::move(plan->reclaimed);
-      result.admissions.back().fair_shared = std::move(plan->fair_shared);
-      result.admissions.back().message += PreemptedSuffix(
-          result.admissions.back().victims.size(), result.admissions.back().reclaimed.size(),
-          result.admissions.back().fair_shared.size());
+      if (fleet_.termination_grace > Duration{}) {
+        StartPreemption(entry, std::move(*plan), std::move(models), cycle);
+      } else {
+        AdmitPreempting(entry, std::move(*plan), cycle, result);
+      }
       return;
     }
   }
@@ -234,6 +254,16 @@ CycleResult Scheduler::RunCycle(Timestamp now) {
   messages_.Age();
   resource_shortfall_.clear();
   UnparkQuotaWaiters();
+  // Victims already told to stop are no one else's: claimed before any plan looks.
+  for (auto it = preempting_.begin(); it != preempting_.end();) {
+    if (pending_.count(it->first) == 0) {  // the preemptor left the queue (cancelled, failed)
+      EndPreemption(it->second);
+      it = preempting_.erase(it);
+      continue;
+    }
+    cycle.claimed.insert(it->second.plan.victims.begin(), it->second.plan.victims.end());
+    ++it;
+  }
 
   // DWS requests that waited their maxWaitDuration fail (Vertex: FLEX_START, default 24h).
   while (!dws_deadlines_.empty() && dws_deadlines_.begin()->first <= now) {

@@ -56,6 +56,11 @@ struct AdmissionDecision {
   PreemptionCause CauseOf(int64_t victim) const;
   // What the victim's event and status say: who took its capacity and why.
   std::string VictimMessage(int64_t victim) const;
+  // When the victims were told to stop (the preemptor then waited out their termination grace),
+  // and which of them wrote an emergency checkpoint in it: those keep their progress up to then.
+  std::optional<Timestamp> notice_at;
+  std::vector<int64_t> saved_at_notice;
+  std::optional<Timestamp> SavedAt(int64_t victim) const;
   std::string image_uri;
   std::string message;  // for the job event
   // A job on a persistent resource's nodes: the resource's uid (0: none).
@@ -149,6 +154,8 @@ class Scheduler {
   // One cycle at `now`. The state moves as if the decisions commit (admitted jobs become running,
   // victims and failures leave); when the commit fails, the caller Clear()s and reloads.
   CycleResult RunCycle(Timestamp now);
+  // When the earliest termination grace under way ends: a cycle then admits its preemptor.
+  std::optional<Timestamp> NextPreemptionDue() const;
 
   // Why `project_id` may not take `more` on top of what it holds now (metrics with their
   // PREEMPTIBLE_ prefix, if any): the QUOTA_EXCEEDED message, or nullopt when it may. A resource
@@ -290,6 +297,25 @@ class Scheduler {
   void ReserveCapacity(const SchedulerJob& job, Cycle& cycle,
                        const std::vector<ConsumptionModel>& models, Verdict& verdict) const;
   void Evaluate(PendingEntry& entry, Cycle& cycle, CycleResult& result);
+  // A preemption under way (Fleet::termination_grace): the victims run out their grace, told at
+  // `notice_at`, while the preemptor waits PREEMPTING; at `due`, or once they are all gone, it is
+  // admitted in their place, in the commit that requeues them.
+  struct Preempting {
+    PreemptionPlan plan;
+    std::vector<ConsumptionModel> models;  // as its quota allowed when planned
+    Timestamp notice_at{};
+    Timestamp due{};
+    // Shares and quota count the preemption as done from the notice (or other plans would take
+    // more victims for the same share): what was moved, to move back when it ends.
+    std::vector<RunningJob> victims_share;
+    RunningJob preemptor_share;
+  };
+  void EndPreemption(Preempting& p);  // moves the shares back
+  void StartPreemption(PendingEntry& entry, PreemptionPlan plan,
+                       std::vector<ConsumptionModel> models, Cycle& cycle);
+  // False when the plan no longer holds (the job is evaluated afresh).
+  bool ContinuePreemption(PendingEntry& entry, Preempting& p, Cycle& cycle, CycleResult& result);
+  void AdmitPreempting(PendingEntry& entry, PreemptionPlan plan, Cycle& cycle, CycleResult& result);
   void Admit(PendingEntry& entry, const Placement& placement, std::vector<int64_t> victims,
              Cycle& cycle, CycleResult& result);
   void ReportPositions(Cycle& cycle, CycleResult& result);
@@ -328,11 +354,15 @@ class Scheduler {
   int AccountOf(const std::string& project_id, const std::string& metric);  // made if new
   // `job` must be the one in running_ (the queue keeps its address).
   void AddUsage(const RunningJob& job, int sign);
+  // The part of AddUsage that shares and quotas read (cohort usage, quota accounts), not the
+  // nodes: a preemption under way moves it from its victims to its preemptor at once.
+  void AddShare(const RunningJob& job, int sign);
   void SetRunning(Queue& queue, const RunningJob& job, int sign);
 
   const Fleet& fleet_;
   SchedulerConfig config_;
-  std::vector<std::vector<int>> zones_of_region_;  // region index → zone indexes
+  std::unordered_map<int64_t, Preempting> preempting_;  // by preemptor
+  std::vector<std::vector<int>> zones_of_region_;       // region index → zone indexes
   std::unordered_map<std::string, int> region_index_;
   std::vector<std::string> zone_names_;
   // zone index → type id → its pools and the zone's elastic pools; and the elastic alone.

@@ -87,6 +87,7 @@ StatusOr<SchedulerJob> MakeSchedulerJob(int64_t id, int64_t version, const std::
   out.expected_runtime = timeout;
   // A malformed interval is refused at create; a job stored before that rule takes the default.
   if (auto interval = CheckpointInterval(spec); interval.ok()) out.checkpoint_interval = *interval;
+  if (auto save = EmergencyCheckpointTime(spec); save.ok()) out.emergency_checkpoint = *save;
   if (auto it = job.labels.find(std::string(kExpectedRuntimeLabel)); it != job.labels.end()) {
     if (auto d = ParseDurationText(it->second); d && *d < timeout) out.expected_runtime = *d;
   }
@@ -162,6 +163,7 @@ RunningJob MakeRunningJob(const SchedulerJob& job, const Placement& placement, c
   RunningJob r;
   r.running_since = running_since;
   r.checkpoint_interval = job.checkpoint_interval;
+  r.emergency_checkpoint = job.emergency_checkpoint;
   r.id = job.id;
   r.project_id = job.project_id;
   r.region = job.region;
@@ -179,8 +181,11 @@ RunningJob MakeRunningJob(const SchedulerJob& job, const Placement& placement, c
   return r;
 }
 
-Duration WorkLostIfStopped(const RunningJob& job, Timestamp now) {
+Duration WorkLostIfStopped(const RunningJob& job, Timestamp now, Duration grace) {
   if (!job.running_since || now <= *job.running_since) return Duration{};
+  if (grace > Duration{} && job.emergency_checkpoint && *job.emergency_checkpoint <= grace) {
+    return Duration{};
+  }
   const Duration ran = now - *job.running_since;
   return job.checkpoint_interval > Duration{} ? ran % job.checkpoint_interval : ran;
 }

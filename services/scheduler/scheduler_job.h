@@ -72,6 +72,9 @@ struct SchedulerJob {
   // How often it saves its state (TRAINYARD_CHECKPOINT_INTERVAL; 0: never): what a preemption
   // would make it redo.
   Duration checkpoint_interval = kDefaultCheckpointInterval;
+  // How long its emergency save takes (TRAINYARD_EMERGENCY_CHECKPOINT_TIME): a victim whose save
+  // fits in the termination grace keeps its progress up to its notice.
+  std::optional<Duration> emergency_checkpoint;
   std::string image_uri;  // the first pool's image: nodes that have it cached skip the pull
   std::string shape;      // equal shapes get one verdict per cycle
   // jobSpec.persistentResourceId as ResourceKey: the job runs only on that resource's nodes, and
@@ -102,6 +105,7 @@ struct RunningJob {
   // and exempt from reclaim: the exemption counts from here, not from admission).
   std::optional<Timestamp> running_since;
   Duration checkpoint_interval{};
+  std::optional<Duration> emergency_checkpoint;  // SchedulerJob::emergency_checkpoint
   Timestamp expected_end{};
   Placement placement;
   std::vector<QuotaDemand> quota;  // with the PREEMPTIBLE_ prefix already applied
@@ -130,7 +134,8 @@ RunningJob MakeRunningJob(const SchedulerJob& job, const Placement& placement, c
 
 // The work `job` would redo if stopped at `now`: what it ran since its last checkpoint (all it
 // ran, for a job that never checkpoints); nothing while it has not started.
-Duration WorkLostIfStopped(const RunningJob& job, Timestamp now);
+// With `grace` to wind down in: a job whose emergency save fits in it loses nothing.
+Duration WorkLostIfStopped(const RunningJob& job, Timestamp now, Duration grace = Duration{});
 
 // Whether capacity of `model` is charged to preemptible quota (SPOT and DWS, as in Compute Engine).
 bool UsesPreemptibleQuota(ConsumptionModel model);

@@ -66,7 +66,9 @@ std::optional<Scheduler::PreemptionPlan> Scheduler::PlanPreemption(
       if (ba && drs.at(a->project_id) != drs.at(b->project_id)) {
         return drs.at(a->project_id) > drs.at(b->project_id);
       }
-      const Duration la = WorkLostIfStopped(*a, cycle.now), lb = WorkLostIfStopped(*b, cycle.now);
+      const Duration grace = fleet_.termination_grace;
+      const Duration la = WorkLostIfStopped(*a, cycle.now, grace),
+                     lb = WorkLostIfStopped(*b, cycle.now, grace);
       if (la != lb) return la < lb;
       if (a->priority != b->priority) return a->priority < b->priority;
       if (a->admitted_at != b->admitted_at) return a->admitted_at > b->admitted_at;
@@ -170,6 +172,96 @@ void Scheduler::ReserveCapacity(const SchedulerJob& job, Cycle& cycle,
     verdict.message += ReservedSuffix(fit.placement.zone, t);
     return;
   }
+}
+
+void Scheduler::AdmitPreempting(PendingEntry& entry, PreemptionPlan plan, Cycle& cycle,
+                                CycleResult& result) {
+  Admit(entry, plan.placement, std::move(plan.victims), cycle, result);
+  AdmissionDecision& a = result.admissions.back();
+  a.reclaimed = std::move(plan.reclaimed);
+  a.fair_shared = std::move(plan.fair_shared);
+  a.message += PreemptedSuffix(a.victims.size(), a.reclaimed.size(), a.fair_shared.size());
+}
+
+void Scheduler::StartPreemption(PendingEntry& entry, PreemptionPlan plan,
+                                std::vector<ConsumptionModel> models, Cycle& cycle) {
+  cycle.claimed.insert(plan.victims.begin(), plan.victims.end());
+  cycle.victims_left -= static_cast<int>(plan.victims.size());
+  Preempting p;
+  for (int64_t v : plan.victims) {
+    p.victims_share.push_back(running_.at(v));
+    AddShare(p.victims_share.back(), -1);
+  }
+  p.preemptor_share = MakeRunningJob(entry.job, plan.placement, fleet_, cycle.now);
+  AddShare(p.preemptor_share, +1);
+  p.notice_at = cycle.now;
+  p.due = cycle.now + duration_cast<microseconds>(fleet_.termination_grace);
+  p.models = std::move(models);
+  p.plan = std::move(plan);
+  entry.verdict.code = ReasonCode::kPreempting;
+  entry.verdict.message =
+      PreemptingMessage(p.plan.victims, p.plan.reclaimed.size(), p.plan.fair_shared.size(),
+                        fleet_.termination_grace, p.due);
+  preempting_.insert_or_assign(entry.job.id, std::move(p));
+}
+
+bool Scheduler::ContinuePreemption(PendingEntry& entry, Preempting& p, Cycle& cycle,
+                                   CycleResult& result) {
+  // Victims that ended meanwhile (finished, failed, cancelled) free their nodes by themselves.
+  auto gone = [&](int64_t id) { return running_.count(id) == 0; };
+  for (std::vector<int64_t>* ids : {&p.plan.victims, &p.plan.reclaimed, &p.plan.fair_shared}) {
+    ids->erase(std::remove_if(ids->begin(), ids->end(), gone), ids->end());
+  }
+  if (!p.plan.victims.empty() && cycle.now < p.due) {
+    entry.verdict.code = ReasonCode::kPreempting;
+    entry.verdict.message =
+        PreemptingMessage(p.plan.victims, p.plan.reclaimed.size(), p.plan.fair_shared.size(),
+                          fleet_.termination_grace, p.due);
+    return true;
+  }
+  // The grace is over: the same fit on what the victims give back, in the zone planned.
+  Extra extra;
+  std::vector<int64_t> saved;
+  for (int64_t v : p.plan.victims) {
+    const RunningJob& r = running_.at(v);
+    for (const PlacedPool& pp : r.placement.pools) AddExtra(extra, pp.pool, pp.units);
+    if (r.emergency_checkpoint && *r.emergency_checkpoint <= fleet_.termination_grace) {
+      saved.push_back(v);
+    }
+  }
+  EndPreemption(p);  // from here the fit and the admission account for themselves
+  const auto zone = std::find(zone_names_.begin(), zone_names_.end(), p.plan.placement.zone);
+  if (zone == zone_names_.end()) return false;
+  FitOutcome fit = Fit(entry.job, cycle, &extra, static_cast<int>(zone - zone_names_.begin()), true,
+                       p.models, /*explain=*/false);
+  if (!fit.fits) return false;
+  const int64_t id = entry.job.id;
+  const Timestamp notice_at = p.notice_at;
+  PreemptionPlan plan = std::move(p.plan);
+  plan.placement = std::move(fit.placement);
+  preempting_.erase(id);  // `p` is gone
+  const bool stops_any = !plan.victims.empty();
+  AdmitPreempting(entry, std::move(plan), cycle, result);
+  if (stops_any) {
+    result.admissions.back().notice_at = notice_at;
+    result.admissions.back().saved_at_notice = std::move(saved);
+  }
+  return true;
+}
+
+void Scheduler::EndPreemption(Preempting& p) {
+  for (const RunningJob& v : p.victims_share) AddShare(v, +1);
+  p.victims_share.clear();
+  if (p.preemptor_share.id != 0) AddShare(p.preemptor_share, -1);
+  p.preemptor_share = RunningJob{};
+}
+
+std::optional<Timestamp> Scheduler::NextPreemptionDue() const {
+  std::optional<Timestamp> next;
+  for (const auto& [id, p] : preempting_) {
+    if (!next || p.due < *next) next = p.due;
+  }
+  return next;
 }
 
 }  // namespace trainyard

@@ -169,6 +169,7 @@ void Scheduler::DeleteEntries() {
 void Scheduler::Clear() {
   DeleteEntries();
   running_.clear();
+  preempting_.clear();
   dws_deadlines_.clear();
   never_fits_deadlines_.clear();
   quota_freed_.clear();
@@ -251,8 +252,19 @@ void Scheduler::Report(PendingEntry& entry, int64_t position, CycleResult& resul
   if (!evaluated && entry.reported && entry.reported->position == shown) return;
   Verdict& v = entry.verdict;  // compared in place: most verdicts are as last reported
   v.position = shown;
-  if (!evaluated && v.code == ReasonCode::kNotEvaluated) {
-    v.message = NotEvaluatedMessage(v.position, config_.lookback);
+  if (!evaluated &&
+      (v.code == ReasonCode::kNotEvaluated || v.code == ReasonCode::kBehindHigherPriority)) {
+    // Never looked at: behind the lookback. When the queue's head outranks it, that is why.
+    const Queue& queue = queues_[entry.queue];
+    const PendingEntry* head = queue.order.empty() ? nullptr : queue.order.begin()->second;
+    if (head != nullptr && head->job.priority > entry.job.priority) {
+      v.code = ReasonCode::kBehindHigherPriority;
+      v.message = BehindHigherPriorityMessage(v.position, config_.lookback, head->job.id,
+                                              head->job.priority);
+    } else {
+      v.code = ReasonCode::kNotEvaluated;
+      v.message = NotEvaluatedMessage(v.position, config_.lookback);
+    }
   }
   // Interned only to compare with what was reported (a first report has nothing to compare
   // with, and most verdicts come interned already, from their shape's).

@@ -34,8 +34,14 @@ void Scheduler::AddUsage(const RunningJob& job, int sign) {
     SetRunning(queues_[QueueFor(job.project_id, job.region)], job, sign);
     return;
   }
+  for (const PlacedPool& pp : job.placement.pools) used_[pp.pool] += sign * pp.units;
+  AddShare(job, sign);
+  SetRunning(queues_[QueueFor(job.project_id, job.region)], job, sign);
+}
+
+void Scheduler::AddShare(const RunningJob& job, int sign) {
+  if (!job.on_resource.empty()) return;
   for (const PlacedPool& pp : job.placement.pools) {
-    used_[pp.pool] += sign * pp.units;
     if (const int c = fleet_.pools[pp.pool].cohort; c >= 0) {
       cohort_usage_[c][resource_of_pool_[pp.pool]][job.project_id] += sign * pp.units;
     }
@@ -43,7 +49,6 @@ void Scheduler::AddUsage(const RunningJob& job, int sign) {
   for (const QuotaDemand& d : job.quota) {
     accounts_[AccountOf(job.project_id, d.metric)].used += sign * d.amount;
   }
-  SetRunning(queues_[QueueFor(job.project_id, job.region)], job, sign);
   if (sign < 0 && !job.quota.empty()) quota_freed_.insert(job.project_id);
 }
 

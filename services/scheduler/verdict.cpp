@@ -24,6 +24,10 @@ std::string_view ReasonCodeName(ReasonCode code) {
       return "SHARE_EXHAUSTED";
     case ReasonCode::kResourceNotReady:
       return "RESOURCE_NOT_READY";
+    case ReasonCode::kPreempting:
+      return "PREEMPTING";
+    case ReasonCode::kBehindHigherPriority:
+      return "BEHIND_HIGHER_PRIORITY";
   }
   return "";
 }

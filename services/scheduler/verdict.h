@@ -17,8 +17,10 @@ enum class ReasonCode : int {
   kHeldForReservation,
   kNotEvaluated,
   kNeverFits,
-  kShareExhausted,    // a cohort member at its share: nominal plus what it may borrow
-  kResourceNotReady,  // the persistent resource the job names is not RUNNING
+  kShareExhausted,        // a cohort member at its share: nominal plus what it may borrow
+  kResourceNotReady,      // the persistent resource the job names is not RUNNING
+  kPreempting,            // admitted once the jobs it preempts end their termination grace
+  kBehindHigherPriority,  // not looked at yet: higher-priority jobs wait ahead in its queue
 };
 
 std::string_view ReasonCodeName(ReasonCode code);  // "QUOTA_EXCEEDED", …

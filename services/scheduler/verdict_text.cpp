@@ -207,6 +207,40 @@ std::string PreemptedSuffix(size_t victims, size_t reclaimed, size_t fair_shared
   return out;
 }
 
+std::string PreemptingMessage(const std::vector<int64_t>& victims, size_t reclaimed,
+                              size_t fair_shared, Duration grace, Timestamp due) {
+  const size_t n = victims.size();
+  std::string out = "preempting job" + std::string(n > 1 ? "s " : " ");
+  for (size_t i = 0; i < n && i < 5; ++i) out += (i > 0 ? ", " : "") + std::to_string(victims[i]);
+  if (n > 5) out += " and " + std::to_string(n - 5) + " more";
+  std::string why = PreemptedSuffix(n, reclaimed, fair_shared);  // " after preempting …"
+  if (const size_t colon = why.find(": "); colon != std::string::npos) {
+    out += " (" + why.substr(colon + 2) + ")";
+  } else if (reclaimed == n) {
+    out += " (on borrowed capacity)";
+  } else if (fair_shared == n) {
+    out += " (over their project's fair share)";
+  } else {
+    out += " (lower priority)";
+  }
+  std::time_t secs =
+      std::chrono::system_clock::to_time_t(std::chrono::time_point_cast<std::chrono::seconds>(due));
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  char at[32];
+  std::strftime(at, sizeof(at), "%Y-%m-%d %H:%M:%S UTC", &tm);
+  return out + ": admitted when " + (n > 1 ? "their " : "its ") + ShortDuration(grace) +
+         " termination grace ends at " + at;
+}
+
+std::string BehindHigherPriorityMessage(int64_t position, int lookback, int64_t head_id,
+                                        int head_priority) {
+  return "not evaluated yet: higher-priority jobs wait ahead of it in its queue (the first is "
+         "job " +
+         std::to_string(head_id) + ", priority " + std::to_string(head_priority) + "); position " +
+         std::to_string(position) + ", lookback " + std::to_string(lookback) + " per cycle";
+}
+
 std::string ResourceNotReadyMessage(const std::string& resource_id) {
   return "waiting for persistent resource " + resource_id +
          " to be RUNNING (its nodes are being provisioned, rebooted or resized)";

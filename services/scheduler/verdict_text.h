@@ -65,6 +65,14 @@ std::string AdmittedMessage(const Fleet& fleet, const Placement& placement);
 // goes back to the queue" when a calendar-mode pool of `placement` ends before `expected_end`.
 std::string WindowEndNote(const Fleet& fleet, const Placement& placement, Timestamp expected_end);
 std::string PreemptedSuffix(size_t victims, size_t reclaimed, size_t fair_shared);
+// "preempting job 12 (lower priority): admitted when its 30s termination grace ends at
+// 2026-11-22 14:20:30 UTC".
+std::string PreemptingMessage(const std::vector<int64_t>& victims, size_t reclaimed,
+                              size_t fair_shared, Duration grace, Timestamp due);
+// "not evaluated yet: higher-priority jobs wait ahead of it in its queue (the first is job 7,
+// priority 100); position 1400, lookback 1000 per cycle" (Slurm's reason Priority).
+std::string BehindHigherPriorityMessage(int64_t position, int lookback, int64_t head_id,
+                                        int head_priority);
 
 // "2026-11-22 14:20 UTC".
 std::string ClockText(Timestamp t);

@@ -56,7 +56,7 @@ wait_until 30 "one of team-a's jobs goes back to the queue" count_queued_a 1
 r1=$(queued_a)
 check "its events say its borrowed capacity was reclaimed" \
   "$(curl -fsS "$BASE/trainyard/v1/$r1/events" | jq -r '.events[] | select(.toState == "JOB_STATE_QUEUED" and .fromState != "JOB_STATE_QUEUED") | .reason' | sed -E 's/job [0-9]+/job N/' | tail -1)" \
-  "borrowed capacity reclaimed by job N, whose project is within its cohort share; back in the queue"
+  "borrowed capacity reclaimed by job N, whose project is within its cohort share, stopped at the end of its termination grace; back in the queue"
 check "its reason names the full cohort" \
   "$(field "$r1" .trainyard.reason.message | grep -o "cohort research's a3-megagpu-8g/RESERVATION is full: 4 of 4 in use, team-a holds 3 of its nominal 2")" \
   "cohort research's a3-megagpu-8g/RESERVATION is full: 4 of 4 in use, team-a holds 3 of its nominal 2"

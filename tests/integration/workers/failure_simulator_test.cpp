@@ -378,6 +378,11 @@ TEST_F(FailureSimulatorTest, APriorityPreemptionVictimAlsoKeepsItsCheckpoints) {
   ASSERT_EQ(Get(low).state, JobState::kRunning);
   clock_.Advance(100s);
   CustomJob high = Create(0, SchedulingStrategy::kStandard, "high", "60s");
+  Step();  // the victim is told and runs out its 30 s termination grace
+  ASSERT_EQ(Get(high).state, JobState::kQueued);
+  EXPECT_EQ(Get(high).trainyard->reason_code, "PREEMPTING");
+  EXPECT_EQ(Get(low).state, JobState::kRunning);
+  clock_.Advance(30s);
   Step();  // on a freed warm node with the image cached: RUNNING at once
   ASSERT_EQ(Get(high).state, JobState::kRunning);
   EXPECT_EQ(Get(low).state, JobState::kQueued);
@@ -386,9 +391,32 @@ TEST_F(FailureSimulatorTest, APriorityPreemptionVictimAlsoKeepsItsCheckpoints) {
   ASSERT_EQ(Get(high).state, JobState::kSucceeded);
   Step();  // re-admitted on both warm, cached nodes: RUNNING at once
   ASSERT_EQ(Get(low).state, JobState::kRunning);
-  RunsFor(low, 540s);  // one checkpoint of the 100s it ran holds
-  EXPECT_EQ(RunningTime(low), 640s);
-  EXPECT_EQ(Get(low).trainyard->goodput.redone, 40s);
+  RunsFor(low, 480s);  // the checkpoint at 120 s of the 130 s it ran holds
+  EXPECT_EQ(RunningTime(low), 610s);
+  EXPECT_EQ(Get(low).trainyard->goodput.redone, 10s);
+}
+
+// A victim that saves when told (its save fits the grace) loses only the grace, not the work
+// since its last periodic checkpoint.
+TEST_F(FailureSimulatorTest, APriorityPreemptionVictimThatSavesInItsGraceLosesOnlyTheGrace) {
+  checkpoint_interval_ = "600s";
+  primary_env_ = {{"TRAINYARD_EMERGENCY_CHECKPOINT_TIME", "20s"}};
+  CustomJob low = Create(1, SchedulingStrategy::kStandard, "low", "600s");
+  Step();
+  clock_.Advance(8s);
+  Step();
+  ASSERT_EQ(Get(low).state, JobState::kRunning);
+  clock_.Advance(100s);
+  primary_env_ = {};
+  CustomJob high = Create(0, SchedulingStrategy::kStandard, "high", "60s");
+  Step();
+  clock_.Advance(30s);
+  Step();
+  ASSERT_EQ(Get(low).state, JobState::kQueued);
+  EXPECT_EQ(Get(low).trainyard->goodput.redone, 30s) << "the grace, not 130 s since no checkpoint";
+  EXPECT_NE(Get(low).trainyard->reason_message.find("its emergency checkpoint kept its progress"),
+            std::string::npos)
+      << Get(low).trainyard->reason_message;
 }
 
 TEST_F(FailureSimulatorTest, AFreeNodeFailsAndComesBackWithoutAJob) {

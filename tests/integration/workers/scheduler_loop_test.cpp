@@ -144,6 +144,19 @@ TEST_F(SchedulerLoopTest, HigherPriorityPreemptsAndTheVictimComesBack) {
   ASSERT_EQ(Get(low, "other").state, JobState::kRunning);
   CustomJob high = Create(0, SchedulingStrategy::kStandard, "high", "60s", "other");
   Step();
+  // The victim runs out its termination grace (30 s) while the preemptor waits, saying so.
+  CustomJob waiting = Get(high, "other");
+  EXPECT_EQ(waiting.state, JobState::kQueued);
+  EXPECT_EQ(waiting.trainyard->reason_code, "PREEMPTING");
+  EXPECT_NE(waiting.trainyard->reason_message.find("preempting job " +
+                                                   low2.name.substr(low2.name.rfind('/') + 1) +
+                                                   " (lower priority): admitted when its 30s "
+                                                   "termination grace ends at"),
+            std::string::npos)
+      << waiting.trainyard->reason_message;
+  EXPECT_EQ(Get(low2, "other").state, JobState::kRunning);
+  clock_.Advance(30s);
+  Step();
   CustomJob running = Get(high, "other");
   EXPECT_EQ(running.state, JobState::kPending);
   EXPECT_NE(running.trainyard->reason_message.find("after preempting 1 lower-priority job"),

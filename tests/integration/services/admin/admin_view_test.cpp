@@ -278,6 +278,8 @@ TEST_F(AdminViewTest, CostOfAJobRequeuedByAPreemptionIsNotPlaced) {
   CustomJob high = CreateGang("other", SchedulingStrategy::kStandard, 1, "3600s",
                               {{"trainyard-priority", "high"}});
   Step();
+  clock_.Advance(30s);  // the victim's termination grace
+  Step();
   ASSERT_EQ(StateOf(low, "other"), JobState::kQueued) << "preempted";
   ASSERT_EQ(StateOf(high, "other"), JobState::kPending);
   clock_.Advance(36s);
@@ -287,7 +289,7 @@ TEST_F(AdminViewTest, CostOfAJobRequeuedByAPreemptionIsNotPlaced) {
   ASSERT_EQ(costs->by_model.size(), 2u);
   const ModelCost& requeued = costs->by_model[0];
   EXPECT_EQ(requeued.consumption_model, "");
-  EXPECT_NEAR(requeued.accrued_micros / 1e6, 2 * 90.0 * 100 / 3600, 1e-3);
+  EXPECT_NEAR(requeued.accrued_micros / 1e6, 2 * 90.0 * 130 / 3600, 1e-3);
   EXPECT_EQ(requeued.running_micros, 0);
   const ModelCost& on_demand = costs->by_model[1];
   EXPECT_EQ(on_demand.consumption_model, "ON_DEMAND");

@@ -161,6 +161,19 @@ TEST(AdmissionPlannerTest, AVictimIsRequeuedWithWhoTookItsCapacityUnlessItMovedO
             "borrowed capacity reclaimed by job 7, whose project is within its cohort share; "
             "back in the queue");
   EXPECT_FALSE(planner.PlanVictim(a, JobSnapshot{3, 5, JobState::kCancelled, true}, kT0));
+
+  // Told at its notice and stopped a grace later: one that saved then loses only the grace.
+  a.notice_at = kT0 - std::chrono::seconds(30);
+  a.saved_at_notice = {3};
+  auto saved = planner.PlanVictim(a, JobSnapshot{3, 2, JobState::kRunning, true}, kT0);
+  ASSERT_TRUE(saved.has_value());
+  EXPECT_EQ(saved->progress_saved_at(), a.notice_at);
+  EXPECT_EQ(saved->reason(),
+            "preempted by higher-priority job 7, stopped at the end of its termination grace (its "
+            "emergency checkpoint kept its progress up to the notice); back in the queue");
+  auto unsaved = planner.PlanVictim(a, JobSnapshot{4, 2, JobState::kRunning, true}, kT0);
+  ASSERT_TRUE(unsaved.has_value());
+  EXPECT_FALSE(unsaved->progress_saved_at());
 }
 
 TEST(AdmissionPlannerTest, AFailureInTheQueueIsResourceExhausted) {

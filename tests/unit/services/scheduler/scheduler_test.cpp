@@ -121,6 +121,21 @@ void ExpectVerdict(const CycleResult& r, int64_t id, ReasonCode code, const std:
   EXPECT_EQ(v->message, message);
 }
 
+// A preemption waits out its victims' termination grace: one cycle tells them (the preemptor
+// waits PREEMPTING), the cycle at the grace's end admits it. The second cycle's result, with the
+// first's verdicts that the second did not report again (unchanged ones are not).
+CycleResult PastGrace(Scheduler& s, const Fleet& fleet, Timestamp t) {
+  CycleResult first = s.RunCycle(t);
+  CycleResult r = s.RunCycle(
+      t + std::chrono::duration_cast<std::chrono::microseconds>(fleet.termination_grace));
+  for (const VerdictUpdate& v : first.verdicts) {
+    if (VerdictOf(r, v.job_id) == nullptr && Admitted(r, v.job_id) == nullptr) {
+      r.verdicts.push_back(v);
+    }
+  }
+  return r;
+}
+
 TEST(SchedulerTest, StandardTakesTheReservationThenOnDemand) {
   Fleet fleet = TestFleet();
   Scheduler s(fleet);
@@ -267,15 +282,131 @@ TEST(SchedulerTest, HigherPriorityPreemptsTheFewestLowerPriorityJobs) {
   ASSERT_EQ(first.admissions.size(), 4u);
 
   s.UpsertPending(Job(10, {.replicas = 2, .priority = "high", .created = kT0 + 1min}));
+  // The newest low-priority jobs go first, and only as many as the gang needs: the two one-node
+  // jobs free zone a's on-demand pool; the 4-node reservation job keeps running. They are told
+  // and run out their 30 s termination grace (a pod's default) while job 10 waits.
   CycleResult r = s.RunCycle(kT0 + 2min);
+  EXPECT_TRUE(r.admissions.empty());
+  ExpectVerdict(r, 10, ReasonCode::kPreempting,
+                "preempting jobs 3, 2 (lower priority): admitted when their 30s termination "
+                "grace ends at 2027-01-15 08:02:30 UTC");
+  EXPECT_EQ(s.NextPreemptionDue(), kT0 + 2min + 30s);
+  EXPECT_TRUE(s.RunCycle(kT0 + 2min + 29s).admissions.empty()) << "still in the grace";
+
+  r = s.RunCycle(kT0 + 2min + 30s);
   const AdmissionDecision* a = Admitted(r, 10);
   ASSERT_NE(a, nullptr);
-  // The newest low-priority jobs go first, and only as many as the gang needs: the two one-node
-  // jobs free zone a's on-demand pool; the 4-node reservation job keeps running.
   std::vector<int64_t> victims = a->victims;
   std::sort(victims.begin(), victims.end());
   EXPECT_EQ(victims, (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(a->notice_at, kT0 + 2min);
   EXPECT_NE(a->message.find("after preempting 2 lower-priority jobs"), std::string::npos);
+  EXPECT_EQ(a->VictimMessage(2),
+            "preempted by higher-priority job 10, stopped at the end of its termination grace; "
+            "back in the queue");
+  EXPECT_FALSE(s.NextPreemptionDue());
+}
+
+// Victims told to stop are no one else's: a second high-priority job that arrives during the
+// grace takes other victims (or waits), never the same ones; a preemptor cancelled during the
+// grace leaves its victims running.
+TEST(SchedulerTest, VictimsInTheirGraceAreTakenOnceAndACancelledPreemptorStopsNone) {
+  Fleet fleet = EightNodeFleet();
+  Scheduler s(fleet);
+  for (int64_t id = 1; id <= 4; ++id) {
+    s.UpsertPending(Job(id, {.replicas = 2, .priority = "low", .created = kT0 + 1s * id}));
+  }
+  ASSERT_EQ(s.RunCycle(kT0).admissions.size(), 4u);
+  s.UpsertPending(Job(10, {.replicas = 2, .priority = "high", .created = kT0 + 1min}));
+  CycleResult r = s.RunCycle(kT0 + 1min);
+  ASSERT_EQ(VerdictOf(r, 10)->code, ReasonCode::kPreempting);
+  s.UpsertPending(Job(11, {.replicas = 2, .priority = "high", .created = kT0 + 1min + 10s}));
+  r = s.RunCycle(kT0 + 1min + 10s);
+  ASSERT_EQ(VerdictOf(r, 11)->code, ReasonCode::kPreempting);
+  EXPECT_NE(VerdictOf(r, 11)->message, "") << VerdictOf(r, 11)->message;
+
+  s.Remove(11);  // cancelled in its grace
+  r = s.RunCycle(kT0 + 1min + 30s);
+  ASSERT_NE(Admitted(r, 10), nullptr);
+  ASSERT_EQ(Admitted(r, 10)->victims.size(), 1u);
+  r = s.RunCycle(kT0 + 1min + 40s);
+  EXPECT_TRUE(r.admissions.empty()) << "job 11's victim was never stopped";
+  EXPECT_EQ(s.running_count(), 4u) << "three low-priority jobs and job 10";
+  EXPECT_FALSE(s.NextPreemptionDue());
+}
+
+// A victim whose emergency save fits in the grace loses nothing, so it is the one taken, and it
+// keeps its progress up to the notice.
+TEST(SchedulerTest, AVictimThatSavesInItsGraceIsTakenFirstAndKeepsItsProgress) {
+  Fleet fleet = EightNodeFleet();
+  Scheduler s(fleet);
+  std::vector<RunningJob> running;
+  for (int64_t id = 1; id <= 4; ++id) {
+    SchedulerJob job = Job(id, {.replicas = 2, .priority = "low", .created = kT0 + 1s * id});
+    job.checkpoint_interval = 30min;
+    if (id == 2) job.emergency_checkpoint = 20s;
+    Placement placement;
+    placement.zone = "us-central1-b";
+    placement.pools.push_back({0, 2, "a3-megagpu-8g", 0});
+    s.UpsertRunning(MakeRunningJob(job, placement, fleet, kT0, kT0));
+  }
+  s.UpsertPending(Job(10, {.replicas = 2, .priority = "high", .created = kT0 + 20min}));
+  CycleResult r = PastGrace(s, fleet, kT0 + 20min);
+  const AdmissionDecision* a = Admitted(r, 10);
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(a->victims, std::vector<int64_t>{2}) << "the others would lose 20 minutes";
+  EXPECT_EQ(a->SavedAt(2), kT0 + 20min);
+  EXPECT_NE(a->VictimMessage(2).find("its emergency checkpoint kept its progress up to the "
+                                     "notice"),
+            std::string::npos);
+
+  // A save longer than the grace is no save.
+  Fleet short_grace = EightNodeFleet();
+  short_grace.termination_grace = 10s;
+  Scheduler t(short_grace);
+  SchedulerJob job = Job(1, {.replicas = 8, .priority = "low"});
+  job.emergency_checkpoint = 20s;
+  Placement placement;
+  placement.zone = "us-central1-b";
+  placement.pools.push_back({0, 8, "a3-megagpu-8g", 0});
+  t.UpsertRunning(MakeRunningJob(job, placement, short_grace, kT0, kT0));
+  t.UpsertPending(Job(10, {.replicas = 2, .priority = "high", .created = kT0 + 20min}));
+  r = PastGrace(t, short_grace, kT0 + 20min);
+  ASSERT_NE(Admitted(r, 10), nullptr);
+  EXPECT_FALSE(Admitted(r, 10)->SavedAt(1));
+}
+
+// With no grace (terminationGracePeriod "0s") the victims stop in the admission's own commit.
+TEST(SchedulerTest, WithoutAGraceAPreemptionAdmitsAtOnce) {
+  Fleet fleet = EightNodeFleet();
+  fleet.termination_grace = Duration{};
+  Scheduler s(fleet);
+  s.UpsertPending(Job(1, {.replicas = 8, .priority = "low"}));
+  ASSERT_EQ(s.RunCycle(kT0).admissions.size(), 1u);
+  s.UpsertPending(Job(10, {.replicas = 2, .priority = "high", .created = kT0 + 1min}));
+  CycleResult r = s.RunCycle(kT0 + 1min);
+  ASSERT_NE(Admitted(r, 10), nullptr);
+  EXPECT_EQ(Admitted(r, 10)->victims, std::vector<int64_t>{1});
+  EXPECT_FALSE(Admitted(r, 10)->notice_at);
+}
+
+// Beyond the lookback a job is not looked at; when the queue's head outranks it, that is its
+// reason (Slurm's "Priority"), else it is only not evaluated yet.
+TEST(SchedulerTest, AJobBehindTheLookbackWaitsBehindHigherPriority) {
+  Fleet fleet = EightNodeFleet();
+  Scheduler s(fleet, SchedulerConfig{.lookback = 1});
+  s.UpsertPending(Job(1, {.replicas = 8}));
+  ASSERT_EQ(s.RunCycle(kT0).admissions.size(), 1u);
+  s.UpsertPending(Job(2, {.replicas = 4, .priority = "high", .created = kT0 + 1s}));
+  s.UpsertPending(Job(3, {.replicas = 1, .created = kT0 + 2s}));
+  s.UpsertPending(Job(4, {.replicas = 1, .priority = "high", .created = kT0 + 3s}));
+  CycleResult r = s.RunCycle(kT0 + 1min);
+  ASSERT_EQ(VerdictOf(r, 2)->code, ReasonCode::kPreempting);
+  ExpectVerdict(r, 3, ReasonCode::kBehindHigherPriority,
+                "not evaluated yet: higher-priority jobs wait ahead of it in its queue (the first "
+                "is job 2, priority 1000); position 3, lookback 1 per cycle");
+  ExpectVerdict(r, 4, ReasonCode::kNotEvaluated,
+                "not evaluated yet (position 2, lookback 1 per cycle)");
 }
 
 TEST(SchedulerTest, EqualPriorityNeverPreempts) {
@@ -775,7 +906,7 @@ TEST(SchedulerTest, AMemberBorrowsIdleShareAndTheOwnerReclaimsItByPreemption) {
   EXPECT_NE(VerdictOf(r, 20)->message.find("under fair share"), std::string::npos)
       << VerdictOf(r, 20)->message;
 
-  r = s.RunCycle(kT0 + 10min + 10s);
+  r = PastGrace(s, fleet, kT0 + 10min + 10s);
   ASSERT_NE(Admitted(r, 20), nullptr) << "the owner takes its share back";
   ASSERT_NE(Admitted(r, 21), nullptr);
   std::vector<int64_t> victims = Admitted(r, 20)->victims;
@@ -792,7 +923,7 @@ TEST(SchedulerTest, AMemberBorrowsIdleShareAndTheOwnerReclaimsItByPreemption) {
   for (int64_t id = 22; id <= 25; ++id) {
     s.UpsertPending(Job(id, {.project = "team-b", .created = kT0 + 11min + 1s * id}));
   }
-  r = s.RunCycle(kT0 + 11min);
+  r = PastGrace(s, fleet, kT0 + 11min);
   EXPECT_EQ(AdmittedCount(r), 2) << "team-b reaches its nominal 4";
   r = s.RunCycle(kT0 + 30min);
   EXPECT_EQ(AdmittedCount(r), 0) << "team-a is at its nominal: nothing more to reclaim";
@@ -807,7 +938,7 @@ TEST(SchedulerTest, TheReclaimExemptionCountsFromRunningNotFromAdmission) {
   s.UpsertPending(Job(20, {.project = "team-b", .created = kT0 + 5min}));
   CycleResult r = s.RunCycle(kT0 + 10min + 10s);
   EXPECT_EQ(Admitted(r, 20), nullptr) << "4 minutes of running is not 10";
-  r = s.RunCycle(kT0 + 16min + 10s);
+  r = PastGrace(s, fleet, kT0 + 16min + 10s);
   ASSERT_NE(Admitted(r, 20), nullptr) << "10 minutes of running: the owner takes its share back";
   EXPECT_EQ(Admitted(r, 20)->victims.size(), 1u);
 }
@@ -828,7 +959,7 @@ TEST(SchedulerTest, APreemptionTakesTheVictimThatLosesTheLeastWork) {
   }
   ASSERT_EQ(AdmittedCount(AdmitAndStart(s, fleet, jobs, kT0, kT0)), 4);
   s.UpsertPending(Job(9, {.replicas = 2, .priority = "high", .created = kT0 + 40min}));
-  CycleResult r = s.RunCycle(kT0 + 50min);
+  CycleResult r = PastGrace(s, fleet, kT0 + 50min);
   ASSERT_NE(Admitted(r, 9), nullptr);
   EXPECT_EQ(Admitted(r, 9)->victims, std::vector<int64_t>{4})
       << "job 4 loses nothing; job 1 (lower priority) would lose 20 minutes";
@@ -853,7 +984,9 @@ TEST(SchedulerTest, FairSharingPreemptsAMemberOverItsShareDownToIt) {
                 "0; under fair share: team-b's weighted share after admission would be 0.125, "
                 "team-a's is 1; its work that ran less than 10m is not preempted");
 
-  r = s.RunCycle(kT0 + 11min);
+  // Shares count the preemptions as done from the notice: the members behind do not take more
+  // victims for the same share during the grace.
+  r = PastGrace(s, fleet, kT0 + 11min);
   ASSERT_EQ(AdmittedCount(r), 4) << "half each";
   std::vector<int64_t> victims;
   for (const AdmissionDecision& a : r.admissions) {
@@ -887,7 +1020,7 @@ TEST(SchedulerTest, FairSharingPreemptionFollowsTheWeights) {
   for (int64_t id = 11; id <= 18; ++id) {
     s.UpsertPending(Job(id, {.project = "team-b", .created = kT0 + 1min + 1s * id}));
   }
-  EXPECT_EQ(AdmittedCount(s.RunCycle(kT0 + 11min)), 6) << "8 × 3/4";
+  EXPECT_EQ(AdmittedCount(PastGrace(s, fleet, kT0 + 11min)), 6) << "8 × 3/4";
   EXPECT_EQ(AdmittedCount(s.RunCycle(kT0 + 2h)), 0);
 }
 
@@ -942,7 +1075,7 @@ TEST(SchedulerTest, CohortSharesAreOfTheCapacityThereIsNowCalendarWindowsInclude
   s.UpsertPending(Job(11, {.project = "team-b", .created = kT0 + 20min}));
   s.UpsertPending(Job(12, {.project = "team-b", .created = kT0 + 20min + 1s}));
   s.UpsertPending(Job(13, {.project = "team-b", .created = kT0 + 20min + 2s}));
-  CycleResult r = s.RunCycle(kT0 + 20min);
+  CycleResult r = PastGrace(s, fleet, kT0 + 20min);
   ASSERT_EQ(AdmittedCount(r), 2) << "team-b's nominal before the window is 2 of its 4";
   for (const AdmissionDecision& a : r.admissions) EXPECT_EQ(a.reclaimed, a.victims);
   EXPECT_NE(VerdictOf(r, 13)->message.find("team-b holds 2 of its nominal 2"), std::string::npos)
