@@ -60,7 +60,7 @@ const StateSql kNotice("WITH n AS (UPDATE nodes SET preempt_at = " TY_TS(
     "$3") " WHERE pool_id = $1 "
           "AND ordinal = $2::int AND " TY_LIVE
           " AND preempt_at IS NULL RETURNING job_id), "
-          "j AS (UPDATE custom_jobs SET sched_code = 'SPOT_NOTICE', sched_message = $4 "
+          "j AS (UPDATE custom_jobs SET sched_code = $7, sched_message = $4 "
           "WHERE id = (SELECT job_id FROM n) AND state = ANY($6::smallint[]) RETURNING id, state) "
           "INSERT INTO job_events (job_id, time, from_state, to_state, reason) "
           "SELECT id, " TY_TS("$5") ", state, state, $4 FROM j");
@@ -199,7 +199,7 @@ Status PgFailureStore::GiveNotices(const std::vector<SpotNotice>& notices, Times
     TY_RETURN_IF_ERROR(
         tx.Exec(kNotice.With({notice.node.pool_id, std::to_string(notice.node.ordinal),
                               MicrosParam(notice.preempt_at), notice.reason, MicrosParam(now),
-                              AdmittedStates()}))
+                              AdmittedStates(), notice.code}))
             .status());
   }
   if (hazard_tick) {

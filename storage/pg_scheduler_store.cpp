@@ -139,6 +139,15 @@ const StateSql kVerdictEvents(
     "SELECT d.id, " TY_TS("$3") ", j.state, j.state, d.reason FROM unnest($1::bigint[], "
     "$2::text[]) AS d(id, reason) JOIN custom_jobs j ON j.id = d.id AND j.state = :job_queued");
 
+// Victims told to stop keep running through their grace and say so (a note: state and version
+// stay), with an event.
+const StateSql kVictimNotices(
+    "WITH n AS (UPDATE custom_jobs j SET sched_code = d.code, sched_message = d.msg "
+    "FROM unnest($1::bigint[], $2::text[], $4::text[]) AS d(id, msg, code) "
+    "WHERE j.id = d.id AND j.state IN (:job_pending, :job_running) RETURNING j.id, j.state, d.msg) "
+    "INSERT INTO job_events (job_id, time, from_state, to_state, reason) "
+    "SELECT id, " TY_TS("$3") ", state, state, msg FROM n");
+
 // A victim as it is now, locked for the preemption: its requeue is a compare-and-set on this.
 constexpr const char* kLockVictim =
     "SELECT version, state, start_time IS NOT NULL FROM custom_jobs WHERE id = $1::bigint "
@@ -467,6 +476,18 @@ StatusOr<CommitOutcome> PgSchedulerStore::Commit(const AdmissionPlanner& planner
         TransitionStatement(StateUpdate{f.job_id, f.version, std::move(transition), {}});
     TY_ASSIGN_OR_RETURN(pg::Result r, tx.Exec(fail.sql, fail.params));
     outcome.failed += static_cast<int>(r.affected());
+  }
+  if (!cycle.notices.empty()) {
+    std::vector<int64_t> ids;
+    std::vector<std::string> messages, codes;
+    for (const PreemptionNotice& n : cycle.notices) {
+      ids.push_back(n.job_id);
+      messages.push_back(n.message);
+      codes.push_back(n.code);
+    }
+    TY_RETURN_IF_ERROR(tx.Exec(kVictimNotices.With({NumberArray(ids), TextArray(messages),
+                                                    MicrosParam(now), TextArray(codes)}))
+                           .status());
   }
   if (!cycle.hold_verdicts.empty()) {
     std::vector<int64_t> uids;

@@ -296,7 +296,8 @@ Status FailureSimulator::EndWindows(Timestamp now, FailureStepStats& stats) {
       notices.push_back({n.node, *pool.window_end,
                          "reservation " + pool.reservation + "'s window ends at " +
                              ClockText(*pool.window_end) + ": node " +
-                             NodeName(n.node.pool_id, n.node.ordinal) + " is stopped then"});
+                             NodeName(n.node.pool_id, n.node.ordinal) + " is stopped then",
+                         "WINDOW_END"});
     }
   }
   if (notices.empty()) return Status::Ok();

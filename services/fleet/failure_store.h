@@ -35,6 +35,8 @@ struct SpotNotice {
   NodeRef node;
   Timestamp preempt_at{};
   std::string reason;  // for the job's reason and event
+  // The job's reason code meanwhile: SPOT_NOTICE, or WINDOW_END for a calendar reservation's end.
+  std::string code = "SPOT_NOTICE";
 };
 
 struct Reclaim {

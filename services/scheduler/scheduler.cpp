@@ -158,6 +158,7 @@ void Scheduler::Evaluate(PendingEntry& entry, Cycle& cycle, CycleResult& result)
     cycle.budget -= 1;
     ++result.evaluations;
     if (ContinuePreemption(entry, p->second, cycle, result)) return;
+    CallOffPreemption(job.id, p->second, result);
     preempting_.erase(p);  // the plan no longer holds: looked at afresh
   }
   const bool flex = job.strategy == SchedulingStrategy::kFlexStart;
@@ -206,7 +207,7 @@ void Scheduler::Evaluate(PendingEntry& entry, Cycle& cycle, CycleResult& result)
   if (fit.code != ReasonCode::kNeverFits && !flex && !IsHoldKey(job.id) && cycle.victims_left > 0) {
     if (std::optional<PreemptionPlan> plan = PlanPreemption(job, entry.queue, cycle, models)) {
       if (fleet_.termination_grace > Duration{}) {
-        StartPreemption(entry, std::move(*plan), std::move(models), cycle);
+        StartPreemption(entry, std::move(*plan), std::move(models), cycle, result);
       } else {
         AdmitPreempting(entry, std::move(*plan), cycle, result);
       }
@@ -257,7 +258,7 @@ CycleResult Scheduler::RunCycle(Timestamp now) {
   // Victims already told to stop are no one else's: claimed before any plan looks.
   for (auto it = preempting_.begin(); it != preempting_.end();) {
     if (pending_.count(it->first) == 0) {  // the preemptor left the queue (cancelled, failed)
-      EndPreemption(it->second);
+      CallOffPreemption(it->first, it->second, result);
       it = preempting_.erase(it);
       continue;
     }

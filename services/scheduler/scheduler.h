@@ -37,13 +37,6 @@ struct SchedulerConfig {
   Duration preemption_exemption = std::chrono::minutes(10);
 };
 
-// Why an admission stops a running job (its event says so).
-enum class PreemptionCause {
-  kHigherPriority,  // a higher-priority job of the same project
-  kReclaim,         // a cohort member within its nominal share takes back what was borrowed
-  kFairSharing,     // the victim's project holds more than its weighted fair share of the cohort
-};
-
 struct AdmissionDecision {
   int64_t job_id = 0;
   int64_t version = 0;
@@ -103,8 +96,17 @@ struct HoldVerdict {
 
 // What a cycle decided. Jobs and persistent resources' holds are both workloads to the core (they
 // wait for capacity and take it); each decision here says which it is about.
+// A job preempted for another, told so when its termination grace begins: it keeps running and
+// its reason (PREEMPTION_NOTICE) says when it stops. A note, not a transition.
+struct PreemptionNotice {
+  int64_t job_id = 0;
+  std::string message;
+  std::string code = "PREEMPTION_NOTICE";  // ADMITTED again when the preemption is called off
+};
+
 struct CycleResult {
   std::vector<AdmissionDecision> admissions;
+  std::vector<PreemptionNotice> notices;
   std::vector<HoldDecision> holds;
   std::vector<FailureDecision> failures;
   std::vector<HoldFailure> hold_failures;
@@ -113,8 +115,8 @@ struct CycleResult {
   int evaluations = 0;
   int reused = 0;
   bool empty() const {
-    return admissions.empty() && holds.empty() && failures.empty() && hold_failures.empty() &&
-           verdicts.empty() && hold_verdicts.empty();
+    return admissions.empty() && notices.empty() && holds.empty() && failures.empty() &&
+           hold_failures.empty() && verdicts.empty() && hold_verdicts.empty();
   }
 };
 
@@ -311,8 +313,11 @@ class Scheduler {
     RunningJob preemptor_share;
   };
   void EndPreemption(Preempting& p);  // moves the shares back
+  // A preemption that will not happen (its preemptor left the queue or no longer fits): the
+  // victims still running are told they run on.
+  void CallOffPreemption(int64_t preemptor, Preempting& p, CycleResult& result);
   void StartPreemption(PendingEntry& entry, PreemptionPlan plan,
-                       std::vector<ConsumptionModel> models, Cycle& cycle);
+                       std::vector<ConsumptionModel> models, Cycle& cycle, CycleResult& result);
   // False when the plan no longer holds (the job is evaluated afresh).
   bool ContinuePreemption(PendingEntry& entry, Preempting& p, Cycle& cycle, CycleResult& result);
   void AdmitPreempting(PendingEntry& entry, PreemptionPlan plan, Cycle& cycle, CycleResult& result);

@@ -184,7 +184,8 @@ void Scheduler::AdmitPreempting(PendingEntry& entry, PreemptionPlan plan, Cycle&
 }
 
 void Scheduler::StartPreemption(PendingEntry& entry, PreemptionPlan plan,
-                                std::vector<ConsumptionModel> models, Cycle& cycle) {
+                                std::vector<ConsumptionModel> models, Cycle& cycle,
+                                CycleResult& result) {
   cycle.claimed.insert(plan.victims.begin(), plan.victims.end());
   cycle.victims_left -= static_cast<int>(plan.victims.size());
   Preempting p;
@@ -202,6 +203,17 @@ void Scheduler::StartPreemption(PendingEntry& entry, PreemptionPlan plan,
   entry.verdict.message =
       PreemptingMessage(p.plan.victims, p.plan.reclaimed.size(), p.plan.fair_shared.size(),
                         fleet_.termination_grace, p.due);
+  for (int64_t v : p.plan.victims) {
+    const bool reclaimed =
+        std::find(p.plan.reclaimed.begin(), p.plan.reclaimed.end(), v) != p.plan.reclaimed.end();
+    const bool fair = std::find(p.plan.fair_shared.begin(), p.plan.fair_shared.end(), v) !=
+                      p.plan.fair_shared.end();
+    result.notices.push_back({v, VictimNoticeMessage(entry.job.id,
+                                                     reclaimed ? PreemptionCause::kReclaim
+                                                     : fair    ? PreemptionCause::kFairSharing
+                                                               : PreemptionCause::kHigherPriority,
+                                                     fleet_.termination_grace, p.due)});
+  }
   preempting_.insert_or_assign(entry.job.id, std::move(p));
 }
 
@@ -254,6 +266,17 @@ void Scheduler::EndPreemption(Preempting& p) {
   p.victims_share.clear();
   if (p.preemptor_share.id != 0) AddShare(p.preemptor_share, -1);
   p.preemptor_share = RunningJob{};
+}
+
+void Scheduler::CallOffPreemption(int64_t preemptor, Preempting& p, CycleResult& result) {
+  EndPreemption(p);
+  for (int64_t v : p.plan.victims) {
+    if (running_.count(v) == 0) continue;
+    result.notices.push_back({v,
+                              "the preemption by job " + std::to_string(preemptor) +
+                                  " was called off (it no longer waits for this capacity); runs on",
+                              "ADMITTED"});
+  }
 }
 
 std::optional<Timestamp> Scheduler::NextPreemptionDue() const {

@@ -23,7 +23,14 @@ enum class ReasonCode : int {
   kBehindHigherPriority,  // not looked at yet: higher-priority jobs wait ahead in its queue
 };
 
-std::string_view ReasonCodeName(ReasonCode code);  // "QUOTA_EXCEEDED", …
+std::string_view ReasonCodeName(ReasonCode code);
+
+// Why an admission stops a running job (its event says so).
+enum class PreemptionCause {
+  kHigherPriority,  // a higher-priority job of the same project
+  kReclaim,         // a cohort member within its nominal share takes back what was borrowed
+  kFairSharing,     // the victim's project holds more than its weighted fair share of the cohort
+};                  // "QUOTA_EXCEEDED", …
 
 struct Verdict {
   ReasonCode code = ReasonCode::kNotEvaluated;

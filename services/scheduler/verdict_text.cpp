@@ -207,6 +207,37 @@ std::string PreemptedSuffix(size_t victims, size_t reclaimed, size_t fair_shared
   return out;
 }
 
+namespace {
+std::string SecondText(Timestamp t) {
+  std::time_t secs =
+      std::chrono::system_clock::to_time_t(std::chrono::time_point_cast<std::chrono::seconds>(t));
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S UTC", &tm);
+  return buf;
+}
+}  // namespace
+
+std::string VictimNoticeMessage(int64_t preemptor, PreemptionCause cause, Duration grace,
+                                Timestamp stops_at) {
+  const std::string by = "job " + std::to_string(preemptor);
+  std::string why;
+  switch (cause) {
+    case PreemptionCause::kReclaim:
+      why = "borrowed capacity reclaimed by " + by;
+      break;
+    case PreemptionCause::kFairSharing:
+      why = "preempted by " + by + " over its project's fair share";
+      break;
+    case PreemptionCause::kHigherPriority:
+      why = "preempted by higher-priority " + by;
+      break;
+  }
+  return why + ": stops at the end of its " + ShortDuration(grace) + " termination grace, " +
+         SecondText(stops_at) + ", and goes back to the queue";
+}
+
 std::string PreemptingMessage(const std::vector<int64_t>& victims, size_t reclaimed,
                               size_t fair_shared, Duration grace, Timestamp due) {
   const size_t n = victims.size();
@@ -223,14 +254,8 @@ std::string PreemptingMessage(const std::vector<int64_t>& victims, size_t reclai
   } else {
     out += " (lower priority)";
   }
-  std::time_t secs =
-      std::chrono::system_clock::to_time_t(std::chrono::time_point_cast<std::chrono::seconds>(due));
-  std::tm tm{};
-  gmtime_r(&secs, &tm);
-  char at[32];
-  std::strftime(at, sizeof(at), "%Y-%m-%d %H:%M:%S UTC", &tm);
   return out + ": admitted when " + (n > 1 ? "their " : "its ") + ShortDuration(grace) +
-         " termination grace ends at " + at;
+         " termination grace ends at " + SecondText(due);
 }
 
 std::string BehindHigherPriorityMessage(int64_t position, int lookback, int64_t head_id,

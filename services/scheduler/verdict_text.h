@@ -7,6 +7,7 @@
 #include "services/fleet/fleet.h"
 #include "services/model/duration_text.h"
 #include "services/scheduler/scheduler_job.h"
+#include "services/scheduler/verdict.h"
 
 namespace trainyard {
 
@@ -69,6 +70,10 @@ std::string PreemptedSuffix(size_t victims, size_t reclaimed, size_t fair_shared
 // 2026-11-22 14:20:30 UTC".
 std::string PreemptingMessage(const std::vector<int64_t>& victims, size_t reclaimed,
                               size_t fair_shared, Duration grace, Timestamp due);
+// "preempted by higher-priority job 7: stops at the end of its 30s termination grace,
+// 2026-11-22 14:20:30 UTC, and goes back to the queue".
+std::string VictimNoticeMessage(int64_t preemptor, PreemptionCause cause, Duration grace,
+                                Timestamp stops_at);
 // "not evaluated yet: higher-priority jobs wait ahead of it in its queue (the first is job 7,
 // priority 100); position 1400, lookback 1000 per cycle" (Slurm's reason Priority).
 std::string BehindHigherPriorityMessage(int64_t position, int lookback, int64_t head_id,

@@ -106,7 +106,7 @@ Status MemoryFailureStore::GiveNotices(const std::vector<SpotNotice>& notices, T
     if (state != JobState::kPending && state != JobState::kRunning) continue;
     // A note, not a transition: the job's state and version stay.
     SchedulingStatus& status = *job->second.record.job.trainyard;
-    status.reason_code = "SPOT_NOTICE";
+    status.reason_code = notice.code;
     status.reason_message = notice.reason;
   }
   if (hazard_tick) db_.hazard_tick = std::max(db_.hazard_tick.value_or(*hazard_tick), *hazard_tick);

@@ -180,6 +180,15 @@ StatusOr<CommitOutcome> MemorySchedulerStore::Commit(const AdmissionPlanner& pla
     TY_ASSIGN_OR_RETURN(JobTransition t, planner.PlanFailure(f, now));
     if (db_.ApplyLocked(StateUpdate{f.job_id, f.version, std::move(t), {}})) ++outcome.failed;
   }
+  for (const PreemptionNotice& n : cycle.notices) {
+    auto it = db_.jobs.find(n.job_id);
+    if (it == db_.jobs.end()) continue;
+    const JobState state = it->second.record.job.state;
+    if (state != JobState::kPending && state != JobState::kRunning) continue;
+    SchedulingStatus& status = *it->second.record.job.trainyard;  // a note, as a verdict is
+    status.reason_code = n.code;
+    status.reason_message = n.message;
+  }
   for (const VerdictUpdate& v : cycle.verdicts) {
     auto it = db_.jobs.find(v.job_id);
     if (it == db_.jobs.end() || it->second.record.job.state != JobState::kQueued) continue;

@@ -636,7 +636,7 @@ TEST_F(FleetHazardTest, ACalendarReservationsEndStopsItsJobsAtTheEndAfterTheNoti
   Step();
   CustomJob noticed = Get(job);
   EXPECT_EQ(noticed.state, JobState::kRunning) << "it runs through the notice";
-  EXPECT_EQ(noticed.trainyard->reason_code, "SPOT_NOTICE");
+  EXPECT_EQ(noticed.trainyard->reason_code, "WINDOW_END");
   EXPECT_NE(noticed.trainyard->reason_message.find("reservation cal1's window ends at"),
             std::string::npos)
       << noticed.trainyard->reason_message;

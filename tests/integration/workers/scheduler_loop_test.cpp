@@ -154,7 +154,12 @@ TEST_F(SchedulerLoopTest, HigherPriorityPreemptsAndTheVictimComesBack) {
                                                    "termination grace ends at"),
             std::string::npos)
       << waiting.trainyard->reason_message;
-  EXPECT_EQ(Get(low2, "other").state, JobState::kRunning);
+  CustomJob told = Get(low2, "other");
+  EXPECT_EQ(told.state, JobState::kRunning);
+  EXPECT_EQ(told.trainyard->reason_code, "PREEMPTION_NOTICE");
+  EXPECT_NE(told.trainyard->reason_message.find("stops at the end of its 30s termination grace"),
+            std::string::npos)
+      << told.trainyard->reason_message;
   clock_.Advance(30s);
   Step();
   CustomJob running = Get(high, "other");

@@ -290,6 +290,11 @@ TEST(SchedulerTest, HigherPriorityPreemptsTheFewestLowerPriorityJobs) {
   ExpectVerdict(r, 10, ReasonCode::kPreempting,
                 "preempting jobs 3, 2 (lower priority): admitted when their 30s termination "
                 "grace ends at 2027-01-15 08:02:30 UTC");
+  ASSERT_EQ(r.notices.size(), 2u);
+  EXPECT_EQ(r.notices[0].code, "PREEMPTION_NOTICE");
+  EXPECT_EQ(r.notices[0].message,
+            "preempted by higher-priority job 10: stops at the end of its 30s termination grace, "
+            "2027-01-15 08:02:30 UTC, and goes back to the queue");
   EXPECT_EQ(s.NextPreemptionDue(), kT0 + 2min + 30s);
   EXPECT_TRUE(s.RunCycle(kT0 + 2min + 29s).admissions.empty()) << "still in the grace";
 
@@ -325,8 +330,13 @@ TEST(SchedulerTest, VictimsInTheirGraceAreTakenOnceAndACancelledPreemptorStopsNo
   ASSERT_EQ(VerdictOf(r, 11)->code, ReasonCode::kPreempting);
   EXPECT_NE(VerdictOf(r, 11)->message, "") << VerdictOf(r, 11)->message;
 
+  ASSERT_EQ(r.notices.size(), 1u);
+  const int64_t spared = r.notices[0].job_id;
   s.Remove(11);  // cancelled in its grace
   r = s.RunCycle(kT0 + 1min + 30s);
+  ASSERT_EQ(r.notices.size(), 1u) << "the spared victim is told it runs on";
+  EXPECT_EQ(r.notices[0].job_id, spared);
+  EXPECT_EQ(r.notices[0].code, "ADMITTED");
   ASSERT_NE(Admitted(r, 10), nullptr);
   ASSERT_EQ(Admitted(r, 10)->victims.size(), 1u);
   r = s.RunCycle(kT0 + 1min + 40s);
