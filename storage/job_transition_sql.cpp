@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "services/catalog.h"
 #include "services/fleet/node_state.h"
 #include "storage/named_sql.h"
 #include "storage/node_sql.h"
@@ -60,6 +61,8 @@ constexpr const char* kApplyTransitionText =
     "WHEN :clears_admission::boolean THEN NULL ELSE placement END, "
     "hourly_price_micros = CASE WHEN :placement::jsonb IS NOT NULL THEN :hourly_price::bigint "
     "WHEN :clears_admission::boolean THEN 0 ELSE hourly_price_micros END, "
+    "accelerators = CASE WHEN :placement::jsonb IS NOT NULL THEN :accelerators::int "
+    "ELSE accelerators END, "
     "spot_restarts = spot_restarts + :spot_restarts::int, "
     "sched_code = CASE WHEN :sets_note::boolean THEN :note_code::text ELSE sched_code END, "
     "sched_message = CASE WHEN :sets_note::boolean THEN :note_message::text ELSE sched_message END, "
@@ -227,6 +230,7 @@ pg::Statement TransitionStatement(const StateUpdate& update) {
       .Set("note_message", note([](const SchedulingNote& n) { return n.message; }))
       .Set("placement", t.admission() ? some(EncodePlacement(*t.admission())) : std::nullopt)
       .Set("hourly_price", Number(t.admission() ? t.admission()->hourly_price_micros : 0))
+      .Set("accelerators", Number(t.admission() ? AcceleratorsHeld(t.admission()->pools) : 0))
       .Set("requires_nodes_up", Bool(t.requires_nodes_up()))
       .Set("down_node_states",
            NodeStates({NodeState::kPreempted, NodeState::kFailed, NodeState::kRepairing}))

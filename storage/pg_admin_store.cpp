@@ -64,14 +64,15 @@ const StateSql kQueuedJobs(
 // it: current admission, non-terminal jobs only.
 #define TY_JOB_ENDED \
   ":job_succeeded, :job_failed, :job_cancelled, :job_expired, :job_partially_succeeded"
-#define TY_MODEL_COSTS(now)                                                                  \
-  TY_PLACEMENT_MODEL("placement")                                                            \
+#define TY_MODEL_COSTS(now)       \
+  TY_PLACEMENT_MODEL("placement") \
   ", count(*), "                                                                             \
   "COALESCE(sum(cost_micros), 0)::bigint, "                                                  \
   "COALESCE(sum(CASE WHEN admitted_at IS NOT NULL AND state NOT IN (" TY_JOB_ENDED           \
   ") "                                                                                       \
   "AND admitted_at < " TY_TS(now) " THEN (hourly_price_micros * extract(epoch from (" TY_TS( \
-      now) " - admitted_at)) / 3600)::bigint ELSE 0 END), 0)::bigint "
+      now) " - admitted_at)) / 3600)::bigint ELSE 0 END), 0)::bigint, "                      \
+  "COALESCE(sum(GREATEST(running_us - redone_us, 0) * accelerators::bigint), 0)::bigint "
 
 const StateSql kProjectCosts("SELECT " TY_MODEL_COSTS(
     "$2") "FROM custom_jobs WHERE project_number = $1::bigint GROUP BY 1 ORDER BY 1");
@@ -219,7 +220,8 @@ StatusOr<std::vector<ModelCost>> PgAdminStore::ProjectCosts(int64_t project_numb
       conn->Exec(kProjectCosts.With({std::to_string(project_number), MicrosParam(now)})));
   std::vector<ModelCost> out;
   for (int i = 0; i < r.rows(); ++i) {
-    out.push_back({std::string(r.Get(i, 0)), r.GetInt64(i, 1), r.GetInt64(i, 2), r.GetInt64(i, 3)});
+    out.push_back({std::string(r.Get(i, 0)), r.GetInt64(i, 1), r.GetInt64(i, 2), r.GetInt64(i, 3),
+                   r.GetInt64(i, 4)});
   }
   return out;
 }
@@ -230,13 +232,14 @@ StatusOr<std::vector<ModelTotals>> PgAdminStore::FleetTotals(Timestamp now) {
   std::vector<ModelTotals> out;
   for (int i = 0; i < r.rows(); ++i) {
     ModelTotals t;
-    t.cost = {std::string(r.Get(i, 0)), r.GetInt64(i, 1), r.GetInt64(i, 2), r.GetInt64(i, 3)};
+    t.cost = {std::string(r.Get(i, 0)), r.GetInt64(i, 1), r.GetInt64(i, 2), r.GetInt64(i, 3),
+              r.GetInt64(i, 4)};
     auto us = [&](int col) { return Duration(std::chrono::microseconds(r.GetInt64(i, col))); };
-    t.time.waiting = us(4);
-    t.time.starting = us(5);
-    t.time.restarting = us(6);
-    t.time.running = us(7);
-    t.time.redone = us(8);
+    t.time.waiting = us(5);
+    t.time.starting = us(6);
+    t.time.restarting = us(7);
+    t.time.running = us(8);
+    t.time.redone = us(9);
     out.push_back(std::move(t));
   }
   return out;

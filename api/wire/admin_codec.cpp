@@ -187,12 +187,15 @@ json EncodeQueues(const std::vector<QueueView>& queues) {
 json EncodeProjectCosts(const ProjectCostView& costs) {
   json models = json::array();
   for (const ModelCost& m : costs.by_model) {
-    models.push_back(
-        {{"consumptionModel", m.consumption_model.empty() ? "NOT_PLACED" : m.consumption_model},
-         {"jobs", m.jobs},
-         {"accruedUsd", Usd(m.accrued_micros)},
-         {"runningUsd", Usd(m.running_micros)},
-         {"totalUsd", Usd(m.accrued_micros + m.running_micros)}});
+    json& entry = models.emplace_back(
+        json{{"consumptionModel", m.consumption_model.empty() ? "NOT_PLACED" : m.consumption_model},
+             {"jobs", m.jobs},
+             {"accruedUsd", Usd(m.accrued_micros)},
+             {"runningUsd", Usd(m.running_micros)},
+             {"totalUsd", Usd(m.accrued_micros + m.running_micros)}});
+    if (auto per_hour = m.CostPerProductiveAcceleratorHour()) {
+      entry["costPerProductiveAcceleratorHourUsd"] = *per_hour;
+    }
   }
   json resources = json::array();
   for (const ResourceCost& r : costs.resources) {
@@ -209,6 +212,9 @@ json EncodeProjectCosts(const ProjectCostView& costs) {
               {"totalUsd", Usd(costs.accrued_micros + costs.running_micros)},
               {"byConsumptionModel", std::move(models)}};
   if (!resources.empty()) out["persistentResources"] = std::move(resources);
+  if (auto per_hour = costs.CostPerProductiveAcceleratorHour()) {
+    out["costPerProductiveAcceleratorHourUsd"] = *per_hour;
+  }
   return out;
 }
 

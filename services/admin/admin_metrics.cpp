@@ -147,6 +147,16 @@ Status WriteCostFamilies(AdminService& admin, metrics::Exposition& e) {
                Seconds(d));
     }
   }
+  e.Family("trainyard_cost_per_productive_accelerator_hour_dollars", "gauge",
+           "What the jobs cost for each accelerator-hour (GPU or TPU chip) that trained and kept "
+           "its result, by consumption model: their cost over their productive time times the "
+           "accelerators they hold.");
+  for (const ModelTotals& t : totals) {
+    if (auto per_hour = t.cost.CostPerProductiveAcceleratorHour()) {
+      e.Sample("trainyard_cost_per_productive_accelerator_hour_dollars",
+               {{"consumption_model", ModelLabel(t.cost.consumption_model)}}, *per_hour);
+    }
+  }
   e.Family("trainyard_goodput_ratio", "gauge",
            "Productive time over the jobs' running lifetime (from their first admission), by "
            "consumption model.");

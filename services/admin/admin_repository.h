@@ -77,6 +77,11 @@ struct ModelCost {
   int64_t jobs = 0;
   int64_t accrued_micros = 0;  // finished admissions
   int64_t running_micros = 0;  // current admissions, up to `now`
+  // Productive time (accrued at state changes) × the accelerators of each job, in µs.
+  int64_t productive_accelerator_micros = 0;
+  // The accrued cost over the productive accelerator-hours (both accrue as admissions end):
+  // nullopt before any.
+  std::optional<double> CostPerProductiveAcceleratorHour() const;
 };
 
 // All jobs there are (of every project, ended ones included) whose placement was under one

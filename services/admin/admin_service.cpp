@@ -163,6 +163,26 @@ StatusOr<std::vector<QueueView>> AdminService::Queues(int jobs_per_queue) {
   return out;
 }
 
+namespace {
+std::optional<double> PerProductiveAcceleratorHour(int64_t cost_micros,
+                                                   int64_t productive_accelerator_micros) {
+  if (productive_accelerator_micros <= 0) return std::nullopt;
+  // µs of cost over accelerator-µs, scaled to dollars per accelerator-hour.
+  return static_cast<double>(cost_micros) / 1e6 /
+         (static_cast<double>(productive_accelerator_micros) / 3.6e9);
+}
+}  // namespace
+
+// Both sides accrue when an admission ends (a run that goes on counts at its end), so a long run
+// does not show its cost without its work.
+std::optional<double> ModelCost::CostPerProductiveAcceleratorHour() const {
+  return PerProductiveAcceleratorHour(accrued_micros, productive_accelerator_micros);
+}
+
+std::optional<double> ProjectCostView::CostPerProductiveAcceleratorHour() const {
+  return PerProductiveAcceleratorHour(accrued_micros, productive_accelerator_micros);
+}
+
 StatusOr<ProjectCostView> AdminService::ProjectCosts(const std::string& project) {
   auto resolved = projects_.Resolve(project, /*create_if_missing=*/false);
   if (!resolved.ok() && resolved.status().code() == Code::kNotFound) {
@@ -175,6 +195,7 @@ StatusOr<ProjectCostView> AdminService::ProjectCosts(const std::string& project)
   for (const ModelCost& m : view.by_model) {
     view.accrued_micros += m.accrued_micros;
     view.running_micros += m.running_micros;
+    view.productive_accelerator_micros += m.productive_accelerator_micros;
   }
   TY_ASSIGN_OR_RETURN(view.resources, admin_.ResourceCosts(resolved->number, clock_.Now()));
   for (const ResourceCost& r : view.resources) {

@@ -79,6 +79,10 @@ struct ProjectCostView {
   int64_t running_micros = 0;
   std::vector<ModelCost> by_model;
   std::vector<ResourceCost> resources;  // in running_micros too
+  int64_t productive_accelerator_micros = 0;
+  // What the project's ended admissions and deleted persistent resources cost over its jobs'
+  // productive accelerator-hours (both accrue as admissions end): nullopt before any.
+  std::optional<double> CostPerProductiveAcceleratorHour() const;
 };
 
 class AdminService {

@@ -238,6 +238,12 @@ TEST_F(AdminViewTest, CostsSumAccruedAndRunningPerConsumptionModel) {
   EXPECT_EQ(s.accrued_micros, 0);
   EXPECT_NEAR(s.running_micros / 1e6, 18.0 / 2, 1e-3);
   EXPECT_EQ(costs->accrued_micros + costs->running_micros, r.accrued_micros + s.running_micros);
+  // 6.08 $ over 600 productive seconds of 8 GPUs; the spot run counts once its admission ends.
+  ASSERT_TRUE(r.CostPerProductiveAcceleratorHour());
+  EXPECT_NEAR(*r.CostPerProductiveAcceleratorHour(), 6.08 / (600.0 / 3600 * 8), 1e-6);
+  EXPECT_FALSE(s.CostPerProductiveAcceleratorHour());
+  ASSERT_TRUE(costs->CostPerProductiveAcceleratorHour());
+  EXPECT_NEAR(*costs->CostPerProductiveAcceleratorHour(), 4.56, 1e-6);
 
   auto unknown = admin_->ProjectCosts("nobody");
   ASSERT_FALSE(unknown.ok());
@@ -263,6 +269,12 @@ TEST_F(AdminViewTest, MetricsShowCostGoodputJobsAndNodesPerConsumptionModel) {
   has(R"(trainyard_job_time_seconds{consumption_model="RESERVATION",bucket="starting"} 8)");
   has(R"(trainyard_job_time_seconds{consumption_model="RESERVATION",bucket="productive"} 600)");
   has(R"(trainyard_goodput_ratio{consumption_model="RESERVATION"} 0.9868421052631579)");
+  const std::string per_hour =
+      "\ntrainyard_cost_per_productive_accelerator_hour_dollars{consumption_model=\"RESERVATION\"}"
+      " ";
+  const size_t at = text.find(per_hour);
+  ASSERT_NE(at, std::string::npos) << text;
+  EXPECT_NEAR(std::stod(text.substr(at + per_hour.size())), 6.08 / (600.0 / 3600 * 8), 1e-9);
   has(R"(trainyard_jobs{project="demo",location="us-central1",state="JOB_STATE_PENDING",consumption_model="SPOT"} 1)");
   has(R"(trainyard_nodes{zone="us-central1-a",machine_type="a3-megagpu-8g",consumption_model="SPOT",state="PROVISIONING"} 1)");
   has(R"(trainyard_capacity_units{zone="us-central1-b",machine_type="a3-megagpu-8g",consumption_model="RESERVATION",kind="usable_now"} 0)");

@@ -61,12 +61,19 @@ TEST(AdminCodecTest, CostsAreDollarsWithTotalsAndNamedModels) {
   costs.project = {100000000001, "demo"};
   costs.accrued_micros = 2'500'000;
   costs.running_micros = 500'000;
-  costs.by_model = {{"", 1, 2'000'000, 0}, {"SPOT", 1, 500'000, 500'000}};
+  // The spot jobs trained one productive accelerator-hour (3.6e9 accelerator-µs).
+  costs.by_model = {{"", 1, 2'000'000, 0, 0}, {"SPOT", 1, 500'000, 500'000, 3'600'000'000}};
+  costs.productive_accelerator_micros = 3'600'000'000;
   nlohmann::json out = EncodeProjectCosts(costs);
   EXPECT_EQ(out["projectNumber"], "100000000001");
   EXPECT_DOUBLE_EQ(out["totalUsd"].get<double>(), 3.0);
   EXPECT_EQ(out["byConsumptionModel"][0]["consumptionModel"], "NOT_PLACED");
+  EXPECT_FALSE(out["byConsumptionModel"][0].contains("costPerProductiveAcceleratorHourUsd"));
   EXPECT_DOUBLE_EQ(out["byConsumptionModel"][1]["totalUsd"].get<double>(), 1.0);
+  EXPECT_DOUBLE_EQ(
+      out["byConsumptionModel"][1]["costPerProductiveAcceleratorHourUsd"].get<double>(), 0.5)
+      << "what ended: 0.50 $ over 1 accelerator-hour";
+  EXPECT_DOUBLE_EQ(out["costPerProductiveAcceleratorHourUsd"].get<double>(), 2.5);
 }
 
 TEST(AdminCodecTest, NodesAndEventsUseWireNames) {
