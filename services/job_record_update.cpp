@@ -52,14 +52,21 @@ void ApplyToRecord(const JobTransition& t, JobRecord& record) {
     }
     status.queue_position.reset();
   }
-  if (t.interrupts_run()) {
-    Duration redone =
-        record.checkpoint_interval > Duration{} ? in_state % record.checkpoint_interval : in_state;
-    if (t.progress_saved_at()) {
-      redone = std::clamp<Duration>(t.at() - *t.progress_saved_at(), Duration{}, in_state);
+  if (t.from() != t.to() && GoodputClockOf(t.from()) == GoodputClock::kRunning) {
+    // An emergency save in the notice keeps everything up to it: only the time since is redone.
+    const Duration after_save =
+        t.interrupts_run() && t.progress_saved_at()
+            ? std::clamp<Duration>(t.at() - *t.progress_saved_at(), Duration{}, in_state)
+            : Duration{};
+    const RunSplit split = SplitRun(in_state - after_save, record.checkpointed > Duration{},
+                                    record.checkpoint_interval, record.checkpoint_cost);
+    status.goodput.checkpoint_restore += split.restore;
+    status.goodput.checkpoint_save += split.saving;
+    if (t.interrupts_run()) {
+      const bool saved = t.progress_saved_at().has_value();
+      status.goodput.redone += saved ? after_save : split.redone;
+      record.checkpointed += saved ? split.kept + split.redone : split.kept;
     }
-    status.goodput.redone += redone;
-    record.checkpointed += in_state - redone;
   }
   if (t.admission()) {
     status.admitted_at = t.at();

@@ -35,6 +35,7 @@ struct JobRecord {
   // node failure or a retry resumes from there (services/workload_model.h).
   Duration checkpointed{};
   Duration checkpoint_interval{};        // 0: the job never checkpoints
+  CheckpointCost checkpoint_cost;        // what each save and restore takes
   std::optional<Timestamp> state_since;  // when the job entered its current state
   int spot_restarts = 0;                 // restarts after spot preemptions so far (Vertex allows 6)
   int attempt = 0;                       // whole-job retries so far (Vertex allows 3)

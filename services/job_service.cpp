@@ -115,6 +115,7 @@ StatusOr<CustomJob> JobService::Create(const ParentRef& parent, CustomJob job,
   record.job.web_access_uris.clear();
   TY_ASSIGN_OR_RETURN(record.checkpoint_interval, CheckpointInterval(record.job.job_spec));
   TY_RETURN_IF_ERROR(EmergencyCheckpointTime(record.job.job_spec).status());
+  TY_ASSIGN_OR_RETURN(record.checkpoint_cost, CheckpointCosts(record.job.job_spec));
   // QUEUED belongs to the scheduler, which follows new rows by their change feed; the runtime looks
   // at the job once it is admitted.
   record.next_action_at.reset();

@@ -22,6 +22,8 @@ constexpr std::string_view kPrecision = "TRAINYARD_PRECISION";
 constexpr std::string_view kMfu = "TRAINYARD_MFU";
 constexpr std::string_view kCheckpointInterval = "TRAINYARD_CHECKPOINT_INTERVAL";
 constexpr std::string_view kEmergencyCheckpoint = "TRAINYARD_EMERGENCY_CHECKPOINT_TIME";
+constexpr std::string_view kCheckpointSave = "TRAINYARD_CHECKPOINT_SAVE_TIME";
+constexpr std::string_view kCheckpointRestore = "TRAINYARD_CHECKPOINT_RESTORE_TIME";
 constexpr std::string_view kSlowHost = "TRAINYARD_SIM_SLOW_HOST";
 constexpr std::string_view kSlowHostFactor = "TRAINYARD_SIM_SLOW_HOST_FACTOR";
 constexpr std::string_view kRunTimeKnobs[] = {kDuration, kSteps,  kStepTime,  kParams, kTokens,
@@ -319,6 +321,52 @@ StatusOr<std::optional<Duration>> EmergencyCheckpointTime(const CustomJobSpec& s
                          *v + "\")");
   }
   return std::optional<Duration>(*save);
+}
+
+namespace {
+
+// The machines the job runs on: every replica's nodes, a TPU slice's hosts.
+int64_t HostsOf(const CustomJobSpec& spec) {
+  int64_t hosts = 0;
+  for (const WorkerPoolSpec& wp : spec.worker_pool_specs) {
+    if (wp.IsPlaceholder() || !wp.machine_spec) continue;
+    const MachineSpec& ms = *wp.machine_spec;
+    int64_t per_replica = ms.NodesPerReplica();
+    if (const MachineType* machine = FindMachineType(ms.machine_type);
+        machine != nullptr && machine->is_tpu && !machine->tpu_family.empty()) {
+      if (auto slice = ResolveTpuTopology(*machine, ms.tpu_topology); slice.ok()) {
+        per_replica = std::max<int64_t>(1, slice->chips / std::max(1, machine->tpu_chips_per_host));
+      }
+    }
+    hosts += std::max<int64_t>(wp.replica_count, 1) * per_replica;
+  }
+  return std::max<int64_t>(hosts, 1);
+}
+
+}  // namespace
+
+StatusOr<CheckpointCost> CheckpointCosts(const CustomJobSpec& spec) {
+  const std::string_view names[] = {kCheckpointSave, kCheckpointRestore, kParams};
+  Knobs k = ReadKnobs(spec, names);
+  CheckpointCost out;
+  if (const std::string* params = k.Value(kParams); params != nullptr) {
+    if (std::optional<double> p = ParsePositive(*params)) {
+      const double bits = *p * kCheckpointBytesPerParam * 8;
+      out.save = out.restore =
+          Seconds(bits / (static_cast<double>(HostsOf(spec)) * kCheckpointGbpsPerHost * 1e9));
+    }
+  }
+  for (auto [name, into] :
+       {std::pair{kCheckpointSave, &out.save}, std::pair{kCheckpointRestore, &out.restore}}) {
+    const std::string* v = k.Value(name);
+    if (v == nullptr) continue;
+    std::optional<Duration> d = ParseDurationText(*v);
+    if (!d || *d < Duration{}) {
+      return k.Invalid(name, "must be a duration in seconds like \"30s\" (got \"" + *v + "\")");
+    }
+    *into = *d;
+  }
+  return out;
 }
 
 StatusOr<UtilizationKnobs> UtilizationKnobsOf(const CustomJobSpec& spec) {

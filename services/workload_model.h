@@ -56,6 +56,21 @@ StatusOr<Duration> CheckpointInterval(const CustomJobSpec& spec);
 // env entry.
 StatusOr<std::optional<Duration>> EmergencyCheckpointTime(const CustomJobSpec& spec);
 
+// What the job's periodic checkpoints cost in run time (ML Goodput's
+// UNPRODUCTIVE_CHECKPOINT_SAVE_TIME and _RESTORE_TIME): a synchronous save after each interval of
+// work, and a restore when a run resumes from a checkpoint. TRAINYARD_CHECKPOINT_SAVE_TIME and
+// TRAINYARD_CHECKPOINT_RESTORE_TIME set them; else, for a job with TRAINYARD_MODEL_PARAMS, the
+// training state (kCheckpointBytesPerParam a parameter) written to or read from storage by every
+// host at kCheckpointGbpsPerHost; else none. A bad value is INVALID_ARGUMENT naming the env entry.
+StatusOr<CheckpointCost> CheckpointCosts(const CustomJobSpec& spec);
+
+// Mixed-precision Adam keeps fp32 master weights, momentum and variance: 12 bytes a parameter
+// (the ZeRO paper's K = 12), which is what a checkpoint must hold to resume training.
+inline constexpr double kCheckpointBytesPerParam = 12;
+// Chosen, as Google publishes no per-VM Cloud Storage figure: each host writes (and reads) its
+// shard at 10 Gb/s, the same regional-storage rate as the image pull (imagePullGbps).
+inline constexpr double kCheckpointGbpsPerHost = 10;
+
 // What the simulated accelerator metrics (services/telemetry) need of a job: its model size and
 // step time when known, its MFU knob, and a straggler to show. TRAINYARD_SIM_SLOW_HOST names a
 // host by its index in the job's host list (0 first) and TRAINYARD_SIM_SLOW_HOST_FACTOR (default

@@ -23,14 +23,20 @@ namespace {
 // (start_time still NULL) QUEUED is waiting and PENDING starting, after it both are restarting.
 // An interrupted run keeps the work of its whole checkpoint intervals; the rest is redone.
 #define TY_IN_STATE "GREATEST(0, :at::bigint - " TY_MICROS("COALESCE(state_since, update_time)") ")"
-// What an interrupted run loses: the time since its emergency checkpoint when it wrote one in its
-// notice (:progress_saved_at), else since its last periodic one.
-#define TY_SINCE_CHECKPOINT                                                  \
-  "CASE WHEN :progress_saved_at::bigint IS NOT NULL THEN LEAST(" TY_IN_STATE \
-  ", GREATEST(0, :at::bigint - :progress_saved_at::bigint)) "                \
-  "WHEN checkpoint_interval_us > 0 THEN " TY_IN_STATE                        \
-  " % checkpoint_interval_us "                                               \
-  "ELSE " TY_IN_STATE " END"
+// A run that ends splits as SplitRun (services/model/goodput.h) says: an emergency save in the
+// notice (:progress_saved_at) keeps all before it, so only the time after it (TY_AFTER_SAVE) is
+// redone; the rest of the run (TY_SPLIT_RUN) is a restore of the last checkpoint when it resumed
+// from one (TY_RESTORE), then work and saves alternating, TY_SAVES of them complete.
+#define TY_AFTER_SAVE                                                                     \
+  "(CASE WHEN :progress_saved_at::bigint IS NOT NULL THEN LEAST(" TY_IN_STATE             \
+  ", GREATEST(0, :at::bigint - :progress_saved_at::bigint)) ELSE 0 END)"
+#define TY_SPLIT_RUN "(" TY_IN_STATE " - " TY_AFTER_SAVE ")"
+#define TY_RESTORE \
+  "(CASE WHEN checkpointed_us > 0 THEN LEAST(" TY_SPLIT_RUN ", checkpoint_restore_us) ELSE 0 END)"
+#define TY_WORK "(" TY_SPLIT_RUN " - " TY_RESTORE ")"
+#define TY_SAVES                                                                          \
+  "(CASE WHEN checkpoint_interval_us > 0 THEN " TY_WORK                                   \
+  " / (checkpoint_interval_us + checkpoint_save_us) ELSE 0 END)"
 constexpr const char* kApplyTransitionText =
     "WITH u AS (UPDATE custom_jobs SET state = :to::smallint, version = version + 1, "
     "update_time = " TY_TS(":at") ", "
@@ -52,9 +58,16 @@ constexpr const char* kApplyTransitionText =
     "restarting_us = restarting_us + CASE WHEN :goodput_clock::text IN ('queued', 'pending') "
     "AND start_time IS NOT NULL THEN " TY_IN_STATE " ELSE 0 END, "
     "running_us = running_us + CASE WHEN :goodput_clock::text = 'running' THEN " TY_IN_STATE " ELSE 0 END, "
-    "redone_us = redone_us + CASE WHEN :interrupts_run::boolean THEN " TY_SINCE_CHECKPOINT " ELSE 0 END, "
-    "checkpointed_us = checkpointed_us + CASE WHEN :interrupts_run::boolean THEN "
-    TY_IN_STATE " - (" TY_SINCE_CHECKPOINT ") ELSE 0 END, "
+    "checkpoint_restoring_us = checkpoint_restoring_us + CASE WHEN :goodput_clock::text = 'running' "
+    "THEN " TY_RESTORE " ELSE 0 END, "
+    "checkpoint_saving_us = checkpoint_saving_us + CASE WHEN :goodput_clock::text = 'running' "
+    "THEN " TY_SAVES " * checkpoint_save_us ELSE 0 END, "
+    "redone_us = redone_us + CASE WHEN NOT :interrupts_run::boolean THEN 0 "
+    "WHEN :progress_saved_at::bigint IS NOT NULL THEN " TY_AFTER_SAVE " "
+    "ELSE " TY_WORK " - " TY_SAVES " * (checkpoint_interval_us + checkpoint_save_us) END, "
+    "checkpointed_us = checkpointed_us + CASE WHEN NOT :interrupts_run::boolean THEN 0 "
+    "WHEN :progress_saved_at::bigint IS NOT NULL THEN " TY_WORK " - " TY_SAVES " * checkpoint_save_us "
+    "ELSE " TY_SAVES " * checkpoint_interval_us END, "
     "admitted_at = CASE WHEN :placement::jsonb IS NOT NULL THEN " TY_TS(":at") " "
     "WHEN :clears_admission::boolean THEN NULL ELSE admitted_at END, "
     "placement = CASE WHEN :placement::jsonb IS NOT NULL THEN :placement::jsonb "

@@ -80,7 +80,8 @@ const StateSql kProjectCosts("SELECT " TY_MODEL_COSTS(
 // One pass over every job: /metrics reads it at each scrape.
 const StateSql kFleetTotals("SELECT " TY_MODEL_COSTS(
     "$1") ", sum(waiting_us)::bigint, sum(starting_us)::bigint, sum(restarting_us)::bigint, "
-          "sum(running_us)::bigint, sum(redone_us)::bigint FROM custom_jobs GROUP BY 1 ORDER BY 1");
+          "sum(running_us)::bigint, sum(redone_us)::bigint, sum(checkpoint_saving_us)::bigint, "
+          "sum(checkpoint_restoring_us)::bigint FROM custom_jobs GROUP BY 1 ORDER BY 1");
 
 constexpr const char* kResourceCosts =
     "SELECT " TY_RESOURCE_NAME("") ", " TY_PLACEMENT_MODEL("placement") ", "
@@ -240,6 +241,8 @@ StatusOr<std::vector<ModelTotals>> PgAdminStore::FleetTotals(Timestamp now) {
     t.time.restarting = us(7);
     t.time.running = us(8);
     t.time.redone = us(9);
+    t.time.checkpoint_save = us(10);
+    t.time.checkpoint_restore = us(11);
     out.push_back(std::move(t));
   }
   return out;

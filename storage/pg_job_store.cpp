@@ -13,12 +13,17 @@
 namespace trainyard::storage {
 namespace {
 
+std::string MicrosText(Duration d) {
+  return std::to_string(std::chrono::duration_cast<std::chrono::microseconds>(d).count());
+}
+
 constexpr const char* kInsertJob =
     "WITH j AS (INSERT INTO custom_jobs (id, project_number, location, display_name, state, "
     "job_spec, labels, encryption_spec, create_time, update_time, next_action_at, request_id, "
-    "state_since, checkpoint_interval_us) "
+    "state_since, checkpoint_interval_us, checkpoint_save_us, checkpoint_restore_us) "
     "VALUES ($1::bigint, $2::bigint, $3, $4, $5::smallint, $6::jsonb, $7::jsonb, $8::jsonb, "
-    TY_TS("$9") ", " TY_TS("$9") ", " TY_TS("$10") ", $11, " TY_TS("$9") ", $13::bigint) "
+    TY_TS("$9") ", " TY_TS("$9") ", " TY_TS("$10") ", $11, " TY_TS("$9") ", $13::bigint, "
+    "$14::bigint, $15::bigint) "
     "RETURNING id) "
     "INSERT INTO job_events (job_id, time, from_state, to_state, reason) "
     "SELECT id, " TY_TS("$9") ", $12::smallint, $5::smallint, 'created' FROM j";
@@ -130,8 +135,10 @@ StatusOr<JobRecord> DecodeJobRow(const pg::Result& r, int row) {
   if (!r.IsNull(row, 24)) status.queue_position = r.GetInt64(row, 24);
   rec.state_since = OptionalTime(r, row, 30);
   auto micros = [&](int column) { return std::chrono::microseconds(r.GetInt64(row, column)); };
-  status.goodput = JobGoodput{micros(31), micros(32), micros(33), micros(34), micros(35)};
+  status.goodput = JobGoodput{micros(31), micros(32), micros(33), micros(34),
+                              micros(35), micros(39), micros(40)};
   rec.checkpoint_interval = micros(36);
+  rec.checkpoint_cost = CheckpointCost{micros(37), micros(38)};
   job.trainyard = std::move(status);
   return rec;
 }
@@ -164,9 +171,9 @@ Status PgJobStore::Insert(const JobRecord& record, const std::string& request_id
       MicrosParam(record.next_action_at),
       request_id.empty() ? std::nullopt : std::optional<std::string>(request_id),
       std::to_string(static_cast<int>(JobState::kUnspecified)),  // a created job comes from none
-      std::to_string(
-          std::chrono::duration_cast<std::chrono::microseconds>(record.checkpoint_interval)
-              .count()),
+      MicrosText(record.checkpoint_interval),
+      MicrosText(record.checkpoint_cost.save),
+      MicrosText(record.checkpoint_cost.restore),
   };
   return creates_.Commit({pg::Statement{kInsertJob, std::move(params)}});
 }

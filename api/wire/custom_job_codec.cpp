@@ -238,7 +238,10 @@ void ReadSchedulingStatus(ObjectReader& r, SchedulingStatus* s) {
     g.GetDuration("restartingTime", &s->goodput.restarting);
     g.GetDuration("runningTime", &s->goodput.running);
     g.GetDuration("redoneTime", &s->goodput.redone);
-    for (std::string_view derived : {"productiveTime", "lostTime", "ratio", "schedulingRatio"}) {
+    g.GetDuration("checkpointSaveTime", &s->goodput.checkpoint_save);
+    g.GetDuration("checkpointRestoreTime", &s->goodput.checkpoint_restore);
+    for (std::string_view derived :
+         {"productiveTime", "lostTime", "ratio", "schedulingRatio", "badput"}) {
       g.Skip(derived);
     }
   });
@@ -544,10 +547,25 @@ json EncodeGoodput(const JobGoodput& g) {
   auto time = [](Duration d) {
     return FormatDuration(std::chrono::duration_cast<std::chrono::milliseconds>(d));
   };
-  json out = {{"productiveTime", time(g.Productive())}, {"lostTime", time(g.Lost())},
-              {"redoneTime", time(g.redone)},           {"restartingTime", time(g.restarting)},
-              {"waitingTime", time(g.waiting)},         {"startingTime", time(g.starting)},
-              {"runningTime", time(g.running)}};
+  json out = {{"productiveTime", time(g.Productive())},
+              {"lostTime", time(g.Lost())},
+              {"redoneTime", time(g.redone)},
+              {"restartingTime", time(g.restarting)},
+              {"waitingTime", time(g.waiting)},
+              {"startingTime", time(g.starting)},
+              {"runningTime", time(g.running)},
+              {"checkpointSaveTime", time(g.checkpoint_save)},
+              {"checkpointRestoreTime", time(g.checkpoint_restore)}};
+  // The same time in ML Goodput's badput buckets (ml-goodput-measurement's BadputType): the
+  // first provisioning is TPU_INITIALIZATION (GPUs' too); the simulated program takes its first
+  // step at once, and nothing is left over, so PROGRAM_STARTUP and OTHER are zero.
+  out["badput"] = {{"TPU_INITIALIZATION", time(g.starting)},
+                   {"PROGRAM_STARTUP", time(Duration{})},
+                   {"UNPRODUCTIVE_CHECKPOINT_SAVE_TIME", time(g.checkpoint_save)},
+                   {"UNPRODUCTIVE_CHECKPOINT_RESTORE_TIME", time(g.checkpoint_restore)},
+                   {"WASTED_PROGRESS_FROM_DISRUPTION", time(g.redone)},
+                   {"INFRASTRUCTURE_RECOVERY_FROM_DISRUPTION", time(g.restarting)},
+                   {"OTHER", time(Duration{})}};
   if (std::optional<double> ratio = g.Ratio()) out["ratio"] = std::round(*ratio * 1e4) / 1e4;
   if (std::optional<double> s = g.SchedulingRatio()) {
     out["schedulingRatio"] = std::round(*s * 1e4) / 1e4;

@@ -133,15 +133,19 @@ Status WriteCostFamilies(AdminService& admin, metrics::Exposition& e) {
   e.Family("trainyard_job_time_seconds", "gauge",
            "Where the jobs' wall time went, by consumption model: waiting (queued before the first "
            "start), starting, restarting (after preemptions, repairs, retries), productive "
-           "(running, kept) and redone (running, lost to an interruption). Accrued at each state "
+           "(running, kept), redone (running, lost to an interruption), checkpoint_save and "
+           "checkpoint_restore (running, saving and restoring checkpoints). Accrued at each state "
            "change.");
   for (const ModelTotals& t : totals) {
     const std::string_view model = ModelLabel(t.cost.consumption_model);
-    const std::pair<const char*, Duration> buckets[] = {{"waiting", t.time.waiting},
-                                                        {"starting", t.time.starting},
-                                                        {"restarting", t.time.restarting},
-                                                        {"productive", t.time.Productive()},
-                                                        {"redone", t.time.redone}};
+    const std::pair<const char*, Duration> buckets[] = {
+        {"waiting", t.time.waiting},
+        {"starting", t.time.starting},
+        {"restarting", t.time.restarting},
+        {"productive", t.time.Productive()},
+        {"redone", t.time.redone},
+        {"checkpoint_save", t.time.checkpoint_save},
+        {"checkpoint_restore", t.time.checkpoint_restore}};
     for (const auto& [bucket, d] : buckets) {
       e.Sample("trainyard_job_time_seconds", {{"consumption_model", model}, {"bucket", bucket}},
                Seconds(d));

@@ -1,5 +1,7 @@
 #include "services/model/goodput.h"
 
+#include <algorithm>
+
 #include "services/model/custom_job.h"
 
 namespace trainyard {
@@ -16,6 +18,22 @@ std::optional<double> JobGoodput::SchedulingRatio() const {
   if (total <= Duration{}) return std::nullopt;
   return std::chrono::duration<double>(Lifetime()).count() /
          std::chrono::duration<double>(total).count();
+}
+
+RunSplit SplitRun(Duration ran, bool resumed, Duration interval, CheckpointCost cost) {
+  RunSplit out;
+  if (ran <= Duration{}) return out;
+  out.restore = resumed ? std::min(ran, cost.restore) : Duration{};
+  const Duration work = ran - out.restore;  // work and saves, alternating
+  if (interval <= Duration{}) {
+    out.redone = work;
+    return out;
+  }
+  const int64_t saves = work / (interval + cost.save);
+  out.saving = saves * cost.save;
+  out.kept = saves * interval;
+  out.redone = work - out.saving - out.kept;
+  return out;
 }
 
 GoodputClock GoodputClockOf(JobState state) {

@@ -7,7 +7,8 @@
 //   starting    PENDING before the first start (boot, image pull, launch)
 //   restarting  QUEUED or PENDING after the first start (preemptions, repairs, retries)
 //   running     RUNNING; of it, `redone` is work lost to an interruption (done since the last
-//               checkpoint) and done again, the rest is productive
+//               checkpoint) and done again, `checkpoint_save` and `checkpoint_restore` the time
+//               checkpoints took, the rest is productive
 #include <optional>
 
 #include "services/model/time.h"
@@ -22,8 +23,14 @@ struct JobGoodput {
   Duration restarting{};
   Duration running{};
   Duration redone{};
+  // Of `running`: saving periodic checkpoints, and restoring one when a run resumed from it.
+  Duration checkpoint_save{};
+  Duration checkpoint_restore{};
 
-  Duration Productive() const { return running > redone ? running - redone : Duration{}; }
+  Duration Productive() const {
+    const Duration unproductive = redone + checkpoint_save + checkpoint_restore;
+    return running > unproductive ? running - unproductive : Duration{};
+  }
   Duration Lost() const { return restarting + redone; }
   Duration Total() const { return waiting + starting + restarting + running; }
   // From its first admission on: what the job held or waited for again once it had capacity.
@@ -35,6 +42,24 @@ struct JobGoodput {
   std::optional<double> Ratio() const;
   std::optional<double> SchedulingRatio() const;
 };
+
+// What checkpoints cost in run time (services/workload_model.h).
+struct CheckpointCost {
+  Duration save{};
+  Duration restore{};
+};
+
+// How `ran` of RUNNING time split: first the restore of the last checkpoint (when the run resumed
+// from one), then work with a save after every `interval` of it (0: no saves). `kept` is the work
+// that completed saves hold, `redone` the rest since the last of them (lost if the run stops).
+// storage/job_transition_sql.cpp does the same arithmetic in SQL.
+struct RunSplit {
+  Duration restore{};
+  Duration saving{};
+  Duration kept{};
+  Duration redone{};
+};
+RunSplit SplitRun(Duration ran, bool resumed, Duration interval, CheckpointCost cost);
 
 // The bucket a state's time goes to, by whether the job had started when it was in that state.
 enum class GoodputClock { kNone, kQueued, kPending, kRunning };

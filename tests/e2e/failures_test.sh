@@ -105,6 +105,12 @@ for job in "$spot" "$standard"; do
     "$(field "$job" '.trainyard.goodput.productiveTime | rtrimstr("s") | tonumber | . >= 1200 and . < 1210')" true
   check "job $short ran its work plus what it redid" \
     "$(field "$job" '.trainyard.goodput | ((.runningTime, .productiveTime, .redoneTime) |= (rtrimstr("s") | tonumber)) | (.runningTime - .productiveTime - .redoneTime | fabs) < 0.01')" true
+  check "job $short's badput is in ML Goodput's buckets, and with the productive time makes up its lifetime" \
+    "$(field "$job" '.trainyard.goodput | (.badput | map_values(rtrimstr("s") | tonumber)) as $b |
+      ((.productiveTime, .startingTime, .restartingTime, .runningTime, .redoneTime) |= (rtrimstr("s") | tonumber)) |
+      $b.WASTED_PROGRESS_FROM_DISRUPTION == .redoneTime and $b.INFRASTRUCTURE_RECOVERY_FROM_DISRUPTION == .restartingTime and
+      $b.TPU_INITIALIZATION == .startingTime and
+      ((.productiveTime + ($b | add)) - (.startingTime + .restartingTime + .runningTime) | fabs) < 0.01')" true
   check "job $short's ratio is productive over its running lifetime, scheduling goodput beside it" \
     "$(field "$job" '.trainyard.goodput | .ratio > 0 and .ratio < 1 and .schedulingRatio > 0 and .schedulingRatio <= 1')" true
   check "job $short's cost per productive accelerator-hour is its cost over its productive GPU-hours" \

@@ -94,11 +94,20 @@ Duration SimRunTime(const CustomJob& job, const SimTimings& timings) {
 
 namespace {
 
-// The run time still to do after `saved` more of it was checkpointed in the current run.
-Duration WorkLeft(const JobRecord& job, const SimTimings& timings, Duration saved) {
+// How long a run takes that resumes after `saved` more work was checkpointed in the current one:
+// the restore of that checkpoint (when there is one), the work left, and a save after each
+// checkpoint interval of it but the last (SplitRun's arithmetic, from the other side).
+Duration RunLength(const JobRecord& job, const SimTimings& timings, Duration saved) {
   const Duration total = SimRunTime(job.job, timings);
   const Duration done = job.checkpointed + saved;
-  return done < total ? total - done : Duration{};
+  const Duration left = done < total ? total - done : Duration{};
+  Duration length = left;
+  if (done > Duration{}) length += job.checkpoint_cost.restore;
+  if (job.checkpoint_interval > Duration{} && left > Duration{}) {
+    const int64_t saves = (left - Duration(1)) / job.checkpoint_interval;  // ⌈left / I⌉ - 1
+    length += saves * job.checkpoint_cost.save;
+  }
+  return std::chrono::duration_cast<std::chrono::microseconds>(length);
 }
 
 }  // namespace
@@ -123,7 +132,7 @@ StatusOr<JobRun> SimRuntime::Launch(const JobRecord& job, int attempt, Timestamp
     start = std::max(now, After(*admitted_at, job.job.trainyard->startup));
   }
   // A job stopped by a preemption, a repair or a retry resumes from its last checkpoint.
-  const Span span{start, After(start, WorkLeft(job, timings_, Duration{}))};
+  const Span span{start, After(start, RunLength(job, timings_, Duration{}))};
   JobRun run;
   run.attempt = attempt;
   for (const Replica& r : replicas) {
@@ -165,15 +174,15 @@ StatusOr<Observation> SimRuntime::Observe(const JobRecord& job, Timestamp now) {
 
 StatusOr<std::string> SimRuntime::RestartReplica(const JobRecord& job, const ReplicaRun&,
                                                  Timestamp now, LeaseDeadline) {
-  // A replica restarted in place resumes from the gang's last checkpoint: the whole intervals the
-  // job has run since it was last RUNNING are saved, the rest is done again.
+  // A replica restarted in place resumes from the gang's last checkpoint: what the saves completed
+  // since the job was last RUNNING hold is kept, the rest is done again.
   Duration saved{};
-  if (job.job.state == JobState::kRunning && job.state_since && now > *job.state_since &&
-      job.checkpoint_interval > Duration{}) {
-    const Duration ran = now - *job.state_since;
-    saved = ran - ran % job.checkpoint_interval;
+  if (job.job.state == JobState::kRunning && job.state_since && now > *job.state_since) {
+    saved = SplitRun(now - *job.state_since, job.checkpointed > Duration{}, job.checkpoint_interval,
+                     job.checkpoint_cost)
+                .kept;
   }
-  return SpanHandle(Span{now, After(now, WorkLeft(job, timings_, saved))});
+  return SpanHandle(Span{now, After(now, RunLength(job, timings_, saved))});
 }
 
 namespace {

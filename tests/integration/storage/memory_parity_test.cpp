@@ -39,7 +39,8 @@ std::string Outcome(const CustomJob& job) {
       << " attempt=" << s.attempt << " waiting=" << s.goodput.waiting.count()
       << " starting=" << s.goodput.starting.count()
       << " restarting=" << s.goodput.restarting.count() << " running=" << s.goodput.running.count()
-      << " redone=" << s.goodput.redone.count();
+      << " redone=" << s.goodput.redone.count() << " save=" << s.goodput.checkpoint_save.count()
+      << " restore=" << s.goodput.checkpoint_restore.count();
   for (const PlacedPoolStatus& p : s.pools) {
     out << " [" << p.consumption_model << " " << p.units;
     for (const std::string& n : p.nodes) out << " " << n;
@@ -53,6 +54,9 @@ class MemoryParityTest : public testing::SimFixture {
  protected:
   void SetUp() override {
     checkpoint_interval_ = "600s";
+    // Checkpoints that cost time: both stores split every run the same way.
+    primary_env_ = {{"TRAINYARD_CHECKPOINT_SAVE_TIME", "45s"},
+                    {"TRAINYARD_CHECKPOINT_RESTORE_TIME", "90s"}};
     ASSERT_NO_FATAL_FAILURE(StartFleet(kFleet));
   }
 };
@@ -112,7 +116,7 @@ TEST_F(MemoryParityTest, AWorkloadEndsTheSameOnMemoryAsOnPostgres) {
     clock_.Advance(60s);
     memory_clock.Advance(60s);
   }
-  int ended = 0, restarted = 0;
+  int ended = 0, restarted = 0, restored = 0;
   for (size_t i = 0; i < on_pg.size(); ++i) {
     const std::string project = workload[i].project;
     CustomJob pg = Get(on_pg[i], project);
@@ -123,10 +127,12 @@ TEST_F(MemoryParityTest, AWorkloadEndsTheSameOnMemoryAsOnPostgres) {
     EXPECT_EQ(Outcome(pg), Outcome(*mem)) << "job " << i;
     ended += IsTerminal(pg.state) ? 1 : 0;
     restarted += pg.trainyard->spot_restarts > 0 || pg.trainyard->goodput.restarting > 0s ? 1 : 0;
+    restored += pg.trainyard->goodput.checkpoint_restore > 0s ? 1 : 0;
   }
   // The workload is worth comparing: most jobs ended, and some were interrupted on the way.
   EXPECT_GE(ended, 8);
   EXPECT_GE(restarted, 1);
+  EXPECT_GE(restored, 1) << "a run resumed from a checkpoint and restored it";
 }
 
 }  // namespace

@@ -217,6 +217,30 @@ TEST_F(FailureSimulatorTest, AnEmergencyCheckpointInTheNoticeLosesOnlyTheNotice)
   EXPECT_EQ(Get(slow).trainyard->goodput.redone, 130s);
 }
 
+// Saves and restores cost run time (ML Goodput's UNPRODUCTIVE_CHECKPOINT_SAVE_TIME and _RESTORE_
+// TIME): with a save of 10 s after every 100 s of work, a run reclaimed at 280 s kept 200 s (two
+// saves), redoes 60; resumed, it restores (20 s), then runs the 400 s left with 3 saves. What it
+// ran less what checkpoints and the lost work took is exactly its work.
+TEST_F(FailureSimulatorTest, CheckpointSavesAndRestoresCostRunTimeAndAreNotProductive) {
+  checkpoint_interval_ = "100s";
+  primary_env_ = {{"TRAINYARD_CHECKPOINT_SAVE_TIME", "10s"},
+                  {"TRAINYARD_CHECKPOINT_RESTORE_TIME", "20s"}};
+  CustomJob job = ReclaimedAfter(250s);
+  JobGoodput g = Get(job).trainyard->goodput;
+  EXPECT_EQ(g.redone, 60s);
+  EXPECT_EQ(g.checkpoint_save, 20s);
+  EXPECT_EQ(g.checkpoint_restore, 0s) << "the first run restores nothing";
+  clock_.Advance(68s);
+  Step();
+  ASSERT_EQ(Get(job).state, JobState::kRunning);
+  RunsFor(job, 450s);
+  g = Get(job).trainyard->goodput;
+  EXPECT_EQ(g.running, 730s);
+  EXPECT_EQ(g.checkpoint_save, 50s);
+  EXPECT_EQ(g.checkpoint_restore, 20s);
+  EXPECT_EQ(g.Productive(), 600s) << "exactly the job's work";
+}
+
 TEST_F(FailureSimulatorTest, AJobThatNeverCheckpointsRedoesAllItsWorkAfterAPreemption) {
   checkpoint_interval_ = "0s";
   CustomJob job = ReclaimedAfter(100s);

@@ -287,5 +287,32 @@ TEST(UtilizationKnobsTest, TheModelsSizeAndStepTimeComeFromTheRunTimeKnobs) {
   EXPECT_FALSE(knobs->mfu.has_value());
 }
 
+// Checkpoint saves and restores: the knobs, else 12 bytes a parameter over every host's 10 Gb/s.
+TEST(WorkloadModelTest, CheckpointCostsComeFromTheKnobsOrTheModelsStateOverTheHosts) {
+  auto none = CheckpointCosts(H100Gang(1, {}));
+  ASSERT_TRUE(none.ok());
+  EXPECT_EQ(none->save, Duration{}) << "no model, no knob: checkpoints are free";
+
+  // 7e9 × 12 bytes = 84 GB; at 10 Gb/s on one host 67.2 s, on two 33.6 s.
+  auto one = CheckpointCosts(H100Gang(0, k7bOn1bTokens));
+  ASSERT_TRUE(one.ok());
+  EXPECT_NEAR(std::chrono::duration<double>(one->save).count(), 67.2, 1e-6);
+  EXPECT_EQ(one->restore, one->save);
+  auto two = CheckpointCosts(H100Gang(1, k7bOn1bTokens));
+  ASSERT_TRUE(two.ok());
+  EXPECT_NEAR(std::chrono::duration<double>(two->save).count(), 33.6, 1e-6);
+
+  std::vector<EnvVar> env = k7bOn1bTokens;
+  env.push_back({"TRAINYARD_CHECKPOINT_SAVE_TIME", "5s"});
+  auto knob = CheckpointCosts(H100Gang(1, env));
+  ASSERT_TRUE(knob.ok());
+  EXPECT_EQ(knob->save, std::chrono::seconds(5)) << "the knob wins";
+  EXPECT_NEAR(std::chrono::duration<double>(knob->restore).count(), 33.6, 1e-6);
+
+  auto bad = CheckpointCosts(H100Gang(0, {{"TRAINYARD_CHECKPOINT_RESTORE_TIME", "soon"}}));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(FieldOf(bad.status()), "jobSpec.workerPoolSpecs[0].containerSpec.env[0].value");
+}
+
 }  // namespace
 }  // namespace trainyard

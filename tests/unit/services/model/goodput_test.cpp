@@ -23,6 +23,35 @@ TEST(GoodputTest, ProductiveIsRunningMinusRedoneAndLostIsRestartingPlusRedone) {
   EXPECT_FALSE(JobGoodput{}.SchedulingRatio());
 }
 
+// Checkpoints cost run time: a resumed run restores first, then saves after every interval of
+// work; what completed saves hold is kept, the rest would be redone.
+TEST(GoodputTest, ARunSplitsIntoRestoreSavesKeptWorkAndTheRest) {
+  const CheckpointCost cost{seconds(10), seconds(20)};
+  RunSplit fresh = SplitRun(seconds(280), /*resumed=*/false, seconds(100), cost);
+  EXPECT_EQ(fresh.restore, seconds(0));
+  EXPECT_EQ(fresh.saving, seconds(20)) << "saves at 100 and 210 s";
+  EXPECT_EQ(fresh.kept, seconds(200));
+  EXPECT_EQ(fresh.redone, seconds(60));
+  RunSplit resumed = SplitRun(seconds(280), /*resumed=*/true, seconds(100), cost);
+  EXPECT_EQ(resumed.restore, seconds(20));
+  EXPECT_EQ(resumed.saving, seconds(20));
+  EXPECT_EQ(resumed.kept, seconds(200));
+  EXPECT_EQ(resumed.redone, seconds(40));
+  RunSplit cut = SplitRun(seconds(15), /*resumed=*/true, seconds(100), cost);
+  EXPECT_EQ(cut.restore, seconds(15)) << "stopped while restoring";
+  EXPECT_EQ(cut.redone, seconds(0));
+  RunSplit never = SplitRun(seconds(280), /*resumed=*/false, seconds(0), cost);
+  EXPECT_EQ(never.saving, seconds(0)) << "a job that never checkpoints never saves";
+  EXPECT_EQ(never.redone, seconds(280));
+
+  JobGoodput g;
+  g.running = seconds(730);
+  g.redone = seconds(60);
+  g.checkpoint_save = seconds(50);
+  g.checkpoint_restore = seconds(20);
+  EXPECT_EQ(g.Productive(), seconds(600)) << "saves and restores are not productive";
+}
+
 TEST(GoodputTest, TheCurrentStatesTimeSoFarGoesToItsBucket) {
   const JobGoodput none{};
   EXPECT_EQ(GoodputAsOf(none, JobState::kQueued, false, kT0, kT0 + seconds(5)).waiting, seconds(5));

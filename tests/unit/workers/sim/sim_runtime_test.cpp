@@ -130,6 +130,22 @@ TEST(SimRuntimeTest, AResumedJobRunsOnlyWhatItsCheckpointsDoNotHold) {
   EXPECT_EQ(seen->replicas[0].running_since, kT0) << "the simulator knows when it started";
 }
 
+// A run takes its work, a save after every checkpoint interval of it but the last, and, when it
+// resumes from a checkpoint, the restore first.
+TEST(SimRuntimeTest, CheckpointSavesAndTheRestoreLengthenTheRun) {
+  SimRuntime runtime;
+  JobRecord job = Job("600s");
+  job.checkpoint_interval = seconds(100);
+  job.checkpoint_cost = CheckpointCost{seconds(10), seconds(20)};
+  job.run = *runtime.Launch(job, 0, kT0, kNoLeaseDeadline);
+  EXPECT_EQ(runtime.Observe(job, kT0)->next_change, kT0 + seconds(650)) << "600 s + 5 saves";
+
+  job.checkpointed = seconds(200);
+  job.run = *runtime.Launch(job, 0, kT0, kNoLeaseDeadline);
+  EXPECT_EQ(runtime.Observe(job, kT0)->next_change, kT0 + seconds(450))
+      << "a 20 s restore, the 400 s left and 3 saves";
+}
+
 TEST(SimRuntimeTest, AReplicaRestartedInPlaceResumesFromTheLastCheckpoint) {
   SimRuntime runtime;
   JobRecord job = Job("100s");
