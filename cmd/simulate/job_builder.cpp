@@ -93,9 +93,11 @@ StatusOr<BuiltJob> BuildJob(const Scenario& s, const TraceJob& job) {
     pool.container_spec = ContainerSpec{};
     pool.container_spec->image_uri = "trainyard/replay:trace";
     pool.container_spec->env.push_back({"TRAINYARD_SIM_DURATION", SecondsText(job.duration)});
-    if (s.checkpoint_interval) {
-      pool.container_spec->env.push_back(
-          {"TRAINYARD_CHECKPOINT_INTERVAL", SecondsText(*s.checkpoint_interval)});
+    for (const auto& [name, value] :
+         {std::pair{"TRAINYARD_CHECKPOINT_INTERVAL", s.checkpoint_interval},
+          std::pair{"TRAINYARD_CHECKPOINT_SAVE_TIME", s.checkpoint_save},
+          std::pair{"TRAINYARD_CHECKPOINT_RESTORE_TIME", s.checkpoint_restore}}) {
+      if (value) pool.container_spec->env.push_back({name, SecondsText(*value)});
     }
     body.job_spec.worker_pool_specs.push_back(std::move(pool));
   }

@@ -155,6 +155,10 @@ StatusOr<ScenarioReport> WriteScenario(const std::string& dir, const Scenario& s
   std::vector<double> waits, jcts;
   double job_cost = 0, productive = 0, lifetime = 0, wall = 0;
   double productive_accelerator_hours = 0;  // productive time × the accelerators the job held
+  // Productive accelerator-hours by the consumption model of the job's placement, and job-hours
+  // by ML Goodput's badput buckets.
+  std::map<std::string, double> productive_by_model;
+  std::map<std::string, double> badput;
   int64_t succeeded = 0, failed = 0, unfinished = 0, preemptions = 0;
   for (const JobOutcome& j : result.jobs) {
     const CustomJob& job = j.record.job;
@@ -182,10 +186,17 @@ StatusOr<ScenarioReport> WriteScenario(const std::string& dir, const Scenario& s
     job_cost += this_cost;
     productive += Seconds(s.goodput.Productive());
     if (const MachineType* machine = FindMachineType(j.built.machine_type)) {
-      productive_accelerator_hours += Seconds(s.goodput.Productive()) / 3600 *
-                                      static_cast<double>(j.built.nodes) *
-                                      std::max(machine->accelerator_count, 1);
+      const double hours = Seconds(s.goodput.Productive()) / 3600 *
+                           static_cast<double>(j.built.nodes) *
+                           std::max(machine->accelerator_count, 1);
+      productive_accelerator_hours += hours;
+      productive_by_model[model] += hours;
     }
+    badput["TPU_INITIALIZATION"] += Seconds(s.goodput.starting) / 3600;
+    badput["UNPRODUCTIVE_CHECKPOINT_SAVE_TIME"] += Seconds(s.goodput.checkpoint_save) / 3600;
+    badput["UNPRODUCTIVE_CHECKPOINT_RESTORE_TIME"] += Seconds(s.goodput.checkpoint_restore) / 3600;
+    badput["WASTED_PROGRESS_FROM_DISRUPTION"] += Seconds(s.goodput.redone) / 3600;
+    badput["INFRASTRUCTURE_RECOVERY_FROM_DISRUPTION"] += Seconds(s.goodput.restarting) / 3600;
     lifetime += Seconds(s.goodput.Lifetime());
     wall += Seconds(s.goodput.Total());
     csv << j.trace->line << "," << job.name.substr(job.name.rfind('/') + 1) << ","
@@ -235,6 +246,14 @@ StatusOr<ScenarioReport> WriteScenario(const std::string& dir, const Scenario& s
   // What the capacity costs for each accelerator-hour that trained and kept its result.
   summary["cost_per_productive_accelerator_hour"] =
       Round(productive_accelerator_hours > 0 ? cost / productive_accelerator_hours : 0, 4);
+  ordered_json per_model = ordered_json::object();
+  for (const auto& [model, c] : cost_by_model) {
+    auto hours = productive_by_model.find(model);
+    if (hours != productive_by_model.end() && hours->second > 0) {
+      per_model[model] = Round(c / hours->second, 4);
+    }
+  }
+  summary["cost_per_productive_accelerator_hour_by_consumption_model"] = per_model;
   summary["wait_seconds"] = {{"p50", Round(Percentile(waits, 50), 1)},
                              {"p95", Round(Percentile(waits, 95), 1)},
                              {"p99", Round(Percentile(waits, 99), 1)}};
@@ -242,6 +261,14 @@ StatusOr<ScenarioReport> WriteScenario(const std::string& dir, const Scenario& s
                             {"p95", Round(Percentile(jcts, 95), 1)}};
   summary["goodput"] = Round(lifetime > 0 ? productive / lifetime : 0, 4);
   summary["scheduling_goodput"] = Round(wall > 0 ? lifetime / wall : 0, 4);
+  ordered_json badput_hours = ordered_json::object();
+  for (const char* bucket :
+       {"TPU_INITIALIZATION", "UNPRODUCTIVE_CHECKPOINT_SAVE_TIME",
+        "UNPRODUCTIVE_CHECKPOINT_RESTORE_TIME", "WASTED_PROGRESS_FROM_DISRUPTION",
+        "INFRASTRUCTURE_RECOVERY_FROM_DISRUPTION"}) {
+    badput_hours[bucket] = Round(badput[bucket], 2);
+  }
+  summary["badput_job_hours"] = badput_hours;
   summary["preemptions"] = preemptions;
   ordered_json utilization = ordered_json::object();
   for (const auto& [model, available] : slots_by_model) {

@@ -232,6 +232,8 @@ StatusOr<Scenario> LoadScenario(const std::string& path, std::optional<uint64_t>
     }
   }
   TY_ASSIGN_OR_RETURN(s.checkpoint_interval, DurationField(path, j, "checkpointInterval", ""));
+  TY_ASSIGN_OR_RETURN(s.checkpoint_save, DurationField(path, j, "checkpointSaveTime", ""));
+  TY_ASSIGN_OR_RETURN(s.checkpoint_restore, DurationField(path, j, "checkpointRestoreTime", ""));
   TY_ASSIGN_OR_RETURN(s.max_wait, DurationField(path, j, "flexStartMaxWait", ""));
   return s;
 }

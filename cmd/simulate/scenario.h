@@ -52,6 +52,9 @@ struct Scenario {
   std::vector<std::string> shapes;  // machine types with built-in GPUs, smallest first
   std::vector<PlacementRule> placement;
   std::optional<Duration> checkpoint_interval;
+  // What each checkpoint save and restore takes the replayed jobs (a trace has no model size).
+  std::optional<Duration> checkpoint_save;
+  std::optional<Duration> checkpoint_restore;
   std::optional<Duration> max_wait;  // FLEX_START's maxWaitDuration
   uint64_t seed = 1;
 };

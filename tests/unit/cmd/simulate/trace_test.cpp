@@ -111,6 +111,7 @@ TEST(JobBuilderTest, GpusFitTheSmallestShapeOrWholeNodesOfTheLargestAsAGang) {
   s.shapes = {"a3-highgpu-1g", "a3-highgpu-2g", "a3-highgpu-4g", "a3-megagpu-8g"};
   s.placement = {{{"research"}, 0, 16, "SPOT_THEN_ON_DEMAND"}, {{}, 0, 0, "ON_DEMAND"}};
   s.checkpoint_interval = 1800s;
+  s.checkpoint_save = 60s;
   TraceJob small{7, "", {}, 3600s, 3, 0, "research", std::nullopt};
   auto one = BuildJob(s, small);
   ASSERT_TRUE(one.ok());
@@ -120,6 +121,9 @@ TEST(JobBuilderTest, GpusFitTheSmallestShapeOrWholeNodesOfTheLargestAsAGang) {
   const auto& env = one->body.job_spec.worker_pool_specs[0].container_spec->env;
   EXPECT_EQ(env[0].value, "3600s");
   EXPECT_EQ(env[1].name, "TRAINYARD_CHECKPOINT_INTERVAL");
+  ASSERT_EQ(env.size(), 3u) << "no restore time set, none passed";
+  EXPECT_EQ(env[2].name, "TRAINYARD_CHECKPOINT_SAVE_TIME");
+  EXPECT_EQ(env[2].value, "60s");
 
   TraceJob large{8, "", {}, 60s, 20, 0, "research", std::nullopt};
   auto gang = BuildJob(s, large);
