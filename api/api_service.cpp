@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "api/console_handler.h"
 #include "api/error_body.h"
 #include "api/json_body.h"
 #include "services/log.h"
@@ -160,6 +161,7 @@ std::optional<HttpResponse> ApiService::OverLimit(RateLimiter& limiter, const st
 }
 
 HttpResponse ApiService::Route(HttpRequest& request, RouteMatch& match) {
+  if (std::optional<HttpResponse> console = ServeConsole(request)) return *std::move(console);
   bool path_matched = false;
   const RouteHandler* handler =
       health_router_.Match(request.method, request.path, match, path_matched);

@@ -115,6 +115,33 @@ install_node_sdk() {
   fi
 }
 
+# install_browser_tests: playwright-core as tests/browser's package-lock pins it, installed once per
+# lock file next to the binary with npm ci; sets BROWSER_DIR. Debian's chromium is the browser (it
+# never downloads one). Exits 77 (skip, which make test counts as a failure) where either is missing.
+install_browser_tests() {
+  if ! command -v npm >/dev/null 2>&1 || ! command -v node >/dev/null 2>&1; then
+    echo "SKIP: node and npm are not installed; the console cannot be driven"
+    exit 77
+  fi
+  if [ ! -x /usr/bin/chromium ]; then
+    echo "SKIP: /usr/bin/chromium is not installed (scripts/setup test-tools installs it)"
+    exit 77
+  fi
+  local src
+  src="$(cd "$(dirname "${BASH_SOURCE[0]}")/../browser" && pwd)"
+  BROWSER_DIR="$(dirname "$TRAINYARD_BIN")/browser-tests"
+  mkdir -p "$BROWSER_DIR"
+  cp "$src/package.json" "$src/package-lock.json" "$src"/*.js "$BROWSER_DIR/"
+  if ! cmp -s "$src/package-lock.json" "$BROWSER_DIR/node_modules/.installed-lock" 2>/dev/null; then
+    if ! (cd "$BROWSER_DIR" && npm ci --no-audit --no-fund --loglevel=error >"$E2E_DIR/npm.log" 2>&1); then
+      cat "$E2E_DIR/npm.log" >&2
+      echo "SKIP: npm ci could not install playwright-core (no registry here?)"
+      exit 77
+    fi
+    cp "$src/package-lock.json" "$BROWSER_DIR/node_modules/.installed-lock"
+  fi
+}
+
 # Job helpers (after start_server; shell_job posts to $P, the tests' locations URL).
 field() { curl -fsS "$BASE/v1/$1" | jq -r "$2"; }  # field NAME JQ
 state_is() { [ "$(field "$1" .state)" = "$2" ]; }   # state_is NAME JOB_STATE_…

@@ -1,0 +1,394 @@
+// The Trainyard console: one ES module, no build step. It calls the same public API as gcloud
+// (Vertex routes for jobs, /trainyard/v1 for the rest) on the page's own origin. Everything a user
+// typed (names, labels, log lines) reaches the page as text nodes, never as HTML.
+
+const view = document.getElementById('view');
+const TOKEN_KEY = 'trainyard.token';        // sessionStorage: this tab only
+const SCOPE_KEY = 'trainyard.scope';        // localStorage: the last project and region shown
+const REFRESH_MS = 5000;
+
+// ---- the API -------------------------------------------------------------------------------
+
+class ApiError extends Error {
+  constructor(status, body) {
+    super(body?.error?.message || `HTTP ${status}`);
+    this.status = status;
+    this.body = body;
+  }
+}
+
+let signingIn = null;  // one prompt at a time, however many requests were refused
+
+function askForToken(reason) {
+  if (signingIn) return signingIn;
+  const dialog = document.getElementById('token-dialog');
+  const form = document.getElementById('token-form');
+  const input = document.getElementById('token');
+  document.getElementById('token-reason').textContent = reason;
+  input.value = '';
+  signingIn = new Promise((resolve) => {
+    form.addEventListener('submit', () => {
+      sessionStorage.setItem(TOKEN_KEY, input.value.trim());
+      signingIn = null;
+      resolve();
+    }, { once: true });
+  });
+  dialog.showModal();
+  input.focus();
+  return signingIn;
+}
+
+async function api(path, { method = 'GET', body } = {}) {
+  for (let attempt = 0; ; attempt++) {
+    const headers = { Accept: 'application/json' };
+    const token = sessionStorage.getItem(TOKEN_KEY);
+    if (token) headers.Authorization = `Bearer ${token}`;
+    if (body !== undefined) headers['Content-Type'] = 'application/json';
+    const response = await fetch(path, {
+      method, headers, body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.text();
+    let json = null;
+    try { json = text ? JSON.parse(text) : {}; } catch { json = null; }
+    if (response.status === 401 && attempt < 3) {
+      sessionStorage.removeItem(TOKEN_KEY);
+      await askForToken(json?.error?.message || 'This server asks for a token.');
+      continue;
+    }
+    if (!response.ok) throw new ApiError(response.status, json);
+    return json;
+  }
+}
+
+// ---- small DOM helpers (text only) ---------------------------------------------------------
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key.startsWith('on')) node.addEventListener(key.slice(2), value);
+    else if (key === 'class') node.className = value;
+    else if (key === 'style') Object.assign(node.style, value);  // CSSOM: allowed by the CSP
+    else node.setAttribute(key, value === true ? '' : value);
+  }
+  for (const child of children.flat()) {
+    if (child === undefined || child === null || child === false) continue;
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return node;
+}
+
+function show(...nodes) {
+  view.replaceChildren(...nodes);
+}
+
+function errorBox(error) {
+  const field = error?.body?.error?.details?.flatMap?.((d) => d.fieldViolations || [])?.[0]?.field;
+  return el('p', { class: 'error', role: 'alert' },
+    error instanceof ApiError ? `${error.status}: ${error.message}` : String(error),
+    field ? ` (field ${field})` : '');
+}
+
+const STATE_WORDS = {
+  JOB_STATE_QUEUED: 'Queued', JOB_STATE_PENDING: 'Pending', JOB_STATE_RUNNING: 'Running',
+  JOB_STATE_SUCCEEDED: 'Succeeded', JOB_STATE_FAILED: 'Failed', JOB_STATE_CANCELLING: 'Cancelling',
+  JOB_STATE_CANCELLED: 'Cancelled', JOB_STATE_PAUSED: 'Paused', JOB_STATE_EXPIRED: 'Expired',
+  JOB_STATE_UPDATING: 'Updating', JOB_STATE_PARTIALLY_SUCCEEDED: 'Partially succeeded',
+};
+const ENDED = new Set(['JOB_STATE_SUCCEEDED', 'JOB_STATE_FAILED', 'JOB_STATE_CANCELLED',
+  'JOB_STATE_EXPIRED', 'JOB_STATE_PARTIALLY_SUCCEEDED']);
+
+// What a reason code means, in words first; the scheduler's own message follows.
+const REASON_WORDS = {
+  NO_CAPACITY: 'Waiting for capacity',
+  NO_ZONE_FITS_GANG: 'Waiting for one zone to hold the whole gang',
+  QUOTA_EXCEEDED: 'Waiting for quota',
+  SHARE_EXHAUSTED: "Waiting: its cohort share is used up",
+  WAITING_FOR_DWS: 'Waiting for DWS flex-start capacity',
+  HELD_FOR_RESERVATION: 'Waiting: capacity is held for an earlier job',
+  NOT_EVALUATED: 'Waiting: not looked at yet',
+  BEHIND_HIGHER_PRIORITY: 'Waiting behind higher-priority jobs',
+  PREEMPTING: 'Starting soon: lower-priority work is winding down',
+  NEVER_FITS: 'Cannot fit this fleet',
+  RESOURCE_NOT_READY: 'Waiting for its persistent resource',
+  PREEMPTION_NOTICE: 'Being preempted',
+  SPOT_NOTICE: 'Spot capacity is being reclaimed',
+  WINDOW_END: 'Its reservation window is ending',
+  NODE_REPAIR: 'A node is being repaired',
+};
+
+function stateWord(state) { return STATE_WORDS[state] || state || '—'; }
+
+function reasonText(job) {
+  const reason = job.trainyard?.reason;
+  if (!reason?.code || reason.code === 'ADMITTED') return reason?.message || '';
+  const words = REASON_WORDS[reason.code] || reason.code;
+  return `${words}: ${reason.message || ''}`;
+}
+
+function jobId(job) { return job.name.split('/').pop(); }
+
+function when(text) {
+  if (!text) return '—';
+  const date = new Date(text);
+  return Number.isNaN(date.getTime()) ? text : date.toLocaleString();
+}
+
+function seconds(text) {
+  const n = Number.parseFloat(String(text || '0').replace(/s$/, ''));
+  return Number.isFinite(n) ? n : 0;
+}
+
+// ---- scope (project and region) ------------------------------------------------------------
+
+function scope() {
+  const saved = JSON.parse(localStorage.getItem(SCOPE_KEY) || 'null');
+  return saved || { project: 'demo', location: 'us-central1' };
+}
+
+function setScope(project, location) {
+  localStorage.setItem(SCOPE_KEY, JSON.stringify({ project, location }));
+}
+
+function parent({ project, location }) {
+  return `projects/${encodeURIComponent(project)}/locations/${encodeURIComponent(location)}`;
+}
+
+// ---- refresh while visible -----------------------------------------------------------------
+
+let refreshTimer = null;
+
+function refreshEvery(ms, fn) {
+  clearInterval(refreshTimer);
+  refreshTimer = setInterval(() => {
+    if (document.visibilityState === 'visible') fn().catch(() => {});
+  }, ms);
+}
+
+// ---- jobs ----------------------------------------------------------------------------------
+
+function jobsFilter({ state, label, name }) {
+  const terms = [];
+  if (state) terms.push(`state=${state}`);
+  if (label) {
+    const [key, value = ''] = label.split('=', 2);
+    terms.push(`labels.${key.trim()}="${value.trim().replaceAll('"', '')}"`);
+  }
+  if (name) terms.push(`display_name="${name.replaceAll('"', '')}"`);
+  return terms.join(' AND ');
+}
+
+async function jobsPage(params) {
+  const { project, location } = scope();
+  const form = el('form', { class: 'filters', role: 'search', 'aria-label': 'Filter jobs' },
+    el('label', {}, 'State', el('select', { name: 'state' },
+      el('option', { value: '' }, 'Any'),
+      Object.entries(STATE_WORDS).map(([value, words]) =>
+        el('option', { value, selected: params.get('state') === value }, words)))),
+    el('label', {}, 'Label (key=value)',
+      el('input', { name: 'label', value: params.get('label') || '', placeholder: 'team=nlp' })),
+    el('label', {}, 'Display name', el('input', { name: 'name', value: params.get('name') || '' })),
+    el('button', { type: 'submit' }, 'Filter'));
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const next = new URLSearchParams();
+    for (const key of ['state', 'label', 'name']) {
+      const value = form.elements[key].value.trim();
+      if (value) next.set(key, value);
+    }
+    window.location.hash = `#/jobs?${next}`;
+  });
+  const body = el('tbody');
+  const status = el('p', { class: 'hint', role: 'status' }, 'Loading…');
+  const pager = el('div', { class: 'pager' });
+  const table = el('div', { class: 'scroll' }, el('table', {},
+    el('caption', { class: 'hint' }, `Newest first, ${project} / ${location}`),
+    el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, 'Job'), el('th', { scope: 'col' }, 'Display name'),
+      el('th', { scope: 'col' }, 'State'), el('th', { scope: 'col' }, 'Why / where'),
+      el('th', { scope: 'col', class: 'hide-narrow' }, 'Created'))),
+    body));
+  show(el('h1', {}, 'Jobs'), form, status, table, pager);
+
+  const tokens = params.get('page') ? params.get('page').split(',') : [];
+  const filter = jobsFilter({ state: params.get('state'), label: params.get('label'), name: params.get('name') });
+  async function load() {
+    const query = new URLSearchParams({ pageSize: '50' });
+    if (filter) query.set('filter', filter);
+    if (tokens.length) query.set('pageToken', tokens[tokens.length - 1]);
+    const page = await api(`/v1/${parent({ project, location })}/customJobs?${query}`);
+    const jobs = page.customJobs || [];
+    // Rows are replaced in the server's order (newest first, then id): a refresh never reorders.
+    body.replaceChildren(...jobs.map((job) => el('tr', {},
+      el('td', {}, el('a', { href: `#/job/${encodeURIComponent(project)}/${encodeURIComponent(location)}/${jobId(job)}` }, jobId(job))),
+      el('td', {}, job.displayName || ''),
+      el('td', { class: `state ${String(job.state || '').replace('JOB_STATE_', '')}` }, stateWord(job.state)),
+      el('td', { class: 'reason' }, job.state === 'JOB_STATE_QUEUED' ? reasonText(job) : placementText(job)),
+      el('td', { class: 'hide-narrow' }, when(job.createTime)))));
+    status.textContent = jobs.length
+      ? `${jobs.length} job${jobs.length === 1 ? '' : 's'} on this page; refreshed ${new Date().toLocaleTimeString()}`
+      : 'No jobs match.';
+    const link = (label, list) => {
+      const next = new URLSearchParams(params);
+      if (list.length) next.set('page', list.join(',')); else next.delete('page');
+      return el('a', { href: `#/jobs?${next}` }, label);
+    };
+    pager.replaceChildren(
+      tokens.length ? link('← Newer', tokens.slice(0, -1)) : '',
+      page.nextPageToken ? link('Older →', [...tokens, page.nextPageToken]) : '');
+  }
+  try {
+    await load();
+  } catch (error) {
+    status.replaceWith(errorBox(error));
+    return;
+  }
+  refreshEvery(REFRESH_MS, load);
+}
+
+function placementText(job) {
+  const placement = job.trainyard?.placement;
+  if (!placement?.pools?.length) return job.trainyard?.reason?.message || '';
+  const pools = placement.pools.map((p) => `${p.units} ${p.machineType} ${p.consumptionModel}`);
+  return `${placement.zone}: ${pools.join(', ')}`;
+}
+
+// ---- one job -------------------------------------------------------------------------------
+
+function goodputBar(goodput) {
+  if (!goodput) return null;
+  const parts = [
+    ['Productive', seconds(goodput.productiveTime), 'var(--good)'],
+    ['Waiting for capacity', seconds(goodput.waitingTime), '#9aa4ae'],
+    ...Object.entries(goodput.badput || {}).map(([bucket, time], i) =>
+      [bucket, seconds(time), ['#e8710a', '#c5221f', '#a142f4', '#f9ab00', '#12b5cb', '#795548', '#607d8b'][i % 7]]),
+  ].filter(([, value]) => value > 0);
+  const total = parts.reduce((sum, [, value]) => sum + value, 0);
+  if (total <= 0) return el('p', { class: 'hint' }, 'No time spent yet.');
+  return el('figure', { 'aria-label': 'Where the job\'s time went' },
+    el('div', { class: 'bars', role: 'img', 'aria-label': parts.map(([n, v]) => `${n} ${v.toFixed(0)} s`).join(', ') },
+      parts.map(([name, value, color]) => el('span', { title: `${name}: ${value.toFixed(1)} s`, style: { width: `${(100 * value / total).toFixed(3)}%`, background: color } }))),
+    el('ul', { class: 'legend' }, parts.map(([name, value, color]) =>
+      el('li', {}, el('i', { style: { background: color } }), `${name}: ${value.toFixed(1)} s`))));
+}
+
+async function jobPage(project, location, id) {
+  const name = `${parent({ project, location })}/customJobs/${encodeURIComponent(id)}`;
+  let job;
+  try {
+    job = await api(`/v1/${name}`);
+  } catch (error) {
+    show(el('h1', {}, `Job ${id}`), errorBox(error));
+    return;
+  }
+  const why = el('div');
+  const facts = el('dl', { class: 'facts' });
+  const timeline = el('ol', { class: 'timeline' });
+  const logs = el('pre', { class: 'logs', 'aria-label': 'Logs' });
+  const goodput = el('div');
+  const cancel = el('button', { type: 'button' }, 'Cancel job');
+  const remove = el('button', { type: 'button', class: 'danger' }, 'Delete job');
+  const actionStatus = el('span', { role: 'status', class: 'hint' });
+  cancel.addEventListener('click', async () => {
+    if (!confirm(`Cancel job ${id}?`)) return;
+    try {
+      await api(`/v1/${name}:cancel`, { method: 'POST', body: {} });
+      actionStatus.textContent = 'Cancel requested.';
+      await render();
+    } catch (error) { actionStatus.replaceChildren(errorBox(error)); }
+  });
+  remove.addEventListener('click', async () => {
+    if (!confirm(`Delete job ${id}? This cannot be undone.`)) return;
+    try {
+      await api(`/v1/${name}`, { method: 'DELETE' });
+      window.location.hash = '#/jobs';
+    } catch (error) { actionStatus.replaceChildren(errorBox(error)); }
+  });
+  show(el('p', {}, el('a', { href: '#/jobs' }, '← All jobs')),
+    el('h1', {}, job.displayName || `Job ${id}`), why, facts,
+    el('div', { class: 'actions' }, cancel, remove, actionStatus),
+    el('h2', {}, 'Where its time went'), goodput,
+    el('h2', {}, 'Timeline'), timeline,
+    el('h2', {}, 'Logs'), logs);
+
+  let lastLog = '';
+  async function render() {
+    job = await api(`/v1/${name}`);
+    const t = job.trainyard || {};
+    why.replaceChildren();
+    if (job.state === 'JOB_STATE_QUEUED' && t.reason?.code) {
+      why.append(el('div', { class: 'why', role: 'status' },
+        el('strong', {}, `${REASON_WORDS[t.reason.code] || t.reason.code}${t.queuePosition ? ` (position ${t.queuePosition} in its queue)` : ''}`),
+        el('span', {}, t.reason.message || ''), ' ', el('code', {}, t.reason.code)));
+    } else if (t.reason?.code && t.reason.code !== 'ADMITTED' && !ENDED.has(job.state)) {
+      why.append(el('div', { class: 'why', role: 'status' }, reasonText(job)));
+    }
+    if (job.error?.message) why.append(el('p', { class: 'error' }, job.error.message));
+    const rows = [
+      ['Job', id], ['State', stateWord(job.state)], ['Created', when(job.createTime)],
+      ['Started', when(job.startTime)], ['Ended', when(job.endTime)],
+      ['Where', placementText(job) || '—'],
+      ['Cost', t.costUsd !== undefined ? `$${Number(t.costUsd).toFixed(2)}` : '—'],
+      ['Cost per productive accelerator-hour', t.costPerProductiveAcceleratorHourUsd !== undefined ? `$${Number(t.costPerProductiveAcceleratorHourUsd).toFixed(2)}` : '—'],
+      ['Goodput', t.goodput?.ratio !== undefined ? `${(100 * t.goodput.ratio).toFixed(1)}%` : '—'],
+      ['Labels', Object.entries(job.labels || {}).map(([k, v]) => `${k}=${v}`).join(', ') || '—'],
+    ];
+    facts.replaceChildren(...rows.flatMap(([k, v]) => [el('dt', {}, k), el('dd', {}, v)]));
+    goodput.replaceChildren(goodputBar(t.goodput) || '');
+    cancel.disabled = ENDED.has(job.state) || job.state === 'JOB_STATE_CANCELLING';
+    remove.disabled = !ENDED.has(job.state);
+    const events = await api(`/trainyard/v1/${name}/events`);
+    timeline.replaceChildren(...(events.events || []).map((e) => el('li', {},
+      el('time', { datetime: e.time }, when(e.time)),
+      e.fromState === e.toState ? '' : `${stateWord(e.fromState)} → ${stateWord(e.toState)}: `,
+      e.reason || '')));
+    const query = new URLSearchParams({ pageSize: '200' });
+    if (lastLog) query.set('after', lastLog);
+    const page = await api(`/trainyard/v1/${name}/logs?${query}`);
+    for (const entry of page.entries || []) {
+      logs.append(document.createTextNode(`${entry.timestamp} ${entry.labels?.task_name || ''} ${entry.textPayload || ''}\n`));
+      lastLog = entry.insertId || lastLog;
+    }
+  }
+  try {
+    await render();
+  } catch (error) {
+    why.replaceChildren(errorBox(error));
+  }
+  if (!ENDED.has(job.state)) {
+    refreshEvery(REFRESH_MS, async () => {
+      await render();
+      if (ENDED.has(job.state)) clearInterval(refreshTimer);
+    });
+  }
+}
+
+// ---- routing -------------------------------------------------------------------------------
+
+async function route() {
+  clearInterval(refreshTimer);
+  const hash = window.location.hash || '#/jobs';
+  const [path, query = ''] = hash.slice(1).split('?');
+  const parts = path.split('/').filter(Boolean).map(decodeURIComponent);
+  if (parts[0] === 'job' && parts.length === 4) {
+    await jobPage(parts[1], parts[2], parts[3]);
+  } else {
+    await jobsPage(new URLSearchParams(query));
+  }
+  view.focus({ preventScroll: true });
+}
+
+function start() {
+  const form = document.getElementById('scope');
+  const current = scope();
+  form.elements.project.value = current.project;
+  form.elements.location.value = current.location;
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    setScope(form.elements.project.value.trim(), form.elements.location.value.trim());
+    if (window.location.hash === '#/jobs') route(); else window.location.hash = '#/jobs';
+  });
+  window.addEventListener('hashchange', route);
+  route();
+}
+
+start();

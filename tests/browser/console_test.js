@@ -1,0 +1,149 @@
+// The web console in a real browser (Debian's chromium, driven by playwright-core), acting as a
+// user does: by visible text, roles and labels. The jobs come from the API (curl, in
+// tests/e2e/console_test.sh); what the console does is checked against the API.
+//
+// Environment: BASE (a server with --auth=off), TOKEN_BASE and TOKEN (one with --auth=tokens and a
+// viewer token for project demo), WAITING, LONG (job ids: one that cannot fit, one still running).
+'use strict';
+
+const { chromium } = require('playwright-core');
+
+const BASE = process.env.BASE;
+const TOKEN_BASE = process.env.TOKEN_BASE;
+const TOKEN = process.env.TOKEN;
+const WAITING = process.env.WAITING;
+const LONG = process.env.LONG;
+
+let failures = 0;
+function check(name, ok, detail) {
+  if (ok) {
+    console.log(`ok - ${name}`);
+  } else {
+    failures++;
+    console.log(`not ok - ${name}${detail === undefined ? '' : ': ' + JSON.stringify(detail)}`);
+  }
+}
+
+// The checks that must hold on every page: no script error, nothing logged as an error.
+// (The browser logs each refused request; a 401 before the token is given is the sign-in flow.)
+function watch(page, errors, { refusals = false } = {}) {
+  page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => {
+    if (m.type() !== 'error') return;
+    if (refusals && /status of 401/.test(m.text())) return;
+    errors.push(`console on ${page.url()}: ${m.text()}`);
+  });
+}
+
+async function jobState(id) {
+  const r = await fetch(`${BASE}/v1/projects/demo/locations/us-central1/customJobs/${id}`);
+  return (await r.json()).state;
+}
+
+async function until(what, fn, seconds = 30) {
+  const deadline = Date.now() + seconds * 1000;
+  for (;;) {
+    const value = await fn();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+async function main() {
+  const args = ['--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+    '--disable-component-update', '--disable-sync'];
+  if (process.getuid && process.getuid() === 0) args.push('--no-sandbox');
+  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args });
+  try {
+    const errors = [];
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    watch(page, errors);
+
+    // The jobs made with curl are in the table, newest first.
+    await page.goto(`${BASE}/console/`);
+    await page.getByRole('heading', { name: 'Jobs' }).waitFor();
+    await page.getByRole('cell', { name: 'console-waiting' }).waitFor();
+    check('the jobs page lists the jobs made with curl',
+      await page.getByRole('cell', { name: 'console-long' }).isVisible());
+    check('the console is served gzipped, with an ETag',
+      await (async () => {
+        const r = await page.request.get(`${BASE}/console/app.js`, { headers: { 'accept-encoding': 'gzip' } });
+        return r.headers()['content-encoding'] === 'gzip' && Boolean(r.headers().etag);
+      })());
+
+    // Filtering by state goes to the server.
+    await page.getByLabel('State').selectOption('JOB_STATE_QUEUED');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.waitForURL(/state=JOB_STATE_QUEUED/);
+    await page.getByRole('cell', { name: 'console-waiting' }).waitFor();
+    check('a state filter shows only that state',
+      !(await page.getByRole('cell', { name: 'console-long' }).isVisible()));
+
+    // Why it waits, in plain words first, with the scheduler's reason.
+    await page.getByRole('link', { name: WAITING }).click();
+    await page.getByRole('heading', { name: 'console-waiting' }).waitFor();
+    const why = page.getByRole('status').filter({ hasText: 'fit this fleet' });
+    await why.first().waitFor();
+    check('a job that cannot fit says so in words, with its reason code',
+      (await why.first().textContent()).includes('NEVER_FITS'), await why.first().textContent());
+    check('its timeline shows it was created',
+      await page.getByRole('listitem').filter({ hasText: 'created' }).first().isVisible());
+
+    // Cancel from the console, behind a confirmation; the API sees it.
+    await page.goto(`${BASE}/console/#/job/demo/us-central1/${LONG}`);
+    await page.getByRole('heading', { name: 'console-long' }).waitFor();
+    let asked = '';
+    page.once('dialog', (d) => { asked = d.message(); d.accept(); });
+    await page.getByRole('button', { name: 'Cancel job' }).click();
+    await until('the cancel', async () => ['JOB_STATE_CANCELLING', 'JOB_STATE_CANCELLED'].includes(await jobState(LONG)));
+    check('cancel asks first', asked.includes(`Cancel job ${LONG}?`), asked);
+    check('the API sees the job cancelled', true);
+
+    // A phone's width: nothing scrolls sideways.
+    const phone = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    const small = await phone.newPage();
+    watch(small, errors);
+    await small.goto(`${BASE}/console/`);
+    await small.getByRole('cell', { name: 'console-long' }).waitFor();
+    const width = await small.evaluate(() => document.documentElement.scrollWidth);
+    check('at 390 px the page does not scroll sideways', width <= 390, width);
+    await small.goto(`${BASE}/console/#/job/demo/us-central1/${WAITING}`);
+    await small.getByRole('heading', { name: 'console-waiting' }).waitFor();
+    const detailWidth = await small.evaluate(() => document.documentElement.scrollWidth);
+    check('nor does a job page', detailWidth <= 390, detailWidth);
+
+    // With tokens on: the console asks for one, keeps it for the tab, and asks again when refused.
+    const signed = await browser.newContext();
+    const tokenPage = await signed.newPage();
+    watch(tokenPage, errors, { refusals: true });
+    await tokenPage.goto(`${TOKEN_BASE}/console/`);
+    const dialog = tokenPage.getByRole('dialog', { name: 'Sign in with an API token' });
+    await dialog.waitFor();
+    check('a server with tokens brings up the token prompt', await dialog.isVisible());
+    await tokenPage.getByRole('textbox', { name: 'API token' }).fill('ty1_1_not-a-real-token-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa');
+    await tokenPage.getByRole('button', { name: 'Sign in' }).click();
+    await dialog.waitFor();
+    check('a refused token brings the prompt back', await dialog.isVisible());
+    await tokenPage.getByRole('textbox', { name: 'API token' }).fill(TOKEN);
+    await tokenPage.getByRole('button', { name: 'Sign in' }).click();
+    await tokenPage.getByRole('cell', { name: 'console-token-job' }).waitFor();
+    check('with the token the jobs show', true);
+    check('the token is kept for this tab only (sessionStorage)',
+      await tokenPage.evaluate(() => sessionStorage.getItem('trainyard.token') !== null &&
+        localStorage.getItem('trainyard.token') === null));
+
+    check('no page threw a script error or logged one', errors.length === 0, errors);
+  } finally {
+    await browser.close();
+  }
+}
+
+main().catch((e) => {
+  failures++;
+  console.log(`not ok - unexpected error: ${e.stack || e}`);
+}).finally(() => {
+  console.log(failures === 0 ? '# all passed' : `# ${failures} failed`);
+  process.exit(failures === 0 ? 0 : 1);
+});

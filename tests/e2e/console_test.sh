@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# The web console at /console/ in a real browser: Debian's chromium driven by playwright-core
+# (pinned by tests/browser/package-lock.json). Jobs are made with curl; tests/browser/
+# console_test.js checks the console shows them, why one waits, cancels another (the API sees it),
+# fits a phone's width, asks for a token when the server wants one, and throws no script error.
+source "$(dirname "$0")/lib.sh"
+
+install_browser_tests
+
+# The open server (loopback, no tokens): one job that can never fit (a chief and 63 workers on a3-highgpu-8g),
+# one that runs for 100 simulated hours.
+start_server --sim-speed 100
+WAITING=$(create '.displayName = "console-waiting" | .jobSpec.workerPoolSpecs += [.jobSpec.workerPoolSpecs[0] | .replicaCount = "63"]' lora-single-node.json)
+LONG=$(create '.displayName = "console-long" | .jobSpec.workerPoolSpecs[0].containerSpec.env = [{"name": "TRAINYARD_SIM_DURATION", "value": "360000s"}]' lora-single-node.json)
+wait_until 30 "the waiting job has its reason" \
+  bash -c "curl -fsS '$BASE/v1/$WAITING' | jq -e '.trainyard.reason.code == \"NEVER_FITS\"'"
+
+# A second server with tokens, on its own data directory: an editor token creates its job, the
+# browser gets a viewer token.
+TOKENS="$E2E_DIR/tokens"
+EDITOR=$("$TRAINYARD_BIN" tokens create --data-dir "$TOKENS" --project demo --role editor 2>>"$E2E_DIR/tokens.err")
+TOKEN_PORT=$(free_port)
+TOKEN_BASE="http://127.0.0.1:$TOKEN_PORT"
+"$TRAINYARD_BIN" serve --listen "127.0.0.1:$TOKEN_PORT" --data-dir "$TOKENS" --auth=tokens \
+  >>"$E2E_DIR/tokens.log" 2>&1 &
+TOKEN_PID=$!
+trap 'kill -TERM $TOKEN_PID 2>/dev/null; wait $TOKEN_PID 2>/dev/null; cleanup' EXIT
+wait_until 60 "the token server ready" curl -fsS "$TOKEN_BASE/readyz"
+VIEWER=$("$TRAINYARD_BIN" tokens create --data-dir "$TOKENS" --project demo --role viewer 2>>"$E2E_DIR/tokens.err")
+jq '.displayName = "console-token-job"' "$PAYLOADS/lora-single-node.json" |
+  curl -fsS -X POST "$TOKEN_BASE/v1/projects/demo/locations/us-central1/customJobs" \
+    -H "authorization: Bearer $EDITOR" -H 'content-type: application/json' --data-binary @- \
+    >/dev/null && pass "a job on the token server" || fail "no job on the token server"
+
+if BASE=$BASE TOKEN_BASE=$TOKEN_BASE TOKEN=$VIEWER WAITING=${WAITING##*/} LONG=${LONG##*/} \
+  node "$BROWSER_DIR/console_test.js" >"$E2E_DIR/browser.out" 2>&1; then
+  cat "$E2E_DIR/browser.out"
+  pass "the console in chromium"
+else
+  cat "$E2E_DIR/browser.out"
+  fail "the console in chromium"
+fi
+finish
