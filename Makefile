@@ -13,7 +13,7 @@ FUZZ_DIR ?= $(BUILD_DIR)/fuzz
 FUZZ_SECONDS ?= 60
 SOAK_FUZZ_SECONDS ?= 1800
 
-.PHONY: setup build fuzz-build run test fuzz asan bench bench-scheduler soak pictures format clean
+.PHONY: setup build fuzz-build run test fuzz asan bench bench-scheduler soak pictures console-pictures format clean
 
 setup:
 	@bash scripts/setup
@@ -78,6 +78,11 @@ PICTURE_MINUTES ?= 4
 pictures: build
 	bash scripts/setup python3-matplotlib test-tools
 	/usr/bin/python3 scripts/dashboard_pictures.py $(BUILD_DIR)/trainyard docs/monitoring/pictures --minutes $(PICTURE_MINUTES)
+
+# The README's screenshots of the web console, from a real run in Debian's chromium.
+console-pictures: build
+	bash scripts/setup test-tools
+	bash scripts/console_pictures.sh $(BUILD_DIR) docs/console
 
 format:
 	clang-format -i $$(git ls-files '*.cpp' '*.h')

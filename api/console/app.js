@@ -201,8 +201,8 @@ async function jobsPage(params) {
   const body = el('tbody');
   const status = el('p', { class: 'hint', role: 'status' }, 'Loading…');
   const pager = el('div', { class: 'pager' });
-  const table = el('div', { class: 'scroll' }, el('table', {},
-    el('caption', { class: 'hint' }, `Newest first, ${project} / ${location}`),
+  const table = el('div', { class: 'scroll' }, el('table', { class: 'cards' },
+    el('caption', { class: 'hint hide-narrow' }, `Newest first, ${project} / ${location}`),
     el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, 'Job'), el('th', { scope: 'col' }, 'Display name'),
       el('th', { scope: 'col' }, 'State'), el('th', { scope: 'col' }, 'Why / where'),
       el('th', { scope: 'col', class: 'hide-narrow' }, 'Created'))),
@@ -219,9 +219,9 @@ async function jobsPage(params) {
     const jobs = page.customJobs || [];
     // Rows are replaced in the server's order (newest first, then id): a refresh never reorders.
     body.replaceChildren(...jobs.map((job) => el('tr', {},
-      el('td', {}, el('a', { href: `#/job/${encodeURIComponent(project)}/${encodeURIComponent(location)}/${jobId(job)}` }, jobId(job))),
-      el('td', {}, job.displayName || ''),
-      el('td', { class: `state ${String(job.state || '').replace('JOB_STATE_', '')}` }, stateWord(job.state)),
+      el('td', { 'data-label': 'Job' }, el('a', { href: `#/job/${encodeURIComponent(project)}/${encodeURIComponent(location)}/${jobId(job)}` }, jobId(job))),
+      el('td', { 'data-label': 'Name' }, job.displayName || ''),
+      el('td', { 'data-label': 'State', class: `state ${String(job.state || '').replace('JOB_STATE_', '')}` }, stateWord(job.state)),
       el('td', { class: 'reason' }, job.state === 'JOB_STATE_QUEUED' ? reasonText(job) : placementText(job)),
       el('td', { class: 'hide-narrow' }, when(job.createTime)))));
     status.textContent = jobs.length
@@ -247,28 +247,40 @@ async function jobsPage(params) {
 
 function placementText(job) {
   const placement = job.trainyard?.placement;
-  if (!placement?.pools?.length) return job.trainyard?.reason?.message || '';
+  if (!placement?.pools?.length) return '';
   const pools = placement.pools.map((p) => `${p.units} ${p.machineType} ${p.consumptionModel}`);
   return `${placement.zone}: ${pools.join(', ')}`;
 }
 
 // ---- one job -------------------------------------------------------------------------------
 
+// ML Goodput's badput buckets, in words (the bucket's own name in the tooltip).
+const BADPUT_WORDS = {
+  TPU_INITIALIZATION: ['Provisioning (boot, image pull)', '#f9ab00'],
+  PROGRAM_STARTUP: ['Program start-up', '#795548'],
+  UNPRODUCTIVE_CHECKPOINT_SAVE_TIME: ['Saving checkpoints', '#12b5cb'],
+  UNPRODUCTIVE_CHECKPOINT_RESTORE_TIME: ['Restoring checkpoints', '#a142f4'],
+  WASTED_PROGRESS_FROM_DISRUPTION: ['Work redone after a disruption', '#c5221f'],
+  INFRASTRUCTURE_RECOVERY_FROM_DISRUPTION: ['Recovering from disruptions', '#e8710a'],
+  OTHER: ['Other', '#607d8b'],
+};
+
 function goodputBar(goodput) {
   if (!goodput) return null;
   const parts = [
-    ['Productive', seconds(goodput.productiveTime), 'var(--good)'],
-    ['Waiting for capacity', seconds(goodput.waitingTime), '#9aa4ae'],
-    ...Object.entries(goodput.badput || {}).map(([bucket, time], i) =>
-      [bucket, seconds(time), ['#e8710a', '#c5221f', '#a142f4', '#f9ab00', '#12b5cb', '#795548', '#607d8b'][i % 7]]),
+    ['Productive', seconds(goodput.productiveTime), 'var(--good)', 'productive'],
+    ['Waiting for capacity', seconds(goodput.waitingTime), '#9aa4ae', 'scheduling'],
+    ...Object.entries(goodput.badput || {}).map(([bucket, time]) =>
+      [...(BADPUT_WORDS[bucket] || [bucket, '#607d8b']).slice(0, 1), seconds(time),
+        (BADPUT_WORDS[bucket] || [bucket, '#607d8b'])[1], bucket]),
   ].filter(([, value]) => value > 0);
   const total = parts.reduce((sum, [, value]) => sum + value, 0);
   if (total <= 0) return el('p', { class: 'hint' }, 'No time spent yet.');
   return el('figure', { 'aria-label': 'Where the job\'s time went' },
     el('div', { class: 'bars', role: 'img', 'aria-label': parts.map(([n, v]) => `${n} ${v.toFixed(0)} s`).join(', ') },
-      parts.map(([name, value, color]) => el('span', { title: `${name}: ${value.toFixed(1)} s`, style: { width: `${(100 * value / total).toFixed(3)}%`, background: color } }))),
-    el('ul', { class: 'legend' }, parts.map(([name, value, color]) =>
-      el('li', {}, el('i', { style: { background: color } }), `${name}: ${value.toFixed(1)} s`))));
+      parts.map(([name, value, color, code]) => el('span', { title: `${name} (${code}): ${value.toFixed(1)} s`, style: { width: `${(100 * value / total).toFixed(3)}%`, background: color } }))),
+    el('ul', { class: 'legend' }, parts.map(([name, value, color, code]) =>
+      el('li', { title: code }, el('i', { style: { background: color } }), `${name}: ${value.toFixed(1)} s`))));
 }
 
 async function jobPage(project, location, id) {
@@ -339,7 +351,9 @@ async function jobPage(project, location, id) {
     const events = await api(`/trainyard/v1/${name}/events`);
     timeline.replaceChildren(...(events.events || []).map((e) => el('li', {},
       el('time', { datetime: e.time }, when(e.time)),
-      e.fromState === e.toState ? '' : `${stateWord(e.fromState)} → ${stateWord(e.toState)}: `,
+      e.fromState === e.toState ? ''
+        : e.fromState === 'JOB_STATE_UNSPECIFIED' ? `${stateWord(e.toState)}: `
+          : `${stateWord(e.fromState)} → ${stateWord(e.toState)}: `,
       e.reason || '')));
     const query = new URLSearchParams({ pageSize: '200' });
     if (lastLog) query.set('after', lastLog);
