@@ -65,6 +65,7 @@ void ApiService::Attach(const Services& services) {
   r.reservations.Register(r.router);
   r.queues.Register(r.router);
   r.costs.Register(r.router);
+  r.session.Register(r.router);
   if (injector != nullptr) {
     r.injections = std::make_unique<FleetInjectionHandler>(*injector);
     r.injections->Register(r.router);
@@ -128,6 +129,7 @@ StatusOr<Principal> ApiService::Admit(HttpRequest& request, const RouteMatch& ma
   } else if (!RoleCovers(principal, match.access)) {
     TY_RETURN_IF_ERROR(Authorize(principal, match.access, "", match.permission));
   }
+  request.principal = principal;
   request.project_access = [principal, access = match.access,
                             permission = match.permission](const std::string& named) {
     return Authorize(principal, access, named, permission);

@@ -22,6 +22,7 @@
 #include "api/rate_limiter.h"
 #include "api/request_guard.h"
 #include "api/router.h"
+#include "api/session_handler.h"
 #include "services/auth/token_service.h"
 #include "services/job_service.h"
 #include "services/metrics/registry.h"
@@ -79,7 +80,8 @@ class ApiService {
           nodes(s.admin),
           reservations(s.admin),
           queues(s.admin),
-          costs(s.admin) {}
+          costs(s.admin),
+          session(s.projects, s.tokens != nullptr) {}
     Router router;
     RateLimiter requests;
     RateLimiter creates;
@@ -93,6 +95,7 @@ class ApiService {
     AdminReservationHandler reservations;
     AdminQueueHandler queues;
     AdminCostHandler costs;
+    SessionHandler session;  // who the caller is, for the console
     std::unique_ptr<FleetInjectionHandler> injections;
     std::unique_ptr<JobUtilizationHandler> utilization;
     std::unique_ptr<JobLogHandler> job_logs;

@@ -3,10 +3,12 @@
 // (http_server.h) converts at the edge, so the listener can be replaced without touching handlers.
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "services/auth/access.h"
 #include "services/status.h"
 
 namespace trainyard::api {
@@ -21,6 +23,9 @@ struct HttpRequest {
   // Set by the pipeline when tokens are on: whether the caller may use this route on a project
   // that the body names rather than the path (Cloud Logging's resourceNames). Unset: any project.
   std::function<Status(const std::string& project)> project_access;
+  // Who is asking, once the pipeline authenticated them; none without tokens (every caller may do
+  // everything).
+  std::optional<Principal> principal;
 
   Status AllowProject(const std::string& project) const {
     return project_access ? project_access(project) : Status::Ok();

@@ -70,6 +70,8 @@ class ProjectRepository {
   virtual ~ProjectRepository() = default;
   // By id or number. create_if_missing registers a new project id (never a bare number).
   virtual StatusOr<Project> Resolve(const std::string& id_or_number, bool create_if_missing) = 0;
+  // Every project registered, by id, at most `limit` of them (the console's project picker).
+  virtual StatusOr<std::vector<Project>> List(int limit) = 0;
 };
 
 class JobRepository {

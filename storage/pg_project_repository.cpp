@@ -6,6 +6,8 @@ namespace {
 constexpr const char* kByNumber =
     "SELECT number, project_id FROM projects WHERE number = $1::bigint";
 constexpr const char* kById = "SELECT number, project_id FROM projects WHERE project_id = $1";
+constexpr const char* kList =
+    "SELECT number, project_id FROM projects ORDER BY project_id LIMIT $1::int";
 constexpr const char* kRegister =
     "INSERT INTO projects (project_id) VALUES ($1) ON CONFLICT (project_id) DO NOTHING "
     "RETURNING number, project_id";
@@ -43,6 +45,14 @@ StatusOr<Project> PgProjectRepository::Resolve(const std::string& id_or_number,
   Project project{found.GetInt64(0, 0), std::string(found.Get(0, 1))};
   Remember(project);
   return project;
+}
+
+StatusOr<std::vector<Project>> PgProjectRepository::List(int limit) {
+  TY_ASSIGN_OR_RETURN(auto conn, pool_.Acquire());
+  TY_ASSIGN_OR_RETURN(pg::Result r, conn->Exec(kList, {std::to_string(limit)}));
+  std::vector<Project> out;
+  for (int i = 0; i < r.rows(); ++i) out.push_back({r.GetInt64(i, 0), std::string(r.Get(i, 1))});
+  return out;
 }
 
 }  // namespace trainyard::storage

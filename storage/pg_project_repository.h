@@ -13,6 +13,7 @@ class PgProjectRepository final : public ProjectRepository {
  public:
   explicit PgProjectRepository(pg::Pool& pool) : pool_(pool) {}
   StatusOr<Project> Resolve(const std::string& id_or_number, bool create_if_missing) override;
+  StatusOr<std::vector<Project>> List(int limit) override;
 
  private:
   std::optional<Project> Cached(const std::string& key);

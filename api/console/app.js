@@ -139,6 +139,26 @@ function seconds(text) {
   return Number.isFinite(n) ? n : 0;
 }
 
+// ---- the session: who is asking --------------------------------------------------------------
+
+// GET /trainyard/v1/session: the caller's role (a viewer is shown no button it may not use),
+// whether it is the fleet's admin, and the projects it may pick.
+let session = { role: 'viewer', fleetAdmin: false, projects: [] };
+
+async function loadSession() {
+  session = await api('/trainyard/v1/session');
+  document.getElementById('fleet-link').hidden = !session.fleetAdmin;
+  const list = document.getElementById('projects');
+  list.replaceChildren(...(session.projects || []).map((p) => el('option', { value: p })));
+  const current = scope();
+  if (session.projects?.length && !session.fleetAdmin && !session.projects.includes(current.project)) {
+    setScope(session.projects[0], current.location);
+    document.getElementById('project').value = session.projects[0];
+  }
+}
+
+function mayEdit() { return session.role !== 'viewer'; }
+
 // ---- scope (project and region) ------------------------------------------------------------
 
 function scope() {
@@ -317,7 +337,7 @@ async function jobPage(project, location, id) {
   });
   show(el('p', {}, el('a', { href: '#/jobs' }, '← All jobs')),
     el('h1', {}, job.displayName || `Job ${id}`), why, facts,
-    el('div', { class: 'actions' }, cancel, remove, actionStatus),
+    mayEdit() ? el('div', { class: 'actions' }, cancel, remove, actionStatus) : '',
     el('h2', {}, 'Where its time went'), goodput,
     el('h2', {}, 'Timeline'), timeline,
     el('h2', {}, 'Logs'), logs);
@@ -376,6 +396,64 @@ async function jobPage(project, location, id) {
   }
 }
 
+// ---- the fleet (fleet admins) ----------------------------------------------------------------
+
+function cells(values) { return values.map((v) => el('td', {}, v)); }
+
+function headed(columns, rows, label) {
+  return el('div', { class: 'scroll' }, el('table', { 'aria-label': label },
+    el('thead', {}, el('tr', {}, columns.map((c) => el('th', { scope: 'col' }, c)))),
+    el('tbody', {}, rows)));
+}
+
+async function fleetPage() {
+  const status = el('p', { class: 'hint', role: 'status' }, 'Loading…');
+  const pools = el('div');
+  const queues = el('div');
+  const costs = el('div');
+  show(el('h1', {}, 'Fleet'), status,
+    el('h2', {}, 'Capacity by zone, machine type and consumption model'), pools,
+    el('h2', {}, 'Queues'), queues,
+    el('h2', {}, `Costs of ${scope().project}`), costs);
+  async function load() {
+    const [fleet, queued, spent] = await Promise.all([
+      api('/trainyard/v1/fleet'), api('/trainyard/v1/queues'),
+      api(`/trainyard/v1/projects/${encodeURIComponent(scope().project)}/costs`).catch(() => null)]);
+    const rows = [];
+    for (const region of fleet.regions || []) {
+      for (const zone of region.zones || []) {
+        for (const pool of zone.pools || []) {
+          const by = pool.nodesByState || {};
+          rows.push(el('tr', {}, cells([zone.zone, pool.machineType, pool.consumptionModel,
+            pool.reservation?.name || '', String(pool.nodesHeld ?? 0),
+            String(Math.max(0, (pool.unitsUsableNow ?? pool.units ?? 0) - (pool.nodesHeld ?? 0))),
+            String((by.FAILED || 0) + (by.PREEMPTED || 0)), String(by.REPAIRING || 0),
+            pool.pricePerNodeHourUsd !== undefined ? `$${pool.pricePerNodeHourUsd.toFixed(2)}` : ''])));
+        }
+      }
+    }
+    pools.replaceChildren(headed(['Zone', 'Machine type', 'Model', 'Reservation', 'In use', 'Free',
+      'Failed', 'Repairing', 'Per node-hour'], rows, 'Capacity'));
+    queues.replaceChildren(headed(['Project', 'Region', 'Queued', 'Pending', 'Running', 'Cancelling'],
+      (queued.queues || []).map((q) => el('tr', {}, cells([q.project, q.region, String(q.queued),
+        String(q.pending), String(q.running), String(q.cancelling)]))), 'Queues'));
+    costs.replaceChildren(spent ? headed(['Consumption model', 'Jobs', 'Accrued', 'Running',
+      'Per productive accelerator-hour'], (spent.byConsumptionModel || []).map((m) => el('tr', {},
+      cells([m.consumptionModel, String(m.jobs), `$${m.accruedUsd.toFixed(2)}`,
+        `$${m.runningUsd.toFixed(2)}`, m.costPerProductiveAcceleratorHourUsd === undefined ? '—'
+          : `$${m.costPerProductiveAcceleratorHourUsd.toFixed(2)}`]))), 'Costs')
+      : el('p', { class: 'hint' }, 'No costs for this project.'));
+    status.textContent = `Refreshed ${new Date().toLocaleTimeString()}`;
+  }
+  try {
+    await load();
+  } catch (error) {
+    status.replaceWith(errorBox(error));
+    return;
+  }
+  refreshEvery(REFRESH_MS, load);
+}
+
 // ---- routing -------------------------------------------------------------------------------
 
 async function route() {
@@ -385,6 +463,8 @@ async function route() {
   const parts = path.split('/').filter(Boolean).map(decodeURIComponent);
   if (parts[0] === 'job' && parts.length === 4) {
     await jobPage(parts[1], parts[2], parts[3]);
+  } else if (parts[0] === 'fleet') {
+    await fleetPage();
   } else {
     await jobsPage(new URLSearchParams(query));
   }
@@ -402,7 +482,7 @@ function start() {
     if (window.location.hash === '#/jobs') route(); else window.location.hash = '#/jobs';
   });
   window.addEventListener('hashchange', route);
-  route();
+  loadSession().catch(() => {}).finally(route);
 }
 
 start();

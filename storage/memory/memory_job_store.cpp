@@ -24,6 +24,16 @@ StatusOr<Project> MemoryProjectRepository::Resolve(const std::string& id_or_numb
   return project;
 }
 
+StatusOr<std::vector<Project>> MemoryProjectRepository::List(int limit) {
+  std::lock_guard lock(db_.mu);
+  std::vector<Project> out;
+  for (const auto& [id, project] : db_.projects_by_id) {
+    if (static_cast<int>(out.size()) >= limit) break;
+    out.push_back(project);
+  }
+  return out;
+}
+
 Status MemoryJobStore::Insert(const JobRecord& record, const std::string&) {
   std::lock_guard lock(db_.mu);
   if (db_.jobs.count(record.id) > 0) return AlreadyExists("job id taken");

@@ -11,6 +11,7 @@ class MemoryProjectRepository final : public ProjectRepository {
  public:
   explicit MemoryProjectRepository(MemoryDatabase& db) : db_(db) {}
   StatusOr<Project> Resolve(const std::string& id_or_number, bool create_if_missing) override;
+  StatusOr<std::vector<Project>> List(int limit) override;
 
  private:
   MemoryDatabase& db_;

@@ -101,6 +101,17 @@ async function main() {
     check('cancel asks first', asked.includes(`Cancel job ${LONG}?`), asked);
     check('the API sees the job cancelled', true);
 
+    // A fleet admin (no tokens: everyone is) sees the fleet: capacity by pool, queues, costs.
+    await page.goto(`${BASE}/console/`);
+    await page.getByRole('link', { name: 'Fleet' }).click();
+    await page.getByRole('heading', { name: 'Fleet' }).waitFor();
+    const capacity = page.getByRole('table', { name: 'Capacity' });
+    await capacity.getByRole('row').filter({ hasText: 'a3-megagpu-8g' }).first().waitFor();
+    check('the fleet page shows capacity by zone, machine type and model',
+      await capacity.getByRole('row').filter({ hasText: 'RESERVATION' }).first().isVisible());
+    check('and the queues, with the demo project\'s',
+      await page.getByRole('table', { name: 'Queues' }).getByRole('row').filter({ hasText: 'demo' }).first().isVisible());
+
     // A phone's width: nothing scrolls sideways.
     const phone = await browser.newContext({ viewport: { width: 390, height: 844 } });
     const small = await phone.newPage();
@@ -130,6 +141,12 @@ async function main() {
     await tokenPage.getByRole('button', { name: 'Sign in' }).click();
     await tokenPage.getByRole('cell', { name: 'console-token-job' }).waitFor();
     check('with the token the jobs show', true);
+    check('a viewer is not offered the fleet', !(await tokenPage.getByRole('link', { name: 'Fleet' }).isVisible()));
+    await tokenPage.getByRole('link', { name: process.env.TOKEN_JOB }).click();
+    await tokenPage.getByRole('heading', { name: 'console-token-job' }).waitFor();
+    await tokenPage.getByRole('heading', { name: 'Timeline' }).waitFor();
+    check('a viewer sees no cancel or delete button',
+      (await tokenPage.getByRole('button', { name: /Cancel job|Delete job/ }).count()) === 0);
     check('the token is kept for this tab only (sessionStorage)',
       await tokenPage.evaluate(() => sessionStorage.getItem('trainyard.token') !== null &&
         localStorage.getItem('trainyard.token') === null));

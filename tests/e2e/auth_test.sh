@@ -37,6 +37,15 @@ FLEET=$(mint --fleet-admin)
 [[ "$FLEET" =~ $token_re ]] && pass "a fleet-admin token needs no project" || fail "fleet token: $FLEET"
 check "the server's database survived the CLI" "$(curl -s -o /dev/null -w '%{http_code}' "$BASE/readyz")" 200
 
+# --- the session the console reads: role and projects, no button a viewer cannot use --------------
+check "a viewer's session names its role and its one project" \
+  "$(curl -fsS -H "authorization: Bearer $VIEWER" "$BASE/trainyard/v1/session" | jq -c '[.authentication, .role, .fleetAdmin, .projects]')" \
+  '["TOKENS","viewer",false,["team-a"]]'
+check "a fleet admin's session may pick any project" \
+  "$(curl -fsS -H "authorization: Bearer $FLEET" "$BASE/trainyard/v1/session" | jq -c '[.role, .fleetAdmin, (.projects | index("team-a") != null)]')" \
+  '["admin",true,true]'
+check "no token, no session" "$(curl -s -o /dev/null -w '%{http_code}' "$BASE/trainyard/v1/session")" 401
+
 # call METHOD URL TOKEN [BODY]: the body goes to $E2E_DIR/body, the status code to stdout.
 call() {
   local args=(-sS -o "$E2E_DIR/body" -D "$E2E_DIR/headers" -w '%{http_code}' -X "$1" "$2"

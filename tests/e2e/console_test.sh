@@ -2,7 +2,8 @@
 # The web console at /console/ in a real browser: Debian's chromium driven by playwright-core
 # (pinned by tests/browser/package-lock.json). Jobs are made with curl; tests/browser/
 # console_test.js checks the console shows them, why one waits, cancels another (the API sees it),
-# fits a phone's width, asks for a token when the server wants one, and throws no script error.
+# shows the fleet to its admin, fits a phone's width, asks for a token when the server wants one,
+# offers a viewer no button it may not use, and throws no script error.
 source "$(dirname "$0")/lib.sh"
 
 install_browser_tests
@@ -27,12 +28,14 @@ TOKEN_PID=$!
 trap 'kill -TERM $TOKEN_PID 2>/dev/null; wait $TOKEN_PID 2>/dev/null; cleanup' EXIT
 wait_until 60 "the token server ready" curl -fsS "$TOKEN_BASE/readyz"
 VIEWER=$("$TRAINYARD_BIN" tokens create --data-dir "$TOKENS" --project demo --role viewer 2>>"$E2E_DIR/tokens.err")
-jq '.displayName = "console-token-job"' "$PAYLOADS/lora-single-node.json" |
+TOKEN_JOB=$(jq '.displayName = "console-token-job"' "$PAYLOADS/lora-single-node.json" |
   curl -fsS -X POST "$TOKEN_BASE/v1/projects/demo/locations/us-central1/customJobs" \
-    -H "authorization: Bearer $EDITOR" -H 'content-type: application/json' --data-binary @- \
-    >/dev/null && pass "a job on the token server" || fail "no job on the token server"
+    -H "authorization: Bearer $EDITOR" -H 'content-type: application/json' --data-binary @- |
+  jq -r .name)
+[ -n "$TOKEN_JOB" ] && pass "a job on the token server" || fail "no job on the token server"
 
 if BASE=$BASE TOKEN_BASE=$TOKEN_BASE TOKEN=$VIEWER WAITING=${WAITING##*/} LONG=${LONG##*/} \
+  TOKEN_JOB=${TOKEN_JOB##*/} \
   node "$BROWSER_DIR/console_test.js" >"$E2E_DIR/browser.out" 2>&1; then
   cat "$E2E_DIR/browser.out"
   pass "the console in chromium"
