@@ -158,6 +158,8 @@ async function loadSession() {
 }
 
 function mayEdit() { return session.role !== 'viewer'; }
+// Persistent resources and their operations are a project admin's (as Vertex's IAM has it).
+function mayAdminister() { return session.fleetAdmin || session.role === 'admin'; }
 
 // ---- scope (project and region) ------------------------------------------------------------
 
@@ -396,6 +398,152 @@ async function jobPage(project, location, id) {
   }
 }
 
+// ---- persistent resources ------------------------------------------------------------------
+
+const RESOURCE_STATE_WORDS = {
+  PROVISIONING: 'Provisioning', RUNNING: 'Running', STOPPING: 'Stopping', ERROR: 'Error',
+  REBOOTING: 'Rebooting', UPDATING: 'Updating',
+};
+// Machine types a console user can pick for a new pool, with what they carry.
+const POOL_MACHINES = {
+  'a3-highgpu-8g': { acceleratorType: 'NVIDIA_H100_80GB', acceleratorCount: 8 },
+  'a3-megagpu-8g': { acceleratorType: 'NVIDIA_H100_MEGA_80GB', acceleratorCount: 8 },
+  'g2-standard-12': { acceleratorType: 'NVIDIA_L4', acceleratorCount: 1 },
+  'n2-standard-8': {},
+};
+
+function resourceId(resource) { return resource.name.split('/').pop(); }
+
+// Follows a long-running operation to its end, saying what it is doing meanwhile.
+async function follow(operation, status) {
+  let op = operation;
+  while (!op.done) {
+    status.textContent = op.metadata?.progressMessage || 'Working…';
+    op = await api(`/v1/${op.name}:wait?timeout=10s`, { method: 'POST', body: {} });
+  }
+  if (op.error) throw new ApiError(400, { error: op.error });
+  status.textContent = 'Done.';
+  return op;
+}
+
+async function resourcesPage() {
+  const { project, location } = scope();
+  const status = el('p', { class: 'hint', role: 'status' }, 'Loading…');
+  const body = el('tbody');
+  const create = el('div');
+  show(el('h1', {}, 'Persistent resources'), status,
+    el('div', { class: 'scroll' }, el('table', { class: 'cards', 'aria-label': 'Persistent resources' },
+      el('thead', {}, el('tr', {}, ['Resource', 'State', 'Pools', 'Created'].map((c) => el('th', { scope: 'col' }, c)))),
+      body)),
+    create);
+  async function load() {
+    const page = await api(`/v1/${parent({ project, location })}/persistentResources?pageSize=100`);
+    const resources = page.persistentResources || [];
+    body.replaceChildren(...resources.map((r) => el('tr', {},
+      el('td', { 'data-label': 'Resource' }, el('a', { href: `#/resource/${encodeURIComponent(project)}/${encodeURIComponent(location)}/${resourceId(r)}` }, resourceId(r))),
+      el('td', { 'data-label': 'State' }, RESOURCE_STATE_WORDS[r.state] || r.state),
+      el('td', { 'data-label': 'Pools' }, (r.resourcePools || []).map((p) =>
+        `${p.replicaCount} × ${p.machineSpec?.machineType}`).join(', ')),
+      el('td', { class: 'hide-narrow' }, when(r.createTime)))));
+    status.textContent = resources.length ? `${resources.length} in ${project} / ${location}` : 'None yet.';
+  }
+  if (mayAdminister()) create.append(createResourceForm(project, location, load));
+  try {
+    await load();
+  } catch (error) {
+    status.replaceWith(errorBox(error));
+    return;
+  }
+  refreshEvery(REFRESH_MS, load);
+}
+
+function createResourceForm(project, location, reload) {
+  const progress = el('p', { class: 'hint', role: 'status' });
+  const form = el('form', { class: 'filters', 'aria-label': 'Create a persistent resource' },
+    el('label', {}, 'Resource ID', el('input', { name: 'id', required: true, pattern: '[a-z][a-z0-9\\-]{0,62}' })),
+    el('label', {}, 'Machine type', el('select', { name: 'machine' },
+      Object.keys(POOL_MACHINES).map((m) => el('option', { value: m }, m)))),
+    el('label', {}, 'Replicas', el('input', { name: 'replicas', type: 'number', min: '1', value: '1', required: true })),
+    el('button', { type: 'submit' }, 'Create'));
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const machine = form.elements.machine.value;
+    const body = { resourcePools: [{ id: 'pool-0', machineSpec: { machineType: machine, ...POOL_MACHINES[machine] },
+      replicaCount: String(form.elements.replicas.value) }] };
+    try {
+      const op = await api(`/v1/${parent({ project, location })}/persistentResources?persistentResourceId=${encodeURIComponent(form.elements.id.value)}`,
+        { method: 'POST', body });
+      await reload();
+      await follow(op, progress);
+      await reload();
+    } catch (error) { progress.replaceChildren(errorBox(error)); }
+  });
+  return el('section', {}, el('h2', {}, 'Create one'), form, progress);
+}
+
+async function resourcePage(project, location, id) {
+  const name = `${parent({ project, location })}/persistentResources/${encodeURIComponent(id)}`;
+  const facts = el('dl', { class: 'facts' });
+  const pools = el('div');
+  const progress = el('p', { class: 'hint', role: 'status' });
+  const actions = el('div', { class: 'actions' });
+  show(el('p', {}, el('a', { href: '#/resources' }, '← All persistent resources')),
+    el('h1', {}, `Persistent resource ${id}`), facts, mayAdminister() ? actions : '', progress,
+    el('h2', {}, 'Pools'), pools);
+  let resource;
+  async function act(what, request) {
+    try {
+      const op = await request();
+      await render();
+      await follow(op, progress);
+      if (what === 'delete') { window.location.hash = '#/resources'; return; }
+      await render();
+    } catch (error) { progress.replaceChildren(errorBox(error)); }
+  }
+  const reboot = el('button', { type: 'button' }, 'Reboot');
+  reboot.addEventListener('click', () => {
+    if (confirm(`Reboot ${id}? Its jobs are stopped and restarted.`)) {
+      act('reboot', () => api(`/v1/${name}:reboot`, { method: 'POST', body: {} }));
+    }
+  });
+  const remove = el('button', { type: 'button', class: 'danger' }, 'Delete');
+  remove.addEventListener('click', () => {
+    if (confirm(`Delete ${id}? Its nodes are given back.`)) act('delete', () => api(`/v1/${name}`, { method: 'DELETE' }));
+  });
+  actions.append(reboot, remove);
+  async function render() {
+    resource = await api(`/v1/${name}`);
+    facts.replaceChildren(...[['State', RESOURCE_STATE_WORDS[resource.state] || resource.state],
+      ['Created', when(resource.createTime)], ['Labels', Object.entries(resource.labels || {}).map(([k, v]) => `${k}=${v}`).join(', ') || '—'],
+      ['Error', resource.error?.message || '—']].flatMap(([k, v]) => [el('dt', {}, k), el('dd', {}, v)]));
+    if (pools.contains(document.activeElement)) return;  // a refresh must not eat what is typed
+    pools.replaceChildren(headed(['Pool', 'Machine type', 'Replicas', 'In use', 'Autoscaling', ''],
+      (resource.resourcePools || []).map((p, i) => {
+        const resize = el('form', { class: 'filters', 'aria-label': `Resize ${p.id}` },
+          el('label', {}, 'Replicas', el('input', { name: 'replicas', type: 'number', min: '0', value: String(p.replicaCount) })),
+          el('button', { type: 'submit' }, 'Resize'));
+        resize.addEventListener('submit', (event) => {
+          event.preventDefault();
+          const wanted = String(resize.elements.replicas.value);
+          if (!confirm(`Resize ${p.id} of ${id} to ${wanted} replicas?`)) return;
+          const resourcePools = resource.resourcePools.map((q, j) => (j === i ? { ...q, replicaCount: wanted } : q));
+          act('resize', () => api(`/v1/${name}?updateMask=resource_pools.replica_count`, { method: 'PATCH', body: { resourcePools } }));
+        });
+        return el('tr', {}, cells([p.id, p.machineSpec?.machineType, String(p.replicaCount),
+          String(p.usedReplicaCount ?? '0'),
+          p.autoscalingSpec ? `${p.autoscalingSpec.minReplicaCount}–${p.autoscalingSpec.maxReplicaCount}` : '—']),
+        el('td', {}, mayAdminister() ? resize : ''));
+      }), 'Pools'));
+  }
+  try {
+    await render();
+  } catch (error) {
+    facts.replaceWith(errorBox(error));
+    return;
+  }
+  refreshEvery(REFRESH_MS, render);
+}
+
 // ---- the fleet (fleet admins) ----------------------------------------------------------------
 
 function cells(values) { return values.map((v) => el('td', {}, v)); }
@@ -463,6 +611,10 @@ async function route() {
   const parts = path.split('/').filter(Boolean).map(decodeURIComponent);
   if (parts[0] === 'job' && parts.length === 4) {
     await jobPage(parts[1], parts[2], parts[3]);
+  } else if (parts[0] === 'resources') {
+    await resourcesPage();
+  } else if (parts[0] === 'resource' && parts.length === 4) {
+    await resourcePage(parts[1], parts[2], parts[3]);
   } else if (parts[0] === 'fleet') {
     await fleetPage();
   } else {

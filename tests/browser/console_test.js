@@ -112,6 +112,33 @@ async function main() {
     check('and the queues, with the demo project\'s',
       await page.getByRole('table', { name: 'Queues' }).getByRole('row').filter({ hasText: 'demo' }).first().isVisible());
 
+    // A persistent resource made, resized and deleted from the console, each step followed to
+    // the end of its operation; the API sees each.
+    const resourceApi = `${BASE}/v1/projects/demo/locations/us-central1/persistentResources/console-pool`;
+    await page.getByRole('link', { name: 'Persistent resources' }).click();
+    await page.getByRole('heading', { name: 'Persistent resources' }).waitFor();
+    const form = page.getByRole('form', { name: 'Create a persistent resource' });
+    await form.getByLabel('Resource ID').fill('console-pool');
+    await form.getByLabel('Machine type').selectOption('a3-highgpu-8g');
+    await form.getByRole('button', { name: 'Create' }).click();
+    await page.getByRole('status').filter({ hasText: 'Done.' }).waitFor({ timeout: 60000 });
+    check('a resource created from the console runs',
+      (await (await fetch(resourceApi)).json()).state === 'RUNNING');
+    await page.getByRole('link', { name: 'console-pool' }).click();
+    await page.getByRole('heading', { name: 'Persistent resource console-pool' }).waitFor();
+    const resize = page.getByRole('form', { name: 'Resize pool-0' });
+    await resize.getByLabel('Replicas').fill('2');
+    page.once('dialog', (d) => d.accept());
+    await resize.getByRole('button', { name: 'Resize' }).click();
+    await until('the resize', async () =>
+      (await (await fetch(resourceApi)).json()).resourcePools?.[0]?.replicaCount === '2', 60);
+    check('a resize from the console reaches the resource', true);
+    await page.getByRole('status').filter({ hasText: 'Done.' }).waitFor({ timeout: 60000 });
+    page.once('dialog', (d) => d.accept());
+    await page.getByRole('button', { name: 'Delete' }).click();
+    await until('the delete', async () => (await fetch(resourceApi)).status === 404, 60);
+    check('a delete from the console removes it', true);
+
     // A phone's width: nothing scrolls sideways.
     const phone = await browser.newContext({ viewport: { width: 390, height: 844 } });
     const small = await phone.newPage();
