@@ -25,6 +25,15 @@ void AdminQueueHandler::Register(Router& router) {
                TY_RETURN_IF_ERROR(queues.status());
                return JsonResponse(EncodeQueues(*queues));
              });
+  // The console's counts by state over a project's jobs: each stops at the cap ("at least").
+  router.Add("GET", "/trainyard/v1/projects/{project}/locations/{location}/jobCounts",
+             Access::kProjectViewer,
+             [this](const HttpRequest&, const RouteMatch& match) -> StatusOr<HttpResponse> {
+               auto counts =
+                   admin_.JobStateCounts(match.params.at("project"), match.params.at("location"));
+               TY_RETURN_IF_ERROR(counts.status());
+               return JsonResponse(EncodeStateCounts(*counts, AdminService::kStateCountCap));
+             });
 }
 
 }  // namespace trainyard::api

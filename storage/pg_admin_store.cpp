@@ -49,6 +49,12 @@ const StateSql kQueueCounts(
     "WHERE j.state IN (:job_queued, :job_pending, :job_running, :job_cancelling) "
     "GROUP BY 1, 2, 3, 5, 6 ORDER BY 1, 2, 3, 5, 6");
 
+// Per state, at most $3 index entries of custom_jobs_by_parent_state (migrations/0005).
+constexpr const char* kStateCounts =
+    "SELECT s.state, (SELECT count(*) FROM (SELECT 1 FROM custom_jobs j "
+    "WHERE j.project_number = $1::bigint AND j.location = $2 AND j.state = s.state "
+    "LIMIT $3::bigint) c) FROM generate_series(1, 11) AS s(state)";
+
 // Jobs without a position yet (the scheduler has not seen them) come last, oldest first.
 const StateSql kQueuedJobs(
     "SELECT id, project_id, project_number, location, display_name, "
@@ -186,6 +192,21 @@ StatusOr<std::vector<QueueCount>> PgAdminStore::QueueCounts() {
     out.push_back({std::string(r.Get(i, 0)), std::string(r.Get(i, 1)),
                    static_cast<JobState>(r.GetInt64(i, 2)), r.GetInt64(i, 3),
                    std::string(r.Get(i, 4)), std::string(r.Get(i, 5))});
+  }
+  return out;
+}
+
+StatusOr<std::vector<StateCount>> PgAdminStore::StateCounts(int64_t project_number,
+                                                            const std::string& location,
+                                                            int64_t cap) {
+  TY_ASSIGN_OR_RETURN(auto conn, pool_.Acquire());
+  TY_ASSIGN_OR_RETURN(pg::Result r, conn->Exec(kStateCounts, {std::to_string(project_number),
+                                                              location, std::to_string(cap)}));
+  std::vector<StateCount> out;
+  for (int i = 0; i < r.rows(); ++i) {
+    if (r.GetInt64(i, 1) > 0) {
+      out.push_back({static_cast<JobState>(r.GetInt64(i, 0)), r.GetInt64(i, 1)});
+    }
   }
   return out;
 }

@@ -15,6 +15,8 @@ class PgAdminStore final : public AdminRepository {
   StatusOr<std::vector<NodeRecord>> ListNodes(const NodeQuery& query) override;
   StatusOr<std::vector<NodeRecord>> NodesHeldByJobs(std::optional<int64_t> job_id) override;
   StatusOr<std::vector<QueueCount>> QueueCounts() override;
+  StatusOr<std::vector<StateCount>> StateCounts(int64_t project_number, const std::string& location,
+                                                int64_t cap) override;
   StatusOr<std::vector<QueuedJobRecord>> QueuedJobs(int per_queue) override;
   StatusOr<std::vector<ModelCost>> ProjectCosts(int64_t project_number, Timestamp now) override;
   StatusOr<std::vector<ModelTotals>> FleetTotals(Timestamp now) override;

@@ -223,13 +223,14 @@ async function jobsPage(params) {
   const body = el('tbody');
   const status = el('p', { class: 'hint', role: 'status' }, 'Loading…');
   const pager = el('div', { class: 'pager' });
+  const counts = el('ul', { class: 'counts', 'aria-label': 'Job counts' });
   const table = el('div', { class: 'scroll' }, el('table', { class: 'cards' },
     el('caption', { class: 'hint hide-narrow' }, `Newest first, ${project} / ${location}`),
     el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, 'Job'), el('th', { scope: 'col' }, 'Display name'),
       el('th', { scope: 'col' }, 'State'), el('th', { scope: 'col' }, 'Why / where'),
       el('th', { scope: 'col', class: 'hide-narrow' }, 'Created'))),
     body));
-  show(el('h1', {}, 'Jobs'), form, status, table, pager);
+  show(el('h1', {}, 'Jobs'), counts, form, status, table, pager);
 
   const tokens = params.get('page') ? params.get('page').split(',') : [];
   const filter = jobsFilter({ state: params.get('state'), label: params.get('label'), name: params.get('name') });
@@ -237,7 +238,13 @@ async function jobsPage(params) {
     const query = new URLSearchParams({ pageSize: '50' });
     if (filter) query.set('filter', filter);
     if (tokens.length) query.set('pageToken', tokens[tokens.length - 1]);
-    const page = await api(`/v1/${parent({ project, location })}/customJobs?${query}`);
+    const [page, tally] = await Promise.all([
+      api(`/v1/${parent({ project, location })}/customJobs?${query}`),
+      api(`/trainyard/v1/${parent({ project, location })}/jobCounts`)]);
+    // Each count stops at the cap, which then reads "at least".
+    counts.replaceChildren(...(tally.counts || []).map((c) => el('li', {},
+      el('a', { href: `#/jobs?state=${c.state}` },
+        `${stateWord(c.state)}: ${c.jobs >= tally.cap ? `${c.jobs.toLocaleString()}+` : c.jobs.toLocaleString()}`))));
     const jobs = page.customJobs || [];
     // Rows are replaced in the server's order (newest first, then id): a refresh never reorders.
     body.replaceChildren(...jobs.map((job) => el('tr', {},

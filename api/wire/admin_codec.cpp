@@ -184,6 +184,14 @@ json EncodeQueues(const std::vector<QueueView>& queues) {
   return {{"queues", list}};
 }
 
+json EncodeStateCounts(const std::vector<StateCount>& counts, int64_t cap) {
+  json list = json::array();
+  for (const StateCount& c : counts) {
+    list.push_back({{"state", JobStateName(c.state)}, {"jobs", c.jobs}});
+  }
+  return {{"counts", std::move(list)}, {"cap", cap}};
+}
+
 json EncodeProjectCosts(const ProjectCostView& costs) {
   json models = json::array();
   for (const ModelCost& m : costs.by_model) {

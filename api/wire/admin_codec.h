@@ -11,6 +11,9 @@ nlohmann::json EncodeFleetView(const FleetView& view);
 nlohmann::json EncodeNodeRecord(const NodeRecord& node);
 nlohmann::json EncodeReservations(const std::vector<ReservationView>& reservations);
 nlohmann::json EncodeQueues(const std::vector<QueueView>& queues);
+// {"counts": [{"state": "JOB_STATE_QUEUED", "jobs": 3}, …], "cap": 10000}: a count equal to the
+// cap means at least that many.
+nlohmann::json EncodeStateCounts(const std::vector<StateCount>& counts, int64_t cap);
 nlohmann::json EncodeProjectCosts(const ProjectCostView& costs);
 nlohmann::json EncodeJobEvents(const std::vector<JobEvent>& events);
 

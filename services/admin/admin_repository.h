@@ -57,6 +57,11 @@ struct QueueCount {
   std::string reason;
 };
 
+struct StateCount {
+  JobState state = JobState::kUnspecified;
+  int64_t jobs = 0;  // at most the cap asked for: the cap means "at least"
+};
+
 // A QUEUED job with the scheduler's verdict.
 struct QueuedJobRecord {
   int64_t id = 0;
@@ -123,6 +128,11 @@ class AdminRepository {
   virtual StatusOr<std::vector<NodeRecord>> NodesHeldByJobs(std::optional<int64_t> job_id) = 0;
   // QUEUED, PENDING, RUNNING and CANCELLING jobs counted per queue.
   virtual StatusOr<std::vector<QueueCount>> QueueCounts() = 0;
+  // One project's jobs in one location by state, each count stopping at `cap` (a page's counts
+  // must cost the same over a million jobs as over ten). States without jobs are left out.
+  virtual StatusOr<std::vector<StateCount>> StateCounts(int64_t project_number,
+                                                        const std::string& location,
+                                                        int64_t cap) = 0;
   // The first `per_queue` QUEUED jobs of every queue by queue position (then creation time).
   virtual StatusOr<std::vector<QueuedJobRecord>> QueuedJobs(int per_queue) = 0;
   // Per consumption model of the job's placement, with running costs accrued to `now`.

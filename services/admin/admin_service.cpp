@@ -204,6 +204,16 @@ StatusOr<ProjectCostView> AdminService::ProjectCosts(const std::string& project)
   return view;
 }
 
+StatusOr<std::vector<StateCount>> AdminService::JobStateCounts(const std::string& project,
+                                                               const std::string& location) {
+  auto resolved = projects_.Resolve(project, /*create_if_missing=*/false);
+  if (!resolved.ok() && resolved.status().code() == Code::kNotFound) {
+    return std::vector<StateCount>{};
+  }
+  TY_RETURN_IF_ERROR(resolved.status());
+  return admin_.StateCounts(resolved->number, location, kStateCountCap);
+}
+
 StatusOr<std::vector<JobEvent>> AdminService::JobEvents(const JobRef& ref) {
   TY_ASSIGN_OR_RETURN(JobKey key, ResolveJobRef(projects_, ref));
   auto events = admin_.JobEvents(key.project_number, ref.parent.location, key.id);

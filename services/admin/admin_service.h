@@ -97,6 +97,11 @@ class AdminService {
   StatusOr<std::vector<ReservationView>> Reservations();
   StatusOr<std::vector<QueueView>> Queues(int jobs_per_queue);
   StatusOr<ProjectCostView> ProjectCosts(const std::string& project);
+  // The project's jobs in `location` by state, each count stopping at kStateCountCap (a project
+  // never seen has none).
+  static constexpr int64_t kStateCountCap = 10000;
+  StatusOr<std::vector<StateCount>> JobStateCounts(const std::string& project,
+                                                   const std::string& location);
   StatusOr<std::vector<JobEvent>> JobEvents(const JobRef& ref);
   // For /metrics: unfinished jobs by queue, state, consumption model and reason; and per
   // consumption model the cost and time of every job, to now.

@@ -89,6 +89,9 @@ class NoAdminView final : public AdminRepository {
     return NotKept("the admin view");
   }
   StatusOr<std::vector<QueueCount>> QueueCounts() override { return NotKept("the admin view"); }
+  StatusOr<std::vector<StateCount>> StateCounts(int64_t, const std::string&, int64_t) override {
+    return NotKept("the admin view");
+  }
   StatusOr<std::vector<QueuedJobRecord>> QueuedJobs(int) override {
     return NotKept("the admin view");
   }

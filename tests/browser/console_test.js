@@ -67,6 +67,9 @@ async function main() {
     await page.getByRole('cell', { name: 'console-waiting' }).waitFor();
     check('the jobs page lists the jobs made with curl',
       await page.getByRole('cell', { name: 'console-long' }).isVisible());
+    const byState = page.getByRole('list', { name: 'Job counts' });
+    await byState.getByRole('link', { name: /^Queued: 1$/ }).waitFor();
+    check('and counts them by state', true);
     check('the console is served gzipped, with an ETag',
       await (async () => {
         const r = await page.request.get(`${BASE}/console/app.js`, { headers: { 'accept-encoding': 'gzip' } });

@@ -220,6 +220,26 @@ TEST_F(AdminViewTest, QueuesListQueuedJobsByPositionWithTheirReasons) {
   EXPECT_EQ(queues->front().jobs[0].name, first.name);
 }
 
+// The console's counts: by state, each bounded by the cap, so they cost the same over a million
+// jobs as over ten.
+TEST_F(AdminViewTest, StateCountsCountEachStateUpToTheCap) {
+  ASSERT_NO_FATAL_FAILURE(RunAReservedJobThenStartASpotOne());
+  for (int i = 0; i < 3; ++i)
+    Create("demo", SchedulingStrategy::kStandard, 64, "600s");  // never fit
+  auto project = projects_->Resolve("demo", false);
+  ASSERT_TRUE(project.ok());
+  auto counts = admin_store_->StateCounts(project->number, "us-central1", 2);
+  ASSERT_TRUE(counts.ok()) << counts.status().message();
+  std::map<JobState, int64_t> by_state;
+  for (const StateCount& c : *counts) by_state[c.state] = c.jobs;
+  EXPECT_EQ(by_state[JobState::kSucceeded], 1);
+  EXPECT_EQ(by_state[JobState::kQueued], 2) << "three, counted to the cap of 2";
+  EXPECT_EQ(by_state.count(JobState::kFailed), 0u) << "states without jobs are left out";
+  auto none = admin_->JobStateCounts("nobody", "us-central1");
+  ASSERT_TRUE(none.ok());
+  EXPECT_TRUE(none->empty()) << "a project never seen has no jobs";
+}
+
 TEST_F(AdminViewTest, CostsSumAccruedAndRunningPerConsumptionModel) {
   ASSERT_NO_FATAL_FAILURE(RunAReservedJobThenStartASpotOne());
   clock_.Advance(1800s);  // half an hour into the spot admission
