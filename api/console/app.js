@@ -312,6 +312,47 @@ function goodputBar(goodput) {
       el('li', { title: code }, el('i', { style: { background: color } }), `${name}: ${value.toFixed(1)} s`))));
 }
 
+// A host's duty cycle over the minutes this page has been open: a line, 0 to 100%.
+function sparkline(values) {
+  const svgNs = 'http://www.w3.org/2000/svg';
+  const svg = document.createElementNS(svgNs, 'svg');
+  svg.setAttribute('viewBox', '0 0 100 20');
+  svg.setAttribute('class', 'spark');
+  svg.setAttribute('aria-hidden', 'true');
+  const line = document.createElementNS(svgNs, 'polyline');
+  const step = values.length > 1 ? 100 / (values.length - 1) : 0;
+  line.setAttribute('points', values.map((v, i) => `${(i * step).toFixed(1)},${(20 - 20 * v).toFixed(1)}`).join(' '));
+  svg.append(line);
+  return svg;
+}
+
+function meter(value, label) {
+  return el('span', { class: 'metric' }, el('meter', { min: '0', max: '1', value: String(value), 'aria-label': label }),
+    ` ${(100 * value).toFixed(0)}%`);
+}
+
+// Each host's latest figures, the outliers (hosts well below the gang's median) marked.
+function utilizationTable(u, history) {
+  for (const h of u.hosts || []) {
+    const seen = history.get(h.host) || [];
+    seen.push(h.dutyCycle);
+    history.set(h.host, seen.slice(-60));
+  }
+  const gib = (bytes) => `${(bytes / 2 ** 30).toFixed(0)} GiB`;
+  return el('div', {},
+    el('p', { class: 'hint' }, `Median duty cycle ${(100 * (u.medianDutyCycle || 0)).toFixed(0)}%, sampled ${when(u.sampleTime)}.`,
+      (u.outliers || []).length ? ` Outliers: ${u.outliers.join(', ')}.` : ' No outliers.'),
+    headed(['Host', 'Accelerators', 'Duty cycle', 'Tensor cores', 'Memory', 'Duty cycle here', ''],
+      (u.hosts || []).map((h) => el('tr', { class: h.outlier ? 'outlier' : '' },
+        el('td', {}, h.host),
+        el('td', {}, `${h.acceleratorCount} × ${h.accelerator}`),
+        el('td', {}, meter(h.dutyCycle, `duty cycle of ${h.host}`)),
+        el('td', {}, meter(h.tensorCoreUtilization, `tensor cores of ${h.host}`)),
+        el('td', {}, `${gib(h.memoryUsedBytes)} of ${gib(h.memoryTotalBytes)}`),
+        el('td', {}, sparkline(history.get(h.host) || [])),
+        el('td', {}, h.outlier ? el('strong', { class: 'error' }, 'outlier') : ''))), 'Utilization'));
+}
+
 async function jobPage(project, location, id) {
   const name = `${parent({ project, location })}/customJobs/${encodeURIComponent(id)}`;
   let job;
@@ -344,9 +385,12 @@ async function jobPage(project, location, id) {
       window.location.hash = '#/jobs';
     } catch (error) { actionStatus.replaceChildren(errorBox(error)); }
   });
+  const utilization = el('div');
+  const history = new Map();  // host → its duty cycles while this page is open, newest last
   show(el('p', {}, el('a', { href: '#/jobs' }, '← All jobs')),
     el('h1', {}, job.displayName || `Job ${id}`), why, facts,
     mayEdit() ? el('div', { class: 'actions' }, cancel, remove, actionStatus) : '',
+    el('h2', {}, 'Accelerator utilization'), utilization,
     el('h2', {}, 'Where its time went'), goodput,
     el('h2', {}, 'Timeline'), timeline,
     el('h2', {}, 'Logs'), logs);
@@ -377,6 +421,12 @@ async function jobPage(project, location, id) {
     goodput.replaceChildren(goodputBar(t.goodput) || '');
     cancel.disabled = ENDED.has(job.state) || job.state === 'JOB_STATE_CANCELLING';
     remove.disabled = !ENDED.has(job.state);
+    if (job.state === 'JOB_STATE_RUNNING') {
+      const u = await api(`/trainyard/v1/${name}/utilization`);
+      utilization.replaceChildren(utilizationTable(u, history));
+    } else if (!utilization.hasChildNodes()) {
+      utilization.append(el('p', { class: 'hint' }, 'Shown while the job runs.'));
+    }
     const events = await api(`/trainyard/v1/${name}/events`);
     timeline.replaceChildren(...(events.events || []).map((e) => el('li', {},
       el('time', { datetime: e.time }, when(e.time)),

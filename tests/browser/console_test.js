@@ -104,6 +104,15 @@ async function main() {
     check('cancel asks first', asked.includes(`Cancel job ${LONG}?`), asked);
     check('the API sees the job cancelled', true);
 
+    // A running gang with a straggler: each host's utilization, the slow one marked.
+    await page.goto(`${BASE}/console/#/job/demo/us-central1/${process.env.GANG}`);
+    await page.getByRole('heading', { name: 'console-gang' }).waitFor();
+    const hosts = page.getByRole('table', { name: 'Utilization' });
+    await hosts.getByRole('row').filter({ hasText: 'outlier' }).first().waitFor({ timeout: 60000 });
+    check('a running gang shows each host\'s utilization, the straggler marked an outlier',
+      (await hosts.getByRole('row').filter({ hasText: 'outlier' }).count()) === 1,
+      await hosts.getByRole('row').filter({ hasText: 'outlier' }).count());
+
     // A fleet admin (no tokens: everyone is) sees the fleet: capacity by pool, queues, costs.
     await page.goto(`${BASE}/console/`);
     await page.getByRole('link', { name: 'Fleet' }).click();

@@ -13,6 +13,8 @@ install_browser_tests
 start_server --sim-speed 100
 WAITING=$(create '.displayName = "console-waiting" | .jobSpec.workerPoolSpecs += [.jobSpec.workerPoolSpecs[0] | .replicaCount = "63"]' lora-single-node.json)
 LONG=$(create '.displayName = "console-long" | .jobSpec.workerPoolSpecs[0].containerSpec.env = [{"name": "TRAINYARD_SIM_DURATION", "value": "360000s"}]' lora-single-node.json)
+GANG=$(create '.displayName = "console-gang" | .jobSpec.workerPoolSpecs[0].containerSpec.env = [{"name": "TRAINYARD_SIM_DURATION", "value": "360000s"}, {"name": "TRAINYARD_SIM_SLOW_HOST", "value": "1"}]' nemo-pretrain-multinode.json)
+wait_until 120 "the gang running" bash -c "curl -fsS '$BASE/v1/$GANG' | jq -e '.state == \"JOB_STATE_RUNNING\"'"
 wait_until 30 "the waiting job has its reason" \
   bash -c "curl -fsS '$BASE/v1/$WAITING' | jq -e '.trainyard.reason.code == \"NEVER_FITS\"'"
 
@@ -35,7 +37,7 @@ TOKEN_JOB=$(jq '.displayName = "console-token-job"' "$PAYLOADS/lora-single-node.
 [ -n "$TOKEN_JOB" ] && pass "a job on the token server" || fail "no job on the token server"
 
 if BASE=$BASE TOKEN_BASE=$TOKEN_BASE TOKEN=$VIEWER WAITING=${WAITING##*/} LONG=${LONG##*/} \
-  TOKEN_JOB=${TOKEN_JOB##*/} \
+  TOKEN_JOB=${TOKEN_JOB##*/} GANG=${GANG##*/} \
   node "$BROWSER_DIR/console_test.js" >"$E2E_DIR/browser.out" 2>&1; then
   cat "$E2E_DIR/browser.out"
   pass "the console in chromium"
