@@ -616,9 +616,11 @@ async function fleetPage() {
   const pools = el('div');
   const queues = el('div');
   const costs = el('div');
+  const cohortsBox = el('div');
   show(el('h1', {}, 'Fleet'), status,
     el('h2', {}, 'Capacity by zone, machine type and consumption model'), pools,
     el('h2', {}, 'Queues'), queues,
+    el('h2', {}, 'Cohorts'), cohortsBox,
     el('h2', {}, `Costs of ${scope().project}`), costs);
   async function load() {
     const [fleet, queued, spent] = await Promise.all([
@@ -639,9 +641,16 @@ async function fleetPage() {
     }
     pools.replaceChildren(headed(['Zone', 'Machine type', 'Model', 'Reservation', 'In use', 'Free',
       'Failed', 'Repairing', 'Per node-hour'], rows, 'Capacity'));
-    queues.replaceChildren(headed(['Project', 'Region', 'Queued', 'Pending', 'Running', 'Cancelling'],
+    queues.replaceChildren(headed(['Project', 'Region', 'Queued', 'Why they wait', 'Pending', 'Running', 'Cancelling'],
       (queued.queues || []).map((q) => el('tr', {}, cells([q.project, q.region, String(q.queued),
+        Object.entries(q.queuedByReason || {}).map(([code, n]) => `${REASON_WORDS[code] || code}: ${n}`).join('; '),
         String(q.pending), String(q.running), String(q.cancelling)]))), 'Queues'));
+    const cohorts = fleet.cohorts || [];
+    cohortsBox.replaceChildren(cohorts.length ? headed(['Cohort', 'Resource', 'Member', 'Nominal', 'Used', 'Borrowed', 'Lent'],
+      cohorts.flatMap((c) => (c.resources || []).flatMap((r) => (r.members || []).map((m) => el('tr', {},
+        cells([c.name, r.resource, m.project, String(m.nominal ?? ''), String(m.used ?? ''),
+          String(m.borrowed ?? ''), String(m.lent ?? '')]))))), 'Cohorts')
+      : el('p', { class: 'hint' }, 'No cohorts: each project has its own quota.'));
     costs.replaceChildren(spent ? headed(['Consumption model', 'Jobs', 'Accrued', 'Running',
       'Per productive accelerator-hour'], (spent.byConsumptionModel || []).map((m) => el('tr', {},
       cells([m.consumptionModel, String(m.jobs), `$${m.accruedUsd.toFixed(2)}`,

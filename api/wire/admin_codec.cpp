@@ -179,6 +179,7 @@ json EncodeQueues(const std::vector<QueueView>& queues) {
                     {"pending", q.pending},
                     {"running", q.running},
                     {"cancelling", q.cancelling},
+                    {"queuedByReason", q.queued_by_reason},
                     {"jobs", std::move(jobs)}});
   }
   return {{"queues", list}};

@@ -134,6 +134,7 @@ StatusOr<std::vector<QueueView>> AdminService::Queues(int jobs_per_queue) {
     switch (c.state) {
       case JobState::kQueued:
         q.queued += c.jobs;
+        q.queued_by_reason[c.reason.empty() ? "NOT_EVALUATED" : c.reason] += c.jobs;
         break;
       case JobState::kPending:
         q.pending += c.jobs;

@@ -70,7 +70,8 @@ struct QueueView {
   int64_t pending = 0;  // admitted, nodes booting or image pulling
   int64_t running = 0;
   int64_t cancelling = 0;
-  std::vector<QueuedJobView> jobs;  // QUEUED, by queue position
+  std::map<std::string, int64_t> queued_by_reason;  // QUEUED jobs by the scheduler's reason code
+  std::vector<QueuedJobView> jobs;                  // QUEUED, by queue position
 };
 
 struct ProjectCostView {

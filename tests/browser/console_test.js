@@ -121,8 +121,9 @@ async function main() {
     await capacity.getByRole('row').filter({ hasText: 'a3-megagpu-8g' }).first().waitFor();
     check('the fleet page shows capacity by zone, machine type and model',
       await capacity.getByRole('row').filter({ hasText: 'RESERVATION' }).first().isVisible());
-    check('and the queues, with the demo project\'s',
-      await page.getByRole('table', { name: 'Queues' }).getByRole('row').filter({ hasText: 'demo' }).first().isVisible());
+    const demoQueue = page.getByRole('table', { name: 'Queues' }).getByRole('row').filter({ hasText: 'demo' }).first();
+    check('and the queues, the demo project\'s with why its jobs wait',
+      (await demoQueue.textContent()).includes('Cannot fit this fleet: 1'), await demoQueue.textContent());
 
     // A persistent resource made, resized and deleted from the console, each step followed to
     // the end of its operation; the API sees each.

@@ -199,6 +199,9 @@ TEST_F(AdminViewTest, QueuesListQueuedJobsByPositionWithTheirReasons) {
   EXPECT_EQ(q.project_id, "other");
   EXPECT_EQ(q.location, "us-central1");
   EXPECT_EQ(q.queued, 2);
+  int64_t by_reason = 0;
+  for (const auto& [reason, jobs] : q.queued_by_reason) by_reason += jobs;
+  EXPECT_EQ(by_reason, 2) << "every queued job counted under its reason";
   EXPECT_EQ(q.pending, 1);
   EXPECT_EQ(q.running, 0);
   ASSERT_EQ(q.jobs.size(), 2u);
