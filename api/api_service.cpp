@@ -80,6 +80,10 @@ void ApiService::Attach(const Services& services) {
     r.logging = std::make_unique<LoggingHandler>(*logs);
     r.logging->Register(r.router);
   }
+  if (services.whatif != nullptr) {
+    r.whatif = std::make_unique<WhatIfHandler>(*services.whatif);
+    r.whatif->Register(r.router);
+  }
   if (services.metrics != nullptr) {
     metrics::Registry* registry = services.metrics;
     r.router.Add("GET", "/metrics", Access::kMetrics,

@@ -23,6 +23,7 @@
 #include "api/request_guard.h"
 #include "api/router.h"
 #include "api/session_handler.h"
+#include "api/whatif_handler.h"
 #include "services/auth/token_service.h"
 #include "services/job_service.h"
 #include "services/metrics/registry.h"
@@ -60,6 +61,8 @@ class ApiService {
     UtilizationService* utilization = nullptr;
     // Set: a project's creates share one budget whether its path names the id or the number.
     ProjectRepository* projects = nullptr;
+    // Set: the what-if runs under /trainyard/v1/whatif (fleet admins).
+    WhatIfService* whatif = nullptr;
   };
   void Attach(const Services& services);
   HttpResponse Handle(HttpRequest& request);
@@ -100,6 +103,7 @@ class ApiService {
     std::unique_ptr<JobUtilizationHandler> utilization;
     std::unique_ptr<JobLogHandler> job_logs;
     std::unique_ptr<LoggingHandler> logging;
+    std::unique_ptr<WhatIfHandler> whatif;
     TokenService* tokens = nullptr;
     ProjectRepository* projects = nullptr;
   };

@@ -55,6 +55,9 @@ int main(int argc, char** argv) {
                    "crashed process's jobs move on after this")
       ->check(CLI::Range(1, 3600))
       ->capture_default_str();
+  serve_cmd->add_option("--whatif-dir", serve.whatif_dir,
+                        "scenarios the console's what-if runs may choose from (default: "
+                        "payloads/simulate)");
   serve_cmd->add_option("--fleet", serve.fleet,
                         "fleet file: zones, pools, consumption models, quotas (default: "
                         "payloads/fleets/default.json)");

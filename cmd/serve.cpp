@@ -23,6 +23,7 @@
 #include "cmd/app/control_plane.h"
 #include "cmd/app/pg_adapters.h"
 #include "cmd/app/runtime_registry.h"
+#include "cmd/simulate/whatif_runner.h"
 #include "services/admin/admin_metrics.h"
 #include "services/log.h"
 #include "services/metrics/registry.h"
@@ -302,12 +303,28 @@ int RunServe(const ServeOptions& options) {
                                         std::move(plane_options));
   if (!built.ok()) return Fail("fleet_sync_failed", built.status());
   app::ControlPlane& plane = **built;
+  // What-if runs: one at a time, in the background, on the scenarios of the what-if directory.
+  const std::string whatif_dir =
+      options.whatif_dir.empty() ? TRAINYARD_WHATIF_DIR : options.whatif_dir;
+  WhatIfService whatif(simulate::OfferedScenarios(whatif_dir),
+                       simulate::MakeWhatIfRunner(whatif_dir),
+                       [&clock_ref = **clock] { return clock_ref.Now(); });
   if (runs("api")) {
-    api.Attach({plane.jobs(), plane.operations(), plane.resources(), plane.admin(),
-                &plane.injector(), &plane.logs(), auth == "tokens" ? &plane.tokens() : nullptr,
-                api::RateLimit{options.rate_limit, 2 * options.rate_limit},
-                api::RateLimit{options.create_rate_limit, 2 * options.create_rate_limit},
-                &metrics_registry, &plane.utilization(), &adapters.projects()});
+    api::ApiService::Services services{
+        plane.jobs(),
+        plane.operations(),
+        plane.resources(),
+        plane.admin(),
+        &plane.injector(),
+        &plane.logs(),
+        auth == "tokens" ? &plane.tokens() : nullptr,
+        api::RateLimit{options.rate_limit, 2 * options.rate_limit},
+        api::RateLimit{options.create_rate_limit, 2 * options.create_rate_limit},
+        &metrics_registry,
+        &plane.utilization(),
+        &adapters.projects()};
+    services.whatif = &whatif;
+    api.Attach(services);
   }
   ready_pool = db->pool.get();
   plane.Start(runs("scheduler"), runs("executor"));

@@ -14,6 +14,8 @@ struct ServeOptions {
   int db_pool = 8;
   int lease_seconds = 30;
   std::string fleet;  // fleet file; empty: payloads/fleets/default.json of the source tree
+  // The scenarios the console's what-if page may run; empty: payloads/simulate of the source tree.
+  std::string whatif_dir;
   // Which parts run in this process: api, scheduler, executor. Scale-out runs many api processes
   // and scheduler/executor ones on one PostgreSQL; the scheduler leads by advisory lock.
   std::vector<std::string> roles = {"api", "scheduler", "executor"};

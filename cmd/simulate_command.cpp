@@ -8,10 +8,7 @@
 #include <iostream>
 #include <memory>
 
-#include "cmd/simulate/report.h"
-#include "cmd/simulate/scenario.h"
-#include "cmd/simulate/simulation.h"
-#include "cmd/simulate/trace.h"
+#include "cmd/simulate/compare.h"
 
 namespace trainyard::cmd {
 namespace {
@@ -30,52 +27,16 @@ int Fail(const Status& status) {
 int RunSimulate(const SimulateOptions& options) {
   // The control plane logs every admission; a replay's are in jobs.csv.
   spdlog::set_level(spdlog::level::err);
-  // Every scenario is read and checked before any runs: a bad one never leaves half a comparison.
-  std::vector<simulate::Scenario> scenarios;
-  std::vector<simulate::Trace> traces;
-  for (const std::string& path : options.scenarios) {
-    auto scenario = simulate::LoadScenario(path, options.seed);
-    if (!scenario.ok()) return Fail(scenario.status());
-    for (const simulate::Scenario& other : scenarios) {
-      if (other.name == scenario->name) {
-        return Fail(InvalidArgument(path + ": name: \"" + other.name + "\" is also " +
-                                    other.source + "'s; each scenario needs its own"));
-      }
-    }
-    auto trace = simulate::ReadTrace(scenario->workload);
-    if (!trace.ok()) return Fail(trace.status());
-    for (const simulate::TraceJob& job : trace->jobs) {
-      auto built = simulate::BuildJob(*scenario, job);
-      if (!built.ok()) return Fail(built.status());
-    }
-    scenarios.push_back(std::move(scenario).value());
-    traces.push_back(std::move(trace).value());
+  auto progress = [](const std::string& scenario, double days, int64_t submitted, size_t jobs,
+                     int64_t ended, double wall) {
+    std::fprintf(stderr, "simulate: %s: day %.1f, %lld of %zu jobs submitted, %lld ended, %.1f s\n",
+                 scenario.c_str(), days, static_cast<long long>(submitted), jobs,
+                 static_cast<long long>(ended), wall);
+  };
+  if (Status s = simulate::CompareScenarios(options.scenarios, options.seed, options.out, progress);
+      !s.ok()) {
+    return Fail(s);
   }
-  std::vector<simulate::ScenarioReport> reports;
-  for (size_t i = 0; i < scenarios.size(); ++i) {
-    const simulate::Scenario& scenario = scenarios[i];
-    const auto started = std::chrono::steady_clock::now();
-    auto wall = [&] {
-      return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    };
-    auto progress = [&](int64_t created, int64_t ended, Duration simulated) {
-      std::fprintf(stderr,
-                   "simulate: %s: day %.1f, %lld of %zu jobs submitted, %lld ended, %.1f s\n",
-                   scenario.name.c_str(), std::chrono::duration<double>(simulated).count() / 86400,
-                   static_cast<long long>(created), traces[i].jobs.size(),
-                   static_cast<long long>(ended), wall());
-    };
-    auto result = simulate::RunScenario(scenario, traces[i], progress);
-    if (!result.ok()) return Fail(result.status());
-    const double seconds = wall();
-    auto report = simulate::WriteScenario(options.out, scenario, traces[i], *result);
-    if (!report.ok()) return Fail(report.status());
-    if (Status s = simulate::WriteTiming(options.out, scenario, *result, seconds); !s.ok()) {
-      return Fail(s);
-    }
-    reports.push_back(std::move(report).value());
-  }
-  if (Status s = simulate::WriteComparison(options.out, reports); !s.ok()) return Fail(s);
   std::cout << std::filesystem::path(options.out) / "comparison.md"
             << "\n";
   return 0;

@@ -26,6 +26,13 @@ const char* LevelName(LogLevel level) {
 
 }  // namespace
 
+namespace {
+thread_local bool muted = false;
+}  // namespace
+
+ScopedLogMute::ScopedLogMute() : was_(muted) { muted = true; }
+ScopedLogMute::~ScopedLogMute() { muted = was_; }
+
 void LogJson(LogLevel level, std::string_view event, std::initializer_list<LogField> fields) {
   LogJson(level, event, std::span<const LogField>(fields.begin(), fields.size()));
 }
@@ -35,7 +42,7 @@ void LogJson(LogLevel level, std::string_view event, std::span<const LogField> f
                    : level == LogLevel::kWarn  ? spdlog::level::warn
                    : level == LogLevel::kError ? spdlog::level::err
                                                : spdlog::level::info;
-  if (!spdlog::should_log(spd_level)) return;
+  if (muted || !spdlog::should_log(spd_level)) return;
   auto now = std::chrono::system_clock::now();
   std::string line = "{\"ts\":";
   line += std::to_string(std::chrono::duration<double>(now.time_since_epoch()).count());

@@ -23,6 +23,19 @@ struct LogField {
   bool raw = false;  // a number: written without quotes
 };
 
+// While one lives, LogJson writes nothing from this thread: a what-if replay that the server runs
+// drives a whole control plane of its own, whose admissions are not the server's to log.
+class ScopedLogMute {
+ public:
+  ScopedLogMute();
+  ~ScopedLogMute();
+  ScopedLogMute(const ScopedLogMute&) = delete;
+  ScopedLogMute& operator=(const ScopedLogMute&) = delete;
+
+ private:
+  bool was_;
+};
+
 void LogJson(LogLevel level, std::string_view event, std::initializer_list<LogField> fields);
 // Fields chosen at run time (a field that only some events have).
 void LogJson(LogLevel level, std::string_view event, std::span<const LogField> fields);

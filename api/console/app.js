@@ -148,6 +148,7 @@ let session = { role: 'viewer', fleetAdmin: false, projects: [] };
 async function loadSession() {
   session = await api('/trainyard/v1/session');
   document.getElementById('fleet-link').hidden = !session.fleetAdmin;
+  document.getElementById('whatif-link').hidden = !session.fleetAdmin;
   const list = document.getElementById('projects');
   list.replaceChildren(...(session.projects || []).map((p) => el('option', { value: p })));
   const current = scope();
@@ -668,6 +669,72 @@ async function fleetPage() {
   refreshEvery(REFRESH_MS, load);
 }
 
+// ---- what-if (fleet admins) ------------------------------------------------------------------
+
+const MONEY = (n) => `$${Math.round(n).toLocaleString()}`;
+
+// The comparison's rows, each scenario a column: what a platform team weighs.
+function comparisonTable(comparison) {
+  const scenarios = comparison.scenarios || [];
+  const rows = [
+    ['Capacity cost', (s) => MONEY(s.cost_usd?.total ?? 0)],
+    ['Cost per productive accelerator-hour', (s) => `$${(s.cost_per_productive_accelerator_hour ?? 0).toFixed(2)}`],
+    ['Wait p50 / p95 / p99', (s) => ['p50', 'p95', 'p99'].map((p) => `${Math.round(s.wait_seconds?.[p] ?? 0).toLocaleString()} s`).join(' / ')],
+    ['Job completion p50 / p95', (s) => ['p50', 'p95'].map((p) => `${Math.round(s.jct_seconds?.[p] ?? 0).toLocaleString()} s`).join(' / ')],
+    ['Goodput (runtime / scheduling)', (s) => `${(s.goodput ?? 0).toFixed(3)} / ${(s.scheduling_goodput ?? 0).toFixed(3)}`],
+    ['Jobs succeeded / failed / unfinished', (s) => `${s.succeeded} / ${s.failed} / ${s.unfinished}`],
+    ['Spot preemptions', (s) => String(s.preemptions ?? 0)],
+  ];
+  return headed(['', ...scenarios.map((s) => s.scenario)],
+    rows.map(([label, f]) => el('tr', {}, el('th', { scope: 'row' }, label), cells(scenarios.map(f)))),
+    'Comparison');
+}
+
+async function whatIfPage() {
+  const status = el('p', { class: 'hint', role: 'status' });
+  const result = el('div');
+  let offered;
+  try {
+    offered = (await api('/trainyard/v1/whatif/scenarios')).scenarios || [];
+  } catch (error) {
+    show(el('h1', {}, 'What-if'), errorBox(error));
+    return;
+  }
+  const form = el('form', { 'aria-label': 'Run a comparison' },
+    el('fieldset', {}, el('legend', {}, 'Scenarios to compare'),
+      offered.map((name) => el('label', { class: 'check' },
+        el('input', { type: 'checkbox', name: 'scenario', value: name }), ` ${name}`))),
+    el('div', { class: 'filters' },
+      el('label', {}, 'Seed (optional)', el('input', { name: 'seed', type: 'number', min: '0' })),
+      el('button', { type: 'submit' }, 'Run')));
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const scenarios = [...form.querySelectorAll('input[name=scenario]:checked')].map((c) => c.value);
+    const body = { scenarios };
+    if (form.elements.seed.value !== '') body.seed = Number(form.elements.seed.value);
+    result.replaceChildren();
+    try {
+      let run = await api('/trainyard/v1/whatif/runs', { method: 'POST', body });
+      while (run.state === 'RUNNING') {
+        status.textContent = `Running: ${run.progress}`;
+        await new Promise((r) => setTimeout(r, 500));
+        run = await api(`/trainyard/v1/${run.name}`);
+      }
+      if (run.state === 'FAILED') throw new ApiError(400, { error: run.error });
+      status.textContent = `Done: ${run.scenarios.join(' vs ')}`;
+      result.replaceChildren(comparisonTable(run.comparison),
+        ...Object.entries(run.plots || {}).map(([file, svg]) => el('figure', {},
+          el('img', { src: `data:image/svg+xml;charset=utf-8,${encodeURIComponent(svg)}`, alt: file.replace('.svg', '').replaceAll('_', ' '), class: 'plot' }),
+          el('figcaption', { class: 'hint' }, file))));
+    } catch (error) {
+      status.replaceChildren(errorBox(error));
+    }
+  });
+  show(el('h1', {}, 'What-if'),
+    el('p', {}, 'Replays each scenario\'s workload through this server\'s own scheduler, on the capacity mix it names, and compares them (trainyard simulate, on the server; one run at a time).'),
+    form, status, result);
+}
+
 // ---- routing -------------------------------------------------------------------------------
 
 async function route() {
@@ -681,6 +748,8 @@ async function route() {
     await resourcesPage();
   } else if (parts[0] === 'resource' && parts.length === 4) {
     await resourcePage(parts[1], parts[2], parts[3]);
+  } else if (parts[0] === 'whatif') {
+    await whatIfPage();
   } else if (parts[0] === 'fleet') {
     await fleetPage();
   } else {

@@ -152,6 +152,19 @@ async function main() {
     await until('the delete', async () => (await fetch(resourceApi)).status === 404, 60);
     check('a delete from the console removes it', true);
 
+    // What-if: two of the shipped scenarios compared on the server, the table and plots shown.
+    await page.getByRole('link', { name: 'What-if' }).click();
+    await page.getByRole('heading', { name: 'What-if' }).waitFor();
+    await page.getByRole('checkbox', { name: 'on-demand' }).check();
+    await page.getByRole('checkbox', { name: 'spot-fallback' }).check();
+    await page.getByRole('button', { name: 'Run' }).click();
+    const comparison = page.getByRole('table', { name: 'Comparison' });
+    await comparison.waitFor({ timeout: 120000 });
+    check('a what-if run compares the scenarios side by side',
+      (await comparison.getByRole('columnheader').allTextContents()).join(',') === ',on-demand,spot-fallback',
+      await comparison.getByRole('columnheader').allTextContents());
+    check('with its plots', await page.getByRole('img', { name: 'wait cdf' }).isVisible());
+
     // A phone's width: nothing scrolls sideways.
     const phone = await browser.newContext({ viewport: { width: 390, height: 844 } });
     const small = await phone.newPage();

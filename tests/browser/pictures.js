@@ -26,6 +26,15 @@ async function main() {
     await page.screenshot({ path: `${OUT}/${name}.png` });
     await context.close();
   }
+  // What-if: two shipped scenarios compared on the server.
+  const context = await browser.newContext({ viewport: { width: 1280, height: 1400 } });
+  const page = await context.newPage();
+  await page.goto(`${BASE}/console/#/whatif`);
+  await page.getByRole('checkbox', { name: 'on-demand' }).check();
+  await page.getByRole('checkbox', { name: 'spot-fallback' }).check();
+  await page.getByRole('button', { name: 'Run' }).click();
+  await page.getByRole('table', { name: 'Comparison' }).waitFor({ timeout: 120000 });
+  await page.screenshot({ path: `${OUT}/whatif.png` });
   await browser.close();
 }
 

@@ -18,6 +18,14 @@ wait_until 120 "the gang running" bash -c "curl -fsS '$BASE/v1/$GANG' | jq -e '.
 wait_until 30 "the waiting job has its reason" \
   bash -c "curl -fsS '$BASE/v1/$WAITING' | jq -e '.trainyard.reason.code == \"NEVER_FITS\"'"
 
+# What-if over curl: the scenarios offered, and a bad name refused naming the entry.
+check "the server offers the shipped what-if scenarios" \
+  "$(curl -fsS "$BASE/trainyard/v1/whatif/scenarios" | jq -c '.scenarios | index("spot-fallback") != null')" true
+check "an unknown scenario is a 400 naming it" \
+  "$(curl -s -X POST "$BASE/trainyard/v1/whatif/runs" -H 'content-type: application/json' \
+     -d '{"scenarios": ["on-demand", "nope"]}' | jq -r '.error.code, .error.details[1].fieldViolations[0].field' | paste -sd' ')" \
+  "400 scenarios[1]"
+
 # A second server with tokens, on its own data directory: an editor token creates its job, the
 # browser gets a viewer token.
 TOKENS="$E2E_DIR/tokens"

@@ -1,0 +1,23 @@
+#pragma once
+// What-if runs (fleet admins): GET /trainyard/v1/whatif/scenarios, the scenarios this server
+// offers; POST /trainyard/v1/whatif/runs {"scenarios": [...], "seed": N}, a comparison run in the
+// background (services/whatif); GET /trainyard/v1/whatif/runs/{run}, its state, progress and, once
+// done, the comparison and its plots.
+#include "api/router.h"
+#include "services/whatif/whatif_service.h"
+
+namespace trainyard::api {
+
+class WhatIfHandler {
+ public:
+  explicit WhatIfHandler(WhatIfService& whatif) : whatif_(whatif) {}
+  void Register(Router& router);
+
+ private:
+  StatusOr<HttpResponse> Start(const HttpRequest& request);
+  StatusOr<HttpResponse> Get(const RouteMatch& match);
+
+  WhatIfService& whatif_;
+};
+
+}  // namespace trainyard::api

@@ -1,0 +1,52 @@
+#include "cmd/simulate/compare.h"
+
+#include <chrono>
+
+#include "cmd/simulate/report.h"
+#include "cmd/simulate/scenario.h"
+#include "cmd/simulate/simulation.h"
+#include "cmd/simulate/trace.h"
+
+namespace trainyard::simulate {
+
+Status CompareScenarios(const std::vector<std::string>& paths, std::optional<uint64_t> seed,
+                        const std::string& out, const CompareProgress& progress) {
+  // Every scenario is read and checked before any runs: a bad one never leaves half a comparison.
+  std::vector<Scenario> scenarios;
+  std::vector<Trace> traces;
+  for (const std::string& path : paths) {
+    TY_ASSIGN_OR_RETURN(Scenario scenario, LoadScenario(path, seed));
+    for (const Scenario& other : scenarios) {
+      if (other.name == scenario.name) {
+        return InvalidArgument(path + ": name: \"" + other.name + "\" is also " + other.source +
+                               "'s; each scenario needs its own");
+      }
+    }
+    TY_ASSIGN_OR_RETURN(Trace trace, ReadTrace(scenario.workload));
+    for (const TraceJob& job : trace.jobs) TY_RETURN_IF_ERROR(BuildJob(scenario, job).status());
+    scenarios.push_back(std::move(scenario));
+    traces.push_back(std::move(trace));
+  }
+  std::vector<ScenarioReport> reports;
+  for (size_t i = 0; i < scenarios.size(); ++i) {
+    const Scenario& scenario = scenarios[i];
+    const auto started = std::chrono::steady_clock::now();
+    auto wall = [&] {
+      return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    };
+    auto day = [&](int64_t created, int64_t ended, Duration simulated) {
+      if (progress) {
+        progress(scenario.name, std::chrono::duration<double>(simulated).count() / 86400, created,
+                 traces[i].jobs.size(), ended, wall());
+      }
+    };
+    TY_ASSIGN_OR_RETURN(SimulationResult result, RunScenario(scenario, traces[i], day));
+    const double seconds = wall();
+    TY_ASSIGN_OR_RETURN(ScenarioReport report, WriteScenario(out, scenario, traces[i], result));
+    TY_RETURN_IF_ERROR(WriteTiming(out, scenario, result, seconds));
+    reports.push_back(std::move(report));
+  }
+  return WriteComparison(out, reports);
+}
+
+}  // namespace trainyard::simulate

@@ -1,0 +1,80 @@
+#include "services/whatif/whatif_service.h"
+
+#include <algorithm>
+#include <set>
+
+namespace trainyard {
+
+WhatIfService::WhatIfService(std::vector<std::string> offered, WhatIfRunner runner,
+                             std::function<Timestamp()> now)
+    : offered_(std::move(offered)), runner_(std::move(runner)), now_(std::move(now)) {}
+
+WhatIfService::~WhatIfService() { Join(); }
+
+void WhatIfService::Join() {
+  if (thread_.joinable()) thread_.join();
+}
+
+StatusOr<WhatIfRun> WhatIfService::Start(std::vector<std::string> scenarios,
+                                         std::optional<uint64_t> seed) {
+  if (scenarios.empty()) {
+    return InvalidField("scenarios", "name at least one scenario the server offers");
+  }
+  std::set<std::string> seen;
+  for (size_t i = 0; i < scenarios.size(); ++i) {
+    const std::string field = "scenarios[" + std::to_string(i) + "]";
+    if (std::find(offered_.begin(), offered_.end(), scenarios[i]) == offered_.end()) {
+      return InvalidField(field, "\"" + scenarios[i] + "\" is not a scenario this server offers");
+    }
+    if (!seen.insert(scenarios[i]).second) {
+      return InvalidField(field, "\"" + scenarios[i] + "\" is named twice");
+    }
+  }
+  std::lock_guard lock(mu_);
+  if (busy_) {
+    return Status(Code::kResourceExhausted,
+                  "a what-if run is under way; one runs at a time (retry when it ends)");
+  }
+  if (thread_.joinable()) thread_.join();  // the last run has ended: its thread is done
+  WhatIfRun run;
+  run.id = next_id_++;
+  run.scenarios = scenarios;
+  run.seed = seed;
+  run.create_time = now_();
+  run.progress = "starting";
+  runs_[run.id] = run;
+  while (runs_.size() > kKeptRuns) runs_.erase(runs_.begin());
+  busy_ = true;
+  const int64_t id = run.id;
+  thread_ = std::thread([this, id, scenarios = std::move(scenarios), seed] {
+    auto progress = [this, id](std::string line) {
+      std::lock_guard lock(mu_);
+      if (auto it = runs_.find(id); it != runs_.end()) it->second.progress = std::move(line);
+    };
+    StatusOr<WhatIfOutput> output = runner_(scenarios, seed, progress);
+    std::lock_guard lock(mu_);
+    busy_ = false;
+    auto it = runs_.find(id);
+    if (it == runs_.end()) return;
+    WhatIfRun& r = it->second;
+    r.end_time = now_();
+    if (output.ok()) {
+      r.state = WhatIfRun::State::kSucceeded;
+      r.output = std::move(output).value();
+      r.progress = "done";
+    } else {
+      r.state = WhatIfRun::State::kFailed;
+      r.error = output.status();
+    }
+  });
+  return run;
+}
+
+StatusOr<WhatIfRun> WhatIfService::Get(int64_t id) const {
+  std::lock_guard lock(mu_);
+  auto it = runs_.find(id);
+  if (it == runs_.end()) return NotFound("what-if run " + std::to_string(id) + " not found");
+  return it->second;
+}
+
+}  // namespace trainyard
