@@ -188,6 +188,17 @@ function refreshEvery(ms, fn) {
   }, ms);
 }
 
+// A page's first load, then its refresh while visible; an error of the first takes `where`'s place.
+async function loadThenRefresh(load, where) {
+  try {
+    await load();
+  } catch (error) {
+    where.replaceWith(errorBox(error));
+    return;
+  }
+  refreshEvery(REFRESH_MS, load);
+}
+
 // ---- jobs ----------------------------------------------------------------------------------
 
 function jobsFilter({ state, label, name }) {
@@ -266,13 +277,7 @@ async function jobsPage(params) {
       tokens.length ? link('← Newer', tokens.slice(0, -1)) : '',
       page.nextPageToken ? link('Older →', [...tokens, page.nextPageToken]) : '');
   }
-  try {
-    await load();
-  } catch (error) {
-    status.replaceWith(errorBox(error));
-    return;
-  }
-  refreshEvery(REFRESH_MS, load);
+  await loadThenRefresh(load, status);
 }
 
 function placementText(job) {
@@ -506,13 +511,7 @@ async function resourcesPage() {
     status.textContent = resources.length ? `${resources.length} in ${project} / ${location}` : 'None yet.';
   }
   if (mayAdminister()) create.append(createResourceForm(project, location, load));
-  try {
-    await load();
-  } catch (error) {
-    status.replaceWith(errorBox(error));
-    return;
-  }
-  refreshEvery(REFRESH_MS, load);
+  await loadThenRefresh(load, status);
 }
 
 function createResourceForm(project, location, reload) {
@@ -593,13 +592,7 @@ async function resourcePage(project, location, id) {
         el('td', {}, mayAdminister() ? resize : ''));
       }), 'Pools'));
   }
-  try {
-    await render();
-  } catch (error) {
-    facts.replaceWith(errorBox(error));
-    return;
-  }
-  refreshEvery(REFRESH_MS, render);
+  await loadThenRefresh(render, facts);
 }
 
 // ---- the fleet (fleet admins) ----------------------------------------------------------------
@@ -660,13 +653,7 @@ async function fleetPage() {
       : el('p', { class: 'hint' }, 'No costs for this project.'));
     status.textContent = `Refreshed ${new Date().toLocaleTimeString()}`;
   }
-  try {
-    await load();
-  } catch (error) {
-    status.replaceWith(errorBox(error));
-    return;
-  }
-  refreshEvery(REFRESH_MS, load);
+  await loadThenRefresh(load, status);
 }
 
 // ---- what-if (fleet admins) ------------------------------------------------------------------

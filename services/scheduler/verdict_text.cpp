@@ -30,13 +30,13 @@ std::string What(const GangText& gang) {
 
 }  // namespace
 
-std::string ClockText(Timestamp t) {
+std::string ClockText(Timestamp t, bool seconds) {
   std::time_t secs =
       std::chrono::system_clock::to_time_t(std::chrono::time_point_cast<std::chrono::seconds>(t));
   std::tm tm{};
   gmtime_r(&secs, &tm);
   char buf[32];
-  std::strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M UTC", &tm);
+  std::strftime(buf, sizeof(buf), seconds ? "%Y-%m-%d %H:%M:%S UTC" : "%Y-%m-%d %H:%M UTC", &tm);
   return buf;
 }
 
@@ -207,18 +207,6 @@ std::string PreemptedSuffix(size_t victims, size_t reclaimed, size_t fair_shared
   return out;
 }
 
-namespace {
-std::string SecondText(Timestamp t) {
-  std::time_t secs =
-      std::chrono::system_clock::to_time_t(std::chrono::time_point_cast<std::chrono::seconds>(t));
-  std::tm tm{};
-  gmtime_r(&secs, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S UTC", &tm);
-  return buf;
-}
-}  // namespace
-
 std::string VictimNoticeMessage(int64_t preemptor, PreemptionCause cause, Duration grace,
                                 Timestamp stops_at) {
   const std::string by = "job " + std::to_string(preemptor);
@@ -235,7 +223,7 @@ std::string VictimNoticeMessage(int64_t preemptor, PreemptionCause cause, Durati
       break;
   }
   return why + ": stops at the end of its " + ShortDuration(grace) + " termination grace, " +
-         SecondText(stops_at) + ", and goes back to the queue";
+         ClockText(stops_at, /*seconds=*/true) + ", and goes back to the queue";
 }
 
 std::string PreemptingMessage(const std::vector<int64_t>& victims, size_t reclaimed,
@@ -255,7 +243,7 @@ std::string PreemptingMessage(const std::vector<int64_t>& victims, size_t reclai
     out += " (lower priority)";
   }
   return out + ": admitted when " + (n > 1 ? "their " : "its ") + ShortDuration(grace) +
-         " termination grace ends at " + SecondText(due);
+         " termination grace ends at " + ClockText(due, /*seconds=*/true);
 }
 
 std::string BehindHigherPriorityMessage(int64_t position, int lookback, int64_t head_id,

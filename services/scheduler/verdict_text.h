@@ -79,7 +79,7 @@ std::string VictimNoticeMessage(int64_t preemptor, PreemptionCause cause, Durati
 std::string BehindHigherPriorityMessage(int64_t position, int lookback, int64_t head_id,
                                         int head_priority);
 
-// "2026-11-22 14:20 UTC".
-std::string ClockText(Timestamp t);
+// "2026-11-22 14:20 UTC"; with seconds "2026-11-22 14:20:30 UTC" (a 30 s grace's end).
+std::string ClockText(Timestamp t, bool seconds = false);
 
 }  // namespace trainyard

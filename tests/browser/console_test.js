@@ -7,22 +7,13 @@
 'use strict';
 
 const { chromium } = require('playwright-core');
+const { check, until, run } = require('./harness');
 
 const BASE = process.env.BASE;
 const TOKEN_BASE = process.env.TOKEN_BASE;
 const TOKEN = process.env.TOKEN;
 const WAITING = process.env.WAITING;
 const LONG = process.env.LONG;
-
-let failures = 0;
-function check(name, ok, detail) {
-  if (ok) {
-    console.log(`ok - ${name}`);
-  } else {
-    failures++;
-    console.log(`not ok - ${name}${detail === undefined ? '' : ': ' + JSON.stringify(detail)}`);
-  }
-}
 
 // The checks that must hold on every page: no script error, nothing logged as an error.
 // (The browser logs each refused request; a 401 before the token is given is the sign-in flow.)
@@ -38,16 +29,6 @@ function watch(page, errors, { refusals = false } = {}) {
 async function jobState(id) {
   const r = await fetch(`${BASE}/v1/projects/demo/locations/us-central1/customJobs/${id}`);
   return (await r.json()).state;
-}
-
-async function until(what, fn, seconds = 30) {
-  const deadline = Date.now() + seconds * 1000;
-  for (;;) {
-    const value = await fn();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 async function main() {
@@ -210,10 +191,4 @@ async function main() {
   }
 }
 
-main().catch((e) => {
-  failures++;
-  console.log(`not ok - unexpected error: ${e.stack || e}`);
-}).finally(() => {
-  console.log(failures === 0 ? '# all passed' : `# ${failures} failed`);
-  process.exit(failures === 0 ? 0 : 1);
-});
+run(main);

@@ -93,53 +93,44 @@ finish() {
   [ "$FAILURES" -eq 0 ]
 }
 
-# install_node_sdk: the official Node SDK, installed once per lock file next to the binary
-# (outside the clone's tests/) with npm ci; sets NODE_DIR. Exits 77 (skip) where npm cannot.
-install_node_sdk() {
+# install_npm_suite SUITE DEST: tests/SUITE's package.json, package-lock.json and scripts (with
+# tests/node/harness.js, which every suite reports through), installed once per lock file next to the
+# binary (outside the clone's tests/) with npm ci; prints DEST's path. Exits 77 (skip, which make
+# test counts as a failure) where npm cannot.
+install_npm_suite() {
   if ! command -v npm >/dev/null 2>&1 || ! command -v node >/dev/null 2>&1; then
-    echo "SKIP: node and npm are not installed; the Node SDK cannot be driven"
+    echo "SKIP: node and npm are not installed; tests/$1 cannot run" >&2
     exit 77
   fi
-  local src
-  src="$(cd "$(dirname "${BASH_SOURCE[0]}")/../node" && pwd)"
-  NODE_DIR="$(dirname "$TRAINYARD_BIN")/node-sdk"
-  mkdir -p "$NODE_DIR"
-  cp "$src/package.json" "$src/package-lock.json" "$src"/*.js "$NODE_DIR/"
-  if ! cmp -s "$src/package-lock.json" "$NODE_DIR/node_modules/.installed-lock" 2>/dev/null; then
-    if ! (cd "$NODE_DIR" && npm ci --no-audit --no-fund --loglevel=error >"$E2E_DIR/npm.log" 2>&1); then
+  local src dest
+  src="$(cd "$(dirname "${BASH_SOURCE[0]}")/../$1" && pwd)"
+  dest="$(dirname "$TRAINYARD_BIN")/$2"
+  mkdir -p "$dest"
+  local scripts=("$src"/*.js)
+  [ "$1" = node ] || scripts+=("$(dirname "$src")/node/harness.js")
+  cp "$src/package.json" "$src/package-lock.json" "${scripts[@]}" "$dest/"
+  if ! cmp -s "$src/package-lock.json" "$dest/node_modules/.installed-lock" 2>/dev/null; then
+    if ! (cd "$dest" && npm ci --no-audit --no-fund --loglevel=error >"$E2E_DIR/npm.log" 2>&1); then
       cat "$E2E_DIR/npm.log" >&2
-      echo "SKIP: npm ci could not install the Node SDK (no registry here?)"
+      echo "SKIP: npm ci could not install tests/$1 (no registry here?)" >&2
       exit 77
     fi
-    cp "$src/package-lock.json" "$NODE_DIR/node_modules/.installed-lock"
+    cp "$src/package-lock.json" "$dest/node_modules/.installed-lock"
   fi
+  echo "$dest"
 }
 
-# install_browser_tests: playwright-core as tests/browser's package-lock pins it, installed once per
-# lock file next to the binary with npm ci; sets BROWSER_DIR. Debian's chromium is the browser (it
-# never downloads one). Exits 77 (skip, which make test counts as a failure) where either is missing.
+# install_node_sdk: the official Node SDK as tests/node's lock pins it; sets NODE_DIR.
+install_node_sdk() { NODE_DIR=$(install_npm_suite node node-sdk) || exit $?; }
+
+# install_browser_tests: playwright-core as tests/browser's lock pins it; sets BROWSER_DIR. Debian's
+# chromium is the browser (it never downloads one).
 install_browser_tests() {
-  if ! command -v npm >/dev/null 2>&1 || ! command -v node >/dev/null 2>&1; then
-    echo "SKIP: node and npm are not installed; the console cannot be driven"
-    exit 77
-  fi
   if [ ! -x /usr/bin/chromium ]; then
     echo "SKIP: /usr/bin/chromium is not installed (scripts/setup test-tools installs it)"
     exit 77
   fi
-  local src
-  src="$(cd "$(dirname "${BASH_SOURCE[0]}")/../browser" && pwd)"
-  BROWSER_DIR="$(dirname "$TRAINYARD_BIN")/browser-tests"
-  mkdir -p "$BROWSER_DIR"
-  cp "$src/package.json" "$src/package-lock.json" "$src"/*.js "$BROWSER_DIR/"
-  if ! cmp -s "$src/package-lock.json" "$BROWSER_DIR/node_modules/.installed-lock" 2>/dev/null; then
-    if ! (cd "$BROWSER_DIR" && npm ci --no-audit --no-fund --loglevel=error >"$E2E_DIR/npm.log" 2>&1); then
-      cat "$E2E_DIR/npm.log" >&2
-      echo "SKIP: npm ci could not install playwright-core (no registry here?)"
-      exit 77
-    fi
-    cp "$src/package-lock.json" "$BROWSER_DIR/node_modules/.installed-lock"
-  fi
+  BROWSER_DIR=$(install_npm_suite browser browser-tests) || exit $?
 }
 
 # Job helpers (after start_server; shell_job posts to $P, the tests' locations URL).
