@@ -15,6 +15,7 @@ using json = nlohmann::json;
 json Encode(const WhatIfRun& run) {
   json out = {{"name", "whatif/runs/" + std::to_string(run.id)},
               {"scenarios", run.scenarios},
+              {"uploaded", run.uploaded},
               {"progress", run.progress},
               {"createTime", FormatTimestamp(run.create_time)}};
   switch (run.state) {
@@ -63,8 +64,17 @@ StatusOr<HttpResponse> WhatIfHandler::Start(const HttpRequest& request) {
     if (given < 0) r.Fail(InvalidField("seed", "must not be negative"));
     seed = static_cast<uint64_t>(given);
   }
+  // A scenario of the caller's own: {"scenario": "<its JSON text>", "trace": "<the trace's text>",
+  // "traceName": "mine.csv"} (the request's 1 MiB bounds both).
+  std::optional<WhatIfUpload> upload;
+  r.GetObject("upload", "trainyard.WhatIfUpload", [&](ObjectReader& u) {
+    upload.emplace();
+    u.GetString("scenario", &upload->scenario);
+    u.GetString("trace", &upload->trace);
+    u.GetString("traceName", &upload->trace_name);
+  });
   TY_RETURN_IF_ERROR(r.Finish());
-  TY_ASSIGN_OR_RETURN(WhatIfRun run, whatif_.Start(std::move(scenarios), seed));
+  TY_ASSIGN_OR_RETURN(WhatIfRun run, whatif_.Start(std::move(scenarios), seed, std::move(upload)));
   return JsonResponse(Encode(run));
 }
 

@@ -318,6 +318,19 @@ function goodputBar(goodput) {
       el('li', { title: code }, el('i', { style: { background: color } }), `${name}: ${value.toFixed(1)} s`))));
 }
 
+// Where the job runs: each placed pool's nodes (zone, consumption model) and each replica's state.
+function replicaTable(t) {
+  const pools = t.placement?.pools || [];
+  if (!pools.length && !(t.replicas || []).length) return el('p', { class: 'hint' }, 'Not placed yet.');
+  return el('div', {},
+    pools.length ? headed(['Zone', 'Machine type', 'Consumption model', 'Nodes'],
+      pools.map((p) => el('tr', {}, cells([t.placement.zone, p.machineType, p.consumptionModel,
+        (p.nodes || []).join(', ')]))), 'Placement') : '',
+    (t.replicas || []).length ? headed(['Replica', 'State', 'Exit code', 'Restarts'],
+      t.replicas.map((r) => el('tr', {}, cells([r.taskName, r.state, r.exitCode === undefined ? '' : String(r.exitCode),
+        String(r.restarts || 0)]))), 'Replicas') : '');
+}
+
 // A host's duty cycle over the minutes this page has been open: a line, 0 to 100%.
 function sparkline(values) {
   const svgNs = 'http://www.w3.org/2000/svg';
@@ -391,11 +404,13 @@ async function jobPage(project, location, id) {
       window.location.hash = '#/jobs';
     } catch (error) { actionStatus.replaceChildren(errorBox(error)); }
   });
+  const replicas = el('div');
   const utilization = el('div');
   const history = new Map();  // host → its duty cycles while this page is open, newest last
   show(el('p', {}, el('a', { href: '#/jobs' }, '← All jobs')),
     el('h1', {}, job.displayName || `Job ${id}`), why, facts,
     mayEdit() ? el('div', { class: 'actions' }, cancel, remove, actionStatus) : '',
+    el('h2', {}, 'Replicas and nodes'), replicas,
     el('h2', {}, 'Accelerator utilization'), utilization,
     el('h2', {}, 'Where its time went'), goodput,
     el('h2', {}, 'Timeline'), timeline,
@@ -425,6 +440,7 @@ async function jobPage(project, location, id) {
     ];
     facts.replaceChildren(...rows.flatMap(([k, v]) => [el('dt', {}, k), el('dd', {}, v)]));
     goodput.replaceChildren(goodputBar(t.goodput) || '');
+    replicas.replaceChildren(replicaTable(t));
     cancel.disabled = ENDED.has(job.state) || job.state === 'JOB_STATE_CANCELLING';
     remove.disabled = !ENDED.has(job.state);
     if (job.state === 'JOB_STATE_RUNNING') {
@@ -544,9 +560,10 @@ async function resourcePage(project, location, id) {
   const pools = el('div');
   const progress = el('p', { class: 'hint', role: 'status' });
   const actions = el('div', { class: 'actions' });
+  const nodes = el('div');
   show(el('p', {}, el('a', { href: '#/resources' }, '← All persistent resources')),
     el('h1', {}, `Persistent resource ${id}`), facts, mayAdminister() ? actions : '', progress,
-    el('h2', {}, 'Pools'), pools);
+    el('h2', {}, 'Pools'), pools, el('h2', {}, 'Nodes'), nodes);
   let resource;
   async function act(what, request) {
     try {
@@ -573,6 +590,19 @@ async function resourcePage(project, location, id) {
     facts.replaceChildren(...[['State', RESOURCE_STATE_WORDS[resource.state] || resource.state],
       ['Created', when(resource.createTime)], ['Labels', Object.entries(resource.labels || {}).map(([k, v]) => `${k}=${v}`).join(', ') || '—'],
       ['Error', resource.error?.message || '—']].flatMap(([k, v]) => [el('dt', {}, k), el('dd', {}, v)]));
+    const placed = resource.trainyard?.placement;
+    const held = (placed?.pools || []).flatMap((p) => (p.nodes || []).map((n) => [n, p]));
+    // The image cache of each node is the fleet's (fleet admins read the nodes).
+    const caches = new Map();
+    if (session.fleetAdmin && held.length) {
+      for (const pool of new Set((placed.pools || []).map((p) => p.pool))) {
+        const listed = await api(`/trainyard/v1/nodes?pool=${encodeURIComponent(pool)}`).catch(() => null);
+        for (const n of listed?.nodes || []) caches.set(n.name, (n.imageCache || []).join(', '));
+      }
+    }
+    nodes.replaceChildren(held.length ? headed(['Node', 'Zone', 'Consumption model', session.fleetAdmin ? 'Images cached' : ''],
+      held.map(([n, p]) => el('tr', {}, cells([n, placed.zone, p.consumptionModel, caches.get(n) ?? '']))), 'Nodes')
+      : el('p', { class: 'hint' }, resource.trainyard?.reason?.message || 'No nodes held yet.'));
     if (pools.contains(document.activeElement)) return;  // a refresh must not eat what is typed
     pools.replaceChildren(headed(['Pool', 'Machine type', 'Replicas', 'In use', 'Autoscaling', ''],
       (resource.resourcePools || []).map((p, i) => {
@@ -615,11 +645,13 @@ async function fleetPage() {
     el('h2', {}, 'Capacity by zone, machine type and consumption model'), pools,
     el('h2', {}, 'Queues'), queues,
     el('h2', {}, 'Cohorts'), cohortsBox,
-    el('h2', {}, `Costs of ${scope().project}`), costs);
+    el('h2', {}, 'Costs by project and consumption model'), costs);
   async function load() {
-    const [fleet, queued, spent] = await Promise.all([
+    // Costs of every project the caller may pick (the first 20), else of the one shown.
+    const projects = (session.projects?.length ? session.projects : [scope().project]).slice(0, 20);
+    const [fleet, queued, ...spent] = await Promise.all([
       api('/trainyard/v1/fleet'), api('/trainyard/v1/queues'),
-      api(`/trainyard/v1/projects/${encodeURIComponent(scope().project)}/costs`).catch(() => null)]);
+      ...projects.map((p) => api(`/trainyard/v1/projects/${encodeURIComponent(p)}/costs`).catch(() => null))]);
     const rows = [];
     for (const region of fleet.regions || []) {
       for (const zone of region.zones || []) {
@@ -645,12 +677,13 @@ async function fleetPage() {
         cells([c.name, r.resource, m.project, String(m.nominal ?? ''), String(m.used ?? ''),
           String(m.borrowed ?? ''), String(m.lent ?? '')]))))), 'Cohorts')
       : el('p', { class: 'hint' }, 'No cohorts: each project has its own quota.'));
-    costs.replaceChildren(spent ? headed(['Consumption model', 'Jobs', 'Accrued', 'Running',
-      'Per productive accelerator-hour'], (spent.byConsumptionModel || []).map((m) => el('tr', {},
-      cells([m.consumptionModel, String(m.jobs), `$${m.accruedUsd.toFixed(2)}`,
-        `$${m.runningUsd.toFixed(2)}`, m.costPerProductiveAcceleratorHourUsd === undefined ? '—'
-          : `$${m.costPerProductiveAcceleratorHourUsd.toFixed(2)}`]))), 'Costs')
-      : el('p', { class: 'hint' }, 'No costs for this project.'));
+    const perHour = (x) => (x === undefined ? '—' : `$${x.toFixed(2)}`);
+    const costRows = spent.flatMap((c) => (c ? (c.byConsumptionModel || []).map((m) => el('tr', {},
+      cells([c.project, m.consumptionModel, String(m.jobs), `$${m.accruedUsd.toFixed(2)}`,
+        `$${m.runningUsd.toFixed(2)}`, perHour(m.costPerProductiveAcceleratorHourUsd)]))) : []));
+    costs.replaceChildren(costRows.length ? headed(['Project', 'Consumption model', 'Jobs', 'Accrued',
+      'Running', 'Per productive accelerator-hour'], costRows, 'Costs')
+      : el('p', { class: 'hint' }, 'No costs yet.'));
     status.textContent = `Refreshed ${new Date().toLocaleTimeString()}`;
   }
   await loadThenRefresh(load, status);
@@ -691,6 +724,11 @@ async function whatIfPage() {
     el('fieldset', {}, el('legend', {}, 'Scenarios to compare'),
       offered.map((name) => el('label', { class: 'check' },
         el('input', { type: 'checkbox', name: 'scenario', value: name }), ` ${name}`))),
+    el('fieldset', {}, el('legend', {}, 'And one of your own (optional)'),
+      el('div', { class: 'filters' },
+        el('label', {}, 'Scenario (JSON)', el('input', { name: 'upload', type: 'file', accept: '.json,application/json' })),
+        el('label', {}, 'Its trace (CSV, SWF or JSONL)', el('input', { name: 'trace', type: 'file' }))),
+      el('p', { class: 'hint' }, 'Its workload is the trace you send; its fleet is inline or one of the server\'s (e.g. "fleet.json"). Up to 1 MiB in all.')),
     el('div', { class: 'filters' },
       el('label', {}, 'Seed (optional)', el('input', { name: 'seed', type: 'number', min: '0' })),
       el('button', { type: 'submit' }, 'Run')));
@@ -699,6 +737,11 @@ async function whatIfPage() {
     const scenarios = [...form.querySelectorAll('input[name=scenario]:checked')].map((c) => c.value);
     const body = { scenarios };
     if (form.elements.seed.value !== '') body.seed = Number(form.elements.seed.value);
+    const [mine, trace] = [form.elements.upload.files[0], form.elements.trace.files[0]];
+    if (mine) {
+      body.upload = { scenario: await mine.text(), trace: trace ? await trace.text() : '',
+        traceName: trace ? trace.name : 'trace.csv' };
+    }
     result.replaceChildren();
     try {
       let run = await api('/trainyard/v1/whatif/runs', { method: 'POST', body });
@@ -708,7 +751,7 @@ async function whatIfPage() {
         run = await api(`/trainyard/v1/${run.name}`);
       }
       if (run.state === 'FAILED') throw new ApiError(400, { error: run.error });
-      status.textContent = `Done: ${run.scenarios.join(' vs ')}`;
+      status.textContent = `Done: ${(run.comparison?.scenarios || []).map((c) => c.scenario).join(' vs ')}`;
       result.replaceChildren(comparisonTable(run.comparison),
         ...Object.entries(run.plots || {}).map(([file, svg]) => el('figure', {},
           el('img', { src: `data:image/svg+xml;charset=utf-8,${encodeURIComponent(svg)}`, alt: file.replace('.svg', '').replaceAll('_', ' '), class: 'plot' }),

@@ -1,6 +1,7 @@
 #include "services/whatif/whatif_service.h"
 
 #include <algorithm>
+#include <cctype>
 #include <set>
 
 namespace trainyard {
@@ -15,10 +16,30 @@ void WhatIfService::Join() {
   if (thread_.joinable()) thread_.join();
 }
 
+namespace {
+
+bool SafeFileName(const std::string& name) {
+  if (name.empty() || name.size() > 100 || name[0] == '.') return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
+  });
+}
+
+}  // namespace
+
 StatusOr<WhatIfRun> WhatIfService::Start(std::vector<std::string> scenarios,
-                                         std::optional<uint64_t> seed) {
-  if (scenarios.empty()) {
-    return InvalidField("scenarios", "name at least one scenario the server offers");
+                                         std::optional<uint64_t> seed,
+                                         std::optional<WhatIfUpload> upload) {
+  if (scenarios.empty() && !upload) {
+    return InvalidField("scenarios", "name at least one scenario the server offers, or upload one");
+  }
+  if (upload) {
+    if (upload->scenario.empty()) return InvalidField("upload.scenario", "is required");
+    if (!SafeFileName(upload->trace_name)) {
+      return InvalidField("upload.traceName",
+                          "must be a file name of letters, digits, '.', '_' and '-', like "
+                          "\"mine.csv\"");
+    }
   }
   std::set<std::string> seen;
   for (size_t i = 0; i < scenarios.size(); ++i) {
@@ -39,6 +60,7 @@ StatusOr<WhatIfRun> WhatIfService::Start(std::vector<std::string> scenarios,
   WhatIfRun run;
   run.id = next_id_++;
   run.scenarios = scenarios;
+  run.uploaded = upload.has_value();
   run.seed = seed;
   run.create_time = now_();
   run.progress = "starting";
@@ -46,27 +68,28 @@ StatusOr<WhatIfRun> WhatIfService::Start(std::vector<std::string> scenarios,
   while (runs_.size() > kKeptRuns) runs_.erase(runs_.begin());
   busy_ = true;
   const int64_t id = run.id;
-  thread_ = std::thread([this, id, scenarios = std::move(scenarios), seed] {
-    auto progress = [this, id](std::string line) {
-      std::lock_guard lock(mu_);
-      if (auto it = runs_.find(id); it != runs_.end()) it->second.progress = std::move(line);
-    };
-    StatusOr<WhatIfOutput> output = runner_(scenarios, seed, progress);
-    std::lock_guard lock(mu_);
-    busy_ = false;
-    auto it = runs_.find(id);
-    if (it == runs_.end()) return;
-    WhatIfRun& r = it->second;
-    r.end_time = now_();
-    if (output.ok()) {
-      r.state = WhatIfRun::State::kSucceeded;
-      r.output = std::move(output).value();
-      r.progress = "done";
-    } else {
-      r.state = WhatIfRun::State::kFailed;
-      r.error = output.status();
-    }
-  });
+  thread_ =
+      std::thread([this, id, scenarios = std::move(scenarios), seed, upload = std::move(upload)] {
+        auto progress = [this, id](std::string line) {
+          std::lock_guard lock(mu_);
+          if (auto it = runs_.find(id); it != runs_.end()) it->second.progress = std::move(line);
+        };
+        StatusOr<WhatIfOutput> output = runner_(scenarios, upload, seed, progress);
+        std::lock_guard lock(mu_);
+        busy_ = false;
+        auto it = runs_.find(id);
+        if (it == runs_.end()) return;
+        WhatIfRun& r = it->second;
+        r.end_time = now_();
+        if (output.ok()) {
+          r.state = WhatIfRun::State::kSucceeded;
+          r.output = std::move(output).value();
+          r.progress = "done";
+        } else {
+          r.state = WhatIfRun::State::kFailed;
+          r.error = output.status();
+        }
+      });
   return run;
 }
 

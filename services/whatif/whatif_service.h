@@ -24,10 +24,19 @@ struct WhatIfOutput {
   std::map<std::string, std::string> plots;
 };
 
+// A scenario of the caller's own, compared beside the offered ones: its JSON (its workload is the
+// trace sent with it; its fleet an inline object or a fleet file the server offers) and its trace.
+struct WhatIfUpload {
+  std::string scenario;    // the scenario file's text
+  std::string trace;       // the trace file's text (CSV, SWF or JSONL, as the scenario says)
+  std::string trace_name;  // e.g. "mine.csv": letters, digits, '.', '_' and '-'
+};
+
 struct WhatIfRun {
   enum class State { kRunning, kSucceeded, kFailed };
   int64_t id = 0;
   std::vector<std::string> scenarios;
+  bool uploaded = false;  // one more scenario, the caller's own
   std::optional<uint64_t> seed;
   State state = State::kRunning;
   std::string progress;  // the latest progress line
@@ -39,8 +48,8 @@ struct WhatIfRun {
 
 // Runs the named scenarios (names the server offers) with `seed`, reporting progress lines.
 using WhatIfRunner = std::function<StatusOr<WhatIfOutput>(
-    const std::vector<std::string>& scenarios, std::optional<uint64_t> seed,
-    const std::function<void(std::string)>& progress)>;
+    const std::vector<std::string>& scenarios, const std::optional<WhatIfUpload>& upload,
+    std::optional<uint64_t> seed, const std::function<void(std::string)>& progress)>;
 
 class WhatIfService {
  public:
@@ -52,9 +61,11 @@ class WhatIfService {
   WhatIfService& operator=(const WhatIfService&) = delete;
 
   const std::vector<std::string>& Offered() const { return offered_; }
-  // INVALID_ARGUMENT naming scenarios[i] for a name not offered (or none, or a repeat);
+  // INVALID_ARGUMENT naming scenarios[i] for a name not offered (or a repeat), upload.* for an
+  // upload without a scenario or with a bad trace name, scenarios when there is nothing to run;
   // RESOURCE_EXHAUSTED while another run is under way.
-  StatusOr<WhatIfRun> Start(std::vector<std::string> scenarios, std::optional<uint64_t> seed);
+  StatusOr<WhatIfRun> Start(std::vector<std::string> scenarios, std::optional<uint64_t> seed,
+                            std::optional<WhatIfUpload> upload = std::nullopt);
   StatusOr<WhatIfRun> Get(int64_t id) const;
   // Waits for the run under way, if any (tests; the destructor).
   void Join();

@@ -90,6 +90,10 @@ async function main() {
     await page.getByRole('heading', { name: 'console-gang' }).waitFor();
     const hosts = page.getByRole('table', { name: 'Utilization' });
     await hosts.getByRole('row').filter({ hasText: 'outlier' }).first().waitFor({ timeout: 60000 });
+    check('a gang\'s page shows where it runs, node by node',
+      (await page.getByRole('table', { name: 'Placement' }).getByRole('row').count()) >= 2);
+    check('and each replica\'s state',
+      await page.getByRole('table', { name: 'Replicas' }).getByRole('row').filter({ hasText: 'workerpool0-0' }).isVisible());
     check('a running gang shows each host\'s utilization, the straggler marked an outlier',
       (await hosts.getByRole('row').filter({ hasText: 'outlier' }).count()) === 1,
       await hosts.getByRole('row').filter({ hasText: 'outlier' }).count());
@@ -103,6 +107,8 @@ async function main() {
     check('the fleet page shows capacity by zone, machine type and model',
       await capacity.getByRole('row').filter({ hasText: 'RESERVATION' }).first().isVisible());
     const demoQueue = page.getByRole('table', { name: 'Queues' }).getByRole('row').filter({ hasText: 'demo' }).first();
+    check('and the costs by project and consumption model',
+      await page.getByRole('table', { name: 'Costs' }).getByRole('row').filter({ hasText: 'demo' }).first().isVisible());
     check('and the queues, the demo project\'s with why its jobs wait',
       (await demoQueue.textContent()).includes('Cannot fit this fleet: 1'), await demoQueue.textContent());
 
@@ -120,6 +126,9 @@ async function main() {
       (await (await fetch(resourceApi)).json()).state === 'RUNNING');
     await page.getByRole('link', { name: 'console-pool' }).click();
     await page.getByRole('heading', { name: 'Persistent resource console-pool' }).waitFor();
+    await page.getByRole('table', { name: 'Nodes' }).getByRole('row').nth(1).waitFor();
+    check('a resource\'s page lists its nodes and what images they hold',
+      (await page.getByRole('table', { name: 'Nodes' }).getByRole('columnheader').allTextContents()).includes('Images cached'));
     const resize = page.getByRole('form', { name: 'Resize pool-0' });
     await resize.getByLabel('Replicas').fill('2');
     page.once('dialog', (d) => d.accept());
@@ -145,6 +154,22 @@ async function main() {
       (await comparison.getByRole('columnheader').allTextContents()).join(',') === ',on-demand,spot-fallback',
       await comparison.getByRole('columnheader').allTextContents());
     check('with its plots', await page.getByRole('img', { name: 'wait cdf' }).isVisible());
+
+    // And one of the user's own beside a shipped one: a scenario file and its trace, uploaded.
+    await page.getByRole('checkbox', { name: 'spot-fallback' }).uncheck();
+    await page.getByLabel('Scenario (JSON)').setInputFiles({
+      name: 'mine.json', mimeType: 'application/json',
+      buffer: Buffer.from(JSON.stringify({
+        name: 'mine', fleet: 'fleet.json', shapes: ['a3-megagpu-8g'],
+        workload: { format: 'csv', columns: { submit: 'submit', duration: 'duration', gpus: 'gpus' } },
+        placement: [{ model: 'SPOT_THEN_ON_DEMAND' }] })) });
+    await page.getByLabel('Its trace (CSV, SWF or JSONL)').setInputFiles({
+      name: 'mine.csv', mimeType: 'text/csv',
+      buffer: Buffer.from('submit,duration,gpus\n0,3600,8\n60,7200,16\n600,1800,8\n') });
+    await page.getByRole('button', { name: 'Run' }).click();
+    await page.getByRole('status').filter({ hasText: 'Done: on-demand vs mine' }).waitFor({ timeout: 120000 });
+    check('an uploaded scenario is compared beside a shipped one',
+      (await page.getByRole('table', { name: 'Comparison' }).getByRole('columnheader').allTextContents()).join(',') === ',on-demand,mine');
 
     // A phone's width: nothing scrolls sideways.
     const phone = await browser.newContext({ viewport: { width: 390, height: 844 } });

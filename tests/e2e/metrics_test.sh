@@ -101,14 +101,21 @@ at_least "and the scheduler's decision to hold it under the same reason" \
   "$(total trainyard_scheduler_decisions_total 'decision="hold",reason="(QUOTA_EXCEEDED|NEVER_FITS)"')" 1
 
 # The number of series does not grow with the number of jobs.
-series() { scrape | grep -vc '^#'; }
-n1=$(series)
+# Series per consumption model are bounded by the models there are, not by the jobs: the first job
+# placed under a model brings its whole set, so they are counted apart (and their label checked).
+names() { scrape | grep -v '^#' | grep -v 'consumption_model=' | sed 's/ [^ ]*$//' | sort; }
+names >"$E2E_DIR/series1"
 round 10
 # Nodes move between states as jobs come and go, so a state's series may come or go; a label with
 # a job in it would add at least one series per job.
-n2=$(series)
+names >"$E2E_DIR/series2"
+models=$(scrape | grep -o 'consumption_model="[^"]*"' | sort -u | sed 's/consumption_model=//' | tr -d '"' | paste -sd' ')
+grep -qvE '^(RESERVATION|ON_DEMAND|SPOT|FLEX_START|NOT_PLACED| )+$' <<<"$models" &&
+  fail "a consumption_model label outside the models: $models" ||
+  pass "consumption_model labels are the models there are ($models)"
+n1=$(wc -l <"$E2E_DIR/series1") n2=$(wc -l <"$E2E_DIR/series2")
 [ $((n2 - n1)) -lt 10 ] && pass "ten more jobs add fewer than ten series ($n1 then $n2)" ||
-  fail "series grew with the jobs: $n1 then $n2"
+  fail "series grew with the jobs: $n1 then $n2; new: $(comm -13 "$E2E_DIR/series1" "$E2E_DIR/series2" | tr '\n' ' ')"
 
 # --metrics-listen: the same exposition on a port of its own, and nothing else there.
 grep -q '^trainyard_scheduler_admissions_total ' <<<"$(curl -fsS "http://127.0.0.1:$MPORT/metrics")" &&

@@ -15,8 +15,8 @@ struct HeldRunner {
   std::shared_future<StatusOr<WhatIfOutput>> result = finish.get_future().share();
   std::vector<std::string> asked;
   WhatIfRunner Runner() {
-    return [this](const std::vector<std::string>& scenarios, std::optional<uint64_t>,
-                  const std::function<void(std::string)>& progress) {
+    return [this](const std::vector<std::string>& scenarios, const std::optional<WhatIfUpload>&,
+                  std::optional<uint64_t>, const std::function<void(std::string)>& progress) {
       asked = scenarios;
       progress("day 1.0");
       return result.get();
@@ -57,6 +57,9 @@ TEST(WhatIfServiceTest, ARunnerErrorIsTheRunsAndBadNamesAreRefusedNamingTheEntry
   EXPECT_EQ(unknown.status().code(), Code::kInvalidArgument);
   EXPECT_EQ(unknown.status().violations().front().field, "scenarios[1]");
   EXPECT_FALSE(whatif.Start({}, std::nullopt).ok()) << "at least one";
+  auto traversal = whatif.Start({}, std::nullopt, WhatIfUpload{"{}", "a,b\n", "../../etc/passwd"});
+  ASSERT_FALSE(traversal.ok());
+  EXPECT_EQ(traversal.status().violations().front().field, "upload.traceName");
   EXPECT_FALSE(whatif.Start({"on-demand", "on-demand"}, std::nullopt).ok()) << "no repeats";
 
   auto run = whatif.Start({"on-demand"}, std::nullopt);
