@@ -27,15 +27,15 @@ namespace {
 // notice (:progress_saved_at) keeps all before it, so only the time after it (TY_AFTER_SAVE) is
 // redone; the rest of the run (TY_SPLIT_RUN) is a restore of the last checkpoint when it resumed
 // from one (TY_RESTORE), then work and saves alternating, TY_SAVES of them complete.
-#define TY_AFTER_SAVE                                                                     \
-  "(CASE WHEN :progress_saved_at::bigint IS NOT NULL THEN LEAST(" TY_IN_STATE             \
+#define TY_AFTER_SAVE                                                         \
+  "(CASE WHEN :progress_saved_at::bigint IS NOT NULL THEN LEAST(" TY_IN_STATE \
   ", GREATEST(0, :at::bigint - :progress_saved_at::bigint)) ELSE 0 END)"
 #define TY_SPLIT_RUN "(" TY_IN_STATE " - " TY_AFTER_SAVE ")"
 #define TY_RESTORE \
   "(CASE WHEN checkpointed_us > 0 THEN LEAST(" TY_SPLIT_RUN ", checkpoint_restore_us) ELSE 0 END)"
 #define TY_WORK "(" TY_SPLIT_RUN " - " TY_RESTORE ")"
-#define TY_SAVES                                                                          \
-  "(CASE WHEN checkpoint_interval_us > 0 THEN " TY_WORK                                   \
+#define TY_SAVES                                        \
+  "(CASE WHEN checkpoint_interval_us > 0 THEN " TY_WORK \
   " / (checkpoint_interval_us + checkpoint_save_us) ELSE 0 END)"
 constexpr const char* kApplyTransitionText =
     "WITH u AS (UPDATE custom_jobs SET state = :to::smallint, version = version + 1, "
