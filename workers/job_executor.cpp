@@ -9,6 +9,7 @@
 
 #include "services/job_state_machine.h"
 #include "services/log.h"
+#include "workers/background_priority.h"
 
 namespace trainyard {
 
@@ -254,7 +255,10 @@ void JobExecutor::AppendLogs(Timestamp now) {
 
 void JobExecutor::Start() {
   stop_ = false;
-  thread_ = std::thread([this] { Loop(); });
+  thread_ = std::thread([this] {
+    LowerThisThreadsPriority();
+    Loop();
+  });
 }
 
 void JobExecutor::Stop() {

@@ -2,6 +2,7 @@
 
 #include "services/log.h"
 #include "services/scheduler/workload_key.h"
+#include "workers/background_priority.h"
 
 namespace trainyard {
 
@@ -250,7 +251,10 @@ StatusOr<LoopStats> SchedulerLoop::RunOnce() {
 
 void SchedulerLoop::Start() {
   stop_ = false;
-  thread_ = std::thread([this] { Loop(); });
+  thread_ = std::thread([this] {
+    LowerThisThreadsPriority();
+    Loop();
+  });
 }
 
 void SchedulerLoop::Stop() {
