@@ -373,6 +373,7 @@ function utilizationTable(u, history) {
 }
 
 async function jobPage(project, location, id) {
+  const mine = generation;
   const name = `${parent({ project, location })}/customJobs/${encodeURIComponent(id)}`;
   let job;
   try {
@@ -401,7 +402,7 @@ async function jobPage(project, location, id) {
     if (!confirm(`Delete job ${id}? This cannot be undone.`)) return;
     try {
       await api(`/v1/${name}`, { method: 'DELETE' });
-      window.location.hash = '#/jobs';
+      if (stillShown(mine)) window.location.hash = '#/jobs';
     } catch (error) { actionStatus.replaceChildren(errorBox(error)); }
   });
   const replicas = el('div');
@@ -531,6 +532,7 @@ async function resourcesPage() {
 }
 
 function createResourceForm(project, location, reload) {
+  const mine = generation;
   const progress = el('p', { class: 'hint', role: 'status' });
   const form = el('form', { class: 'filters', 'aria-label': 'Create a persistent resource' },
     el('label', {}, 'Resource ID', el('input', { name: 'id', required: true, pattern: '[a-z][a-z0-9\\-]{0,62}' })),
@@ -546,9 +548,9 @@ function createResourceForm(project, location, reload) {
     try {
       const op = await api(`/v1/${parent({ project, location })}/persistentResources?persistentResourceId=${encodeURIComponent(form.elements.id.value)}`,
         { method: 'POST', body });
-      await reload();
+      if (stillShown(mine)) await reload();
       await follow(op, progress);
-      await reload();
+      if (stillShown(mine)) await reload();
     } catch (error) { progress.replaceChildren(errorBox(error)); }
   });
   return el('section', {}, el('h2', {}, 'Create one'), form, progress);
@@ -565,11 +567,13 @@ async function resourcePage(project, location, id) {
     el('h1', {}, `Persistent resource ${id}`), facts, mayAdminister() ? actions : '', progress,
     el('h2', {}, 'Pools'), pools, el('h2', {}, 'Nodes'), nodes);
   let resource;
+  const mine = generation;
   async function act(what, request) {
     try {
       const op = await request();
-      await render();
+      if (stillShown(mine)) await render();
       await follow(op, progress);
+      if (!stillShown(mine)) return;
       if (what === 'delete') { window.location.hash = '#/resources'; return; }
       await render();
     } catch (error) { progress.replaceChildren(errorBox(error)); }
@@ -767,7 +771,14 @@ async function whatIfPage() {
 
 // ---- routing -------------------------------------------------------------------------------
 
+// Each page shown gets a new generation: what a page started (an operation it follows, a reload)
+// checks it is still the page shown before it renders or navigates, so a user who moved on is
+// never pulled back.
+let generation = 0;
+function stillShown(mine) { return mine === generation; }
+
 async function route() {
+  generation += 1;
   clearInterval(refreshTimer);
   const hash = window.location.hash || '#/jobs';
   const [path, query = ''] = hash.slice(1).split('?');

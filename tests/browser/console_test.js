@@ -141,6 +141,9 @@ async function main() {
     await page.getByRole('button', { name: 'Delete' }).click();
     await until('the delete', async () => (await fetch(resourceApi)).status === 404, 60);
     check('a delete from the console removes it', true);
+    // Moving on while the console still follows the delete must not pull the user back.
+    await page.getByRole('link', { name: 'Jobs' }).click();
+    await page.getByRole('heading', { name: 'Jobs' }).waitFor();
 
     // What-if: two of the shipped scenarios compared on the server, the table and plots shown.
     await page.getByRole('link', { name: 'What-if' }).click();
