@@ -645,17 +645,20 @@ async function fleetPage() {
   const queues = el('div');
   const costs = el('div');
   const cohortsBox = el('div');
+  let spentOnce = null;  // the projects' costs, read once a visit
   show(el('h1', {}, 'Fleet'), status,
     el('h2', {}, 'Capacity by zone, machine type and consumption model'), pools,
     el('h2', {}, 'Queues'), queues,
     el('h2', {}, 'Cohorts'), cohortsBox,
     el('h2', {}, 'Costs by project and consumption model'), costs);
   async function load() {
-    // Costs of every project the caller may pick (the first 20), else of the one shown.
+    // Costs of every project the caller may pick (the first 20), else of the one shown: each
+    // sums all of a project's jobs, so they are read when the page opens, not at every refresh.
     const projects = (session.projects?.length ? session.projects : [scope().project]).slice(0, 20);
-    const [fleet, queued, ...spent] = await Promise.all([
-      api('/trainyard/v1/fleet'), api('/trainyard/v1/queues'),
-      ...projects.map((p) => api(`/trainyard/v1/projects/${encodeURIComponent(p)}/costs`).catch(() => null))]);
+    spentOnce ??= Promise.all(projects.map((p) =>
+      api(`/trainyard/v1/projects/${encodeURIComponent(p)}/costs`).catch(() => null)));
+    const [fleet, queued, spent] = await Promise.all([
+      api('/trainyard/v1/fleet'), api('/trainyard/v1/queues'), spentOnce]);
     const rows = [];
     for (const region of fleet.regions || []) {
       for (const zone of region.zones || []) {

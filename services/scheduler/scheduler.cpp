@@ -15,7 +15,8 @@ namespace trainyard {
 
 using namespace scheduler_detail;
 
-PreemptionCause AdmissionDecision::CauseOf(int64_t victim) const {
+PreemptionCause CauseAmong(int64_t victim, const std::vector<int64_t>& reclaimed,
+                           const std::vector<int64_t>& fair_shared) {
   if (std::find(reclaimed.begin(), reclaimed.end(), victim) != reclaimed.end()) {
     return PreemptionCause::kReclaim;
   }
@@ -23,6 +24,10 @@ PreemptionCause AdmissionDecision::CauseOf(int64_t victim) const {
     return PreemptionCause::kFairSharing;
   }
   return PreemptionCause::kHigherPriority;
+}
+
+PreemptionCause AdmissionDecision::CauseOf(int64_t victim) const {
+  return CauseAmong(victim, reclaimed, fair_shared);
 }
 
 std::string AdmissionDecision::VictimMessage(int64_t victim) const {
@@ -154,7 +159,9 @@ void Scheduler::Evaluate(PendingEntry& entry, Cycle& cycle, CycleResult& result)
   const SchedulerJob& job = entry.job;
   cycle.evaluated.push_back(&entry);
   entry.evaluated_in = cycles_;
-  if (auto p = preempting_.find(job.id); p != preempting_.end()) {
+  // Most cycles have no preemption under way: no lookup for every job evaluated then.
+  if (auto p = preempting_.empty() ? preempting_.end() : preempting_.find(job.id);
+      p != preempting_.end()) {
     cycle.budget -= 1;
     ++result.evaluations;
     if (ContinuePreemption(entry, p->second, cycle, result)) return;

@@ -37,6 +37,11 @@ struct SchedulerConfig {
   Duration preemption_exemption = std::chrono::minutes(10);
 };
 
+// Why `victim` stops: reclaim if it is among `reclaimed`, fair sharing if among `fair_shared`,
+// else a higher priority.
+PreemptionCause CauseAmong(int64_t victim, const std::vector<int64_t>& reclaimed,
+                           const std::vector<int64_t>& fair_shared);
+
 struct AdmissionDecision {
   int64_t job_id = 0;
   int64_t version = 0;

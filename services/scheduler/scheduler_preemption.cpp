@@ -204,15 +204,9 @@ void Scheduler::StartPreemption(PendingEntry& entry, PreemptionPlan plan,
       PreemptingMessage(p.plan.victims, p.plan.reclaimed.size(), p.plan.fair_shared.size(),
                         fleet_.termination_grace, p.due);
   for (int64_t v : p.plan.victims) {
-    const bool reclaimed =
-        std::find(p.plan.reclaimed.begin(), p.plan.reclaimed.end(), v) != p.plan.reclaimed.end();
-    const bool fair = std::find(p.plan.fair_shared.begin(), p.plan.fair_shared.end(), v) !=
-                      p.plan.fair_shared.end();
-    result.notices.push_back({v, VictimNoticeMessage(entry.job.id,
-                                                     reclaimed ? PreemptionCause::kReclaim
-                                                     : fair    ? PreemptionCause::kFairSharing
-                                                               : PreemptionCause::kHigherPriority,
-                                                     fleet_.termination_grace, p.due)});
+    result.notices.push_back(
+        {v, VictimNoticeMessage(entry.job.id, CauseAmong(v, p.plan.reclaimed, p.plan.fair_shared),
+                                fleet_.termination_grace, p.due)});
   }
   preempting_.insert_or_assign(entry.job.id, std::move(p));
 }

@@ -186,6 +186,21 @@ std::string WindowEndNote(const Fleet& fleet, const Placement& placement, Timest
   return "";
 }
 
+namespace {
+
+// "1 lower-priority, 2 on borrowed capacity": a mixed set of victims by why each stops.
+std::string VictimMix(size_t lower, size_t reclaimed, size_t fair_shared) {
+  std::vector<std::string> parts;
+  if (lower > 0) parts.push_back(std::to_string(lower) + " lower-priority");
+  if (reclaimed > 0) parts.push_back(std::to_string(reclaimed) + " on borrowed capacity");
+  if (fair_shared > 0) parts.push_back(std::to_string(fair_shared) + " over their fair share");
+  std::string out;
+  for (size_t i = 0; i < parts.size(); ++i) out += (i > 0 ? ", " : "") + parts[i];
+  return out;
+}
+
+}  // namespace
+
 std::string PreemptedSuffix(size_t victims, size_t reclaimed, size_t fair_shared) {
   if (victims == 0) return "";
   const size_t lower = victims - reclaimed - fair_shared;
@@ -198,13 +213,7 @@ std::string PreemptedSuffix(size_t victims, size_t reclaimed, size_t fair_shared
   if (fair_shared == victims) {
     return " after preempting " + jobs(victims) + " over their project's fair share";
   }
-  std::vector<std::string> parts;
-  if (lower > 0) parts.push_back(std::to_string(lower) + " lower-priority");
-  if (reclaimed > 0) parts.push_back(std::to_string(reclaimed) + " on borrowed capacity");
-  if (fair_shared > 0) parts.push_back(std::to_string(fair_shared) + " over their fair share");
-  std::string out = " after preempting " + jobs(victims) + ": ";
-  for (size_t i = 0; i < parts.size(); ++i) out += (i > 0 ? ", " : "") + parts[i];
-  return out;
+  return " after preempting " + jobs(victims) + ": " + VictimMix(lower, reclaimed, fair_shared);
 }
 
 std::string VictimNoticeMessage(int64_t preemptor, PreemptionCause cause, Duration grace,
@@ -232,15 +241,15 @@ std::string PreemptingMessage(const std::vector<int64_t>& victims, size_t reclai
   std::string out = "preempting job" + std::string(n > 1 ? "s " : " ");
   for (size_t i = 0; i < n && i < 5; ++i) out += (i > 0 ? ", " : "") + std::to_string(victims[i]);
   if (n > 5) out += " and " + std::to_string(n - 5) + " more";
-  std::string why = PreemptedSuffix(n, reclaimed, fair_shared);  // " after preempting …"
-  if (const size_t colon = why.find(": "); colon != std::string::npos) {
-    out += " (" + why.substr(colon + 2) + ")";
+  const size_t lower = n - reclaimed - fair_shared;
+  if (lower == n) {
+    out += " (lower priority)";
   } else if (reclaimed == n) {
     out += " (on borrowed capacity)";
   } else if (fair_shared == n) {
     out += " (over their project's fair share)";
   } else {
-    out += " (lower priority)";
+    out += " (" + VictimMix(lower, reclaimed, fair_shared) + ")";
   }
   return out + ": admitted when " + (n > 1 ? "their " : "its ") + ShortDuration(grace) +
          " termination grace ends at " + ClockText(due, /*seconds=*/true);
