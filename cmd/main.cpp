@@ -75,6 +75,12 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(int64_t{2}, int64_t{100000000}))
       ->capture_default_str();
   serve_cmd
+      ->add_option("--job-cache-entries", serve.job_cache_entries,
+                   "polled jobs kept in memory, each dropped as soon as any server on the "
+                   "database changes it (0: every poll reads the database)")
+      ->check(CLI::Range(int64_t{0}, int64_t{10000000}))
+      ->capture_default_str();
+  serve_cmd
       ->add_option("--runtime", serve.runtime,
                    "what runs the replicas: sim (simulated capacity), local (each replica a "
                    "process of this host, for development and tests; images are not pulled) or "

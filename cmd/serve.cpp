@@ -270,7 +270,11 @@ int RunServe(const ServeOptions& options) {
   auto clock = storage::LoadSimClock(*db->pool, options.sim_speed);
   if (!clock.ok()) return Fail("sim_clock_failed", clock.status());
 
-  app::PgAdapters adapters(*db->pool, db->conninfo, JobLogRetention{options.log_lines_per_job});
+  // Polls are cached only where the API answers them.
+  const bool api_role =
+      std::find(options.roles.begin(), options.roles.end(), "api") != options.roles.end();
+  app::PgAdapters adapters(*db->pool, db->conninfo, JobLogRetention{options.log_lines_per_job},
+                           api_role ? static_cast<size_t>(options.job_cache_entries) : 0);
   auto runs = [&](const char* role) {
     return std::find(options.roles.begin(), options.roles.end(), role) != options.roles.end();
   };
@@ -335,6 +339,7 @@ int RunServe(const ServeOptions& options) {
   });
   metrics_registry.Add([&](metrics::Exposition& e) {
     storage::WriteDatabaseFamilies(*db->pool, adapters.jobs().creates(), e);
+    storage::WriteJobCacheFamilies(adapters.job_cache(), e);
     return Status::Ok();
   });
   metrics_registry.Add([&](metrics::Exposition& e) { return WriteJobFamilies(plane.admin(), e); });

@@ -25,6 +25,9 @@ struct ServeOptions {
   // Replica lines kept per job: the first half and the newest half; those between are dropped and
   // counted (services/logs/job_log_repository.h).
   int64_t log_lines_per_job = 10000;
+  // Polled jobs the API keeps in memory, dropped when any server on the database changes them
+  // (storage/job_record_cache.h); 0: every poll reads the database.
+  int64_t job_cache_entries = 10000;
   // What runs the replicas: "sim" (the simulator), "local" (processes of this host) or "slurm"
   // (a Slurm cluster through slurmrestd).
   std::string runtime = "sim";

@@ -25,4 +25,22 @@ void WriteDatabaseFamilies(const pg::Pool& pool, const GroupCommitter& creates,
             static_cast<double>(creates.stats().reruns));
 }
 
+void WriteJobCacheFamilies(const JobRecordCache* cache, metrics::Exposition& e) {
+  if (cache == nullptr) return;
+  const JobRecordCache::Stats s = cache->stats();
+  e.Family("trainyard_job_cache_lookups_total", "counter",
+           "Job reads (polls) by whether memory answered them or the database did.");
+  e.Sample("trainyard_job_cache_lookups_total", {{"result", "hit"}}, static_cast<double>(s.hits));
+  e.Sample("trainyard_job_cache_lookups_total", {{"result", "miss"}},
+           static_cast<double>(s.misses));
+  e.Counter("trainyard_job_cache_invalidations_total",
+            "Job changes heard from the database (any server's) or made here, each dropping the "
+            "job from memory.",
+            static_cast<double>(s.invalidations));
+  e.Gauge("trainyard_job_cache_entries", "Jobs kept in memory.", static_cast<double>(s.entries));
+  e.Gauge("trainyard_job_cache_live",
+          "1 while the change feed listens (memory answers polls), 0 while it reconnects.",
+          cache->live() ? 1 : 0);
+}
+
 }  // namespace trainyard::storage

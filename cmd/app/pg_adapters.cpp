@@ -2,24 +2,36 @@
 
 namespace trainyard::app {
 
-PgAdapters::PgAdapters(pg::Pool& pool, std::string conninfo, JobLogRetention log_retention)
+PgAdapters::PgAdapters(pg::Pool& pool, std::string conninfo, JobLogRetention log_retention,
+                       size_t job_cache_entries)
     : pool_(pool),
       projects_(pool),
       jobs_(pool),
       operations_(pool),
       resources_(pool),
-      scheduler_(std::move(conninfo)),
+      scheduler_(conninfo),
       failures_(scheduler_),
       resource_fleet_(scheduler_),
       admin_(pool),
       injections_(pool),
       logs_(pool, log_retention),
-      tokens_(pool) {}
+      tokens_(pool) {
+  if (job_cache_entries > 0) {
+    job_cache_ = std::make_unique<storage::JobRecordCache>(job_cache_entries);
+    job_changes_ = std::make_unique<storage::JobChangeListener>(conninfo, *job_cache_);
+    cached_jobs_ = std::make_unique<storage::CachedJobStore>(jobs_, *job_cache_);
+  }
+}
+
+Status PgAdapters::SyncJobCache() {
+  if (!job_changes_) return Status::Ok();
+  return job_changes_->Sync(pool_, std::chrono::seconds(5));
+}
 
 ControlPlanePorts PgAdapters::ports() {
   ControlPlanePorts p;
   p.projects = &projects_;
-  p.jobs = &jobs_;
+  p.jobs = cached_jobs_ ? static_cast<JobRepository*>(cached_jobs_.get()) : &jobs_;
   p.job_leases = &jobs_;
   p.operations = &operations_;
   p.resources = &resources_;

@@ -7,6 +7,9 @@
 
 #include "cmd/app/control_plane_ports.h"
 #include "services/logs/job_log_repository.h"
+#include "storage/cached_job_store.h"
+#include "storage/job_change_listener.h"
+#include "storage/job_record_cache.h"
 #include "storage/pg.h"
 #include "storage/pg_admin_store.h"
 #include "storage/pg_failure_store.h"
@@ -24,8 +27,11 @@ namespace trainyard::app {
 
 class PgAdapters {
  public:
-  // `conninfo`: the scheduler store's own connection to the pool's database.
-  PgAdapters(pg::Pool& pool, std::string conninfo, JobLogRetention log_retention);
+  // `conninfo`: the scheduler store's and the job change feed's own connections to the pool's
+  // database. `job_cache_entries`: how many polled jobs the API keeps in memory (0: none, every
+  // poll reads the database).
+  PgAdapters(pg::Pool& pool, std::string conninfo, JobLogRetention log_retention,
+             size_t job_cache_entries = 0);
 
   ControlPlanePorts ports();
   pg::Pool& pool() { return pool_; }
@@ -40,6 +46,10 @@ class PgAdapters {
   storage::PgFaultInjectionStore& injections() { return injections_; }
   storage::PgJobLogStore& logs() { return logs_; }
   storage::PgTokenStore& tokens() { return tokens_; }
+  // Null when polls are not cached.
+  storage::JobRecordCache* job_cache() { return job_cache_.get(); }
+  // Returns once every job change committed before it has reached the cache (no-op without one).
+  Status SyncJobCache();
 
  private:
   pg::Pool& pool_;
@@ -54,6 +64,9 @@ class PgAdapters {
   storage::PgFaultInjectionStore injections_;
   storage::PgJobLogStore logs_;
   storage::PgTokenStore tokens_;
+  std::unique_ptr<storage::JobRecordCache> job_cache_;
+  std::unique_ptr<storage::JobChangeListener> job_changes_;
+  std::unique_ptr<storage::CachedJobStore> cached_jobs_;
 };
 
 }  // namespace trainyard::app

@@ -1,0 +1,28 @@
+#pragma once
+// A JobRepository that answers Get from the process's JobRecordCache and everything else from the
+// store beneath it. What this process writes through it is dropped from the cache before the write
+// returns, so a client reads its own cancel or delete at once; what other writers commit is
+// dropped when the change feed hears of it (storage/job_change_listener.h).
+#include "services/job_repository.h"
+#include "storage/job_record_cache.h"
+
+namespace trainyard::storage {
+
+class CachedJobStore final : public JobRepository {
+ public:
+  CachedJobStore(JobRepository& store, JobRecordCache& cache) : store_(store), cache_(cache) {}
+
+  Status Insert(const JobRecord& record, const std::string& request_id) override;
+  StatusOr<JobRecord> Get(int64_t project_number, const std::string& location, int64_t id) override;
+  StatusOr<std::vector<JobRecord>> List(const ListJobsQuery& query) override;
+  StatusOr<bool> ApplyTransition(const StateUpdate& update) override;
+  StatusOr<std::vector<bool>> ApplyTransitions(const std::vector<StateUpdate>& updates) override;
+  Status DeleteWithOperation(int64_t project_number, const std::string& location, int64_t id,
+                             int64_t expected_version, const Operation& operation) override;
+
+ private:
+  JobRepository& store_;
+  JobRecordCache& cache_;
+};
+
+}  // namespace trainyard::storage

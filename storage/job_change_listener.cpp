@@ -1,0 +1,128 @@
+#include "storage/job_change_listener.h"
+
+#include <libpq-fe.h>
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <charconv>
+
+#include "services/log.h"
+
+namespace trainyard::storage {
+namespace {
+
+constexpr std::chrono::milliseconds kFirstRetry{100};
+constexpr std::chrono::milliseconds kLastRetry{2000};
+
+}  // namespace
+
+JobChangeListener::JobChangeListener(std::string conninfo, JobRecordCache& cache)
+    : conninfo_(std::move(conninfo)), cache_(cache) {
+  wake_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  thread_ = std::thread([this] { Run(); });
+}
+
+JobChangeListener::~JobChangeListener() {
+  stop_.store(true);
+  uint64_t one = 1;
+  if (write(wake_fd_, &one, sizeof one) < 0) {
+    // The poll also wakes every 100 ms to look at stop_.
+  }
+  thread_.join();
+  close(wake_fd_);
+  cache_.SetLive(false);
+}
+
+void JobChangeListener::Run() {
+  std::chrono::milliseconds retry = kFirstRetry;
+  while (!stop_.load()) {
+    auto started = std::chrono::steady_clock::now();
+    if (!ListenOnce()) return;
+    // Broke: serve nothing until listening again, and retry with backoff (reset after a good run).
+    if (std::chrono::steady_clock::now() - started > kLastRetry) retry = kFirstRetry;
+    pollfd wake{wake_fd_, POLLIN, 0};
+    poll(&wake, 1, static_cast<int>(retry.count()));
+    retry = std::min(retry * 2, kLastRetry);
+  }
+}
+
+bool JobChangeListener::ListenOnce() {
+  auto conn = pg::Connection::Connect(conninfo_);
+  if (!conn.ok()) {
+    LogJson(LogLevel::kWarn, "job_cache_listener_down", {{"error", conn.status().message()}});
+    return !stop_.load();
+  }
+  auto listening = (*conn)->ExecScript(std::string("LISTEN ") + kChannel);
+  if (!listening.ok()) {
+    LogJson(LogLevel::kWarn, "job_cache_listener_down", {{"error", listening.status().message()}});
+    return !stop_.load();
+  }
+  // Listening from here on: anything committed from now is heard, anything before is not kept.
+  cache_.SetLive(true);
+  PGconn* raw = (*conn)->raw();
+  while (!stop_.load()) {
+    pollfd fds[2] = {{PQsocket(raw), POLLIN, 0}, {wake_fd_, POLLIN, 0}};
+    if (poll(fds, 2, 100) < 0 && errno != EINTR) break;
+    if (fds[1].revents != 0) break;
+    if (fds[0].revents == 0) continue;
+    if (PQconsumeInput(raw) == 0) break;
+    while (PGnotify* note = PQnotifies(raw)) {
+      Deliver(note->extra);
+      PQfreemem(note);
+    }
+  }
+  cache_.SetLive(false);
+  if (stop_.load()) return false;
+  LogJson(LogLevel::kWarn, "job_cache_listener_down", {{"error", PQerrorMessage(raw)}});
+  return true;
+}
+
+void JobChangeListener::Deliver(const std::string& payload) {
+  if (payload.rfind("sync:", 0) == 0) {
+    // "sync:<listener>:<n>": ours tells Sync that everything committed before it was heard.
+    auto colon = payload.rfind(':');
+    if (payload.compare(5, colon - 5, std::to_string(reinterpret_cast<uintptr_t>(this))) != 0) {
+      return;
+    }
+    uint64_t n = std::strtoull(payload.c_str() + colon + 1, nullptr, 10);
+    std::lock_guard lock(mu_);
+    seen_sync_ = std::max(seen_sync_, n);
+    synced_.notify_all();
+    return;
+  }
+  const char* p = payload.data();
+  const char* end = p + payload.size();
+  while (p < end) {
+    int64_t id = 0;
+    auto [next, ec] = std::from_chars(p, end, id);
+    if (ec != std::errc()) {
+      // Not ours to read: drop everything rather than keep what it may have meant to change.
+      cache_.InvalidateAll();
+      return;
+    }
+    cache_.Invalidate(id);
+    p = next < end && *next == ',' ? next + 1 : next;
+  }
+}
+
+Status JobChangeListener::Sync(pg::Pool& pool, std::chrono::milliseconds deadline) {
+  uint64_t n;
+  {
+    std::lock_guard lock(mu_);
+    n = ++next_sync_;
+  }
+  auto conn = pool.Acquire();
+  if (!conn.ok()) return conn.status();
+  std::string payload =
+      "sync:" + std::to_string(reinterpret_cast<uintptr_t>(this)) + ":" + std::to_string(n);
+  auto sent = (*conn)->Exec("SELECT pg_notify($1, $2)", {std::string(kChannel), payload});
+  if (!sent.ok()) return sent.status();
+  std::unique_lock lock(mu_);
+  if (!synced_.wait_for(lock, deadline, [&] { return seen_sync_ >= n; })) {
+    return Unavailable("the job change feed did not catch up in time");
+  }
+  return Status::Ok();
+}
+
+}  // namespace trainyard::storage

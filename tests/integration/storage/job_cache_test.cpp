@@ -1,0 +1,196 @@
+// Polls answered from memory (storage/job_record_cache, job_change_listener, cached_job_store) on a
+// real PostgreSQL, as two server processes on one database see them: each keeps what it was polled
+// for, and a change committed by either (or by anything else on the database) reaches the other
+// through LISTEN/NOTIFY; its own writes it reads at once.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "services/clock.h"
+#include "services/job_service.h"
+#include "storage/cached_job_store.h"
+#include "storage/job_change_listener.h"
+#include "storage/job_record_cache.h"
+#include "storage/pg.h"
+#include "storage/pg_job_store.h"
+#include "storage/pg_project_repository.h"
+#include "tests/integration/test_database.h"
+
+namespace trainyard {
+namespace {
+
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+
+const ParentRef kParent{"demo", "us-central1"};
+
+CustomJob SmallJob() {
+  CustomJob job;
+  job.display_name = "poll";
+  WorkerPoolSpec pool;
+  pool.machine_spec = MachineSpec{};
+  pool.machine_spec->machine_type = "n1-standard-4";
+  pool.replica_count = 1;
+  pool.container_spec = ContainerSpec{};
+  pool.container_spec->image_uri = "python:3.11";
+  job.job_spec.worker_pool_specs.push_back(pool);
+  return job;
+}
+
+// One server process's API over the shared database.
+struct Server {
+  Server(const std::string& conninfo, const Clock& clock) {
+    auto p = pg::Pool::Create(conninfo, 4, milliseconds(2000));
+    EXPECT_TRUE(p.ok()) << p.status().message();
+    pool = std::move(p).value();
+    projects = std::make_unique<storage::PgProjectRepository>(*pool);
+    store = std::make_unique<storage::PgJobStore>(*pool);
+    cache = std::make_unique<storage::JobRecordCache>(1000);
+    listener = std::make_unique<storage::JobChangeListener>(conninfo, *cache);
+    cached = std::make_unique<storage::CachedJobStore>(*store, *cache);
+    service = std::make_unique<JobService>(*projects, *cached, clock);
+  }
+  ~Server() {
+    service.reset();
+    cached.reset();
+    listener.reset();
+  }
+  std::unique_ptr<pg::Pool> pool;
+  std::unique_ptr<storage::PgProjectRepository> projects;
+  std::unique_ptr<storage::PgJobStore> store;
+  std::unique_ptr<storage::JobRecordCache> cache;
+  std::unique_ptr<storage::JobChangeListener> listener;
+  std::unique_ptr<storage::CachedJobStore> cached;
+  std::unique_ptr<JobService> service;
+};
+
+class JobCacheTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    conninfo_ = testing::FreshDatabase();
+    a_ = std::make_unique<Server>(conninfo_, clock_);
+    b_ = std::make_unique<Server>(conninfo_, clock_);
+    ASSERT_TRUE(WaitFor([&] { return a_->cache->live() && b_->cache->live(); }));
+    auto created = a_->service->Create(kParent, SmallJob(), "req-1");
+    ASSERT_TRUE(created.ok()) << created.status().message();
+    job_ = *created;
+    ref_ = JobRef{kParent, job_.name.substr(job_.name.rfind('/') + 1)};
+    id_ = std::stoll(ref_.job_id);
+  }
+
+  // Polls with a deadline (never a sleep for the state): true once `done` holds.
+  static bool WaitFor(const std::function<bool()>& done, milliseconds deadline = seconds(10)) {
+    auto until = std::chrono::steady_clock::now() + deadline;
+    while (!done()) {
+      if (std::chrono::steady_clock::now() > until) return false;
+      std::this_thread::yield();
+    }
+    return true;
+  }
+
+  void Sql(const std::string& sql) {
+    auto conn = pg::Connection::Connect(conninfo_);
+    ASSERT_TRUE(conn.ok()) << conn.status().message();
+    auto r = (*conn)->Exec(sql);
+    ASSERT_TRUE(r.ok()) << r.status().message();
+  }
+
+  StatusOr<CustomJob> GetOn(Server& server) { return server.service->Get(ref_); }
+
+  ManualClock clock_{Timestamp{} + std::chrono::hours(24 * 365 * 56)};
+  std::string conninfo_;
+  std::unique_ptr<Server> a_, b_;
+  CustomJob job_;
+  JobRef ref_;
+  int64_t id_ = 0;
+};
+
+TEST_F(JobCacheTest, ARepeatedPollIsAnsweredFromMemory) {
+  ASSERT_TRUE(GetOn(*b_).ok());
+  auto before = b_->cache->stats();
+  auto again = GetOn(*b_);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->state, JobState::kQueued);
+  EXPECT_EQ(b_->cache->stats().hits, before.hits + 1);
+}
+
+TEST_F(JobCacheTest, AProcessReadsItsOwnCancelAtOnceAndTheOtherHearsOfIt) {
+  ASSERT_EQ(GetOn(*a_)->state, JobState::kQueued);
+  ASSERT_EQ(GetOn(*b_)->state, JobState::kQueued);  // both keep it now
+  ASSERT_TRUE(a_->service->Cancel(ref_).ok());
+  // A dropped it before Cancel returned: no wait.
+  EXPECT_EQ(GetOn(*a_)->state, JobState::kCancelling);
+  // B hears of it from the database.
+  EXPECT_TRUE(WaitFor([&] { return GetOn(*b_)->state == JobState::kCancelling; }));
+}
+
+TEST_F(JobCacheTest, AVerdictWrittenByAnotherProcessReachesThePoll) {
+  ASSERT_TRUE(GetOn(*b_).ok());
+  Sql("UPDATE custom_jobs SET sched_code = 'NO_CAPACITY', sched_message = 'no nodes free' "
+      "WHERE id = " +
+      std::to_string(id_));
+  EXPECT_TRUE(WaitFor([&] {
+    auto got = GetOn(*b_);
+    return got.ok() && got->trainyard && got->trainyard->reason_code == "NO_CAPACITY";
+  }));
+}
+
+TEST_F(JobCacheTest, ALeaseHeartbeatChangesNothingShownAndDropsNothing) {
+  ASSERT_TRUE(GetOn(*b_).ok());
+  auto claimed = a_->store->Claim("exec", 10, seconds(60));
+  ASSERT_TRUE(claimed.ok());
+  ASSERT_TRUE(a_->store->Heartbeat("exec", seconds(60)).ok());
+  // Everything committed before Sync has been heard by B.
+  ASSERT_TRUE(b_->listener->Sync(*b_->pool, seconds(5)).ok());
+  EXPECT_EQ(b_->cache->stats().invalidations, 0u);
+  auto before = b_->cache->stats().hits;
+  ASSERT_TRUE(GetOn(*b_).ok());
+  EXPECT_EQ(b_->cache->stats().hits, before + 1);
+}
+
+TEST_F(JobCacheTest, ADeleteOnOneProcessIsNotFoundOnTheOther) {
+  ASSERT_TRUE(GetOn(*b_).ok());
+  ASSERT_TRUE(a_->service->Cancel(ref_).ok());
+  // The runtime's part, done by hand: the cancelling job stops.
+  auto project = a_->projects->Resolve("demo", false);
+  ASSERT_TRUE(project.ok());
+  auto record = a_->store->Get(project->number, kParent.location, id_);
+  ASSERT_TRUE(record.ok());
+  auto stopped = JobStateMachine::Transition(SnapshotOf(id_, record->version, record->job),
+                                             JobState::kCancelled, clock_.Now(), "stopped");
+  ASSERT_TRUE(stopped.ok()) << stopped.status().message();
+  StateUpdate update{id_, record->version, *stopped, std::nullopt};
+  ASSERT_TRUE(*a_->cached->ApplyTransition(update));
+  ASSERT_TRUE(a_->service->Delete(ref_).ok());
+  EXPECT_TRUE(WaitFor([&] { return GetOn(*b_).status().code() == Code::kNotFound; }));
+}
+
+TEST_F(JobCacheTest, AKeptJobIsNotFoundUnderAnotherParent) {
+  ASSERT_TRUE(GetOn(*b_).ok());
+  auto other = b_->service->Get(JobRef{ParentRef{"demo", "europe-west4"}, ref_.job_id});
+  EXPECT_EQ(other.status().code(), Code::kNotFound);
+}
+
+// The feed's connection dies (a restarted PostgreSQL, a killed backend): nothing is served from
+// memory until it listens again, and then the poll shows what changed meanwhile.
+TEST_F(JobCacheTest, ALostFeedServesNothingUntilItListensAgain) {
+  ASSERT_TRUE(GetOn(*b_).ok());
+  ASSERT_TRUE(b_->listener->Sync(*b_->pool, seconds(5)).ok());
+  Sql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE 'LISTEN%' "
+      "AND pid <> pg_backend_pid()");
+  ASSERT_TRUE(WaitFor([&] { return !b_->cache->live() || b_->cache->stats().entries == 0; }));
+  ASSERT_TRUE(a_->service->Cancel(ref_).ok());
+  EXPECT_TRUE(WaitFor([&] { return b_->cache->live() && a_->cache->live(); }));
+  EXPECT_EQ(GetOn(*b_)->state, JobState::kCancelling);
+  ASSERT_TRUE(b_->listener->Sync(*b_->pool, seconds(5)).ok());
+  auto before = b_->cache->stats().hits;
+  EXPECT_EQ(GetOn(*b_)->state, JobState::kCancelling);
+  EXPECT_EQ(b_->cache->stats().hits, before + 1);
+}
+
+}  // namespace
+}  // namespace trainyard
