@@ -21,7 +21,7 @@ constexpr const char* kInsertJob =
     "WITH j AS (INSERT INTO custom_jobs (id, project_number, location, display_name, state, "
     "job_spec, labels, encryption_spec, create_time, update_time, next_action_at, request_id, "
     "state_since, checkpoint_interval_us, checkpoint_save_us, checkpoint_restore_us) "
-    "VALUES ($1::bigint, $2::bigint, $3, $4, $5::smallint, $6::jsonb, $7::jsonb, $8::jsonb, "
+    "VALUES ($1::bigint, $2::bigint, $3, $4, $5::smallint, $6::json, $7::jsonb, $8::jsonb, "
     TY_TS("$9") ", " TY_TS("$9") ", " TY_TS("$10") ", $11, " TY_TS("$9") ", $13::bigint, "
     "$14::bigint, $15::bigint) "
     "RETURNING id) "
@@ -44,11 +44,17 @@ constexpr const char* kHeartbeat =
     "UPDATE custom_jobs SET lease_expires_at = now() + $2::bigint * interval '1 second' "
     "WHERE lease_owner = $1";
 
-// Counts what it took by the lease's previous owner: none, us (a lease we let run out), another.
+// Expired leases first (work a dead runtime held), then free jobs by when they are due, each
+// through its own partial index (migrations/0016). Counts what it took by the lease's previous
+// owner: none, us (a lease we let run out), another.
 constexpr const char* kClaim =
-    "WITH picked AS (SELECT id, lease_owner AS was FROM custom_jobs "
-    "WHERE next_action_at IS NOT NULL AND (lease_owner IS NULL OR lease_expires_at < now()) "
+    "WITH expired AS (SELECT id, lease_owner AS was FROM custom_jobs "
+    "WHERE lease_owner IS NOT NULL AND lease_expires_at < now() AND next_action_at IS NOT NULL "
+    "ORDER BY lease_expires_at LIMIT $2::int FOR UPDATE SKIP LOCKED), "
+    "free AS (SELECT id, NULL::text AS was FROM custom_jobs "
+    "WHERE next_action_at IS NOT NULL AND lease_owner IS NULL "
     "ORDER BY next_action_at LIMIT $2::int FOR UPDATE SKIP LOCKED), "
+    "picked AS (SELECT * FROM expired UNION ALL SELECT * FROM free LIMIT $2::int), "
     "taken AS (UPDATE custom_jobs c SET lease_owner = $1, "
     "lease_expires_at = now() + $3::bigint * interval '1 second' "
     "FROM picked WHERE c.id = picked.id RETURNING picked.was) "
