@@ -97,7 +97,9 @@ StatusOr<HttpResponse> CustomJobHandler::List(const HttpRequest& request, const 
   if (!result->jobs.empty()) {
     nlohmann::json jobs = nlohmann::json::array();
     for (const CustomJob& job : result->jobs) {
-      jobs.push_back(ApplyFieldMask(EncodeCustomJob(job, Version(match)), *mask));
+      nlohmann::json encoded = EncodeCustomJob(job, Version(match));
+      // Without a mask the job goes as it is (ApplyFieldMask would copy it whole).
+      jobs.push_back(mask->paths.empty() ? std::move(encoded) : ApplyFieldMask(encoded, *mask));
     }
     out["customJobs"] = std::move(jobs);
   }
