@@ -270,14 +270,12 @@ int RunServe(const ServeOptions& options) {
   auto clock = storage::LoadSimClock(*db->pool, options.sim_speed);
   if (!clock.ok()) return Fail("sim_clock_failed", clock.status());
 
-  // Polls are cached only where the API answers them.
-  const bool api_role =
-      std::find(options.roles.begin(), options.roles.end(), "api") != options.roles.end();
-  app::PgAdapters adapters(*db->pool, db->conninfo, JobLogRetention{options.log_lines_per_job},
-                           api_role ? static_cast<size_t>(options.job_cache_entries) : 0);
   auto runs = [&](const char* role) {
     return std::find(options.roles.begin(), options.roles.end(), role) != options.roles.end();
   };
+  // Polls are cached only where the API answers them.
+  app::PgAdapters adapters(*db->pool, db->conninfo, JobLogRetention{options.log_lines_per_job},
+                           runs("api") ? static_cast<size_t>(options.job_cache_entries) : 0);
   auto runtime = Runtimes(options).Make(options.runtime, *fleet);
   if (!runtime.ok()) return Fail("runtime_failed", runtime.status());
   // On Slurm, the scheduler admits only onto nodes the cluster can run (read from slurmrestd).

@@ -23,11 +23,6 @@ PgAdapters::PgAdapters(pg::Pool& pool, std::string conninfo, JobLogRetention log
   }
 }
 
-Status PgAdapters::SyncJobCache() {
-  if (!job_changes_) return Status::Ok();
-  return job_changes_->Sync(pool_, std::chrono::seconds(5));
-}
-
 ControlPlanePorts PgAdapters::ports() {
   ControlPlanePorts p;
   p.projects = &projects_;

@@ -48,8 +48,6 @@ class PgAdapters {
   storage::PgTokenStore& tokens() { return tokens_; }
   // Null when polls are not cached.
   storage::JobRecordCache* job_cache() { return job_cache_.get(); }
-  // Returns once every job change committed before it has reached the cache (no-op without one).
-  Status SyncJobCache();
 
  private:
   pg::Pool& pool_;
