@@ -11,6 +11,7 @@
 #include "storage/pg_job_store.h"
 #include "storage/pg_project_repository.h"
 #include "storage/pg_scheduler_store.h"
+#include "tests/integration/small_job.h"
 #include "tests/integration/sim_fixture.h"
 #include "tests/integration/test_database.h"
 #include "workers/job_executor.h"
@@ -19,20 +20,9 @@
 namespace trainyard {
 namespace {
 
-using std::chrono::seconds;
+using testing::SmallJob;
 
-CustomJob SmallJob(const std::string& display_name = "lora") {
-  CustomJob job;
-  job.display_name = display_name;
-  WorkerPoolSpec pool;
-  pool.machine_spec = MachineSpec{};
-  pool.machine_spec->machine_type = "n1-standard-4";
-  pool.replica_count = 1;
-  pool.container_spec = ContainerSpec{};
-  pool.container_spec->image_uri = "python:3.11";
-  job.job_spec.worker_pool_specs.push_back(pool);
-  return job;
-}
+using std::chrono::seconds;
 
 // Booting an n1-standard-4 takes 3s; no image pull.
 constexpr const char* kFleet = R"({"bootTime": {"default": "3s"}, "imageSizeGb": {"default": 0},

@@ -18,28 +18,18 @@
 #include "storage/pg.h"
 #include "storage/pg_job_store.h"
 #include "storage/pg_project_repository.h"
+#include "tests/integration/small_job.h"
 #include "tests/integration/test_database.h"
 
 namespace trainyard {
 namespace {
 
+using testing::SmallJob;
+
 using std::chrono::milliseconds;
 using std::chrono::seconds;
 
 const ParentRef kParent{"demo", "us-central1"};
-
-CustomJob SmallJob() {
-  CustomJob job;
-  job.display_name = "poll";
-  WorkerPoolSpec pool;
-  pool.machine_spec = MachineSpec{};
-  pool.machine_spec->machine_type = "n1-standard-4";
-  pool.replica_count = 1;
-  pool.container_spec = ContainerSpec{};
-  pool.container_spec->image_uri = "python:3.11";
-  job.job_spec.worker_pool_specs.push_back(pool);
-  return job;
-}
 
 // One server process's API over the shared database.
 struct Server {
@@ -75,7 +65,7 @@ class JobCacheTest : public ::testing::Test {
     a_ = std::make_unique<Server>(conninfo_, clock_);
     b_ = std::make_unique<Server>(conninfo_, clock_);
     ASSERT_TRUE(WaitFor([&] { return a_->cache->live() && b_->cache->live(); }));
-    auto created = a_->service->Create(kParent, SmallJob(), "req-1");
+    auto created = a_->service->Create(kParent, SmallJob("poll"), "req-1");
     ASSERT_TRUE(created.ok()) << created.status().message();
     job_ = *created;
     ref_ = JobRef{kParent, job_.name.substr(job_.name.rfind('/') + 1)};

@@ -16,29 +16,19 @@
 #include "storage/pg_operation_store.h"
 #include "storage/pg_project_repository.h"
 #include "storage/row_codec.h"
+#include "tests/integration/small_job.h"
 #include "tests/integration/test_database.h"
 
 namespace trainyard {
 namespace {
+
+using testing::SmallJob;
 
 using std::chrono::seconds;
 
 constexpr const char* kInsertEvent =
     "INSERT INTO job_events (job_id, time, from_state, to_state, reason) VALUES "
     "($1::bigint, " TY_TS("$2") ", $3::smallint, $4::smallint, $5)";
-
-CustomJob SmallJob() {
-  CustomJob job;
-  job.display_name = "logs";
-  WorkerPoolSpec pool;
-  pool.machine_spec = MachineSpec{};
-  pool.machine_spec->machine_type = "n1-standard-4";
-  pool.replica_count = 1;
-  pool.container_spec = ContainerSpec{};
-  pool.container_spec->image_uri = "python:3.11";
-  job.job_spec.worker_pool_specs.push_back(pool);
-  return job;
-}
 
 class JobLogStoreTest : public ::testing::Test {
  protected:
@@ -60,7 +50,7 @@ class JobLogStoreTest : public ::testing::Test {
 
   // A job created now: its job_events start with the "created" entry at clock_.Now().
   int64_t CreateJob(const std::string& project = "demo") {
-    auto created = service_->Create(ParentRef{project, "us-central1"}, SmallJob(), "req");
+    auto created = service_->Create(ParentRef{project, "us-central1"}, SmallJob("logs"), "req");
     EXPECT_TRUE(created.ok()) << created.status().message();
     if (!created.ok()) return 0;
     return std::stoll(created->name.substr(created->name.rfind('/') + 1));
