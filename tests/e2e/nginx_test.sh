@@ -41,6 +41,32 @@ API_PID=$!
 wait_until 60 "API-only server ready" curl -fsS "http://127.0.0.1:$API_PORT/readyz"
 pass "an API-only server adopts the running server's database"
 
+# Polls are answered from each server's memory; a change made through one server must still show
+# in the other's polls (LISTEN/NOTIFY drops it there), and the other must answer from memory.
+METRICS_TOKEN=$("$TRAINYARD_BIN" tokens create --data-dir "$E2E_DIR/data" --role metrics-viewer)
+cache_hits() {
+  curl -fsS -H "Authorization: Bearer $METRICS_TOKEN" "http://127.0.0.1:$API_PORT/metrics" |
+    awk '/^trainyard_job_cache_lookups_total\{result="hit"\}/ {print $2}'
+}
+polled=$(jq '.jobSpec.workerPoolSpecs[0].containerSpec.env = [{"name": "TRAINYARD_SIM_DURATION", "value": "3600s"}]' \
+  "$PAYLOADS/lora-single-node.json" |
+  curl -fsS "${AUTH[@]}" -X POST "http://127.0.0.1:$FULL_PORT/v1/projects/demo/locations/us-central1/customJobs" \
+    -H 'content-type: application/json' --data-binary @- | jq -r .name)
+api_state() { curl -fsS "${AUTH[@]}" "http://127.0.0.1:$API_PORT/v1/$polled" | jq -r .state; }
+api_state >/dev/null
+hits_before=$(cache_hits)
+api_state >/dev/null
+[ "$(cache_hits)" -gt "${hits_before:-0}" ] && pass "the API-only server answers a repeated poll from memory" ||
+  fail "the API-only server's repeated poll was not a cache hit (hits ${hits_before:-none} → $(cache_hits))"
+curl -fsS -o /dev/null "${AUTH[@]}" -X POST "http://127.0.0.1:$FULL_PORT/v1/$polled:cancel"
+cancelled_there() { [[ "$(api_state)" =~ JOB_STATE_CANCELL(ING|ED) ]]; }
+wait_until 10 "the cancel made on one server in the other's polls" cancelled_there &&
+  pass "a cancel made through one server shows in the other's polls"
+# Gone again, so the edge checks below start from an empty project.
+cancelled() { [ "$(api_state)" = JOB_STATE_CANCELLED ]; }
+wait_until 30 "the polled job cancelled" cancelled
+curl -fsS -o /dev/null "${AUTH[@]}" -X DELETE "http://127.0.0.1:$FULL_PORT/v1/$polled"
+
 # The shipped file, with loopback ports, the test's certificate and 2 s client timeouts.
 NGX="$E2E_DIR/nginx"
 mkdir -p "$NGX/tmp"
