@@ -13,6 +13,8 @@ namespace trainyard::storage {
 namespace {
 
 constexpr std::chrono::milliseconds kFirstRetry{100};
+constexpr std::chrono::milliseconds kProbeAfter{1000};
+constexpr std::chrono::milliseconds kProbeTimeout{2000};
 constexpr std::chrono::milliseconds kLastRetry{2000};
 
 }  // namespace
@@ -48,7 +50,9 @@ void JobChangeListener::Run() {
 }
 
 bool JobChangeListener::ListenOnce() {
-  auto conn = pg::Connection::Connect(conninfo_);
+  pg::SessionOptions session;
+  session.application_name = kApplicationName;
+  auto conn = pg::Connection::Connect(conninfo_, session);
   if (!conn.ok()) {
     LogJson(LogLevel::kWarn, "job_cache_listener_down", {{"error", conn.status().message()}});
     return !stop_.load();
@@ -61,20 +65,49 @@ bool JobChangeListener::ListenOnce() {
   // Listening from here on: anything committed from now is heard, anything before is not kept.
   cache_.SetLive(true);
   PGconn* raw = (*conn)->raw();
+  // A silent connection may be a dead one (a partition, a hung server): after kProbeAfter without
+  // a byte, ask the server something; no answer within kProbeTimeout and the feed is down.
+  auto last_heard = std::chrono::steady_clock::now();
+  bool probing = false;
+  auto probe_sent = last_heard;
+  const char* down = nullptr;
   while (!stop_.load()) {
     pollfd fds[2] = {{PQsocket(raw), POLLIN, 0}, {wake_fd_, POLLIN, 0}};
     if (poll(fds, 2, 100) < 0 && errno != EINTR) break;
     if (fds[1].revents != 0) break;
-    if (fds[0].revents == 0) continue;
+    auto now = std::chrono::steady_clock::now();
+    if (fds[0].revents == 0) {
+      if (probing && now - probe_sent > kProbeTimeout) {
+        down = "the database did not answer the feed's probe";
+        break;
+      }
+      if (!probing && now - last_heard > kProbeAfter) {
+        if (PQsendQuery(raw, "SELECT 1") == 0) break;
+        probing = true;
+        probe_sent = now;
+      }
+      continue;
+    }
     if (PQconsumeInput(raw) == 0) break;
+    last_heard = now;
     while (PGnotify* note = PQnotifies(raw)) {
       Deliver(note->extra);
       PQfreemem(note);
     }
+    // The probe's answer: read it whole (the result, then the end of the query).
+    while (probing && PQisBusy(raw) == 0) {
+      PGresult* result = PQgetResult(raw);
+      if (result == nullptr) {
+        probing = false;
+        break;
+      }
+      PQclear(result);
+    }
   }
   cache_.SetLive(false);
   if (stop_.load()) return false;
-  LogJson(LogLevel::kWarn, "job_cache_listener_down", {{"error", PQerrorMessage(raw)}});
+  LogJson(LogLevel::kWarn, "job_cache_listener_down",
+          {{"error", down != nullptr ? down : PQerrorMessage(raw)}});
   return true;
 }
 

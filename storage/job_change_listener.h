@@ -2,7 +2,9 @@
 // Feeds a JobRecordCache with what changed in custom_jobs, from any process on the database:
 // LISTEN on a connection of its own for the notifications migrations/0015 sends after each commit.
 // While that connection is down the cache serves nothing; when it is back, the cache starts empty
-// (whatever was missed meanwhile cannot be served stale).
+// (whatever was missed meanwhile cannot be served stale). A connection silent for a second is
+// probed, and one that does not answer within two more is taken for down, so a partition or a
+// hung server stops the cache within ~3 s instead of TCP keepalive's hours.
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -20,6 +22,8 @@ namespace trainyard::storage {
 class JobChangeListener {
  public:
   static constexpr const char* kChannel = "trainyard_job_changes";
+  // The feed's connection's application_name (pg_stat_activity tells it apart).
+  static constexpr const char* kApplicationName = "trainyard-job-changes";
 
   JobChangeListener(std::string conninfo, JobRecordCache& cache);
   ~JobChangeListener();

@@ -4,11 +4,16 @@
 // through LISTEN/NOTIFY; its own writes it reads at once.
 #include <gtest/gtest.h>
 
+#include <signal.h>
+
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "services/clock.h"
 #include "services/job_service.h"
@@ -91,6 +96,20 @@ class JobCacheTest : public ::testing::Test {
 
   StatusOr<CustomJob> GetOn(Server& server) { return server.service->Get(ref_); }
 
+  // The PostgreSQL backends of both servers' change feeds.
+  std::vector<int> ListenerBackends() {
+    std::vector<int> pids;
+    auto conn = pg::Connection::Connect(conninfo_);
+    EXPECT_TRUE(conn.ok());
+    if (!conn.ok()) return pids;
+    auto r = (*conn)->Exec("SELECT pid FROM pg_stat_activity WHERE application_name = $1",
+                           {std::string(storage::JobChangeListener::kApplicationName)});
+    EXPECT_TRUE(r.ok());
+    for (int i = 0; r.ok() && i < r->rows(); ++i)
+      pids.push_back(static_cast<int>(r->GetInt64(i, 0)));
+    return pids;
+  }
+
   ManualClock clock_{Timestamp{} + std::chrono::hours(24 * 365 * 56)};
   std::string conninfo_;
   std::unique_ptr<Server> a_, b_;
@@ -170,8 +189,9 @@ TEST_F(JobCacheTest, AKeptJobIsNotFoundUnderAnotherParent) {
 TEST_F(JobCacheTest, ALostFeedServesNothingUntilItListensAgain) {
   ASSERT_TRUE(GetOn(*b_).ok());
   ASSERT_TRUE(b_->listener->Sync(*b_->pool, seconds(5)).ok());
-  Sql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE 'LISTEN%' "
-      "AND pid <> pg_backend_pid()");
+  Sql(std::string("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                  "WHERE application_name = '") +
+      storage::JobChangeListener::kApplicationName + "'");
   ASSERT_TRUE(WaitFor([&] { return !b_->cache->live() || b_->cache->stats().entries == 0; }));
   ASSERT_TRUE(a_->service->Cancel(ref_).ok());
   EXPECT_TRUE(WaitFor([&] { return b_->cache->live() && a_->cache->live(); }));
@@ -180,6 +200,27 @@ TEST_F(JobCacheTest, ALostFeedServesNothingUntilItListensAgain) {
   auto before = b_->cache->stats().hits;
   EXPECT_EQ(GetOn(*b_)->state, JobState::kCancelling);
   EXPECT_EQ(b_->cache->stats().hits, before + 1);
+}
+
+}  // namespace
+}  // namespace trainyard
+
+namespace trainyard {
+namespace {
+
+// A feed whose server stops answering without closing the connection (a partition, a hung
+// backend: here the backends stopped with SIGSTOP) is probed and taken for down within seconds,
+// not left serving what it no longer hears about; once the server answers again it listens anew.
+TEST_F(JobCacheTest, AFeedWhoseServerStopsAnsweringStopsServing) {
+  ASSERT_TRUE(GetOn(*b_).ok());
+  std::vector<int> backends = ListenerBackends();
+  ASSERT_EQ(backends.size(), 2u);
+  for (int pid : backends) ASSERT_EQ(kill(pid, SIGSTOP), 0) << std::strerror(errno);
+  bool down = WaitFor([&] { return !b_->cache->live(); }, seconds(15));
+  for (int pid : backends) kill(pid, SIGCONT);
+  EXPECT_TRUE(down);
+  EXPECT_TRUE(WaitFor([&] { return b_->cache->live(); }, seconds(15)));
+  EXPECT_EQ(GetOn(*b_)->state, JobState::kQueued);
 }
 
 }  // namespace
