@@ -53,15 +53,34 @@ polled=$(jq '.jobSpec.workerPoolSpecs[0].containerSpec.env = [{"name": "TRAINYAR
   curl -fsS "${AUTH[@]}" -X POST "http://127.0.0.1:$FULL_PORT/v1/projects/demo/locations/us-central1/customJobs" \
     -H 'content-type: application/json' --data-binary @- | jq -r .name)
 api_state() { curl -fsS "${AUTH[@]}" "http://127.0.0.1:$API_PORT/v1/$polled" | jq -r .state; }
-api_state >/dev/null
-hits_before=$(cache_hits)
-api_state >/dev/null
-[ "$(cache_hits)" -gt "${hits_before:-0}" ] && pass "the API-only server answers a repeated poll from memory" ||
-  fail "the API-only server's repeated poll was not a cache hit (hits ${hits_before:-none} → $(cache_hits))"
+# Until its feed listens (a moment after the server is ready), a server answers every poll from
+# PostgreSQL.
+feed_live() {
+  curl -fsS -H "Authorization: Bearer $METRICS_TOKEN" "http://127.0.0.1:$API_PORT/metrics" |
+    grep -x 'trainyard_job_cache_live 1' >/dev/null  # not -q: grep must read it all (pipefail)
+}
+wait_until 10 "the API-only server's change feed listening" feed_live
+# The job is being admitted and started meanwhile, and each step drops it again: poll until one
+# poll is answered from memory.
+hit_on_repeat() {
+  local before
+  api_state >/dev/null
+  before=$(cache_hits)
+  api_state >/dev/null
+  [ "$(cache_hits)" -gt "${before:-0}" ]
+}
+if wait_until 20 "a repeated poll answered from memory" hit_on_repeat; then
+  pass "the API-only server answers a repeated poll from memory"
+else
+  fail "no repeated poll of the API-only server was answered from memory"
+fi
 curl -fsS -o /dev/null "${AUTH[@]}" -X POST "http://127.0.0.1:$FULL_PORT/v1/$polled:cancel"
 cancelled_there() { [[ "$(api_state)" =~ JOB_STATE_CANCELL(ING|ED) ]]; }
-wait_until 10 "the cancel made on one server in the other's polls" cancelled_there &&
+if wait_until 10 "the cancel made on one server in the other's polls" cancelled_there; then
   pass "a cancel made through one server shows in the other's polls"
+else
+  fail "a cancel made through one server never showed in the other's polls"
+fi
 # Gone again, so the edge checks below start from an empty project.
 cancelled() { [ "$(api_state)" = JOB_STATE_CANCELLED ]; }
 wait_until 30 "the polled job cancelled" cancelled
