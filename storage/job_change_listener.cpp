@@ -6,12 +6,14 @@
 #include <unistd.h>
 
 #include <charconv>
+#include <random>
 
 #include "services/log.h"
 
 namespace trainyard::storage {
 namespace {
 
+constexpr const char* kSyncTag = "sync:";
 constexpr std::chrono::milliseconds kFirstRetry{100};
 constexpr std::chrono::milliseconds kProbeAfter{1000};
 constexpr std::chrono::milliseconds kProbeTimeout{2000};
@@ -20,7 +22,11 @@ constexpr std::chrono::milliseconds kLastRetry{2000};
 }  // namespace
 
 JobChangeListener::JobChangeListener(std::string conninfo, JobRecordCache& cache)
-    : conninfo_(std::move(conninfo)), cache_(cache) {
+    : conninfo_(std::move(conninfo)),
+      cache_(cache),
+      // Random, not this object's address: listeners of other processes hear these too.
+      sync_prefix_(std::string(kSyncTag) + std::to_string(std::random_device{}()) +
+                   std::to_string(std::random_device{}()) + ":") {
   wake_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   thread_ = std::thread([this] { Run(); });
 }
@@ -112,13 +118,11 @@ bool JobChangeListener::ListenOnce() {
 }
 
 void JobChangeListener::Deliver(const std::string& payload) {
-  if (payload.rfind("sync:", 0) == 0) {
-    // "sync:<listener>:<n>": ours tells Sync that everything committed before it was heard.
-    auto colon = payload.rfind(':');
-    if (payload.compare(5, colon - 5, std::to_string(reinterpret_cast<uintptr_t>(this))) != 0) {
-      return;
-    }
-    uint64_t n = std::strtoull(payload.c_str() + colon + 1, nullptr, 10);
+  if (payload.rfind(kSyncTag, 0) == 0) {
+    // Ours ("sync:<listener>:<n>") tells Sync that everything committed before it was heard;
+    // another listener's (any process's) says nothing here.
+    if (payload.rfind(sync_prefix_, 0) != 0) return;
+    uint64_t n = std::strtoull(payload.c_str() + sync_prefix_.size(), nullptr, 10);
     std::lock_guard lock(mu_);
     seen_sync_ = std::max(seen_sync_, n);
     synced_.notify_all();
@@ -147,8 +151,7 @@ Status JobChangeListener::Sync(pg::Pool& pool, std::chrono::milliseconds deadlin
   }
   auto conn = pool.Acquire();
   if (!conn.ok()) return conn.status();
-  std::string payload =
-      "sync:" + std::to_string(reinterpret_cast<uintptr_t>(this)) + ":" + std::to_string(n);
+  std::string payload = sync_prefix_ + std::to_string(n);
   auto sent = (*conn)->Exec("SELECT pg_notify($1, $2)", {std::string(kChannel), payload});
   if (!sent.ok()) return sent.status();
   std::unique_lock lock(mu_);

@@ -42,6 +42,7 @@ class JobChangeListener {
 
   const std::string conninfo_;
   JobRecordCache& cache_;
+  const std::string sync_prefix_;  // "sync:<random>:": this listener's Sync notifications
   std::atomic<bool> stop_{false};
   int wake_fd_ = -1;  // eventfd: wakes the poll to stop
   std::mutex mu_;
