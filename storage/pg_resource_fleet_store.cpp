@@ -4,6 +4,7 @@
 
 #include "api/wire/persistent_resource_codec.h"
 #include "services/fleet/node_state.h"
+#include "services/persistent_resources/resource_holdings.h"
 #include "storage/job_row.h"
 #include "storage/job_transition_sql.h"
 #include "storage/node_sql.h"
@@ -189,59 +190,26 @@ StatusOr<bool> PgResourceFleetStore::Resize(const ResourceRecord& record,
   TY_ASSIGN_OR_RETURN(pg::Transaction tx, pg::Transaction::Begin(*conn));
   const std::string uid = std::to_string(record.uid);
   const ResourceFleetStatus& status = *record.resource.trainyard;
-  // Units per fleet pool, before and after (two resource pools may share a fleet pool).
-  std::map<std::string, std::pair<int64_t, int64_t>> units;
-  std::map<std::string, int> hosts;
-  for (size_t i = 0; i < pools.size() && i < status.pools.size(); ++i) {
-    units[pools[i].pool_id].first += status.pools[i].units;
-    units[pools[i].pool_id].second += pools[i].to_units;
-    hosts[pools[i].pool_id] = pools[i].hosts_per_unit;
-  }
-  auto wait = [&](std::string text) -> StatusOr<bool> {
-    TY_RETURN_IF_ERROR(tx.Rollback());
-    why = std::move(text);
-    TY_RETURN_IF_ERROR(conn->Exec(kResizeWaits, {uid, why, "NO_CAPACITY"}).status());
-    return false;
-  };
-  for (const auto& [pool_id, change] : units) {
-    const int64_t nodes = (change.second - change.first) * hosts[pool_id];
-    if (nodes == 0) continue;
+  for (const auto& [pool_id, nodes] : ResizeNodeDeltas(status, pools)) {
     const bool grow = nodes > 0;
     const int64_t count = grow ? nodes : -nodes;
     TY_ASSIGN_OR_RETURN(
         pg::Result r, tx.Exec((grow ? kGrow : kShrink)
                                   .With({uid, pool_id, std::to_string(count), MicrosParam(now)})));
     if (r.affected() != count) {
-      return wait(grow ? "pool " + pool_id + " has " + std::to_string(r.affected()) +
-                             " free nodes; the resize needs " + std::to_string(count)
-                       : "the resize waits for jobs to leave " + std::to_string(count) +
-                             " nodes of pool " + pool_id);
+      TY_RETURN_IF_ERROR(tx.Rollback());
+      why = ResizeWaitReason(pool_id, count, r.affected(), grow);
+      TY_RETURN_IF_ERROR(conn->Exec(kResizeWaits, {uid, why, "NO_CAPACITY"}).status());
+      return false;
     }
   }
-  // The placement as it now is, in resource-pool order: each pool's nodes are the ones its fleet
-  // pool holds for the resource, handed out in ordinal order.
   TY_ASSIGN_OR_RETURN(pg::Result held, tx.Exec(kHeld, {uid}));
   std::map<std::string, std::vector<int64_t>> ordinals;
   for (int i = 0; i < held.rows(); ++i) {
     ordinals[std::string(held.Get(i, 0))].push_back(held.GetInt64(i, 1));
   }
-  JobAdmission placement;
-  placement.zone = status.zone;
-  int64_t price = 0;
-  std::map<std::string, size_t> next;
-  for (size_t i = 0; i < pools.size() && i < status.pools.size(); ++i) {
-    PlacedPoolStatus pool = status.pools[i];
-    pool.units = pools[i].to_units;
-    pool.nodes.clear();
-    const std::vector<int64_t>& list = ordinals[pool.pool_id];
-    for (int64_t n = 0;
-         n < pool.units * pools[i].hosts_per_unit && next[pool.pool_id] < list.size(); ++n) {
-      pool.nodes.push_back(NodeName(pool.pool_id, list[next[pool.pool_id]++]));
-    }
-    price += static_cast<int64_t>(pools[i].price_per_node_hour * 1e6) * pool.units *
-             pools[i].hosts_per_unit;
-    placement.pools.push_back(std::move(pool));
-  }
+  const JobAdmission placement = ResizedPlacement(status, pools, ordinals);
+  const int64_t price = placement.hourly_price_micros;
   TY_ASSIGN_OR_RETURN(
       pg::Result r,
       tx.Exec(kResized.With({uid, std::to_string(record.version), EncodePlacement(placement),

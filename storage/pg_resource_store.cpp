@@ -2,7 +2,9 @@
 
 #include "api/wire/persistent_resource_codec.h"
 #include "storage/operation_sql.h"
+#include "storage/recorded_operation.h"
 #include "storage/resource_row.h"
+#include "storage/state_sql.h"
 
 namespace trainyard::storage {
 namespace {
@@ -22,25 +24,15 @@ constexpr const char* kList =
     "AND ($4::bigint IS NULL OR (r.create_time, r.uid) < (" TY_TS("$4") ", $5::bigint)) "
     "ORDER BY r.create_time DESC, r.uid DESC LIMIT $3::int";
 
-// A client's change: compare-and-set on the version. A reboot (6) or resize (7) forgets when the
-// nodes were last ready: the fleet readies them again.
-constexpr const char* kUpdate =
+// A client's change: compare-and-set on the version. A reboot or resize forgets when the nodes
+// were last ready: the fleet readies them again.
+const StateSql kUpdate(
     "UPDATE persistent_resources SET state = $3::smallint, resource = $4::jsonb, "
     "update_time = " TY_TS("$5") ", operation_id = $6::bigint, version = version + 1, "
-    "ready_at = CASE WHEN $3::smallint IN (6, 7) THEN NULL ELSE ready_at END "
-    "WHERE uid = $1::bigint AND version = $2::bigint";
+    "ready_at = CASE WHEN $3::smallint IN (:resource_rebooting, :resource_updating) "
+    "THEN NULL ELSE ready_at END WHERE uid = $1::bigint AND version = $2::bigint");
 
 }  // namespace
-
-Operation RecordedOperation(const ResourceChange& change) {
-  Operation op = change.operation;
-  if (op.done && change.respond_with_resource) {
-    PersistentResource shown = change.record.resource;
-    shown.trainyard.reset();
-    op.response_json = EncodePersistentResourceResponse(shown).dump();
-  }
-  return op;
-}
 
 std::vector<pg::Statement> OperationStatements(const ResourceChange& change) {
   const Operation op = RecordedOperation(change);
@@ -113,11 +105,11 @@ StatusOr<std::optional<Operation>> PgResourceStore::Update(const ResourceChange&
   TY_ASSIGN_OR_RETURN(pg::Transaction tx, pg::Transaction::Begin(*conn));
   TY_ASSIGN_OR_RETURN(
       pg::Result r,
-      tx.Exec(kUpdate, {std::to_string(rec.uid), std::to_string(rec.version),
-                        std::to_string(static_cast<int>(rec.resource.state)),
-                        EncodeResourceSpec(rec.resource), MicrosParam(*rec.resource.update_time),
-                        rec.operation_id ? std::optional(std::to_string(*rec.operation_id))
-                                         : std::nullopt}));
+      tx.Exec(kUpdate.With(
+          {std::to_string(rec.uid), std::to_string(rec.version),
+           std::to_string(static_cast<int>(rec.resource.state)), EncodeResourceSpec(rec.resource),
+           MicrosParam(*rec.resource.update_time),
+           rec.operation_id ? std::optional(std::to_string(*rec.operation_id)) : std::nullopt})));
   if (r.affected() != 1) return std::optional<Operation>();
   for (const pg::Statement& s : OperationStatements(change)) {
     TY_RETURN_IF_ERROR(tx.Exec(s.sql, s.params).status());

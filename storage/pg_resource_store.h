@@ -20,8 +20,6 @@ class PgResourceStore final : public ResourceRepository {
   pg::Pool& pool_;
 };
 
-// `change.operation` as it is recorded: a born-finished one answers with the resource.
-Operation RecordedOperation(const ResourceChange& change);
 // The statements that record it (and end the one it supersedes).
 std::vector<pg::Statement> OperationStatements(const ResourceChange& change);
 

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api/wire/persistent_resource_codec.h"
+#include "services/persistent_resources/resource_holdings.h"
 #include "storage/job_transition_sql.h"
 
 namespace trainyard::storage {
@@ -57,20 +58,15 @@ StatusOr<ResourceRecord> DecodeResourceRow(const pg::Result& r, int row) {
     fleet.reason_code = std::string(r.Get(row, 18));
     fleet.reason_message = std::string(r.Get(row, 19));
   }
-  // usedReplicaCount: the busy nodes of each fleet pool, handed to the resource's pools that
-  // hold nodes there in order, each up to its replica count.
   if (!r.IsNull(row, 20)) {
-    auto busy = nlohmann::json::parse(r.Get(row, 20), nullptr, false);
-    for (size_t i = 0; i < res.resource_pools.size() && i < fleet.pools.size(); ++i) {
-      const std::string& pool_id = fleet.pools[i].pool_id;
-      if (!busy.is_object() || !busy.contains(pool_id) || !busy[pool_id].is_number_integer()) {
-        continue;
+    std::map<std::string, int64_t> busy;
+    auto counts = nlohmann::json::parse(r.Get(row, 20), nullptr, false);
+    if (counts.is_object()) {
+      for (const auto& [pool_id, n] : counts.items()) {
+        if (n.is_number_integer()) busy[pool_id] = n.get<int64_t>();
       }
-      int64_t& left = busy[pool_id].get_ref<nlohmann::json::number_integer_t&>();
-      const int64_t used = std::min(left, res.resource_pools[i].replica_count);
-      res.resource_pools[i].used_replica_count = used;
-      left -= used;
     }
+    SetUsedReplicaCounts(res, std::move(busy));
   }
   rec.cancel_requested = r.GetBool(row, 21);
   return rec;

@@ -27,7 +27,7 @@ ControlPlane::ControlPlane(const ControlPlanePorts& ports, const Fleet& fleet, c
       runtime_(runtime),
       jobs_(*ports.projects, *ports.jobs, clock, ports.resources, options.ids),
       operations_(*ports.projects, *ports.operations, clock, options.operation_waiters),
-      resources_(*ports.projects, *ports.resources, clock),
+      resources_(*ports.projects, *ports.resources, clock, options.ids),
       admin_(*ports.admin, *ports.projects, fleet, clock),
       utilization_(*ports.projects, *ports.jobs, *ports.job_leases, *ports.admin, fleet, clock),
       injector_(fleet, *ports.injections, clock),

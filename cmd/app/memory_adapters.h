@@ -1,11 +1,13 @@
 #pragma once
 // The control plane's ports in memory (storage/memory/): jobs, nodes, the scheduler's feed and
-// commit, the failure simulator's store, projects; the rest answer that they are not kept. What
-// `simulate` builds the control plane on.
+// commit, the failure simulator's store, persistent resources and operations, projects; the API's
+// own (the admin view, tokens, fault injections) answer that they are not kept. What `simulate`
+// builds the control plane on.
 #include "cmd/app/control_plane_ports.h"
 #include "storage/memory/memory_database.h"
 #include "storage/memory/memory_failure_store.h"
 #include "storage/memory/memory_job_store.h"
+#include "storage/memory/memory_resource_store.h"
 #include "storage/memory/memory_scheduler_store.h"
 #include "storage/memory/unkept_ports.h"
 
@@ -13,7 +15,13 @@ namespace trainyard::app {
 
 class MemoryAdapters {
  public:
-  MemoryAdapters() : projects_(db_), jobs_(db_), scheduler_(db_), failures_(db_) {}
+  MemoryAdapters()
+      : projects_(db_),
+        jobs_(db_),
+        scheduler_(db_),
+        failures_(db_),
+        resources_(db_),
+        operations_(db_) {}
   MemoryAdapters(const MemoryAdapters&) = delete;
   MemoryAdapters& operator=(const MemoryAdapters&) = delete;
 
@@ -42,8 +50,8 @@ class MemoryAdapters {
   storage::memory::MemoryJobStore jobs_;
   storage::memory::MemorySchedulerStore scheduler_;
   storage::memory::MemoryFailureStore failures_;
-  storage::memory::NoResources resources_;
-  storage::memory::NoOperations operations_;
+  storage::memory::MemoryResourceStore resources_;
+  storage::memory::MemoryOperationStore operations_;
   storage::memory::NoAdminView admin_;
   storage::memory::NoInjections injections_;
   storage::memory::NoTokens tokens_;

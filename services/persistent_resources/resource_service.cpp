@@ -30,7 +30,7 @@ Status ResourceNotFound(const ResourceRef& ref) {
 Operation ResourceService::NewOperation(const ResourceRecord& record, const char* metadata_type,
                                         bool done, const std::string& progress) {
   Operation op;
-  op.id = NewResourceId();
+  op.id = ids_.Next();
   op.project_number = record.project_number;
   op.location = record.location;
   op.parent = "persistentResources/" + record.resource_id;

@@ -32,8 +32,13 @@ struct ListResourcesResult {
 
 class ResourceService {
  public:
-  ResourceService(ProjectRepository& projects, ResourceRepository& resources, const Clock& clock)
-      : projects_(projects), resources_(resources), clock_(clock) {}
+  // `ids`: where operation ids come from (none: random), as JobService's.
+  ResourceService(ProjectRepository& projects, ResourceRepository& resources, const Clock& clock,
+                  IdSource* ids = nullptr)
+      : projects_(projects),
+        resources_(resources),
+        clock_(clock),
+        ids_(ids != nullptr ? *ids : RandomIdSource()) {}
 
   StatusOr<Operation> Create(const ParentRef& parent, const std::string& resource_id,
                              PersistentResource resource);
@@ -62,6 +67,7 @@ class ResourceService {
   ProjectRepository& projects_;
   ResourceRepository& resources_;
   const Clock& clock_;
+  IdSource& ids_;
 };
 
 std::string PersistentResourceName(int64_t project_number, const std::string& location,

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "services/job_record_update.h"
+#include "services/persistent_resources/resource_holdings.h"
 
 namespace trainyard::storage::memory {
 namespace {
@@ -121,6 +122,41 @@ bool MemoryDatabase::ApplyLocked(const StateUpdate& update) {
     }
   }
   return true;
+}
+
+ResourceRecord MemoryDatabase::ReadResourceLocked(const MemoryResource& stored) const {
+  ResourceRecord rec = stored.record;
+  PersistentResource& res = rec.resource;
+  res.name = "projects/" + std::to_string(rec.project_number) + "/locations/" + rec.location +
+             "/persistentResources/" + rec.resource_id;
+  ResourceFleetStatus& fleet = res.trainyard ? *res.trainyard : res.trainyard.emplace();
+  fleet.hourly_price_usd = static_cast<double>(rec.hourly_price_micros) / 1e6;
+  std::map<std::string, int64_t> busy;
+  for (const auto& [pool_id, slots] : nodes) {
+    for (const MemoryNode& n : slots) {
+      if (n.resource_uid == rec.uid && n.job_id) ++busy[pool_id];
+    }
+  }
+  for (ResourcePool& pool : res.resource_pools) pool.used_replica_count = 0;
+  SetUsedReplicaCounts(res, std::move(busy));
+  rec.cancel_requested = false;
+  if (rec.operation_id) {
+    auto op = operations.find(*rec.operation_id);
+    rec.cancel_requested = op != operations.end() && op->second.cancel_requested;
+  }
+  return rec;
+}
+
+void MemoryDatabase::FinishOperationLocked(int64_t id, std::optional<std::string> response,
+                                           std::optional<RpcStatus> error, Timestamp at) {
+  auto it = operations.find(id);
+  if (it == operations.end() || it->second.done) return;
+  Operation& op = it->second;
+  op.done = true;
+  op.response_json = std::move(response);
+  op.error = std::move(error);
+  op.progress_message.clear();
+  op.update_time = at;
 }
 
 }  // namespace trainyard::storage::memory

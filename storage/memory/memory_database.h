@@ -1,8 +1,9 @@
 #pragma once
 // The control plane's state in memory: jobs with their leases and change feed, node slots,
-// projects. What `simulate` runs the server's code on (storage/memory/memory_adapters.h): every
-// adapter over it applies the same transitions (services/job_record_update.h) and node moves as
-// the PostgreSQL stores, under one lock, so a run is exact and repeatable.
+// persistent resources and their operations, projects. What `simulate` runs the server's code on
+// (storage/memory/memory_adapters.h): every adapter over it applies the same transitions
+// (services/job_record_update.h) and node moves as the PostgreSQL stores, under one lock, so a run
+// is exact and repeatable.
 #include <map>
 #include <mutex>
 #include <optional>
@@ -15,6 +16,8 @@
 #include "services/fleet/node_state.h"
 #include "services/fleet/node_state_machine.h"
 #include "services/job_repository.h"
+#include "services/operations/operation.h"
+#include "services/persistent_resources/resource_repository.h"
 
 namespace trainyard::storage::memory {
 
@@ -27,6 +30,13 @@ struct MemoryNode {
   std::optional<Timestamp> preempt_at;
   std::optional<Timestamp> ready_at;
   std::vector<std::string> image_cache;  // least recently used first
+};
+
+// A persistent resource as its row holds it: the spec, state and times in `record.resource`, its
+// placement, price and verdict in `record.resource.trainyard`; what it cost in holds that ended.
+struct MemoryResource {
+  ResourceRecord record;
+  int64_t cost_micros = 0;
 };
 
 struct MemoryJob {
@@ -52,6 +62,10 @@ class MemoryDatabase {
   std::optional<Timestamp> epoch;
   std::optional<int64_t> hazard_tick;
 
+  std::map<int64_t, MemoryResource> resources;  // by uid
+  int64_t next_resource_uid = 1;
+  std::map<int64_t, Operation> operations;  // by id
+
   std::map<std::string, Project> projects_by_id;
   std::map<int64_t, Project> projects_by_number;
   int64_t next_project_number = 100000000001;  // as migrations/0001_init.sql numbers them
@@ -70,6 +84,12 @@ class MemoryDatabase {
   // A holder gives its node back: down nodes stay down; warm ones stay READY with their cache;
   // the rest are DELETED (storage/node_sql.h's TY_NODE_GIVEN_BACK).
   static void GiveBack(MemoryNode& node, bool warm, Timestamp at);
+  // The resource as a read shows it: its name, every pool's usedReplicaCount and whether its
+  // operation was asked to cancel (storage/resource_row.h's columns).
+  ResourceRecord ReadResourceLocked(const MemoryResource& stored) const;
+  // Finishes an unfinished operation with a response or an error; a finished one stays.
+  void FinishOperationLocked(int64_t id, std::optional<std::string> response,
+                             std::optional<RpcStatus> error, Timestamp at);
 };
 
 }  // namespace trainyard::storage::memory

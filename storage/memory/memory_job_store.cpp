@@ -97,7 +97,8 @@ StatusOr<std::vector<bool>> MemoryJobStore::ApplyTransitions(
 }
 
 Status MemoryJobStore::DeleteWithOperation(int64_t project_number, const std::string& location,
-                                           int64_t id, int64_t expected_version, const Operation&) {
+                                           int64_t id, int64_t expected_version,
+                                           const Operation& operation) {
   std::lock_guard lock(db_.mu);
   auto it = db_.jobs.find(id);
   if (it == db_.jobs.end() || it->second.record.project_number != project_number ||
@@ -117,6 +118,7 @@ Status MemoryJobStore::DeleteWithOperation(int64_t project_number, const std::st
   }
   db_.changes.erase(r.change_seq);
   db_.jobs.erase(it);
+  db_.operations[operation.id] = operation;  // with the delete, as the PostgreSQL store writes it
   return Status::Ok();
 }
 

@@ -62,12 +62,28 @@ StatusOr<SchedulerStore::UnitsDownView> MemorySchedulerStore::UnitsDown(const Fl
 }
 
 StatusOr<std::vector<SchedulerStore::ResourceStamp>> MemorySchedulerStore::ResourceStamps() {
-  return std::vector<ResourceStamp>{};
+  std::lock_guard lock(db_.mu);
+  std::vector<ResourceStamp> out;
+  for (const auto& [uid, r] : db_.resources) {
+    bool cancel = false;
+    if (r.record.operation_id) {
+      auto op = db_.operations.find(*r.record.operation_id);
+      cancel = op != db_.operations.end() && op->second.cancel_requested;
+    }
+    out.push_back(ResourceStamp{uid, r.record.version, cancel});
+  }
+  return out;
 }
 
 StatusOr<std::vector<ResourceRecord>> MemorySchedulerStore::ResourcesByUid(
-    const std::vector<int64_t>&) {
-  return std::vector<ResourceRecord>{};
+    const std::vector<int64_t>& uids) {
+  std::lock_guard lock(db_.mu);
+  std::vector<ResourceRecord> out;
+  for (int64_t uid : uids) {
+    auto it = db_.resources.find(uid);
+    if (it != db_.resources.end()) out.push_back(db_.ReadResourceLocked(it->second));
+  }
+  return out;
 }
 
 void MemorySchedulerStore::LoadFreeLocked(const Fleet& fleet, const std::vector<int>& pools,
@@ -124,6 +140,61 @@ bool MemorySchedulerStore::ApplyPlanLocked(const JobAdmissionPlan& plan, Timesta
   return db_.ApplyLocked(StateUpdate{plan.job_id, plan.version, plan.transition, {}});
 }
 
+bool MemorySchedulerStore::ApplyHoldLocked(const HoldPlan& plan, Timestamp now) {
+  auto it = db_.resources.find(plan.resource_uid);
+  if (it == db_.resources.end() || it->second.record.version != plan.version ||
+      it->second.record.resource.state != ResourceState::kProvisioning) {
+    return false;  // the resource moved on: its nodes stay free
+  }
+  for (const NodeClaim& claim : plan.claims) {
+    for (int64_t ordinal : claim.ordinals) {
+      const MemoryNode* node = db_.NodeLocked(claim.pool_id, ordinal);
+      if (node == nullptr || !Free(*node) || node->resource_uid) return false;
+    }
+  }
+  // READY nodes stay READY (with their cache); DELETED ones are provisioned for it.
+  for (const NodeClaim& claim : plan.claims) {
+    for (int64_t ordinal : claim.ordinals) {
+      MemoryNode& node = *db_.NodeLocked(claim.pool_id, ordinal);
+      node.resource_uid = plan.resource_uid;
+      if (node.state != NodeState::kReady) node.state = NodeState::kProvisioning;
+      node.since = now;
+    }
+  }
+  ResourceRecord& row = it->second.record;
+  ResourceFleetStatus& fleet =
+      row.resource.trainyard ? *row.resource.trainyard : row.resource.trainyard.emplace();
+  fleet.zone = plan.placement.zone;
+  fleet.pools = plan.placement.pools;
+  fleet.reason_code.clear();
+  fleet.reason_message.clear();
+  row.ready_at = plan.ready_at;
+  row.held_since = now;
+  row.hourly_price_micros = plan.placement.hourly_price_micros;
+  ++row.version;
+  return true;
+}
+
+void MemorySchedulerStore::FailHoldLocked(const HoldFailure& f, Timestamp now) {
+  auto it = db_.resources.find(f.resource_uid);
+  if (it == db_.resources.end() || it->second.record.version != f.version ||
+      it->second.record.resource.state != ResourceState::kProvisioning) {
+    return;
+  }
+  ResourceRecord& row = it->second.record;
+  const RpcStatus error{static_cast<int>(Code::kResourceExhausted), f.message};
+  if (row.operation_id) db_.FinishOperationLocked(*row.operation_id, std::nullopt, error, now);
+  row.resource.state = ResourceState::kError;
+  row.resource.error = error;
+  row.resource.update_time = now;
+  row.operation_id.reset();
+  if (row.resource.trainyard) {
+    row.resource.trainyard->reason_code.clear();
+    row.resource.trainyard->reason_message.clear();
+  }
+  ++row.version;
+}
+
 StatusOr<CommitOutcome> MemorySchedulerStore::Commit(const AdmissionPlanner& planner,
                                                      const CycleResult& cycle, Timestamp now) {
   std::lock_guard lock(db_.mu);
@@ -166,7 +237,15 @@ StatusOr<CommitOutcome> MemorySchedulerStore::Commit(const AdmissionPlanner& pla
     }
     outcome.preempted += static_cast<int>(requeues.size());
   }
-  outcome.skipped += static_cast<int>(cycle.holds.size() + cycle.hold_failures.size());
+  // Then the holds and every other admission, in the PostgreSQL store's order.
+  for (const HoldDecision& h : cycle.holds) {
+    std::optional<HoldPlan> plan = planner.PlanHold(h, now, free);
+    if (plan && ApplyHoldLocked(*plan, now)) {
+      ++outcome.admitted;
+    } else {
+      ++outcome.skipped;
+    }
+  }
   for (const AdmissionDecision& a : cycle.admissions) {
     if (!a.victims.empty()) continue;
     std::optional<JobAdmissionPlan> plan = planner.PlanJob(a, now, free);
@@ -175,6 +254,14 @@ StatusOr<CommitOutcome> MemorySchedulerStore::Commit(const AdmissionPlanner& pla
     } else {
       ++outcome.skipped;
     }
+  }
+  for (const HoldFailure& f : cycle.hold_failures) {
+    const auto before = db_.resources.find(f.resource_uid);
+    const bool applies = before != db_.resources.end() &&
+                         before->second.record.resource.state == ResourceState::kProvisioning &&
+                         before->second.record.version == f.version;
+    FailHoldLocked(f, now);
+    outcome.failed += applies ? 1 : 0;
   }
   for (const FailureDecision& f : cycle.failures) {
     TY_ASSIGN_OR_RETURN(JobTransition t, planner.PlanFailure(f, now));
@@ -188,6 +275,16 @@ StatusOr<CommitOutcome> MemorySchedulerStore::Commit(const AdmissionPlanner& pla
     SchedulingStatus& status = *it->second.record.job.trainyard;  // a note, as a verdict is
     status.reason_code = n.code;
     status.reason_message = n.message;
+  }
+  for (const HoldVerdict& v : cycle.hold_verdicts) {
+    auto it = db_.resources.find(v.resource_uid);
+    if (it == db_.resources.end()) continue;
+    PersistentResource& r = it->second.record.resource;
+    const bool placed = r.trainyard && !r.trainyard->zone.empty();
+    if (r.state != ResourceState::kProvisioning || placed) continue;
+    ResourceFleetStatus& fleet = r.trainyard ? *r.trainyard : r.trainyard.emplace();
+    fleet.reason_code = std::string(ReasonCodeName(v.verdict.code));
+    fleet.reason_message = v.verdict.message.str();
   }
   for (const VerdictUpdate& v : cycle.verdicts) {
     auto it = db_.jobs.find(v.job_id);

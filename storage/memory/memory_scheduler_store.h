@@ -1,8 +1,7 @@
 #pragma once
 // The scheduler's store in memory: node slots, the job change feed and the cycle's commit, which
 // applies what services/scheduler/admission_planner.h plans exactly as the PostgreSQL store does
-// (claims, victims' requeues, failures, verdicts). Persistent resources are not kept in memory
-// yet: the stamps are empty and a hold is skipped.
+// (claims, victims' requeues, persistent resources' holds, failures, verdicts).
 #include <set>
 
 #include "services/scheduler/scheduler_store.h"
@@ -31,6 +30,11 @@ class MemorySchedulerStore final : public SchedulerStore {
                       const std::set<int64_t>& releasing = {});
   // The plan's claims, if every chosen node is still free; then its transition.
   bool ApplyPlanLocked(const JobAdmissionPlan& plan, Timestamp now);
+  // A resource's hold, if every chosen node is still free and the resource still PROVISIONING at
+  // the planned version; then its placement.
+  bool ApplyHoldLocked(const HoldPlan& plan, Timestamp now);
+  // A resource that can never be placed: ERROR, and its operation ends with the same error.
+  void FailHoldLocked(const HoldFailure& f, Timestamp now);
 
   MemoryDatabase& db_;
 };

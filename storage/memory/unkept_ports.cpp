@@ -3,7 +3,8 @@
 namespace trainyard::storage::memory {
 
 Status NotKept(const char* what) {
-  return Unimplemented(std::string(what) + ": not kept in memory (simulate replays jobs only)");
+  return Unimplemented(std::string(what) +
+                       ": not kept in memory (simulate keeps what the control plane needs)");
 }
 
 }  // namespace trainyard::storage::memory

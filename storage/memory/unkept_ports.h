@@ -1,77 +1,16 @@
 #pragma once
-// The ports whose state `simulate` does not keep in memory yet: persistent resources and their
-// operations, the admin view, fault injections, tokens and replica logs. Each answers
+// The API's ports whose state `simulate` does not keep in memory: the admin view, fault
+// injections, tokens and replica logs (the control plane itself needs none of them). Each answers
 // UNIMPLEMENTED (naming what is missing), except the log store, which drops lines (a replay has
-// no replicas to read) and lists none, and the resource store, which has none to find.
+// no replicas to read) and lists none.
 #include "services/admin/admin_repository.h"
 #include "services/auth/token_repository.h"
 #include "services/fleet/fault_injection.h"
 #include "services/logs/job_log_repository.h"
-#include "services/operations/operation_repository.h"
-#include "services/persistent_resources/resource_fleet_store.h"
-#include "services/persistent_resources/resource_repository.h"
 
 namespace trainyard::storage::memory {
 
 Status NotKept(const char* what);
-
-class NoResources final : public ResourceRepository, public ResourceFleetStore {
- public:
-  Status Insert(const ResourceChange&) override { return NotKept("persistent resources"); }
-  StatusOr<ResourceRecord> Get(int64_t, const std::string&, const std::string& id) override {
-    return NotFound("persistent resource " + id + " not found");
-  }
-  StatusOr<std::vector<ResourceRecord>> List(const ListResourcesQuery&) override {
-    return std::vector<ResourceRecord>{};
-  }
-  StatusOr<std::optional<Operation>> Update(const ResourceChange&) override {
-    return NotKept("persistent resources");
-  }
-  StatusOr<bool> MarkRunning(const ResourceRecord&, Timestamp) override {
-    return NotKept("persistent resources");
-  }
-  StatusOr<bool> StartReboot(const ResourceRecord&, Timestamp, Timestamp,
-                             const std::vector<StateUpdate>&) override {
-    return NotKept("persistent resources");
-  }
-  StatusOr<std::vector<JobRecord>> JobsHoldingNodes(const ResourceRecord&) override {
-    return NotKept("persistent resources");
-  }
-  StatusOr<bool> Resize(const ResourceRecord&, const std::vector<PoolResize>&, Timestamp, Timestamp,
-                        std::string&) override {
-    return NotKept("persistent resources");
-  }
-  Status ResizeWaits(const ResourceRecord&, const std::string&, const std::string&) override {
-    return NotKept("persistent resources");
-  }
-  StatusOr<bool> Autoscale(const ResourceRecord&, const PersistentResource&, Timestamp) override {
-    return NotKept("persistent resources");
-  }
-  StatusOr<std::map<std::string, int64_t>> IdleNodes(const ResourceRecord&, Timestamp) override {
-    return NotKept("persistent resources");
-  }
-  StatusOr<std::vector<JobRef>> JobsOn(const ResourceRecord&) override {
-    return NotKept("persistent resources");
-  }
-  StatusOr<bool> Remove(const ResourceRecord&, Timestamp,
-                        const std::optional<RpcStatus>&) override {
-    return NotKept("persistent resources");
-  }
-};
-
-class NoOperations final : public OperationRepository {
- public:
-  StatusOr<Operation> Get(int64_t, const std::string&, int64_t) override {
-    return NotKept("operations");
-  }
-  StatusOr<std::vector<Operation>> List(const ListOperationsQuery&) override {
-    return NotKept("operations");
-  }
-  Status RequestCancel(int64_t, const std::string&, int64_t, Timestamp) override {
-    return NotKept("operations");
-  }
-  Status Delete(int64_t, const std::string&, int64_t) override { return NotKept("operations"); }
-};
 
 class NoAdminView final : public AdminRepository {
  public:

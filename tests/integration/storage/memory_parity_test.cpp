@@ -5,7 +5,11 @@
 // move that one store applies and the other does not shows up here.
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "api/wire/fleet_codec.h"
+#include "api/wire/operation_codec.h"
+#include "api/wire/persistent_resource_codec.h"
 #include "cmd/app/memory_adapters.h"
 #include "services/job_state_names.h"
 #include "tests/integration/sim_fixture.h"
@@ -133,6 +137,191 @@ TEST_F(MemoryParityTest, AWorkloadEndsTheSameOnMemoryAsOnPostgres) {
   EXPECT_GE(ended, 8);
   EXPECT_GE(restarted, 1);
   EXPECT_GE(restored, 1) << "a run resumed from a checkpoint and restored it";
+}
+
+// Persistent resources: a reservation kept booted and cold on-demand nodes that fail now and then.
+constexpr const char* kResourceFleet = R"({"seed": 5,
+  "bootTime": {"default": "120s"}, "imagePullGbps": 10, "imageSizeGb": {"default": 10},
+  "repairTime": "600s", "resourceIdleTimeout": "600s",
+  "zones": [{"zone": "us-central1-a", "pools": [
+    {"machineType": "a3-highgpu-8g", "model": "RESERVATION", "reservation": "r1", "term": "1y",
+     "keepBooted": true, "projects": ["demo"], "nodes": 2, "pricePerNodeHour": 30},
+    {"machineType": "a3-highgpu-8g", "model": "ON_DEMAND", "nodes": 6, "pricePerNodeHour": 88,
+     "failuresPerNodeHour": 0.1}]}]})";
+
+class ResourceParityTest : public testing::SimFixture {
+ protected:
+  void SetUp() override { ASSERT_NO_FATAL_FAILURE(StartFleet(kResourceFleet)); }
+};
+
+MachineSpec H100() {
+  MachineSpec m;
+  m.machine_type = "a3-highgpu-8g";
+  m.accelerator_type = AcceleratorType::kNvidiaH100_80gb;
+  m.accelerator_count = 8;
+  return m;
+}
+
+// A gang of `replicas` A3 High replicas running for `run`, on `resource` when set.
+CustomJob Gang(const std::string& resource, int64_t replicas, const std::string& run) {
+  CustomJob job;
+  job.display_name = "on-" + resource + "-" + std::to_string(replicas) + "-" + run;
+  for (int64_t n : {int64_t{1}, replicas - 1}) {
+    if (n == 0) continue;
+    WorkerPoolSpec pool;
+    pool.machine_spec = H100();
+    pool.replica_count = n;
+    pool.container_spec = ContainerSpec{};
+    pool.container_spec->image_uri = "train:1";
+    pool.container_spec->env.push_back({"TRAINYARD_SIM_DURATION", run});
+    job.job_spec.worker_pool_specs.push_back(pool);
+  }
+  job.job_spec.persistent_resource_id = resource;
+  return job;
+}
+
+PersistentResource OnePool(int64_t replicas, std::optional<ResourceAutoscaling> autoscaling) {
+  PersistentResource r;
+  ResourcePool pool;
+  pool.machine_spec = H100();
+  pool.replica_count = replicas;
+  pool.autoscaling_spec = autoscaling;
+  r.resource_pools.push_back(pool);
+  return r;
+}
+
+TEST_F(ResourceParityTest, PersistentResourcesEndTheSameOnMemoryAsOnPostgres) {
+  auto fleet = ParseFleet(kResourceFleet, "test");
+  ASSERT_TRUE(fleet.ok());
+  Fleet memory_fleet = std::move(fleet).value();
+  ManualClock memory_clock{clock_.Now()};
+  SeededIds memory_ids{7};
+  app::MemoryAdapters memory;
+  sim::SimRuntime memory_runtime;
+  app::ControlPlaneOptions options;
+  options.executor.owner = "exec";
+  options.ids = &memory_ids;
+  auto plane =
+      app::ControlPlane::Build(memory.ports(), memory_fleet, memory_clock, memory_runtime, options);
+  ASSERT_TRUE(plane.ok()) << plane.status().message();
+  const ParentRef parent{"demo", "us-central1"};
+  ResourceService& mem_resources = (*plane)->resources();
+
+  // The same request to both planes; both answer alike (an operation, or the same error).
+  std::vector<Operation> ops;
+  auto both = [&](const std::function<StatusOr<Operation>(ResourceService&)>& call) {
+    auto pg = call(*resource_service_);
+    auto mem = call(mem_resources);
+    ASSERT_EQ(pg.ok(), mem.ok()) << (pg.ok() ? mem.status().message() : pg.status().message());
+    if (!pg.ok()) {
+      EXPECT_EQ(pg.status().code(), mem.status().code());
+      EXPECT_EQ(pg.status().message(), mem.status().message());
+      return;
+    }
+    EXPECT_EQ(EncodeOperation(*pg).dump(), EncodeOperation(*mem).dump());
+    ops.push_back(*pg);
+  };
+  // Each resource and operation as a client reads it, on both planes.
+  int64_t auto_most = 0;
+  std::set<ResourceState> fixed_states;
+  auto compare = [&](const std::string& when) {
+    for (const std::string id : {"fixed", "auto"}) {
+      auto pg = resource_service_->Get(ResourceRef{parent, id});
+      auto mem = mem_resources.Get(ResourceRef{parent, id});
+      ASSERT_EQ(pg.ok(), mem.ok()) << when << " " << id;
+      if (!pg.ok()) continue;
+      if (id == "auto") auto_most = std::max(auto_most, pg->resource_pools[0].replica_count);
+      if (id == "fixed") fixed_states.insert(pg->state);
+      EXPECT_EQ(EncodePersistentResource(*pg).dump(), EncodePersistentResource(*mem).dump())
+          << when << " " << id;
+    }
+    for (const Operation& op : ops) {
+      const OperationRef ref{parent, "", "", std::to_string(op.id)};
+      auto pg = operation_service_->Get(ref);
+      auto mem = (*plane)->operations().Get(ref);
+      ASSERT_TRUE(pg.ok() && mem.ok()) << when << " operation " << op.id;
+      EXPECT_EQ(EncodeOperation(*pg).dump(), EncodeOperation(*mem).dump()) << when;
+    }
+  };
+
+  both([&](ResourceService& s) { return s.Create(parent, "fixed", OnePool(2, std::nullopt)); });
+  both([&](ResourceService& s) {
+    return s.Create(parent, "auto", OnePool(1, ResourceAutoscaling{1, 3}));
+  });
+  both([&](ResourceService& s) { return s.Create(parent, "fixed", OnePool(1, std::nullopt)); });
+
+  struct Submit {
+    int minute;
+    std::string resource;
+    int64_t replicas;
+    std::string run;
+  };
+  const std::vector<Submit> workload = {
+      {1, "fixed", 2, "1200s"}, {2, "auto", 2, "900s"},  {3, "auto", 1, "600s"},
+      {5, "fixed", 1, "600s"},  {6, "", 2, "1800s"},     {8, "auto", 3, "1200s"},
+      {20, "fixed", 2, "900s"}, {45, "auto", 1, "300s"}, {70, "fixed", 1, "2400s"},
+      {75, "auto", 2, "600s"},
+  };
+  std::vector<CustomJob> on_pg, on_memory;
+  int ended = 0, restarted = 0;
+  for (int minute = 0; minute < 4 * 60; ++minute) {
+    for (const Submit& s : workload) {
+      if (s.minute != minute) continue;
+      auto pg = service_->Create(parent, Gang(s.resource, s.replicas, s.run), "");
+      auto mem = (*plane)->jobs().Create(parent, Gang(s.resource, s.replicas, s.run), "");
+      ASSERT_TRUE(pg.ok() && mem.ok()) << minute;
+      on_pg.push_back(*pg);
+      on_memory.push_back(*mem);
+    }
+    PersistentResource resize;
+    resize.resource_pools.push_back(ResourcePool{"", H100(), 0, {}, {}, 0});
+    // Shrink while its jobs hold the nodes (it waits), grow, shrink when idle (the highest nodes
+    // go).
+    if (minute == 30 || minute == 50 || minute == 62) {
+      resize.resource_pools[0].replica_count = minute == 50 ? 3 : 1;
+      both([&](ResourceService& s) {
+        return s.Patch(ResourceRef{parent, "fixed"}, resize, {"resourcePools.replicaCount"});
+      });
+    }
+    if (minute == 80)
+      both([&](ResourceService& s) { return s.Reboot(ResourceRef{parent, "fixed"}); });
+    if (minute == 150)
+      both([&](ResourceService& s) { return s.Delete(ResourceRef{parent, "auto"}); });
+    ASSERT_NO_FATAL_FAILURE(Step());
+    ASSERT_TRUE((*plane)->scheduler().RunOnce().ok());
+    ASSERT_TRUE((*plane)->executor().RunOnce().ok());
+    if (minute % 10 == 0 || minute % 10 == 1) {
+      ASSERT_NO_FATAL_FAILURE(compare("minute " + std::to_string(minute)));
+    }
+    clock_.Advance(60s);
+    memory_clock.Advance(60s);
+  }
+  ASSERT_NO_FATAL_FAILURE(compare("the end"));
+  for (size_t i = 0; i < on_pg.size(); ++i) {
+    CustomJob pg = Get(on_pg[i], "demo");
+    const std::string id = on_memory[i].name.substr(on_memory[i].name.rfind('/') + 1);
+    auto mem = (*plane)->jobs().Get(JobRef{parent, id});
+    ASSERT_TRUE(mem.ok()) << mem.status().message();
+    EXPECT_EQ(on_pg[i].name, on_memory[i].name) << "the same ids from the same seed";
+    EXPECT_EQ(Outcome(pg), Outcome(*mem)) << "job " << i;
+    ended += IsTerminal(pg.state) ? 1 : 0;
+    restarted += pg.trainyard->goodput.restarting > 0s ? 1 : 0;
+  }
+  EXPECT_EQ(ended, static_cast<int>(workload.size()));
+  EXPECT_GE(restarted, 1) << "the reboot stopped a job, which resumed on the rebooted nodes";
+  EXPECT_EQ(auto_most, 3) << "autoscaling grew the pool to its maximum";
+  EXPECT_TRUE(fixed_states.count(ResourceState::kUpdating) > 0 &&
+              fixed_states.count(ResourceState::kRebooting) > 0);
+  // The story is worth comparing: every operation finished, "auto" grew past its minimum and is
+  // gone, and the reboot stopped and resumed a job.
+  for (const Operation& op : ops) {
+    auto read = operation_service_->Get(OperationRef{parent, "", "", std::to_string(op.id)});
+    ASSERT_TRUE(read.ok());
+    EXPECT_TRUE(read->done) << op.id << " " << op.metadata_type;
+  }
+  EXPECT_EQ(resource_service_->Get(ResourceRef{parent, "auto"}).status().code(), Code::kNotFound);
+  EXPECT_EQ(resource_service_->Get(ResourceRef{parent, "fixed"})->resource_pools[0].replica_count,
+            1);
 }
 
 }  // namespace

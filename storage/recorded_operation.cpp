@@ -1,0 +1,17 @@
+#include "storage/recorded_operation.h"
+
+#include "api/wire/persistent_resource_codec.h"
+
+namespace trainyard::storage {
+
+Operation RecordedOperation(const ResourceChange& change) {
+  Operation op = change.operation;
+  if (op.done && change.respond_with_resource) {
+    PersistentResource shown = change.record.resource;
+    shown.trainyard.reset();
+    op.response_json = EncodePersistentResourceResponse(shown).dump();
+  }
+  return op;
+}
+
+}  // namespace trainyard::storage
