@@ -47,10 +47,13 @@ constexpr const char* kChanges =
     "ORDER BY change_xid, change_seq LIMIT $3::int";
 
 // A down node a persistent resource holds is the resource's loss, already out of the pool's free
-// units through the resource's hold.
+// units through the resource's hold; so is one still booting for it (a resize that grew it): its
+// jobs cannot have it before it is READY, and a core that counted it would admit onto it, see the
+// claim come back short and read the whole change feed again.
 const StateSql kUnhealthy(
-    "SELECT pool_id, ordinal, COALESCE(resource_uid, 0) FROM nodes "
-    "WHERE state IN (:node_preempted, :node_failed, :node_repairing) AND job_id IS NULL");
+    "SELECT pool_id, ordinal, COALESCE(resource_uid, 0) FROM nodes WHERE job_id IS NULL "
+    "AND (state IN (:node_preempted, :node_failed, :node_repairing) "
+    "OR (resource_uid IS NOT NULL AND state = :node_provisioning))");
 
 const StateSql kFreeNodes(
     "SELECT pool_id, ordinal, state, array_to_json(image_cache)::text, "

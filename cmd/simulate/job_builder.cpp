@@ -41,12 +41,19 @@ StatusOr<BuiltJob> BuildJob(const Scenario& s, const TraceJob& job) {
     return built;
   }
   const std::string where = s.workload.path + ":" + std::to_string(job.line);
-  const MachineType* largest = FindMachineType(s.shapes.back());
+  const ResourcePlan* resource = nullptr;
+  for (const ResourcePlan& r : s.resources) {
+    if (rule != nullptr && r.id == rule->persistent_resource) resource = &r;
+  }
+  // On a persistent resource, the resource's machine type: whole nodes of it as a gang.
+  const std::vector<std::string> shapes =
+      resource != nullptr ? std::vector<std::string>{resource->machine_type} : s.shapes;
+  const MachineType* largest = FindMachineType(shapes.back());
   const int64_t per_node_max = largest->accelerator_count;
   const MachineType* shape = nullptr;
   if (job.nodes > 0) {
     const int64_t per_node = (job.gpus + job.nodes - 1) / job.nodes;
-    for (const std::string& name : s.shapes) {
+    for (const std::string& name : shapes) {
       const MachineType* m = FindMachineType(name);
       if (m->accelerator_count >= per_node) {
         shape = m;
@@ -57,11 +64,11 @@ StatusOr<BuiltJob> BuildJob(const Scenario& s, const TraceJob& job) {
     if (shape == nullptr) {
       return InvalidArgument(where + ": no shape has " + std::to_string(per_node) +
                              " GPUs a node (" + std::to_string(job.gpus) + " GPUs on " +
-                             std::to_string(job.nodes) + " nodes); the largest, " +
-                             s.shapes.back() + ", has " + std::to_string(per_node_max));
+                             std::to_string(job.nodes) + " nodes); the largest, " + shapes.back() +
+                             ", has " + std::to_string(per_node_max));
     }
   } else if (job.gpus <= per_node_max) {
-    for (const std::string& name : s.shapes) {
+    for (const std::string& name : shapes) {
       const MachineType* m = FindMachineType(name);
       if (m->accelerator_count >= job.gpus) {
         shape = m;
@@ -74,6 +81,11 @@ StatusOr<BuiltJob> BuildJob(const Scenario& s, const TraceJob& job) {
     built.nodes = (job.gpus + per_node_max - 1) / per_node_max;
   }
   built.machine_type = std::string(shape->name);
+  if (resource != nullptr && built.nodes > resource->MostNodes()) {
+    return InvalidArgument(where + ": needs " + std::to_string(built.nodes) + " nodes of " +
+                           built.machine_type + "; persistent resource " + resource->id +
+                           " holds at most " + std::to_string(resource->MostNodes()));
+  }
 
   CustomJob& body = built.body;
   body.display_name = job.id.empty() ? "trace-" + std::to_string(job.line) : "trace-" + job.id;
@@ -101,6 +113,7 @@ StatusOr<BuiltJob> BuildJob(const Scenario& s, const TraceJob& job) {
     }
     body.job_spec.worker_pool_specs.push_back(std::move(pool));
   }
+  if (resource != nullptr) body.job_spec.persistent_resource_id = resource->id;
   body.job_spec.scheduling = Scheduling{};
   Scheduling& sched = *body.job_spec.scheduling;
   if (built.model == "SPOT") {

@@ -153,6 +153,7 @@ StatusOr<ScenarioReport> WriteScenario(const std::string& dir, const Scenario& s
          "machine_type,nodes,gpus,cost_usd,wait_s,jct_s,waiting_s,starting_s,restarting_s,"
          "running_s,redone_s,preemptions,node_names\n";
   std::vector<double> waits, jcts;
+  std::map<std::string, std::vector<double>> waits_by_project;
   double job_cost = 0, productive = 0, lifetime = 0, wall = 0;
   double productive_accelerator_hours = 0;  // productive time × the accelerators the job held
   // Productive accelerator-hours by the consumption model of the job's placement, and job-hours
@@ -168,6 +169,7 @@ StatusOr<ScenarioReport> WriteScenario(const std::string& dir, const Scenario& s
     std::string wait, jct, start, end;
     if (job.start_time) {
       waits.push_back(Seconds(*job.start_time - *job.create_time));
+      waits_by_project[j.trace->project].push_back(waits.back());
       wait = Fixed(waits.back(), 1);
       start = Fixed(Seconds(*job.start_time - epoch), 1);
     }
@@ -257,6 +259,14 @@ StatusOr<ScenarioReport> WriteScenario(const std::string& dir, const Scenario& s
   summary["wait_seconds"] = {{"p50", Round(Percentile(waits, 50), 1)},
                              {"p95", Round(Percentile(waits, 95), 1)},
                              {"p99", Round(Percentile(waits, 99), 1)}};
+  ordered_json by_project = ordered_json::object();
+  for (auto& [project, w] : waits_by_project) {
+    std::sort(w.begin(), w.end());
+    by_project[project] = {{"p50", Round(Percentile(w, 50), 1)},
+                           {"p95", Round(Percentile(w, 95), 1)},
+                           {"p99", Round(Percentile(w, 99), 1)}};
+  }
+  summary["wait_seconds_by_project"] = by_project;
   summary["jct_seconds"] = {{"p50", Round(Percentile(jcts, 50), 1)},
                             {"p95", Round(Percentile(jcts, 95), 1)}};
   summary["goodput"] = Round(lifetime > 0 ? productive / lifetime : 0, 4);
@@ -277,6 +287,19 @@ StatusOr<ScenarioReport> WriteScenario(const std::string& dir, const Scenario& s
   summary["utilization"] = utilization;
   summary["reservation_utilization"] =
       utilization.contains("RESERVATION") ? utilization["RESERVATION"] : ordered_json(nullptr);
+  // Each persistent resource: node-hours it held (paid for), node-hours its jobs ran on them, and
+  // the share of its hours that did work.
+  ordered_json resources = ordered_json::object();
+  for (const auto& [id, usage] : result.resources) {
+    resources[id] = {
+        {"held_node_hours", Round(usage.held_node_seconds / 3600, 2)},
+        {"busy_node_hours", Round(usage.busy_node_seconds / 3600, 2)},
+        {"utilization",
+         Round(usage.held_node_seconds > 0 ? usage.busy_node_seconds / usage.held_node_seconds : 0,
+               4)},
+        {"most_nodes", usage.most_nodes}};
+  }
+  summary["persistent_resources"] = resources;
   summary["simulated_seconds"] = Round(Seconds(result.simulated), 1);
   TY_RETURN_IF_ERROR(WriteText(out / "jobs.csv", csv.str()));
   TY_RETURN_IF_ERROR(WriteText(out / "summary.json", summary.dump(2) + "\n"));
@@ -338,6 +361,17 @@ Status WriteComparison(const std::string& dir, const std::vector<ScenarioReport>
   row("preemptions", [&](const ordered_json& s) { return num(s["preemptions"], 0); });
   row("reservation utilization",
       [&](const ordered_json& s) { return num(s["reservation_utilization"], 3); });
+  std::set<std::string> resource_ids;
+  for (const ScenarioReport& r : reports) {
+    for (const auto& [id, v] : r.summary["persistent_resources"].items()) resource_ids.insert(id);
+  }
+  for (const std::string& id : resource_ids) {
+    row("persistent resource " + id + ": node-hours held / used", [&](const ordered_json& s) {
+      const auto& all = s["persistent_resources"];
+      if (!all.contains(id)) return std::string("–");
+      return num(all[id]["held_node_hours"], 0) + " / " + num(all[id]["busy_node_hours"], 0);
+    });
+  }
   md << "\n![wait CDF](wait_cdf.svg)\n![cost against p95 wait](cost_vs_wait.svg)\n";
   for (const ScenarioReport& r : reports) {
     all.push_back(r.summary);

@@ -115,6 +115,67 @@ StatusOr<Workload> ParseWorkload(const std::string& src, const json& w, const fs
   return out;
 }
 
+StatusOr<ResourcePlan> ParseResource(const std::string& src, const json& r, size_t i) {
+  const std::string p = "persistentResources[" + std::to_string(i) + "].";
+  if (!r.is_object()) return Bad(src, p.substr(0, p.size() - 1), "must be an object");
+  ResourcePlan plan;
+  TY_ASSIGN_OR_RETURN(plan.id, StringField(src, r, "id", p, true));
+  TY_ASSIGN_OR_RETURN(plan.project, StringField(src, r, "project", p, true));
+  TY_ASSIGN_OR_RETURN(plan.machine_type, StringField(src, r, "machineType", p, true));
+  const MachineType* m = FindMachineType(plan.machine_type);
+  if (m == nullptr || m->accelerator_count <= 0 || m->is_tpu) {
+    return Bad(src, p + "machineType",
+               "\"" + plan.machine_type + "\" is not a machine type with built-in GPUs");
+  }
+  auto count = [&](const json& obj, const char* key, const std::string& at,
+                   int64_t least) -> StatusOr<std::optional<int64_t>> {
+    if (!obj.contains(key)) return std::optional<int64_t>();
+    if (!obj[key].is_number_integer() || obj[key].get<int64_t>() < least) {
+      return Bad(src, at + key, "must be a whole number, " + std::to_string(least) + " or more");
+    }
+    return std::optional(obj[key].get<int64_t>());
+  };
+  TY_ASSIGN_OR_RETURN(std::optional<int64_t> replicas, count(r, "replicaCount", p, 1));
+  if (r.contains("autoscalingSpec")) {
+    const json& a = r["autoscalingSpec"];
+    const std::string ap = p + "autoscalingSpec.";
+    if (!a.is_object()) return Bad(src, p + "autoscalingSpec", "must be an object");
+    TY_ASSIGN_OR_RETURN(plan.min_replicas, count(a, "minReplicaCount", ap, 0));
+    TY_ASSIGN_OR_RETURN(plan.max_replicas, count(a, "maxReplicaCount", ap, 1));
+    if (!plan.min_replicas || !plan.max_replicas) {
+      return Bad(src, ap + (plan.min_replicas ? "maxReplicaCount" : "minReplicaCount"),
+                 "is required");
+    }
+    if (*plan.max_replicas < *plan.min_replicas) {
+      return Bad(src, ap + "maxReplicaCount", "must be at least minReplicaCount");
+    }
+  } else if (!replicas) {
+    return Bad(src, p + "replicaCount", "is required without an autoscalingSpec");
+  }
+  plan.replicas = replicas.value_or(0);
+  return plan;
+}
+
+// A rule that sends jobs to a persistent resource names one the scenario keeps, and only the
+// resource's own project: a resource serves its project's jobs alone.
+Status CheckResourceRule(const std::string& src, const std::string& p, const PlacementRule& rule,
+                         const std::vector<ResourcePlan>& resources) {
+  const ResourcePlan* plan = nullptr;
+  for (const ResourcePlan& r : resources) {
+    if (r.id == rule.persistent_resource) plan = &r;
+  }
+  if (plan == nullptr) {
+    return Bad(src, p + "persistentResource",
+               "the scenario keeps no persistent resource \"" + rule.persistent_resource + "\"");
+  }
+  if (rule.projects.size() != 1 || rule.projects[0] != plan->project) {
+    return Bad(src, p + "projects",
+               "must be [\"" + plan->project + "\"]: persistent resource \"" + plan->id +
+                   "\" serves only its own project's jobs");
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 StatusOr<Scenario> LoadScenario(const std::string& path, std::optional<uint64_t> seed) {
@@ -165,6 +226,21 @@ StatusOr<Scenario> LoadScenario(const std::string& path, std::optional<uint64_t>
     return FindMachineType(a)->accelerator_count < FindMachineType(b)->accelerator_count;
   });
 
+  if (j.contains("persistentResources")) {
+    const json& list = j["persistentResources"];
+    if (!list.is_array()) return Bad(path, "persistentResources", "must be a list");
+    for (size_t i = 0; i < list.size(); ++i) {
+      TY_ASSIGN_OR_RETURN(ResourcePlan plan, ParseResource(path, list[i], i));
+      for (const ResourcePlan& other : s.resources) {
+        if (other.id == plan.id) {
+          return Bad(path, "persistentResources[" + std::to_string(i) + "].id",
+                     "\"" + plan.id + "\" is named twice");
+        }
+      }
+      s.resources.push_back(std::move(plan));
+    }
+  }
+
   if (j.contains("placement")) {
     if (!j["placement"].is_array()) return Bad(path, "placement", "must be a list of rules");
     for (size_t i = 0; i < j["placement"].size(); ++i) {
@@ -173,9 +249,15 @@ StatusOr<Scenario> LoadScenario(const std::string& path, std::optional<uint64_t>
       if (!r.is_object()) return Bad(path, p.substr(0, p.size() - 1), "must be an object");
       PlacementRule rule;
       TY_ASSIGN_OR_RETURN(rule.projects, StringList(path, r, "projects", p));
-      TY_ASSIGN_OR_RETURN(rule.model, StringField(path, r, "model", p, true));
-      if (rule.model != "STANDARD" && rule.model != "ON_DEMAND" && rule.model != "SPOT" &&
-          rule.model != "SPOT_THEN_ON_DEMAND" && rule.model != "FLEX_START") {
+      TY_ASSIGN_OR_RETURN(rule.persistent_resource,
+                          StringField(path, r, "persistentResource", p, false));
+      TY_ASSIGN_OR_RETURN(rule.model,
+                          StringField(path, r, "model", p, rule.persistent_resource.empty()));
+      if (!rule.persistent_resource.empty()) {
+        TY_RETURN_IF_ERROR(CheckResourceRule(path, p, rule, s.resources));
+        rule.model = "STANDARD";  // the resource's nodes, whatever they were bought as
+      } else if (rule.model != "STANDARD" && rule.model != "ON_DEMAND" && rule.model != "SPOT" &&
+                 rule.model != "SPOT_THEN_ON_DEMAND" && rule.model != "FLEX_START") {
         return Bad(path, p + "model",
                    "must be STANDARD, ON_DEMAND, SPOT, SPOT_THEN_ON_DEMAND or FLEX_START");
       }

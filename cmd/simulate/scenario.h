@@ -1,8 +1,10 @@
 #pragma once
 // A `trainyard simulate` scenario: a fleet (the fleet-file format, by path or inline, scaled), a
 // workload trace and how it maps onto jobs (machine shapes, consumption models by project and
-// size), and the knobs a platform team turns (reservation owners, checkpoint interval). Read from
+// size, persistent resources kept for a project's jobs), and the knobs a platform team turns
+// (reservation owners, checkpoint interval). Read from
 // JSON; every error names the field (docs/simulate.md has the format).
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>
@@ -42,6 +44,19 @@ struct PlacementRule {
   // STANDARD (reservation, then on-demand), ON_DEMAND (never a reservation), SPOT,
   // SPOT_THEN_ON_DEMAND (Vertex's LOW_COST), FLEX_START.
   std::string model = "STANDARD";
+  // Set: the jobs run on this persistent resource of their project (its nodes, its machine type).
+  std::string persistent_resource;
+};
+
+// A persistent resource the scenario keeps for one project's jobs, created when the replay starts
+// as a client would create it: its nodes boot once and stay up (and are paid for) between jobs.
+struct ResourcePlan {
+  std::string id;
+  std::string project;
+  std::string machine_type;
+  int64_t replicas = 0;  // nodes it starts with (autoscaling: its minimum when 0)
+  std::optional<int64_t> min_replicas, max_replicas;  // autoscaling
+  int64_t MostNodes() const { return std::max(replicas, max_replicas.value_or(0)); }
 };
 
 struct Scenario {
@@ -51,6 +66,7 @@ struct Scenario {
   Workload workload;
   std::vector<std::string> shapes;  // machine types with built-in GPUs, smallest first
   std::vector<PlacementRule> placement;
+  std::vector<ResourcePlan> resources;
   std::optional<Duration> checkpoint_interval;
   // What each checkpoint save and restore takes the replayed jobs (a trace has no model size).
   std::optional<Duration> checkpoint_save;

@@ -4,6 +4,7 @@
 
 #include "cmd/app/control_plane.h"
 #include "cmd/app/memory_adapters.h"
+#include "services/catalog.h"
 #include "workers/sim/sim_runtime.h"
 
 namespace trainyard::simulate {
@@ -25,6 +26,37 @@ Timestamp At(Timestamp epoch, Duration offset) {
 // The region the trace's jobs are created in: the fleet's first pool's.
 std::string RegionOf(const Fleet& fleet) {
   return fleet.pools.empty() ? "us-central1" : fleet.pools.front().region;
+}
+
+// The series a capacity chart shows persistent resources' idle (but paid for) nodes as.
+constexpr const char* kIdleResourceSeries = "RESOURCE_IDLE";
+
+PersistentResource ResourceBody(const ResourcePlan& plan) {
+  const MachineType* m = FindMachineType(plan.machine_type);
+  PersistentResource r;
+  r.display_name = plan.id;
+  ResourcePool pool;
+  pool.machine_spec.machine_type = plan.machine_type;
+  pool.machine_spec.accelerator_type = m->accelerator;
+  pool.machine_spec.accelerator_count = m->accelerator_count;
+  pool.replica_count = plan.replicas;
+  if (plan.min_replicas) {
+    pool.autoscaling_spec = ResourceAutoscaling{*plan.min_replicas, *plan.max_replicas};
+  }
+  r.resource_pools.push_back(std::move(pool));
+  return r;
+}
+
+// Whether the reconciler has work ahead for the resource without a job to wake it: nodes to boot
+// or resize, or idle nodes it gives back past the fleet's resourceIdleTimeout.
+bool ResourceSettling(const PersistentResource& r) {
+  if (r.state != ResourceState::kRunning) return true;
+  for (const ResourcePool& pool : r.resource_pools) {
+    if (pool.autoscaling_spec && pool.replica_count > pool.autoscaling_spec->min_replica_count) {
+      return true;
+    }
+  }
+  return false;
 }
 
 }  // namespace
@@ -56,6 +88,16 @@ StatusOr<SimulationResult> RunScenario(const Scenario& scenario, const Trace& tr
   TY_ASSIGN_OR_RETURN(std::unique_ptr<app::ControlPlane> plane,
                       app::ControlPlane::Build(memory.ports(), fleet, clock, runtime, options));
   const std::string region = RegionOf(fleet);
+  // The scenario's persistent resources, created as a client creates them, before any job.
+  for (size_t i = 0; i < scenario.resources.size(); ++i) {
+    const ResourcePlan& plan = scenario.resources[i];
+    auto created =
+        plane->resources().Create(ParentRef{plan.project, region}, plan.id, ResourceBody(plan));
+    if (!created.ok()) {
+      return InvalidArgument(scenario.source + ": persistentResources[" + std::to_string(i) +
+                             "]: " + created.status().message());
+    }
+  }
   std::map<std::string, std::string> model_of_pool;
   for (const CapacityPool& pool : fleet.pools) {
     model_of_pool[pool.id] = std::string(ConsumptionModelName(pool.model));
@@ -93,18 +135,32 @@ StatusOr<SimulationResult> RunScenario(const Scenario& scenario, const Trace& tr
       if (stats.changes == 0 && stats.committed.admitted == 0 && moved == 0) break;
     }
 
-    // What is busy now, until the next event.
+    // What is busy (paid for) now, until the next event: nodes jobs hold, and the nodes
+    // persistent resources hold, busy or idle.
     std::map<std::string, int64_t> busy, busy_in_pool, slots;
+    std::map<int64_t, std::pair<int64_t, int64_t>> by_resource;  // uid → (held, busy)
     int64_t live = 0;
+    bool resources_settling = false;  // booting, resizing, or able to shrink when idle
     std::optional<Timestamp> due;
     {
       std::lock_guard lock(db.mu);
       for (const auto& [pool_id, nodes] : db.nodes) {
-        int64_t held = 0;
-        for (const auto& n : nodes) held += n.job_id ? 1 : 0;
+        int64_t held = 0, idle_in_resource = 0;
+        for (const auto& n : nodes) {
+          held += n.job_id || n.resource_uid ? 1 : 0;
+          idle_in_resource += n.resource_uid && !n.job_id ? 1 : 0;
+          if (n.resource_uid) {
+            by_resource[*n.resource_uid].first += 1;
+            by_resource[*n.resource_uid].second += n.job_id ? 1 : 0;
+          }
+        }
         slots[pool_id] = static_cast<int64_t>(nodes.size());
         busy_in_pool[pool_id] = held;
-        busy[model_of_pool[pool_id]] += held;
+        busy[model_of_pool[pool_id]] += held - idle_in_resource;
+        if (idle_in_resource > 0) busy[kIdleResourceSeries] += idle_in_resource;
+      }
+      for (const auto& [uid, r] : db.resources) {
+        resources_settling = resources_settling || ResourceSettling(r.record.resource);
       }
       live = db.live_jobs;
       if (!db.unclaimed.empty()) due = db.unclaimed.begin()->first;
@@ -133,9 +189,20 @@ StatusOr<SimulationResult> RunScenario(const Scenario& scenario, const Trace& tr
       due = grace;
     }
     if (due) then = std::min(then, std::max(*due, now + 1us));
-    if (live > 0) then = std::min(then, now + kIdlePass);
+    if (live > 0 || resources_settling) then = std::min(then, now + kIdlePass);
     const double dt = std::chrono::duration<double>(then - now).count();
     for (const auto& [pool, count] : busy_in_pool) result.busy_node_seconds[pool] += count * dt;
+    {
+      std::lock_guard lock(db.mu);
+      for (const auto& [uid, counts] : by_resource) {
+        auto r = db.resources.find(uid);
+        if (r == db.resources.end()) continue;
+        ResourceUsage& usage = result.resources[r->second.record.resource_id];
+        usage.held_node_seconds += static_cast<double>(counts.first) * dt;
+        usage.busy_node_seconds += static_cast<double>(counts.second) * dt;
+        usage.most_nodes = std::max(usage.most_nodes, counts.first);
+      }
+    }
     for (const auto& [pool, count] : slots) result.node_seconds[pool] += count * dt;
     now = then;
   }

@@ -24,17 +24,28 @@ struct JobOutcome {
   JobRecord record;  // as the run left it
 };
 
-// Nodes in use by consumption model at an hour of the run.
+// Nodes in use by consumption model at an hour of the run (and a persistent resource's idle nodes,
+// paid for, as their own series).
 struct CapacitySample {
   Duration at{};
   std::map<std::string, int64_t> busy;
 };
 
+// What a persistent resource held over the run, in node-seconds: all its nodes (paid for), and
+// those its jobs ran on.
+struct ResourceUsage {
+  double held_node_seconds = 0;
+  double busy_node_seconds = 0;
+  int64_t most_nodes = 0;
+};
+
 struct SimulationResult {
   std::vector<JobOutcome> jobs;
   std::vector<CapacitySample> capacity;  // hourly
-  // Node-seconds held by jobs, and available, per pool id (pools with node slots).
+  // Node-seconds paid for per pool id (pools with node slots): held by jobs or by a persistent
+  // resource; and available.
   std::map<std::string, double> busy_node_seconds;
+  std::map<std::string, ResourceUsage> resources;  // by the scenario's resource id
   std::map<std::string, double> node_seconds;
   Duration simulated{};
   int64_t passes = 0;

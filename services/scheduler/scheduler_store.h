@@ -44,7 +44,8 @@ class SchedulerStore {
   virtual StatusOr<std::vector<JobRecord>> JobChanges(const ChangeCursor& after, int limit) = 0;
   // Units out of service that no job holds (a TPU slice with any unhealthy host counts whole):
   // per pool id of the free capacity, and per persistent resource uid and pool id of what the
-  // resource holds (its jobs cannot have them until they are repaired).
+  // resource holds (its jobs cannot have them until they are repaired, nor while they still boot
+  // for it).
   struct UnitsDownView {
     std::map<std::string, int64_t> pools;
     std::map<int64_t, std::map<std::string, int64_t>> resources;

@@ -48,7 +48,9 @@ StatusOr<SchedulerStore::UnitsDownView> MemorySchedulerStore::UnitsDown(const Fl
     if (pool == nullptr) continue;
     for (size_t i = 0; i < slots.size(); ++i) {
       const MemoryNode& n = slots[i];
-      if (!NodeStateMachine::IsDown(n.state) || n.job_id) continue;
+      // Down, or booting for the resource that holds it (storage/pg_scheduler_store.cpp's).
+      const bool booting_for_resource = n.resource_uid && n.state == NodeState::kProvisioning;
+      if (n.job_id || !(NodeStateMachine::IsDown(n.state) || booting_for_resource)) continue;
       units[n.resource_uid.value_or(0)][pool_id].insert(static_cast<int64_t>(i) /
                                                         pool->hosts_per_unit);
     }

@@ -75,12 +75,32 @@ jq '.name = "on-demand-swf" | .workload = {path: "synthetic.swf", format: "swf",
   $S/on-demand.json >"$E2E_DIR/swf/on-demand-swf.json"
 run "$E2E_DIR/swf/on-demand-swf.json" --out "$E2E_DIR/swf/out" --seed 3 || fail "the SWF trace"
 check "an SWF trace replays every job" "$(jq -r .jobs "$E2E_DIR/swf/out/on-demand-swf/summary.json")" "2000"
+# (the projects have other names: each one's waits are compared as a set)
+same='del(.scenario) | .wait_seconds_by_project |= ([.[]] | sort)'
 check "and reports what the same jobs as CSV report" \
-  "$(jq -c 'del(.scenario)' "$E2E_DIR/swf/out/on-demand-swf/summary.json")" \
-  "$(jq -c 'del(.scenario)' "$E2E_DIR/a/on-demand/summary.json")"
+  "$(jq -c "$same" "$E2E_DIR/swf/out/on-demand-swf/summary.json")" \
+  "$(jq -c "$same" "$E2E_DIR/a/on-demand/summary.json")"
 check "its projects are the log's users" \
   "$(cut -d, -f3 "$E2E_DIR/swf/out/on-demand-swf/jobs.csv" | sed 1d | sort -u | tr '\n' ' ')" \
   "user-1 user-2 user-3 user-4 "
+
+# A persistent resource kept for one team: its nodes are paid for while held, its jobs start on
+# warm nodes, and the same seed repeats the run.
+run $S/resource-autoscaled.json --out "$E2E_DIR/pr" --seed 3 || fail "the persistent resource scenario"
+run $S/resource-autoscaled.json --out "$E2E_DIR/pr2" --seed 3 || fail "the persistent resource scenario again"
+diff -r -x timing.json "$E2E_DIR/pr" "$E2E_DIR/pr2" >/dev/null &&
+  pass "a persistent resource's replay repeats byte for byte" || fail "two persistent resource runs differ"
+PR="$E2E_DIR/pr/resource-autoscaled/summary.json"
+jq -e '.persistent_resources["product-pool"] | .held_node_hours >= .busy_node_hours and
+  .busy_node_hours > 0 and .most_nodes > 4 and .most_nodes <= 16' "$PR" >/dev/null &&
+  pass "the resource reports the node-hours it held and used, grown past its minimum within its maximum" ||
+  fail "persistent_resources: $(jq -c .persistent_resources "$PR")"
+check "every job ends" "$(jq -r .succeeded "$PR")" "$(jq -r .jobs "$PR")"
+jq -e -n --argjson r "$(jq .wait_seconds_by_project.product.p50 "$PR")"   --argjson o "$(sum on-demand .wait_seconds_by_project.product.p50)" '$r < $o' >/dev/null &&
+  pass "the team's jobs wait less on its warm resource than on on-demand nodes that boot" ||
+  fail "product's wait p50 did not drop"
+awk -F, 'NR > 1 && $3 == "product" && $10 != "a3-megagpu-8g" {bad = 1} END {exit bad}'   "$E2E_DIR/pr/resource-autoscaled/jobs.csv" && pass "the team's jobs run on the resource's machine type" ||
+  fail "a product job ran on another machine type"
 
 # Bad input: refused, named, nothing written.
 bad() {  # bad NAME EXPECTED-MESSAGE SCENARIO-JSON [TRACE-TEXT]
@@ -110,5 +130,16 @@ bad "not a number" 'trace.csv:2: column "duration" is not a number: "soon"' \
 bad "unknown model" 'placement[0].model: must be STANDARD' \
   "{\"fleet\": \"fleet.json\", $W, \"placement\": [{\"model\": \"CHEAP\"}]}"
 bad "no workload" 'workload: is required' '{"fleet": "fleet.json"}'
+WP='"workload": {"path": "trace.csv", "format": "csv", "columns": {"submit": "submit_time", "duration": "duration", "gpus": "num_gpu", "project": "queue"}}'
+R='"persistentResources": [{"id": "pool", "project": "product", "machineType": "a3-megagpu-8g", "replicaCount": 2}]'
+bad "unknown persistent resource" 'placement[0].persistentResource: the scenario keeps no persistent resource "nope"' \
+  "{\"fleet\": \"fleet.json\", $W, $R, \"placement\": [{\"projects\": [\"product\"], \"persistentResource\": \"nope\"}]}"
+bad "another project's resource" 'placement[0].projects: must be ["product"]' \
+  "{\"fleet\": \"fleet.json\", $W, $R, \"placement\": [{\"projects\": [\"research\"], \"persistentResource\": \"pool\"}]}"
+bad "a gang larger than its resource" 'trace.csv:3: needs 4 nodes of a3-megagpu-8g; persistent resource pool holds at most 2' \
+  "{\"fleet\": \"fleet.json\", $WP, $R, \"placement\": [{\"projects\": [\"product\"], \"persistentResource\": \"pool\"}]}" \
+  'submit_time,duration,num_gpu,queue\n0,60,8,product\n10,60,32,product\n'
+bad "a resource without a size" 'persistentResources[0].replicaCount: is required without an autoscalingSpec' \
+  "{\"fleet\": \"fleet.json\", $W, \"persistentResources\": [{\"id\": \"pool\", \"project\": \"product\", \"machineType\": \"a3-megagpu-8g\"}]}"
 
 finish

@@ -616,6 +616,44 @@ TEST_F(ResourceServiceTest, AutoscalingGrowsForWaitingJobsAndShrinksWhenIdle) {
   EXPECT_EQ(Count("resource_uid IS NOT NULL"), 1);
 }
 
+TEST_F(ResourceServiceTest, AGrowingResourcesBootingNodeWaitsForItsBootBeforeAJobTakesIt) {
+  // Project "other" owns no reservation: its resource's nodes are on demand and boot (60 s).
+  const ParentRef other{"other", "us-central1"};
+  PersistentResource r;
+  ResourcePool pool;
+  pool.machine_spec = H100();
+  pool.autoscaling_spec = ResourceAutoscaling{1, 2};
+  r.resource_pools.push_back(pool);
+  ASSERT_TRUE(resource_service_->Create(other, "auto", r).ok());
+  auto state = [&] {
+    auto got = resource_service_->Get(ResourceRef{other, "auto"});
+    return got.ok() ? got->state : ResourceState::kUnspecified;
+  };
+  for (int i = 0; i < 5 && state() != ResourceState::kRunning; ++i) {
+    Step();
+    clock_.Advance(seconds(60));
+  }
+  ASSERT_EQ(state(), ResourceState::kRunning);
+
+  // A gang of 2 makes it grow by a node, which boots. While it boots the job is not admitted: no
+  // cycle plans onto the booting node what its commit then finds short (each such skip makes the
+  // leader read the whole change feed again).
+  auto job = service_->Create(other, Gang("auto", 2), "");
+  ASSERT_TRUE(job.ok()) << job.status().message();
+  auto job_state = [&] { return Get(*job, "other").state; };
+  int passes = 0;
+  for (; passes < 15 && job_state() == JobState::kQueued; ++passes) {
+    auto pass = scheduler_->RunOnce();
+    ASSERT_TRUE(pass.ok()) << pass.status().message();
+    EXPECT_EQ(pass->committed.skipped, 0) << "pass " << passes;
+    ASSERT_TRUE(executor_->RunOnce().ok());
+    clock_.Advance(seconds(20));
+  }
+  EXPECT_NE(job_state(), JobState::kQueued);
+  EXPECT_GE(passes, 3) << "it waited for the boot";
+  EXPECT_EQ(Count("resource_uid IS NOT NULL"), 2);
+}
+
 TEST_F(ResourceServiceTest, RebootStopsTheJobsOnItAndTheyResumeWhenTheNodesAreBack) {
   CreateResource("pr1", 2);
   Step();

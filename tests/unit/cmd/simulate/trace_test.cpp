@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <vector>
 
 #include "cmd/simulate/job_builder.h"
 
@@ -14,10 +15,21 @@ namespace {
 
 using namespace std::chrono_literals;
 
+// The files the tests write, removed when the test binary exits.
+struct TempFiles {
+  std::vector<std::filesystem::path> paths;
+  ~TempFiles() {
+    std::error_code ec;
+    for (const auto& p : paths) std::filesystem::remove(p, ec);
+  }
+};
+TempFiles temp_files;
+
 std::string Write(const std::string& name, const std::string& text) {
   const auto path = std::filesystem::temp_directory_path() /
                     ("ty-trace-" + std::to_string(getpid()) + "-" + name);
   std::ofstream(path) << text;
+  temp_files.paths.push_back(path);
   return path.string();
 }
 
@@ -109,7 +121,7 @@ TEST(TraceTest, JsonlJobsAreCustomJobBodiesSentAsTheyAre) {
 TEST(JobBuilderTest, GpusFitTheSmallestShapeOrWholeNodesOfTheLargestAsAGang) {
   Scenario s;
   s.shapes = {"a3-highgpu-1g", "a3-highgpu-2g", "a3-highgpu-4g", "a3-megagpu-8g"};
-  s.placement = {{{"research"}, 0, 16, "SPOT_THEN_ON_DEMAND"}, {{}, 0, 0, "ON_DEMAND"}};
+  s.placement = {{{"research"}, 0, 16, "SPOT_THEN_ON_DEMAND", ""}, {{}, 0, 0, "ON_DEMAND", ""}};
   s.checkpoint_interval = 1800s;
   s.checkpoint_save = 60s;
   TraceJob small{7, "", {}, 3600s, 3, 0, "research", std::nullopt};
@@ -141,6 +153,35 @@ TEST(JobBuilderTest, GpusFitTheSmallestShapeOrWholeNodesOfTheLargestAsAGang) {
   auto refused = BuildJob(s, spread);
   ASSERT_FALSE(refused.ok());
   EXPECT_NE(refused.status().message().find(":9: no shape has 16 GPUs a node"), std::string::npos);
+}
+
+TEST(JobBuilderTest, JobsOnAPersistentResourceTakeItsMachineTypeAndAGangLargerThanItIsRefused) {
+  Scenario s;
+  s.shapes = {"a3-highgpu-1g", "a3-megagpu-8g"};
+  s.workload.path = "trace.csv";
+  s.resources = {ResourcePlan{"team-pool", "team", "a3-megagpu-8g", 2, 1, 4}};
+  s.placement = {{{"team"}, 0, 0, "STANDARD", "team-pool"}, {{}, 0, 0, "ON_DEMAND", ""}};
+  TraceJob one_gpu{3, "", {}, 600s, 1, 0, "team", std::nullopt};
+  auto small = BuildJob(s, one_gpu);
+  ASSERT_TRUE(small.ok()) << small.status().message();
+  EXPECT_EQ(small->machine_type, "a3-megagpu-8g") << "the resource's, not the smallest shape";
+  EXPECT_EQ(small->body.job_spec.persistent_resource_id, "team-pool");
+  TraceJob elsewhere{4, "", {}, 600s, 1, 0, "other", std::nullopt};
+  auto other = BuildJob(s, elsewhere);
+  ASSERT_TRUE(other.ok());
+  EXPECT_EQ(other->machine_type, "a3-highgpu-1g");
+  EXPECT_EQ(other->body.job_spec.persistent_resource_id, "");
+
+  TraceJob fits{5, "", {}, 600s, 32, 0, "team", std::nullopt};
+  auto four = BuildJob(s, fits);
+  ASSERT_TRUE(four.ok());
+  EXPECT_EQ(four->nodes, 4) << "up to its autoscaling maximum";
+  TraceJob too_large{6, "", {}, 600s, 40, 0, "team", std::nullopt};
+  auto refused = BuildJob(s, too_large);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().message(),
+            "trace.csv:6: needs 5 nodes of a3-megagpu-8g; persistent resource team-pool holds at "
+            "most 4");
 }
 
 }  // namespace
