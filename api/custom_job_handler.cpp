@@ -66,7 +66,9 @@ StatusOr<HttpResponse> CustomJobHandler::Create(const HttpRequest& request,
 StatusOr<HttpResponse> CustomJobHandler::Get(const HttpRequest&, const RouteMatch& match) {
   auto job = jobs_.Get(Job(match));
   TY_RETURN_IF_ERROR(job.status());
-  return JsonResponse(EncodeCustomJob(*job, Version(match)));
+  HttpResponse out;
+  out.body = *rendered_.Render(*job, Version(match));
+  return out;
 }
 
 StatusOr<HttpResponse> CustomJobHandler::List(const HttpRequest& request, const RouteMatch& match) {
@@ -93,13 +95,34 @@ StatusOr<HttpResponse> CustomJobHandler::List(const HttpRequest& request, const 
 
   auto result = jobs_.List(list);
   TY_RETURN_IF_ERROR(result.status());
+  if (mask->paths.empty()) {
+    // The page's text from each job's (ended ones' kept rendered), as dump() would write it.
+    HttpResponse page;
+    std::string& body = page.body;
+    body.reserve(result->jobs.size() * 2048 + 128);
+    body += '{';
+    if (!result->jobs.empty()) {
+      body += "\"customJobs\":[";
+      for (size_t i = 0; i < result->jobs.size(); ++i) {
+        if (i > 0) body += ',';
+        body += *rendered_.Render(result->jobs[i], Version(match));
+      }
+      body += ']';
+    }
+    if (result->next) {
+      if (!result->jobs.empty()) body += ',';
+      body += "\"nextPageToken\":";
+      body +=
+          nlohmann::json(EncodePageToken(*result->next, PageScope(request, filter_text))).dump();
+    }
+    body += '}';
+    return page;
+  }
   nlohmann::json out = nlohmann::json::object();
   if (!result->jobs.empty()) {
     nlohmann::json jobs = nlohmann::json::array();
     for (const CustomJob& job : result->jobs) {
-      nlohmann::json encoded = EncodeCustomJob(job, Version(match));
-      // Without a mask the job goes as it is (ApplyFieldMask would copy it whole).
-      jobs.push_back(mask->paths.empty() ? std::move(encoded) : ApplyFieldMask(encoded, *mask));
+      jobs.push_back(ApplyFieldMask(EncodeCustomJob(job, Version(match)), *mask));
     }
     out["customJobs"] = std::move(jobs);
   }

@@ -1,5 +1,6 @@
 #pragma once
 // customJobs: create, get, list, cancel, delete; and the operations they return.
+#include "api/rendered_job_cache.h"
 #include "api/router.h"
 #include "services/job_service.h"
 
@@ -18,6 +19,7 @@ class CustomJobHandler {
   StatusOr<HttpResponse> Delete(const HttpRequest& request, const RouteMatch& match);
 
   JobService& jobs_;
+  RenderedJobCache rendered_;  // ended jobs' JSON, for pages and polls
 };
 
 }  // namespace trainyard::api
