@@ -2,13 +2,13 @@
 
 #include <map>
 
-#include "api/wire/persistent_resource_codec.h"
 #include "services/fleet/node_state.h"
 #include "services/persistent_resources/resource_holdings.h"
 #include "storage/job_row.h"
 #include "storage/job_transition_sql.h"
 #include "storage/node_sql.h"
 #include "storage/operation_sql.h"
+#include "storage/recorded_operation.h"
 #include "storage/resource_row.h"
 #include "storage/row_codec.h"
 #include "storage/state_sql.h"
@@ -132,14 +132,9 @@ StatusOr<bool> PgResourceFleetStore::MarkRunning(const ResourceRecord& record, T
   if (r.affected() != 1) return false;
   TY_RETURN_IF_ERROR(tx.Exec(kNodesReady.With({uid, MicrosParam(now)})).status());
   if (record.operation_id) {
-    PersistentResource shown = record.resource;
-    shown.state = ResourceState::kRunning;
-    if (!shown.start_time) shown.start_time = now;
-    shown.update_time = now;
-    shown.trainyard.reset();
-    TY_RETURN_IF_ERROR(tx.Exec(kFinishOperation, {std::to_string(*record.operation_id),
-                                                  EncodePersistentResourceResponse(shown).dump(),
-                                                  std::nullopt, std::nullopt, MicrosParam(now)})
+    TY_RETURN_IF_ERROR(tx.Exec(kFinishOperation,
+                               {std::to_string(*record.operation_id), RunningResponse(record, now),
+                                std::nullopt, std::nullopt, MicrosParam(now)})
                            .status());
   }
   TY_RETURN_IF_ERROR(tx.Commit());

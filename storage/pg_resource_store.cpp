@@ -1,6 +1,5 @@
 #include "storage/pg_resource_store.h"
 
-#include "api/wire/persistent_resource_codec.h"
 #include "storage/operation_sql.h"
 #include "storage/recorded_operation.h"
 #include "storage/resource_row.h"

@@ -46,6 +46,18 @@ constexpr const char* kChanges =
     "AND change_xid < pg_snapshot_xmin(pg_current_snapshot()) "
     "ORDER BY change_xid, change_seq LIMIT $3::int";
 
+// A reload, in one REPEATABLE READ snapshot: the jobs that have not ended ($1: the ended states),
+// and the feed's last change from a finished transaction. Every change from a transaction below
+// the snapshot's xmin is in the snapshot, so the feed resumes after that one; a later change
+// already in the snapshot comes again, which applying by version makes harmless.
+constexpr const char* kLiveJobs =
+    "SELECT " TY_JOB_COLUMNS
+    " FROM custom_jobs WHERE NOT (state = ANY($1::smallint[])) ORDER BY change_xid, change_seq";
+constexpr const char* kFeedHead =
+    "SELECT change_xid::text, change_seq FROM custom_jobs "
+    "WHERE change_xid < pg_snapshot_xmin(pg_current_snapshot()) "
+    "ORDER BY change_xid DESC, change_seq DESC LIMIT 1";
+
 // A down node a persistent resource holds is the resource's loss, already out of the pool's free
 // units through the resource's hold; so is one still booting for it (a resize that grew it): its
 // jobs cannot have it before it is READY, and a core that counted it would admit onto it, see the
@@ -223,6 +235,27 @@ StatusOr<std::vector<JobRecord>> PgSchedulerStore::JobChanges(const ChangeCursor
                       conn->Exec(kChanges, {std::to_string(after.xid), std::to_string(after.seq),
                                             std::to_string(limit)}));
   return DecodeJobRows(r);
+}
+
+StatusOr<SchedulerStore::LiveJobs> PgSchedulerStore::ReadLiveJobs() {
+  TY_ASSIGN_OR_RETURN(pg::Connection * conn, Connection());
+  TY_ASSIGN_OR_RETURN(pg::Transaction tx,
+                      pg::Transaction::Begin(*conn, pg::IsolationLevel::kRepeatableRead));
+  std::vector<int> ended;
+  for (JobState s : {JobState::kSucceeded, JobState::kFailed, JobState::kCancelled,
+                     JobState::kExpired, JobState::kPartiallySucceeded}) {
+    ended.push_back(static_cast<int>(s));
+  }
+  LiveJobs out;
+  TY_ASSIGN_OR_RETURN(pg::Result head, tx.Exec(kFeedHead));
+  if (head.rows() > 0) {
+    out.cursor.xid = std::strtoull(std::string(head.Get(0, 0)).c_str(), nullptr, 10);
+    out.cursor.seq = head.GetInt64(0, 1);
+  }
+  TY_ASSIGN_OR_RETURN(pg::Result live, tx.Exec(kLiveJobs, {NumberArray(ended)}));
+  TY_ASSIGN_OR_RETURN(out.jobs, DecodeJobRows(live));
+  TY_RETURN_IF_ERROR(tx.Commit());
+  return out;
 }
 
 StatusOr<std::vector<SchedulerStore::ResourceStamp>> PgSchedulerStore::ResourceStamps() {

@@ -18,6 +18,7 @@ class PgSchedulerStore final : public SchedulerStore {
   Status Resign() override;
   StatusOr<Timestamp> SyncNodes(const Fleet& fleet, Timestamp now) override;
   StatusOr<std::vector<JobRecord>> JobChanges(const ChangeCursor& after, int limit) override;
+  StatusOr<LiveJobs> ReadLiveJobs() override;
   StatusOr<UnitsDownView> UnitsDown(const Fleet& fleet) override;
   StatusOr<std::vector<ResourceStamp>> ResourceStamps() override;
   StatusOr<std::vector<ResourceRecord>> ResourcesByUid(const std::vector<int64_t>& uids) override;

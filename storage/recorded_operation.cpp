@@ -14,4 +14,13 @@ Operation RecordedOperation(const ResourceChange& change) {
   return op;
 }
 
+std::string RunningResponse(const ResourceRecord& record, Timestamp now) {
+  PersistentResource shown = record.resource;
+  shown.state = ResourceState::kRunning;
+  if (!shown.start_time) shown.start_time = now;
+  shown.update_time = now;
+  shown.trainyard.reset();
+  return EncodePersistentResourceResponse(shown).dump();
+}
+
 }  // namespace trainyard::storage

@@ -189,7 +189,13 @@ StatusOr<LoopStats> SchedulerLoop::RunOnce() {
     core_.Clear();
     known_resources_.clear();
     resource_rows_.clear();
-    cursor_ = {};
+    // The jobs that have not ended, and the feed from there: ended ones are nothing to an empty
+    // core.
+    auto live = store_.ReadLiveJobs();
+    if (!live.ok()) return live.status();
+    for (const JobRecord& record : live->jobs) Apply(record);
+    cursor_ = live->cursor;
+    stats.reloaded = static_cast<int>(live->jobs.size());
     synced_ = true;
   }
   using Clock = std::chrono::steady_clock;

@@ -34,6 +34,7 @@ struct SchedulerLoopOptions {
 
 struct LoopStats {
   bool leading = false;
+  int reloaded = 0;  // jobs read to start the core again (a first pass, or after a skip)
   int changes = 0;
   CommitOutcome committed;
   int evaluations = 0;

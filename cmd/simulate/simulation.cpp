@@ -50,6 +50,7 @@ PersistentResource ResourceBody(const ResourcePlan& plan) {
 // Whether the reconciler has work ahead for the resource without a job to wake it: nodes to boot
 // or resize, or idle nodes it gives back past the fleet's resourceIdleTimeout.
 bool ResourceSettling(const PersistentResource& r) {
+  if (r.state == ResourceState::kError) return false;  // it holds nothing and never will
   if (r.state != ResourceState::kRunning) return true;
   for (const ResourcePool& pool : r.resource_pools) {
     if (pool.autoscaling_spec && pool.replica_count > pool.autoscaling_spec->min_replica_count) {

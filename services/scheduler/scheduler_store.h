@@ -42,6 +42,15 @@ class SchedulerStore {
   // Jobs changed after `after` by transactions that have all finished, in (change_xid,
   // change_seq) order, at most `limit`: a cursor over them never skips a row that commits later.
   virtual StatusOr<std::vector<JobRecord>> JobChanges(const ChangeCursor& after, int limit) = 0;
+  // What a leader starts from (its first pass, or after a commit found the store moved): the jobs
+  // that have not ended, as one consistent read, and the cursor from which the change feed
+  // carries everything after it (a change already read may come again). An ended job is nothing
+  // to a core that starts empty, so a long history costs a reload nothing to decode.
+  struct LiveJobs {
+    std::vector<JobRecord> jobs;  // in change order
+    ChangeCursor cursor;
+  };
+  virtual StatusOr<LiveJobs> ReadLiveJobs() = 0;
   // Units out of service that no job holds (a TPU slice with any unhealthy host counts whole):
   // per pool id of the free capacity, and per persistent resource uid and pool id of what the
   // resource holds (its jobs cannot have them until they are repaired, nor while they still boot

@@ -4,7 +4,6 @@
 #include <cmath>
 #include <tuple>
 
-#include "api/wire/persistent_resource_codec.h"
 #include "services/persistent_resources/resource_holdings.h"
 #include "storage/recorded_operation.h"
 
@@ -154,13 +153,8 @@ StatusOr<bool> MemoryResourceStore::MarkRunning(const ResourceRecord& record, Ti
     }
   }
   if (record.operation_id) {
-    PersistentResource shown = record.resource;
-    shown.state = ResourceState::kRunning;
-    if (!shown.start_time) shown.start_time = now;
-    shown.update_time = now;
-    shown.trainyard.reset();
-    db_.FinishOperationLocked(*record.operation_id, EncodePersistentResourceResponse(shown).dump(),
-                              std::nullopt, now);
+    db_.FinishOperationLocked(*record.operation_id, RunningResponse(record, now), std::nullopt,
+                              now);
   }
   return true;
 }
@@ -380,15 +374,22 @@ StatusOr<bool> MemoryResourceStore::Remove(const ResourceRecord& record, Timesta
   return true;
 }
 
-StatusOr<Operation> MemoryOperationStore::Get(int64_t project_number, const std::string& location,
-                                              int64_t id) {
-  std::lock_guard lock(db_.mu);
+Operation* MemoryOperationStore::FindLocked(int64_t project_number, const std::string& location,
+                                            int64_t id) {
   auto it = db_.operations.find(id);
   if (it == db_.operations.end() || it->second.project_number != project_number ||
       it->second.location != location) {
-    return NotFound("operation not found");
+    return nullptr;
   }
-  return it->second;
+  return &it->second;
+}
+
+StatusOr<Operation> MemoryOperationStore::Get(int64_t project_number, const std::string& location,
+                                              int64_t id) {
+  std::lock_guard lock(db_.mu);
+  const Operation* op = FindLocked(project_number, location, id);
+  if (op == nullptr) return NotFound("operation not found");
+  return *op;
 }
 
 StatusOr<std::vector<Operation>> MemoryOperationStore::List(const ListOperationsQuery& query) {
@@ -418,25 +419,18 @@ StatusOr<std::vector<Operation>> MemoryOperationStore::List(const ListOperations
 Status MemoryOperationStore::RequestCancel(int64_t project_number, const std::string& location,
                                            int64_t id, Timestamp now) {
   std::lock_guard lock(db_.mu);
-  auto it = db_.operations.find(id);
-  if (it == db_.operations.end() || it->second.project_number != project_number ||
-      it->second.location != location) {
-    return NotFound("operation not found");
-  }
-  it->second.cancel_requested = true;
-  it->second.update_time = now;
+  Operation* op = FindLocked(project_number, location, id);
+  if (op == nullptr) return NotFound("operation not found");
+  op->cancel_requested = true;
+  op->update_time = now;
   return Status::Ok();
 }
 
 Status MemoryOperationStore::Delete(int64_t project_number, const std::string& location,
                                     int64_t id) {
   std::lock_guard lock(db_.mu);
-  auto it = db_.operations.find(id);
-  if (it == db_.operations.end() || it->second.project_number != project_number ||
-      it->second.location != location) {
-    return NotFound("operation not found");
-  }
-  db_.operations.erase(it);
+  if (FindLocked(project_number, location, id) == nullptr) return NotFound("operation not found");
+  db_.operations.erase(id);
   return Status::Ok();
 }
 

@@ -56,6 +56,9 @@ class MemoryOperationStore final : public OperationRepository {
   Status Delete(int64_t project_number, const std::string& location, int64_t id) override;
 
  private:
+  // With the lock held: the operation of that project and location (nullptr: none).
+  Operation* FindLocked(int64_t project_number, const std::string& location, int64_t id);
+
   MemoryDatabase& db_;
 };
 

@@ -40,6 +40,17 @@ StatusOr<std::vector<JobRecord>> MemorySchedulerStore::JobChanges(const ChangeCu
   return out;
 }
 
+StatusOr<SchedulerStore::LiveJobs> MemorySchedulerStore::ReadLiveJobs() {
+  std::lock_guard lock(db_.mu);
+  LiveJobs out;
+  for (const auto& [seq, id] : db_.changes) {
+    const JobRecord& r = db_.jobs.at(id).record;
+    if (!IsTerminal(r.job.state)) out.jobs.push_back(r);
+  }
+  out.cursor = ChangeCursor{1, db_.next_seq};  // every change here is stamped with xid 1
+  return out;
+}
+
 StatusOr<SchedulerStore::UnitsDownView> MemorySchedulerStore::UnitsDown(const Fleet& fleet) {
   std::lock_guard lock(db_.mu);
   std::map<int64_t, std::map<std::string, std::set<int64_t>>> units;
@@ -116,21 +127,23 @@ void MemorySchedulerStore::LoadFreeLocked(const Fleet& fleet, const std::vector<
   }
 }
 
+bool MemorySchedulerStore::AllFreeLocked(const std::vector<NodeClaim>& claims, int64_t holder) {
+  for (const NodeClaim& claim : claims) {
+    for (int64_t ordinal : claim.ordinals) {
+      const MemoryNode* node = db_.NodeLocked(claim.pool_id, ordinal);
+      if (node == nullptr || !Free(*node) || node->resource_uid.value_or(0) != holder) return false;
+    }
+  }
+  return true;
+}
+
 bool MemorySchedulerStore::ApplyPlanLocked(const JobAdmissionPlan& plan, Timestamp now) {
   auto job = db_.jobs.find(plan.job_id);
   if (job == db_.jobs.end() || job->second.record.version != plan.version ||
       job->second.record.job.state != JobState::kQueued) {
     return false;  // the job moved on: its nodes stay free
   }
-  // The nodes' holder must be the plan's: 0 for the pool's own.
-  for (const NodeClaim& claim : plan.claims) {
-    for (int64_t ordinal : claim.ordinals) {
-      const MemoryNode* node = db_.NodeLocked(claim.pool_id, ordinal);
-      if (node == nullptr || !Free(*node) || node->resource_uid.value_or(0) != plan.resource_uid) {
-        return false;
-      }
-    }
-  }
+  if (!AllFreeLocked(plan.claims, plan.resource_uid)) return false;
   for (const NodeClaim& claim : plan.claims) {
     for (int64_t ordinal : claim.ordinals) {
       MemoryNode& node = *db_.NodeLocked(claim.pool_id, ordinal);
@@ -148,12 +161,7 @@ bool MemorySchedulerStore::ApplyHoldLocked(const HoldPlan& plan, Timestamp now) 
       it->second.record.resource.state != ResourceState::kProvisioning) {
     return false;  // the resource moved on: its nodes stay free
   }
-  for (const NodeClaim& claim : plan.claims) {
-    for (int64_t ordinal : claim.ordinals) {
-      const MemoryNode* node = db_.NodeLocked(claim.pool_id, ordinal);
-      if (node == nullptr || !Free(*node) || node->resource_uid) return false;
-    }
-  }
+  if (!AllFreeLocked(plan.claims, /*holder=*/0)) return false;  // a hold takes the pools' own
   // READY nodes stay READY (with their cache); DELETED ones are provisioned for it.
   for (const NodeClaim& claim : plan.claims) {
     for (int64_t ordinal : claim.ordinals) {

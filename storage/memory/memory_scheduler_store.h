@@ -17,6 +17,7 @@ class MemorySchedulerStore final : public SchedulerStore {
   Status Resign() override { return Status::Ok(); }
   StatusOr<Timestamp> SyncNodes(const Fleet& fleet, Timestamp now) override;
   StatusOr<std::vector<JobRecord>> JobChanges(const ChangeCursor& after, int limit) override;
+  StatusOr<LiveJobs> ReadLiveJobs() override;
   StatusOr<UnitsDownView> UnitsDown(const Fleet& fleet) override;
   StatusOr<std::vector<ResourceStamp>> ResourceStamps() override;
   StatusOr<std::vector<ResourceRecord>> ResourcesByUid(const std::vector<int64_t>& uids) override;
@@ -28,6 +29,9 @@ class MemorySchedulerStore final : public SchedulerStore {
   // counting the nodes of the jobs in `releasing` as their holders would leave them.
   void LoadFreeLocked(const Fleet& fleet, const std::vector<int>& pools, FreeByPool& free,
                       const std::set<int64_t>& releasing = {});
+  // Whether every claimed node is still free and held by `holder` (a resource's uid; 0: the
+  // pool's own).
+  bool AllFreeLocked(const std::vector<NodeClaim>& claims, int64_t holder);
   // The plan's claims, if every chosen node is still free; then its transition.
   bool ApplyPlanLocked(const JobAdmissionPlan& plan, Timestamp now);
   // A resource's hold, if every chosen node is still free and the resource still PROVISIONING at

@@ -12,6 +12,7 @@
 #include "api/wire/persistent_resource_codec.h"
 #include "cmd/app/memory_adapters.h"
 #include "services/job_state_names.h"
+#include "tests/integration/resource_jobs.h"
 #include "tests/integration/sim_fixture.h"
 
 namespace trainyard {
@@ -54,6 +55,24 @@ std::string Outcome(const CustomJob& job) {
   return out.str();
 }
 
+// The control plane over memory, as `simulate` builds it: its own copy of the fleet, its own
+// clock from `start`, and ids from the fixture's seed (7), so both planes name jobs alike.
+struct MemoryPlane {
+  MemoryPlane(const char* fleet_json, Timestamp start)
+      : fleet(ParseFleet(fleet_json, "test").value()), clock(start) {
+    app::ControlPlaneOptions options;
+    options.executor.owner = "exec";
+    options.ids = &ids;
+    plane = app::ControlPlane::Build(memory.ports(), fleet, clock, runtime, options);
+  }
+  Fleet fleet;
+  ManualClock clock;
+  SeededIds ids{7};
+  app::MemoryAdapters memory;
+  sim::SimRuntime runtime;
+  StatusOr<std::unique_ptr<app::ControlPlane>> plane = Internal("not built");
+};
+
 class MemoryParityTest : public testing::SimFixture {
  protected:
   void SetUp() override {
@@ -67,19 +86,10 @@ class MemoryParityTest : public testing::SimFixture {
 
 TEST_F(MemoryParityTest, AWorkloadEndsTheSameOnMemoryAsOnPostgres) {
   // The same plane over memory, with its own fleet copy, clock and ids from the same seed.
-  auto fleet = ParseFleet(kFleet, "test");
-  ASSERT_TRUE(fleet.ok());
-  Fleet memory_fleet = std::move(fleet).value();
-  ManualClock memory_clock{clock_.Now()};
-  SeededIds memory_ids{7};
-  app::MemoryAdapters memory;
-  sim::SimRuntime memory_runtime;
-  app::ControlPlaneOptions options;
-  options.executor.owner = "exec";
-  options.ids = &memory_ids;
-  auto plane =
-      app::ControlPlane::Build(memory.ports(), memory_fleet, memory_clock, memory_runtime, options);
-  ASSERT_TRUE(plane.ok()) << plane.status().message();
+  MemoryPlane memory(kFleet, clock_.Now());
+  ASSERT_TRUE(memory.plane.ok()) << memory.plane.status().message();
+  auto& plane = memory.plane;
+  ManualClock& memory_clock = memory.clock;
 
   // Twelve jobs over two projects: 1- to 3-node gangs, spot and standard, some with priority.
   struct Submit {
@@ -154,36 +164,10 @@ class ResourceParityTest : public testing::SimFixture {
   void SetUp() override { ASSERT_NO_FATAL_FAILURE(StartFleet(kResourceFleet)); }
 };
 
-MachineSpec H100() {
-  MachineSpec m;
-  m.machine_type = "a3-highgpu-8g";
-  m.accelerator_type = AcceleratorType::kNvidiaH100_80gb;
-  m.accelerator_count = 8;
-  return m;
-}
-
-// A gang of `replicas` A3 High replicas running for `run`, on `resource` when set.
-CustomJob Gang(const std::string& resource, int64_t replicas, const std::string& run) {
-  CustomJob job;
-  job.display_name = "on-" + resource + "-" + std::to_string(replicas) + "-" + run;
-  for (int64_t n : {int64_t{1}, replicas - 1}) {
-    if (n == 0) continue;
-    WorkerPoolSpec pool;
-    pool.machine_spec = H100();
-    pool.replica_count = n;
-    pool.container_spec = ContainerSpec{};
-    pool.container_spec->image_uri = "train:1";
-    pool.container_spec->env.push_back({"TRAINYARD_SIM_DURATION", run});
-    job.job_spec.worker_pool_specs.push_back(pool);
-  }
-  job.job_spec.persistent_resource_id = resource;
-  return job;
-}
-
 PersistentResource OnePool(int64_t replicas, std::optional<ResourceAutoscaling> autoscaling) {
   PersistentResource r;
   ResourcePool pool;
-  pool.machine_spec = H100();
+  pool.machine_spec = testing::H100();
   pool.replica_count = replicas;
   pool.autoscaling_spec = autoscaling;
   r.resource_pools.push_back(pool);
@@ -191,19 +175,10 @@ PersistentResource OnePool(int64_t replicas, std::optional<ResourceAutoscaling> 
 }
 
 TEST_F(ResourceParityTest, PersistentResourcesEndTheSameOnMemoryAsOnPostgres) {
-  auto fleet = ParseFleet(kResourceFleet, "test");
-  ASSERT_TRUE(fleet.ok());
-  Fleet memory_fleet = std::move(fleet).value();
-  ManualClock memory_clock{clock_.Now()};
-  SeededIds memory_ids{7};
-  app::MemoryAdapters memory;
-  sim::SimRuntime memory_runtime;
-  app::ControlPlaneOptions options;
-  options.executor.owner = "exec";
-  options.ids = &memory_ids;
-  auto plane =
-      app::ControlPlane::Build(memory.ports(), memory_fleet, memory_clock, memory_runtime, options);
-  ASSERT_TRUE(plane.ok()) << plane.status().message();
+  MemoryPlane memory(kResourceFleet, clock_.Now());
+  ASSERT_TRUE(memory.plane.ok()) << memory.plane.status().message();
+  auto& plane = memory.plane;
+  ManualClock& memory_clock = memory.clock;
   const ParentRef parent{"demo", "us-central1"};
   ResourceService& mem_resources = (*plane)->resources();
 
@@ -267,14 +242,15 @@ TEST_F(ResourceParityTest, PersistentResourcesEndTheSameOnMemoryAsOnPostgres) {
   for (int minute = 0; minute < 4 * 60; ++minute) {
     for (const Submit& s : workload) {
       if (s.minute != minute) continue;
-      auto pg = service_->Create(parent, Gang(s.resource, s.replicas, s.run), "");
-      auto mem = (*plane)->jobs().Create(parent, Gang(s.resource, s.replicas, s.run), "");
+      auto pg = service_->Create(parent, testing::H100Gang(s.resource, s.replicas, s.run), "");
+      auto mem =
+          (*plane)->jobs().Create(parent, testing::H100Gang(s.resource, s.replicas, s.run), "");
       ASSERT_TRUE(pg.ok() && mem.ok()) << minute;
       on_pg.push_back(*pg);
       on_memory.push_back(*mem);
     }
     PersistentResource resize;
-    resize.resource_pools.push_back(ResourcePool{"", H100(), 0, {}, {}, 0});
+    resize.resource_pools.push_back(ResourcePool{"", testing::H100(), 0, {}, {}, 0});
     // Shrink while its jobs hold the nodes (it waits), grow, shrink when idle (the highest nodes
     // go).
     if (minute == 30 || minute == 50 || minute == 62) {

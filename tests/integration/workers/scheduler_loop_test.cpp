@@ -245,5 +245,48 @@ TEST_F(SchedulerLoopTest, OnlyOneSchedulerLeads) {
   EXPECT_FALSE(second->leading);
 }
 
+// A leader starts from the jobs that have not ended, read at once, not from the whole history of
+// the change feed (a server with a million ended jobs would decode them all at every start and
+// after every skipped commit), and follows the feed from where that read left it.
+TEST_F(SchedulerLoopTest, ANewLeaderReadsOnlyTheJobsThatHaveNotEndedAndFollowsTheFeedFromThere) {
+  std::vector<CustomJob> ending;
+  for (int i = 0; i < 5; ++i) ending.push_back(Create(0, SchedulingStrategy::kStandard, "", "60s"));
+  auto all_ended = [&] {
+    for (const CustomJob& job : ending) {
+      if (Get(job).state != JobState::kSucceeded) return false;
+    }
+    return true;
+  };
+  for (int i = 0; i < 40 && !all_ended(); ++i) {
+    Step();
+    clock_.Advance(30s);
+  }
+  ASSERT_TRUE(all_ended());
+  // Two 2-node gangs take the four standard nodes; a third waits.
+  CustomJob a = Create(1, SchedulingStrategy::kStandard, "", "3600s");
+  CustomJob b = Create(1, SchedulingStrategy::kStandard, "", "3600s");
+  CustomJob waiting = Create(1, SchedulingStrategy::kStandard, "", "60s");
+  Step();
+  ASSERT_EQ(Get(a).state, JobState::kPending);
+  ASSERT_EQ(Get(waiting).state, JobState::kQueued);
+
+  ASSERT_TRUE(scheduler_store_->Resign().ok());
+  storage::PgSchedulerStore other_store(conninfo_);
+  SchedulerLoop other(other_store, fleet_, clock_);
+  auto first = other.RunOnce();
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  ASSERT_TRUE(first->leading);
+  EXPECT_EQ(first->reloaded, 3) << "the two gangs and the waiting one; not the five that ended";
+  EXPECT_EQ(first->committed.admitted, 0) << "it knows the gangs hold the standard nodes";
+  EXPECT_EQ(Get(waiting).state, JobState::kQueued);
+
+  CustomJob later = Create(0, SchedulingStrategy::kSpot, "", "60s");
+  auto next = other.RunOnce();
+  ASSERT_TRUE(next.ok());
+  EXPECT_EQ(next->reloaded, 0);
+  EXPECT_GE(next->changes, 1) << "the feed carries what came after the read";
+  EXPECT_EQ(Get(later).state, JobState::kPending);
+}
+
 }  // namespace
 }  // namespace trainyard

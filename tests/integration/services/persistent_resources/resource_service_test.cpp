@@ -6,12 +6,14 @@
 #include <future>
 
 #include "storage/pg_admin_store.h"
+#include "tests/integration/resource_jobs.h"
 #include "tests/integration/sim_fixture.h"
 
 namespace trainyard {
 namespace {
 
 using std::chrono::seconds;
+using testing::H100;
 
 // Zone a: 2 reserved A3 High nodes for demo kept booted (keepBooted: no boot to wait out), 4 on
 // demand (cold: 60 s boot, 8 s pull).
@@ -27,14 +29,6 @@ const ParentRef kParent{"demo", "us-central1"};
 class ResourceServiceTest : public testing::SimFixture {
  protected:
   void SetUp() override { ASSERT_NO_FATAL_FAILURE(StartFleet(kFleet)); }
-
-  static MachineSpec H100() {
-    MachineSpec m;
-    m.machine_type = "a3-highgpu-8g";
-    m.accelerator_type = AcceleratorType::kNvidiaH100_80gb;
-    m.accelerator_count = 8;
-    return m;
-  }
 
   Operation CreateResource(const std::string& id, int64_t replicas) {
     PersistentResource r;
@@ -71,22 +65,8 @@ class ResourceServiceTest : public testing::SimFixture {
     return read.ok() ? *read : Operation{};
   }
 
-  // A gang of `replicas` A3 High replicas (a chief and the workers), on `resource` when set.
   static CustomJob Gang(const std::string& resource, int64_t replicas) {
-    CustomJob job;
-    job.display_name = "on-" + resource;
-    for (int64_t n : {int64_t{1}, replicas - 1}) {
-      if (n == 0) continue;
-      WorkerPoolSpec pool;
-      pool.machine_spec = H100();
-      pool.replica_count = n;
-      pool.container_spec = ContainerSpec{};
-      pool.container_spec->image_uri = "train:1";
-      pool.container_spec->env.push_back({"TRAINYARD_SIM_DURATION", "600s"});
-      job.job_spec.worker_pool_specs.push_back(pool);
-    }
-    job.job_spec.persistent_resource_id = resource;
-    return job;
+    return testing::H100Gang(resource, replicas);
   }
 
   StatusOr<CustomJob> CreateOn(const std::string& resource, int64_t replicas) {
