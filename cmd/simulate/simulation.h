@@ -3,9 +3,10 @@
 // (cmd/app/memory_adapters.h), with the simulator's runtime, under a manual clock that jumps from
 // event to event: arrivals, the executor's next due step (boots, ends, restarts), and while any
 // job is live (or a persistent resource has work ahead) a pass every simulated minute (the failure
-// simulator's hazards, DWS steps, the queue's deadlines, autoscaling). At each time the scheduler and the executor pass until neither has more to
-// do, as a server's loops run again at once after a pass that did work. Nothing reads the wall
-// clock; the same scenario and seed give the same history.
+// simulator's hazards, DWS steps, the queue's deadlines, autoscaling). At each time the scheduler
+// and the executor pass until neither has more to do, as a server's loops run again at once after a
+// pass that did work. Nothing reads the wall clock; the same scenario and seed give the same
+// history.
 #include <functional>
 #include <map>
 #include <string>
