@@ -18,6 +18,12 @@ std::string OperationName(int64_t project_number, const std::string& location,
   return name + "operations/" + std::to_string(operation_id);
 }
 
+std::string PersistentResourceName(int64_t project_number, const std::string& location,
+                                   const std::string& resource_id) {
+  return "projects/" + std::to_string(project_number) + "/locations/" + location +
+         "/persistentResources/" + resource_id;
+}
+
 StatusOr<bool> IsProjectNumber(const std::string& s) {
   auto all = [&](auto keep) { return std::all_of(s.begin(), s.end(), keep); };
   if (!s.empty() && s.size() <= 18 && all([](unsigned char c) { return std::isdigit(c); })) {

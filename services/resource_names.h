@@ -40,6 +40,8 @@ StatusOr<bool> IsProjectNumber(const std::string& id_or_number);
 std::string JobName(int64_t project_number, const std::string& location, int64_t job_id);
 std::string OperationName(int64_t project_number, const std::string& location,
                           const std::string& parent, int64_t operation_id);
+std::string PersistentResourceName(int64_t project_number, const std::string& location,
+                                   const std::string& resource_id);
 
 // Random 19-digit id, the shape of real Vertex job and operation ids.
 int64_t NewResourceId();

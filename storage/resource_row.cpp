@@ -4,6 +4,7 @@
 
 #include "api/wire/persistent_resource_codec.h"
 #include "services/persistent_resources/resource_holdings.h"
+#include "services/resource_names.h"
 #include "storage/job_transition_sql.h"
 
 namespace trainyard::storage {
@@ -32,8 +33,7 @@ StatusOr<ResourceRecord> DecodeResourceRow(const pg::Result& r, int row) {
   TY_ASSIGN_OR_RETURN(rec.resource, DecodePersistentResource(spec, OutputOnlyFields::kKeep,
                                                              UnknownFields::kIgnore));
   PersistentResource& res = rec.resource;
-  res.name = "projects/" + std::to_string(rec.project_number) + "/locations/" + rec.location +
-             "/persistentResources/" + rec.resource_id;
+  res.name = PersistentResourceName(rec.project_number, rec.location, rec.resource_id);
   res.state = static_cast<ResourceState>(r.GetInt64(row, 5));
   if (!r.IsNull(row, 7)) {
     res.error = RpcStatus{static_cast<int>(r.GetInt64(row, 7)), std::string(r.Get(row, 8))};

@@ -16,12 +16,6 @@ Status InvalidMask(const std::string& path, const std::string& why) {
 
 }  // namespace
 
-std::string PersistentResourceName(int64_t project_number, const std::string& location,
-                                   const std::string& resource_id) {
-  return "projects/" + std::to_string(project_number) + "/locations/" + location +
-         "/persistentResources/" + resource_id;
-}
-
 Status ResourceNotFound(const ResourceRef& ref) {
   return NotFound("PersistentResource projects/" + ref.parent.project + "/locations/" +
                   ref.parent.location + "/persistentResources/" + ref.resource_id + " not found.");

@@ -70,8 +70,6 @@ class ResourceService {
   IdSource& ids_;
 };
 
-std::string PersistentResourceName(int64_t project_number, const std::string& location,
-                                   const std::string& resource_id);
 Status ResourceNotFound(const ResourceRef& ref);
 
 }  // namespace trainyard

@@ -4,6 +4,7 @@
 
 #include "services/job_record_update.h"
 #include "services/persistent_resources/resource_holdings.h"
+#include "services/resource_names.h"
 
 namespace trainyard::storage::memory {
 namespace {
@@ -127,8 +128,7 @@ bool MemoryDatabase::ApplyLocked(const StateUpdate& update) {
 ResourceRecord MemoryDatabase::ReadResourceLocked(const MemoryResource& stored) const {
   ResourceRecord rec = stored.record;
   PersistentResource& res = rec.resource;
-  res.name = "projects/" + std::to_string(rec.project_number) + "/locations/" + rec.location +
-             "/persistentResources/" + rec.resource_id;
+  res.name = PersistentResourceName(rec.project_number, rec.location, rec.resource_id);
   ResourceFleetStatus& fleet = res.trainyard ? *res.trainyard : res.trainyard.emplace();
   fleet.hourly_price_usd = static_cast<double>(rec.hourly_price_micros) / 1e6;
   std::map<std::string, int64_t> busy;
