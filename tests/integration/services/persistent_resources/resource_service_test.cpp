@@ -8,6 +8,7 @@
 #include "storage/pg_admin_store.h"
 #include "tests/integration/resource_jobs.h"
 #include "tests/integration/sim_fixture.h"
+#include "tests/integration/small_job.h"
 
 namespace trainyard {
 namespace {
@@ -239,15 +240,7 @@ TEST_F(ResourceServiceTest, AJobMustMatchAnExistingResourceOfItsProject) {
   ASSERT_EQ(too_many.status().code(), Code::kInvalidArgument);
   EXPECT_EQ(too_many.status().violations().at(0).field, "jobSpec.workerPoolSpecs[1].replicaCount");
 
-  CustomJob job;
-  job.display_name = "mismatch";
-  WorkerPoolSpec pool;
-  pool.machine_spec = MachineSpec{};
-  pool.machine_spec->machine_type = "n1-standard-4";
-  pool.replica_count = 1;
-  pool.container_spec = ContainerSpec{};
-  pool.container_spec->image_uri = "x";
-  job.job_spec.worker_pool_specs.push_back(pool);
+  CustomJob job = testing::SmallJob("mismatch");  // n1-standard-4, not the resource's machine
   job.job_spec.persistent_resource_id = "pr1";
   auto mismatch = service_->Create(kParent, job, "");
   ASSERT_EQ(mismatch.status().code(), Code::kInvalidArgument);
