@@ -1,7 +1,7 @@
 #pragma once
-// The server seam. Whatever listener sits behind it, limits are enforced here in our code: body
-// size (413 before the body is read), header size (431), chunked bodies refused, and a drain on
-// shutdown.
+// The server seam. Whatever listener sits behind it keeps these: body size (413 before the body
+// is read), header size (431 while the header is read), chunked bodies refused (411), a client that
+// dribbles cut off, and a drain on shutdown.
 #include <chrono>
 #include <functional>
 #include <memory>
@@ -24,6 +24,17 @@ struct ServerOptions {
   // Both set: HTTPS only, TLS 1.2 or later, with this PEM certificate chain and private key.
   std::string tls_cert_file;
   std::string tls_key_file;
+  // Threads that run the listener and the handlers. Handlers block on the database, so the pool
+  // needs threads ≥ DB pool size + 2 × cores (docs/engineering.md §1.2).
+  int threads = 4;
+  // Once a request's first byte is in, its header must be whole within header_timeout and its body
+  // within body_timeout (what the shipped nginx file allows: client_header_timeout 10s,
+  // client_body_timeout 30s); a kept connection may wait idle_timeout for its next request
+  // (nginx's keepalive_timeout default, 75 s, longer than Node's agent keeps a socket, 4-5 s).
+  std::chrono::milliseconds header_timeout{10'000};
+  std::chrono::milliseconds body_timeout{30'000};
+  std::chrono::milliseconds idle_timeout{75'000};
+  std::chrono::milliseconds write_timeout{30'000};
 };
 
 class HttpServer {
@@ -35,10 +46,7 @@ class HttpServer {
   virtual int InFlight() const = 0;
 };
 
-std::unique_ptr<HttpServer> NewCpprestServer(ServerOptions options, Handler handler);
-
-// Sizes the listener's worker pool. Handlers block on the database, so the pool needs
-// threads ≥ DB pool size + 2 × cores. Call first thing in main, before any server exists.
-void ConfigureHttpThreads(int threads);
+// The listener: Boost.Beast on one asio io_context run by options.threads threads.
+std::unique_ptr<HttpServer> NewHttpServer(ServerOptions options, Handler handler);
 
 }  // namespace trainyard::api

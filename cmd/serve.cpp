@@ -192,7 +192,6 @@ int RunServe(const ServeOptions& options) {
     ~FlushLogsAtExit() { spdlog::default_logger()->flush(); }
   } flush_logs_at_exit;
   sigset_t signals = BlockShutdownSignals();
-  api::ConfigureHttpThreads(options.http_threads);
 
   // A bad fleet file stops start-up before anything listens.
   auto fleet = LoadFleetFile(options.fleet.empty() ? TRAINYARD_DEFAULT_FLEET : options.fleet);
@@ -205,6 +204,7 @@ int RunServe(const ServeOptions& options) {
   }
   server_options.tls_cert_file = options.tls_cert;
   server_options.tls_key_file = options.tls_key;
+  server_options.threads = options.http_threads;
   const bool loopback = IsLoopbackHost(server_options.host);
   const std::string auth = options.auth.empty() ? (loopback ? "off" : "tokens") : options.auth;
   std::string metrics_host;
@@ -260,7 +260,7 @@ int RunServe(const ServeOptions& options) {
       api::RequestGuardOptions{auth == "off", options.allowed_hosts});
 
   // Listen first: /healthz answers while PostgreSQL starts.
-  auto server = api::NewCpprestServer(server_options, api.AsHandler());
+  auto server = api::NewHttpServer(server_options, api.AsHandler());
   if (Status s = server->Start(); !s.ok()) return Fail("listen_failed", s);
   LogJson(LogLevel::kInfo, "listening", {{"listen", options.listen}});
 
@@ -356,7 +356,8 @@ int RunServe(const ServeOptions& options) {
     api::ServerOptions metrics_options;
     metrics_options.host = metrics_host;
     metrics_options.port = metrics_port;
-    metrics_server = api::NewCpprestServer(metrics_options, metrics_endpoint.AsHandler());
+    metrics_options.threads = 2;  // one scrape at a time, and a health check beside it
+    metrics_server = api::NewHttpServer(metrics_options, metrics_endpoint.AsHandler());
     if (Status s = metrics_server->Start(); !s.ok()) return Fail("metrics_listen_failed", s);
   }
   LogJson(LogLevel::kInfo, "ready",

@@ -26,7 +26,7 @@ TEST(SlurmRestTlsTest, TrustsTheNamedCaAndNothingElse) {
   tls.port = FreePort();
   tls.tls_cert_file = (pki / "server.pem").string();
   tls.tls_key_file = (pki / "server.key").string();
-  auto slurmrestd = api::NewCpprestServer(tls, [](api::HttpRequest& request) {
+  auto slurmrestd = api::NewHttpServer(tls, [](api::HttpRequest& request) {
     api::HttpResponse reply;
     reply.body = request.path == "/slurm/v0.0.38/jobs" ? R"({"jobs": []})" : "{}";
     return reply;

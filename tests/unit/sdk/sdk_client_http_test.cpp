@@ -1,4 +1,4 @@
-// The SDK client over real HTTP against a scripted test endpoint (our own cpprest server seam):
+// The SDK client over real HTTP against a scripted test endpoint (our own server seam):
 // retries of GETs on 503/429/refused connections, creates sent once, page tokens followed, error
 // bodies decoded, unknown fields kept. The real server is exercised by tests/e2e/cli_test.sh.
 #include <gtest/gtest.h>
@@ -50,7 +50,7 @@ class TestEndpoint {
   explicit TestEndpoint(Script script) : script_(std::move(script)), port_(FreePort()) {
     api::ServerOptions options;
     options.port = port_;
-    server_ = api::NewCpprestServer(options, [this](HttpRequest& request) {
+    server_ = api::NewHttpServer(options, [this](HttpRequest& request) {
       std::lock_guard<std::mutex> lock(mu_);
       requests_.push_back(request);
       return script_(request, static_cast<int>(requests_.size()));

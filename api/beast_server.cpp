@@ -1,0 +1,397 @@
+// Boost.Beast behind our seam (Debian's Boost, which cpprestsdk already pulls in). It replaced
+// cpprestsdk's listener, archived upstream and never meant for production (docs/engineering.md §1):
+// that one has no timeouts, reads bodies it will refuse, and writes a reply 4 KB a send with a
+// thread handoff each. Here a reply leaves in one gather write, limits are checked on the header
+// before a body byte is read, and a client that dribbles is cut off.
+#include <boost/asio.hpp>
+#include <boost/asio/ssl.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
+
+#include <atomic>
+#include <condition_variable>
+#include <future>
+#include <limits>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include "api/error_body.h"
+#include "api/http_server.h"
+#include "api/request_target.h"
+
+namespace trainyard::api {
+namespace {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace ssl = asio::ssl;
+using tcp = asio::ip::tcp;
+
+// Boost 1.74's Beast speaks boost::string_view.
+std::string_view View(beast::string_view s) { return {s.data(), s.size()}; }
+
+std::string Lowercase(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// Requests between their header read and their reply written: a drain waits for none to be left.
+struct RequestsInFlight {
+  std::mutex mu;
+  std::condition_variable idle;
+  int count = 0;
+};
+
+// What every connection shares with the server; held by each connection, so a connection that
+// outlives Stop never reads a destroyed server.
+struct ServerState {
+  ServerOptions options;
+  Handler handler;
+  std::atomic<bool> draining{false};
+  RequestsInFlight in_flight;
+};
+
+// One request counted in flight, from its header to its reply on the wire (or the client gone).
+class InFlightToken {
+ public:
+  explicit InFlightToken(RequestsInFlight& r) : r_(r) {
+    std::lock_guard lock(r_.mu);
+    ++r_.count;
+  }
+  ~InFlightToken() {
+    std::lock_guard lock(r_.mu);
+    if (--r_.count == 0) r_.idle.notify_all();
+  }
+  InFlightToken(const InFlightToken&) = delete;
+  InFlightToken& operator=(const InFlightToken&) = delete;
+
+ private:
+  RequestsInFlight& r_;
+};
+
+HttpResponse Refusal(Status status, int http_status) {
+  HttpResponse out = ErrorResponse(std::move(status), "", http_status);
+  out.close_connection = true;
+  return out;
+}
+
+// A header that could not be parsed (not a client gone quiet or away): answered 400.
+bool Malformed(const beast::error_code& ec) {
+  return ec.category() == http::make_error_code(http::error::bad_target).category() &&
+         ec != http::error::end_of_stream && ec != http::error::partial_message &&
+         ec != http::error::need_more;
+}
+
+template <class Stream>
+class Connection : public std::enable_shared_from_this<Connection<Stream>> {
+ public:
+  Connection(Stream stream, std::shared_ptr<ServerState> state)
+      : stream_(std::move(stream)), state_(std::move(state)) {}
+
+  void Start() {
+    if constexpr (kTls) {
+      Lowest().expires_after(state_->options.header_timeout);
+      stream_.async_handshake(ssl::stream_base::server,
+                              [self = this->shared_from_this()](beast::error_code ec) {
+                                if (ec) return self->Close();
+                                self->WaitForRequest();
+                              });
+    } else {
+      WaitForRequest();
+    }
+  }
+
+ private:
+  static constexpr bool kTls = !std::is_same_v<Stream, beast::tcp_stream>;
+
+  beast::tcp_stream& Lowest() { return beast::get_lowest_layer(stream_); }
+
+  // Between requests a kept connection may sit idle for long; once a request's first byte is in,
+  // its whole header must follow within the header timeout (what cuts a slowloris off).
+  void WaitForRequest() {
+    parser_.emplace();
+    parser_->header_limit(static_cast<uint32_t>(state_->options.max_header_bytes));
+    // Unbounded here: OnHeader refuses a Content-Length over the limit with a 413 before a body
+    // byte is read, and chunked bodies (the only ones of no declared length) with a 411. Not
+    // boost::none: Boost 1.74 compares a length with it as "greater" and refuses every body.
+    parser_->body_limit(std::numeric_limits<uint64_t>::max());
+    if (buffer_.size() > 0) return ReadHeader();
+    Lowest().expires_after(state_->options.idle_timeout);
+    stream_.async_read_some(buffer_.prepare(4096),
+                            [self = this->shared_from_this()](beast::error_code ec, size_t n) {
+                              if (ec) return self->Close();
+                              self->buffer_.commit(n);
+                              self->ReadHeader();
+                            });
+  }
+
+  void ReadHeader() {
+    Lowest().expires_after(state_->options.header_timeout);
+    http::async_read_header(
+        stream_, buffer_, *parser_,
+        [self = this->shared_from_this()](beast::error_code ec, size_t) { self->OnHeader(ec); });
+  }
+
+  void OnHeader(beast::error_code ec) {
+    const ServerOptions& options = state_->options;
+    if (ec == http::error::header_limit) {
+      return Reply(Refusal(
+          Status(Code::kInvalidArgument, "request headers exceed the limit of " +
+                                             std::to_string(options.max_header_bytes) + " bytes"),
+          431));
+    }
+    if (Malformed(ec)) {
+      return Reply(Refusal(InvalidArgument("malformed HTTP request: " + ec.message()), 400));
+    }
+    if (ec) return Close();  // timed out, reset or closed between requests: nothing to answer
+    in_flight_.emplace(state_->in_flight);
+    version_ = parser_->get().version();
+    if (state_->draining) {
+      return Reply(Refusal(Unavailable("the server is shutting down"), 503));
+    }
+    const auto& header = parser_->get();
+    if (parser_->chunked()) {
+      return Reply(Refusal(
+          InvalidArgument("chunked request bodies are not accepted; send a Content-Length"), 411));
+    }
+    if (auto length = parser_->content_length(); length && *length > options.max_body_bytes) {
+      // Answered before the body is read: the client stops sending and the connection closes.
+      return Reply(Refusal(
+          Status(Code::kInvalidArgument, "request body of " + std::to_string(*length) +
+                                             " bytes exceeds the limit of " +
+                                             std::to_string(options.max_body_bytes) + " bytes"),
+          413));
+    }
+    if (parser_->is_done()) return Handle();
+    auto expect = header.find(http::field::expect);
+    if (expect != header.end() && beast::iequals(expect->value(), "100-continue")) {
+      // curl waits a second for this before sending a body of 1 MB or more.
+      continue_.emplace(http::status::continue_, header.version());
+      Lowest().expires_after(options.write_timeout);
+      return http::async_write(stream_, *continue_,
+                               [self = this->shared_from_this()](beast::error_code ec, size_t) {
+                                 if (ec) return self->Close();
+                                 self->ReadBody();
+                               });
+    }
+    ReadBody();
+  }
+
+  void ReadBody() {
+    Lowest().expires_after(state_->options.body_timeout);
+    http::async_read(stream_, buffer_, *parser_,
+                     [self = this->shared_from_this()](beast::error_code ec, size_t) {
+                       if (ec) return self->Close();
+                       self->Handle();
+                     });
+  }
+
+  // Runs the handler on this thread: handlers block on the database, and the pool has threads
+  // for that (ServerOptions::threads).
+  void Handle() {
+    auto message = parser_->release();
+    HttpRequest request;
+    request.method = std::string(message.method_string());
+    if (!ParseRequestTarget(View(message.target()), request)) {
+      return Reply(Refusal(InvalidArgument("malformed request URI"), 400));
+    }
+    for (const auto& field : message) {
+      std::string name = Lowercase(View(field.name_string()));
+      auto [it, fresh] = request.headers.try_emplace(std::move(name), View(field.value()));
+      if (!fresh) it->second.append(", ").append(View(field.value()));  // one list, RFC 9110 §5.3
+    }
+    request.body = std::move(message.body());
+    keep_alive_ = message.keep_alive();
+    version_ = message.version();
+    HttpResponse out;
+    try {
+      out = state_->handler(request);
+    } catch (const std::exception& e) {
+      out = ErrorResponse(Internal(std::string("the request failed: ") + e.what()),
+                          request.request_id);
+    }
+    Reply(std::move(out));
+  }
+
+  void Reply(HttpResponse out) {
+    response_.emplace(static_cast<http::status>(out.status), version_);
+    for (auto& [name, value] : out.headers) response_->insert(name, value);
+    response_->set(http::field::content_type, out.content_type);
+    response_->body() = std::move(out.body);
+    response_->keep_alive(keep_alive_ && !out.close_connection && !state_->draining);
+    response_->prepare_payload();
+    Lowest().expires_after(state_->options.write_timeout);
+    http::async_write(stream_, *response_,
+                      [self = this->shared_from_this()](beast::error_code ec, size_t) {
+                        bool keep = !ec && self->response_->keep_alive();
+                        self->response_.reset();
+                        self->in_flight_.reset();
+                        if (!keep) return self->Close();
+                        self->keep_alive_ = true;
+                        self->version_ = 11;
+                        self->WaitForRequest();
+                      });
+  }
+
+  // Stops sending, then reads and drops what the client still sends for a moment: closing with
+  // unread bytes would reset the connection and the client might lose our reply (nginx's
+  // lingering close).
+  void Close() {
+    in_flight_.reset();
+    beast::error_code ignored;
+    if constexpr (kTls) {
+      Lowest().expires_after(std::chrono::seconds(1));
+      stream_.async_shutdown([self = this->shared_from_this()](beast::error_code) {
+        beast::error_code ignored;
+        self->Lowest().socket().close(ignored);
+      });
+    } else {
+      Lowest().socket().shutdown(tcp::socket::shutdown_send, ignored);
+      Linger();
+    }
+  }
+
+  void Linger() {
+    Lowest().expires_after(std::chrono::seconds(1));
+    buffer_.clear();
+    stream_.async_read_some(buffer_.prepare(16 << 10),
+                            [self = this->shared_from_this()](beast::error_code ec, size_t n) {
+                              self->lingered_ += n;
+                              if (ec || self->lingered_ > (4u << 20)) {
+                                beast::error_code ignored;
+                                self->Lowest().socket().close(ignored);
+                                return;
+                              }
+                              self->Linger();
+                            });
+  }
+
+  Stream stream_;
+  std::shared_ptr<ServerState> state_;
+  beast::flat_buffer buffer_;
+  std::optional<http::request_parser<http::string_body>> parser_;
+  std::optional<http::response<http::empty_body>> continue_;
+  std::optional<http::response<http::string_body>> response_;
+  std::optional<InFlightToken> in_flight_;
+  bool keep_alive_ = false;  // until a request says otherwise, an early refusal closes
+  unsigned version_ = 11;
+  size_t lingered_ = 0;
+};
+
+class BeastServer final : public HttpServer {
+ public:
+  BeastServer(ServerOptions options, Handler handler) : state_(std::make_shared<ServerState>()) {
+    state_->options = std::move(options);
+    state_->handler = std::move(handler);
+  }
+
+  ~BeastServer() override { Stop(std::chrono::milliseconds(0)); }
+
+  Status Start() override {
+    const ServerOptions& options = state_->options;
+    if (!options.tls_cert_file.empty()) {
+      // Read now, so a bad file stops start-up with its name instead of failing each handshake.
+      tls_.emplace(ssl::context::tls_server);
+      try {
+        tls_->set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 |
+                          ssl::context::no_sslv3 | ssl::context::no_tlsv1 |
+                          ssl::context::no_tlsv1_1 | ssl::context::no_compression |
+                          ssl::context::single_dh_use);
+        tls_->use_certificate_chain_file(options.tls_cert_file);
+        tls_->use_private_key_file(options.tls_key_file, ssl::context::pem);
+      } catch (const std::exception& e) {
+        tls_.reset();
+        return InvalidArgument("cannot use the TLS certificate " + options.tls_cert_file +
+                               " with the key " + options.tls_key_file + ": " + e.what());
+      }
+    }
+    beast::error_code ec;
+    auto address =
+        asio::ip::make_address(options.host == "localhost" ? "127.0.0.1" : options.host, ec);
+    tcp::endpoint endpoint(address, static_cast<unsigned short>(options.port));
+    if (!ec) acceptor_.open(endpoint.protocol(), ec);
+    if (!ec) acceptor_.set_option(asio::socket_base::reuse_address(true), ec);
+    if (!ec) acceptor_.bind(endpoint, ec);
+    if (!ec) acceptor_.listen(asio::socket_base::max_listen_connections, ec);
+    if (ec) {
+      return Unavailable("cannot listen on " + options.host + ":" + std::to_string(options.port) +
+                         ": " + ec.message());
+    }
+    Accept();
+    int threads = std::max(1, options.threads);
+    for (int i = 0; i < threads; ++i) threads_.emplace_back([this] { io_.run(); });
+    return Status::Ok();
+  }
+
+  void Stop(std::chrono::milliseconds drain) override {
+    if (stopped_.exchange(true)) return;
+    state_->draining = true;
+    if (!threads_.empty()) {
+      std::promise<void> closed;
+      asio::post(acceptor_.get_executor(), [&] {
+        beast::error_code ignored;
+        acceptor_.close(ignored);
+        closed.set_value();
+      });
+      closed.get_future().wait();
+      {
+        std::unique_lock lock(state_->in_flight.mu);
+        state_->in_flight.idle.wait_for(lock, drain,
+                                        [this] { return state_->in_flight.count == 0; });
+      }
+      io_.stop();
+      for (auto& t : threads_) t.join();
+      threads_.clear();
+    }
+    beast::error_code ignored;
+    acceptor_.close(ignored);
+  }
+
+  int InFlight() const override {
+    std::lock_guard lock(state_->in_flight.mu);
+    return state_->in_flight.count;
+  }
+
+ private:
+  void Accept() {
+    acceptor_.async_accept(
+        asio::make_strand(io_), [this](beast::error_code ec, tcp::socket socket) {
+          if (ec == asio::error::operation_aborted || !acceptor_.is_open()) return;
+          if (!ec) {
+            socket.set_option(tcp::no_delay(true), ec);
+            beast::tcp_stream stream(std::move(socket));
+            if (tls_) {
+              std::make_shared<Connection<beast::ssl_stream<beast::tcp_stream>>>(
+                  beast::ssl_stream<beast::tcp_stream>(std::move(stream), *tls_), state_)
+                  ->Start();
+            } else {
+              std::make_shared<Connection<beast::tcp_stream>>(std::move(stream), state_)->Start();
+            }
+          }
+          Accept();  // a failed accept (out of descriptors) must not stop the listener
+        });
+  }
+
+  std::shared_ptr<ServerState> state_;
+  std::optional<ssl::context> tls_;
+  // Destroyed before the TLS context and after the acceptor: its pending handlers own the
+  // connections, which read both.
+  asio::io_context io_;
+  tcp::acceptor acceptor_{io_};
+  std::vector<std::thread> threads_;
+  std::atomic<bool> stopped_{false};
+};
+
+}  // namespace
+
+std::unique_ptr<HttpServer> NewHttpServer(ServerOptions options, Handler handler) {
+  return std::make_unique<BeastServer>(std::move(options), std::move(handler));
+}
+
+}  // namespace trainyard::api

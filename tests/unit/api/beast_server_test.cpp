@@ -1,0 +1,267 @@
+// The listener over a real loopback socket, spoken to byte by byte as a client (or an attacker)
+// would: what the seam promises in api/http_server.h.
+#include <gtest/gtest.h>
+#include <poll.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <future>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "api/http_server.h"
+#include "tests/free_port.h"
+
+namespace trainyard::api {
+namespace {
+
+using namespace std::chrono_literals;
+using testing::FreePort;
+
+// A plain TCP client: what it sends is exactly what the test wrote.
+class RawClient {
+ public:
+  explicit RawClient(int port) : fd_(socket(AF_INET, SOCK_STREAM, 0)) {
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    addr.sin_port = htons(static_cast<uint16_t>(port));
+    connected_ = connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+  }
+  ~RawClient() { close(fd_); }
+
+  bool connected() const { return connected_; }
+  void Send(const std::string& bytes) {
+    ASSERT_EQ(send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL),
+              static_cast<ssize_t>(bytes.size()));
+  }
+
+  // Reads until `until` is in what came back, the server closes, or the deadline passes.
+  std::string ReadUntil(const std::string& until, std::chrono::milliseconds deadline = 5s) {
+    auto end = std::chrono::steady_clock::now() + deadline;
+    while (got_.find(until) == std::string::npos && !closed_) {
+      if (!WaitReadable(end)) break;
+      char buf[65536];
+      ssize_t n = recv(fd_, buf, sizeof buf, 0);
+      if (n <= 0) {
+        closed_ = true;
+        break;
+      }
+      got_.append(buf, static_cast<size_t>(n));
+    }
+    std::string out = std::move(got_);
+    got_.clear();
+    return out;
+  }
+
+  // One whole response: its head, then as many body bytes as its Content-Length says.
+  std::string ReadResponse(std::chrono::milliseconds deadline = 5s) {
+    std::string out = ReadUntil("\r\n\r\n", deadline);
+    size_t head_end = out.find("\r\n\r\n");
+    if (head_end == std::string::npos) return out;
+    size_t at = out.find("Content-Length: ");
+    size_t length = at == std::string::npos ? 0 : std::stoul(out.substr(at + 16));
+    size_t want = head_end + 4 + length;
+    while (out.size() < want && !closed_) out += ReadUntil("\x01never\x01", 100ms);
+    got_ = out.substr(std::min(want, out.size()));
+    out.resize(std::min(want, out.size()));
+    return out;
+  }
+
+  // True once the server has closed its side (recv sees the end), polled up to the deadline.
+  bool ClosedByServer(std::chrono::milliseconds deadline) {
+    ReadUntil("\x01never\x01", deadline);
+    return closed_;
+  }
+
+ private:
+  bool WaitReadable(std::chrono::steady_clock::time_point end) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        end - std::chrono::steady_clock::now());
+    if (left.count() <= 0) return false;
+    pollfd p{fd_, POLLIN, 0};
+    return poll(&p, 1, static_cast<int>(left.count())) > 0;
+  }
+
+  int fd_;
+  bool connected_ = false;
+  bool closed_ = false;
+  std::string got_;
+};
+
+// A server whose handler echoes what it was given, as JSON-ish text the tests search.
+class BeastServerTest : public ::testing::Test {
+ protected:
+  void StartServer(ServerOptions options = {}) {
+    options.port = port_;
+    server_ = NewHttpServer(options, [this](HttpRequest& request) {
+      if (request.path == "/block") {
+        std::unique_lock lock(mu_);
+        blocked_ = true;
+        changed_.notify_all();
+        changed_.wait(lock, [this] { return released_; });
+      }
+      HttpResponse out;
+      out.content_type = "text/plain";
+      out.body = "method=" + request.method + " path=" + request.path + " body=" + request.body;
+      for (const auto& [k, v] : request.query) out.body += " q[" + k + "]=" + v;
+      if (const auto* h = request.Header("x-twice")) out.body += " twice=" + *h;
+      return out;
+    });
+    Status s = server_->Start();
+    ASSERT_TRUE(s.ok()) << s.message();
+  }
+  void TearDown() override {
+    Release();
+    if (server_) server_->Stop(1000ms);
+  }
+  void Release() {
+    std::lock_guard lock(mu_);
+    released_ = true;
+    changed_.notify_all();
+  }
+  void WaitBlocked() {
+    std::unique_lock lock(mu_);
+    ASSERT_TRUE(changed_.wait_for(lock, 5s, [this] { return blocked_; }));
+  }
+
+  int port_ = FreePort();
+  std::unique_ptr<HttpServer> server_;
+  std::mutex mu_;
+  std::condition_variable changed_;
+  bool blocked_ = false;
+  bool released_ = false;
+};
+
+TEST_F(BeastServerTest, KeepsAConnectionAliveAndHandsTheHandlerDecodedPathQueryAndHeaders) {
+  StartServer();
+  RawClient c(port_);
+  ASSERT_TRUE(c.connected());
+  c.Send(
+      "GET /a%20b?x=1+2&y=%2B&z=first&z=last HTTP/1.1\r\nHost: h\r\nX-Twice: 1\r\n"
+      "X-Twice: 2\r\n\r\n");
+  std::string first = c.ReadResponse();
+  EXPECT_EQ(first.rfind("HTTP/1.1 200 OK\r\n", 0), 0u) << first;
+  EXPECT_NE(first.find("path=/a b "), std::string::npos) << first;
+  EXPECT_NE(first.find("q[x]=1 2"), std::string::npos) << first;
+  EXPECT_NE(first.find("q[y]=+"), std::string::npos) << first;
+  EXPECT_NE(first.find("q[z]=last"), std::string::npos) << first;
+  EXPECT_NE(first.find("twice=1, 2"), std::string::npos) << first;
+  // The same socket serves a second request, with a body.
+  c.Send("POST /p HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\n\r\nhello");
+  std::string second = c.ReadResponse();
+  EXPECT_NE(second.find("method=POST path=/p body=hello"), std::string::npos) << second;
+  EXPECT_FALSE(c.ClosedByServer(50ms));
+}
+
+TEST_F(BeastServerTest, ClosesAfterTheReplyWhenTheClientAsks) {
+  StartServer();
+  RawClient http10(port_);
+  http10.Send("GET /x HTTP/1.0\r\n\r\n");
+  EXPECT_NE(http10.ReadResponse().find("HTTP/1.0 200"), std::string::npos);
+  EXPECT_TRUE(http10.ClosedByServer(5s));
+  RawClient close(port_);
+  close.Send("GET /x HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n");
+  EXPECT_NE(close.ReadResponse().find("Connection: close"), std::string::npos);
+  EXPECT_TRUE(close.ClosedByServer(5s));
+}
+
+TEST_F(BeastServerTest, RefusesAnOversizedBodyFromItsLengthBeforeReadingIt) {
+  ServerOptions options;
+  options.max_body_bytes = 1000;
+  StartServer(options);
+  RawClient c(port_);
+  // The header alone: the reply must come although not one body byte was sent.
+  c.Send("POST /p HTTP/1.1\r\nHost: h\r\nContent-Length: 1001\r\n\r\n");
+  std::string reply = c.ReadResponse();
+  EXPECT_EQ(reply.rfind("HTTP/1.1 413", 0), 0u) << reply;
+  EXPECT_NE(reply.find("request body of 1001 bytes exceeds the limit of 1000 bytes"),
+            std::string::npos)
+      << reply;
+  EXPECT_NE(reply.find("\"status\":\"INVALID_ARGUMENT\""), std::string::npos) << reply;
+  EXPECT_TRUE(c.ClosedByServer(5s));
+}
+
+TEST_F(BeastServerTest, RefusesChunkedBodiesAndOversizedHeaders) {
+  ServerOptions options;
+  options.max_header_bytes = 2048;
+  StartServer(options);
+  RawClient chunked(port_);
+  chunked.Send(
+      "POST /p HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n");
+  std::string reply = chunked.ReadResponse();
+  EXPECT_EQ(reply.rfind("HTTP/1.1 411", 0), 0u) << reply;
+  EXPECT_TRUE(chunked.ClosedByServer(5s));
+
+  RawClient big(port_);
+  big.Send("GET /x HTTP/1.1\r\nHost: h\r\nX-Padding: " + std::string(4096, 'a') + "\r\n\r\n");
+  reply = big.ReadResponse();
+  EXPECT_EQ(reply.rfind("HTTP/1.1 431", 0), 0u) << reply;
+  EXPECT_NE(reply.find("request headers exceed the limit of 2048 bytes"), std::string::npos);
+  EXPECT_TRUE(big.ClosedByServer(5s));
+}
+
+TEST_F(BeastServerTest, AnswersExpectContinueBeforeTheBodyIsSent) {
+  StartServer();
+  RawClient c(port_);
+  c.Send("POST /p HTTP/1.1\r\nHost: h\r\nContent-Length: 2\r\nExpect: 100-continue\r\n\r\n");
+  std::string interim = c.ReadUntil("\r\n\r\n");
+  EXPECT_EQ(interim.rfind("HTTP/1.1 100 Continue\r\n", 0), 0u) << interim;
+  c.Send("ok");
+  EXPECT_NE(c.ReadResponse().find("body=ok"), std::string::npos);
+}
+
+TEST_F(BeastServerTest, AnswersAMalformedRequest400AndAMalformedEscape400) {
+  StartServer();
+  RawClient garbage(port_);
+  garbage.Send("NOT HTTP AT ALL\r\n\r\n");
+  EXPECT_EQ(garbage.ReadResponse().rfind("HTTP/1.1 400", 0), 0u);
+  RawClient escape(port_);
+  escape.Send("GET /jobs/%zz HTTP/1.1\r\nHost: h\r\n\r\n");
+  std::string reply = escape.ReadResponse();
+  EXPECT_EQ(reply.rfind("HTTP/1.1 400", 0), 0u) << reply;
+  EXPECT_NE(reply.find("malformed request URI"), std::string::npos) << reply;
+}
+
+TEST_F(BeastServerTest, CutsOffAClientWhoseHeaderOrBodyDribblesAndAnIdleOne) {
+  ServerOptions options;
+  options.header_timeout = 200ms;
+  options.body_timeout = 200ms;
+  options.idle_timeout = 400ms;
+  StartServer(options);
+  RawClient slow_header(port_);
+  slow_header.Send("GET /x HTTP/1.1\r\nHost: h\r\n");  // never finished
+  RawClient slow_body(port_);
+  slow_body.Send("POST /p HTTP/1.1\r\nHost: h\r\nContent-Length: 10\r\n\r\nabc");
+  RawClient idle(port_);
+  EXPECT_TRUE(slow_header.ClosedByServer(5s));
+  EXPECT_TRUE(slow_body.ClosedByServer(5s));
+  EXPECT_TRUE(idle.ClosedByServer(5s));
+}
+
+TEST_F(BeastServerTest, AStopWaitsForARequestInFlightAndRefusesNewOnes) {
+  StartServer();
+  RawClient busy(port_);
+  busy.Send("GET /block HTTP/1.1\r\nHost: h\r\n\r\n");
+  WaitBlocked();
+  EXPECT_EQ(server_->InFlight(), 1);
+  auto stopped = std::async(std::launch::async, [this] { server_->Stop(5000ms); });
+  // Stopping: the listener closes, so a new client cannot connect, and the stop is still waiting.
+  auto deadline = std::chrono::steady_clock::now() + 5s;
+  while (RawClient(port_).connected() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::yield();
+  }
+  EXPECT_FALSE(RawClient(port_).connected());
+  EXPECT_EQ(stopped.wait_for(0ms), std::future_status::timeout);
+  Release();
+  std::string reply = busy.ReadResponse();
+  EXPECT_EQ(reply.rfind("HTTP/1.1 200", 0), 0u) << reply;
+  EXPECT_NE(reply.find("Connection: close"), std::string::npos) << reply;
+  stopped.get();
+  EXPECT_EQ(server_->InFlight(), 0);
+}
+
+}  // namespace
+}  // namespace trainyard::api
