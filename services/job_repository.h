@@ -48,6 +48,12 @@ struct JobCursor {
   int64_t id = 0;
 };
 
+// Which version of a job a read saw: enough to tell whether a row kept in memory is that row.
+struct JobVersion {
+  int64_t id = 0;
+  int64_t version = 0;
+};
+
 struct ListJobsQuery {
   int64_t project_number = 0;
   std::string location;
@@ -82,6 +88,11 @@ class JobRepository {
                                   int64_t id) = 0;
   // Up to query.limit + 1 rows, so the caller knows whether another page exists.
   virtual StatusOr<std::vector<JobRecord>> List(const ListJobsQuery& query) = 0;
+  // The ids and versions of the rows List(query) returns, in its order, without the rows: a
+  // caller that keeps rows in memory (storage/cached_job_store) then reads only those it lacks.
+  virtual StatusOr<std::vector<JobVersion>> ListVersions(const ListJobsQuery& query) = 0;
+  // The jobs with these ids that still exist, in any order.
+  virtual StatusOr<std::vector<JobRecord>> ByIds(const std::vector<int64_t>& ids) = 0;
   // false when the row moved on (version changed, lease lost): the caller re-reads and decides.
   virtual StatusOr<bool> ApplyTransition(const StateUpdate& update) = 0;
   // Many transitions in one transaction (one commit for a whole runtime pass); each is still its

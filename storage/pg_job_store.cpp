@@ -194,10 +194,19 @@ StatusOr<JobRecord> PgJobStore::Get(int64_t project_number, const std::string& l
   return DecodeJobRow(r, 0);
 }
 
-StatusOr<std::vector<JobRecord>> PgJobStore::List(const ListJobsQuery& query) {
+namespace {
+
+struct ListSql {
+  std::string sql;
+  pg::Params params;
+};
+
+// A list's statement over `columns`: the page in create_time, id order, newest first, one row more
+// than the page so the caller knows another exists.
+ListSql ListStatement(const ListJobsQuery& query, const char* columns) {
   SqlFragment where;
   where.params = {std::to_string(query.project_number), query.location};
-  std::string sql = "SELECT " TY_JOB_COLUMNS
+  std::string sql = std::string("SELECT ") + columns +
                     " FROM custom_jobs WHERE project_number = $1::bigint AND location = $2";
   if (query.after) {
     where.params.push_back(MicrosParam(query.after->create_time));
@@ -213,10 +222,28 @@ StatusOr<std::vector<JobRecord>> PgJobStore::List(const ListJobsQuery& query) {
   where.params.push_back(std::to_string(query.limit + 1));
   sql +=
       " ORDER BY create_time DESC, id DESC LIMIT $" + std::to_string(where.params.size()) + "::int";
-  pg::Params params(where.params.begin(), where.params.end());
+  return ListSql{std::move(sql), pg::Params(where.params.begin(), where.params.end())};
+}
+
+}  // namespace
+
+StatusOr<std::vector<JobRecord>> PgJobStore::List(const ListJobsQuery& query) {
+  ListSql list = ListStatement(query, TY_JOB_COLUMNS);
   TY_ASSIGN_OR_RETURN(auto conn, pool_.Acquire());
-  TY_ASSIGN_OR_RETURN(pg::Result r, conn->Exec(sql, params));
+  TY_ASSIGN_OR_RETURN(pg::Result r, conn->Exec(list.sql, list.params));
   return DecodeJobRows(r);
+}
+
+StatusOr<std::vector<JobVersion>> PgJobStore::ListVersions(const ListJobsQuery& query) {
+  ListSql list = ListStatement(query, "id, version");
+  TY_ASSIGN_OR_RETURN(auto conn, pool_.Acquire());
+  TY_ASSIGN_OR_RETURN(pg::Result r, conn->Exec(list.sql, list.params));
+  std::vector<JobVersion> out;
+  out.reserve(r.rows());
+  for (int i = 0; i < r.rows(); ++i) {
+    out.push_back(JobVersion{r.GetInt64(i, 0), r.GetInt64(i, 1)});
+  }
+  return out;
 }
 
 StatusOr<bool> PgJobStore::ApplyTransition(const StateUpdate& update) {

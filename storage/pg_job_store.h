@@ -14,6 +14,7 @@ class PgJobStore final : public JobRepository, public JobLeaseRepository {
   Status Insert(const JobRecord& record, const std::string& request_id) override;
   StatusOr<JobRecord> Get(int64_t project_number, const std::string& location, int64_t id) override;
   StatusOr<std::vector<JobRecord>> List(const ListJobsQuery& query) override;
+  StatusOr<std::vector<JobVersion>> ListVersions(const ListJobsQuery& query) override;
   StatusOr<bool> ApplyTransition(const StateUpdate& update) override;
   StatusOr<std::vector<bool>> ApplyTransitions(const std::vector<StateUpdate>& updates) override;
   Status DeleteWithOperation(int64_t project_number, const std::string& location, int64_t id,
@@ -26,6 +27,7 @@ class PgJobStore final : public JobRepository, public JobLeaseRepository {
   StatusOr<std::vector<JobRecord>> Due(const std::string& owner, Timestamp now, int limit) override;
   StatusOr<std::vector<int64_t>> ReleaseAll(const std::string& owner) override;
   StatusOr<std::optional<Timestamp>> NextDue(const std::string& owner) override;
+  // Both ports' (JobRepository and JobLeaseRepository): the jobs with these ids that still exist.
   StatusOr<std::vector<JobRecord>> ByIds(const std::vector<int64_t>& ids) override;
 
   const GroupCommitter& creates() const { return creates_; }

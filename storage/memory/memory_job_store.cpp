@@ -170,6 +170,13 @@ StatusOr<std::vector<int64_t>> MemoryJobStore::ReleaseAll(const std::string& own
   return out;
 }
 
+StatusOr<std::vector<JobVersion>> MemoryJobStore::ListVersions(const ListJobsQuery& query) {
+  TY_ASSIGN_OR_RETURN(std::vector<JobRecord> rows, List(query));
+  std::vector<JobVersion> out;
+  for (const JobRecord& r : rows) out.push_back(JobVersion{r.id, r.version});
+  return out;
+}
+
 StatusOr<std::vector<JobRecord>> MemoryJobStore::ByIds(const std::vector<int64_t>& ids) {
   std::lock_guard lock(db_.mu);
   std::vector<JobRecord> out;

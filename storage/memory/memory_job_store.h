@@ -25,6 +25,7 @@ class MemoryJobStore final : public JobRepository, public JobLeaseRepository {
   StatusOr<JobRecord> Get(int64_t project_number, const std::string& location, int64_t id) override;
   // Newest first, by page; a filter is not evaluated in memory (UNIMPLEMENTED).
   StatusOr<std::vector<JobRecord>> List(const ListJobsQuery& query) override;
+  StatusOr<std::vector<JobVersion>> ListVersions(const ListJobsQuery& query) override;
   StatusOr<bool> ApplyTransition(const StateUpdate& update) override;
   StatusOr<std::vector<bool>> ApplyTransitions(const std::vector<StateUpdate>& updates) override;
   Status DeleteWithOperation(int64_t project_number, const std::string& location, int64_t id,
@@ -35,6 +36,7 @@ class MemoryJobStore final : public JobRepository, public JobLeaseRepository {
                               std::chrono::seconds lease) override;
   StatusOr<std::vector<JobRecord>> Due(const std::string& owner, Timestamp now, int limit) override;
   StatusOr<std::vector<int64_t>> ReleaseAll(const std::string& owner) override;
+  // Both ports' (JobRepository and JobLeaseRepository): the jobs with these ids that still exist.
   StatusOr<std::vector<JobRecord>> ByIds(const std::vector<int64_t>& ids) override;
   StatusOr<std::optional<Timestamp>> NextDue(const std::string& owner) override;
 
