@@ -53,6 +53,9 @@ struct RequestsInFlight {
 struct ServerState {
   ServerOptions options;
   Handler handler;
+  // Where writes' handlers run (they wait for a commit); reads run on the I/O thread that read
+  // them. Set while the server runs.
+  asio::thread_pool* writers = nullptr;
   std::atomic<bool> draining{false};
   RequestsInFlight in_flight;
 };
@@ -131,7 +134,24 @@ class Connection : public std::enable_shared_from_this<Connection<Stream>> {
                             });
   }
 
+  // Parses what the buffer already holds, here: a request mostly arrives whole in one read, and
+  // async_read_header would cost it a trip through the io_context (often to another thread).
+  // True once the header is done or malformed (ec says which); false while bytes are missing.
+  bool ParseBuffered(beast::error_code& ec, bool body) {
+    while (buffer_.size() > 0 && !(body ? parser_->is_done() : parser_->is_header_done())) {
+      buffer_.consume(parser_->put(buffer_.data(), ec));
+      if (ec == http::error::need_more) {
+        ec = {};
+        return false;
+      }
+      if (ec) return true;
+    }
+    return body ? parser_->is_done() : parser_->is_header_done();
+  }
+
   void ReadHeader() {
+    beast::error_code ec;
+    if (ParseBuffered(ec, /*body=*/false)) return OnHeader(ec);
     Lowest().expires_after(state_->options.header_timeout);
     http::async_read_header(
         stream_, buffer_, *parser_,
@@ -184,6 +204,9 @@ class Connection : public std::enable_shared_from_this<Connection<Stream>> {
   }
 
   void ReadBody() {
+    parser_->eager(true);  // what of the body is buffered, parsed in one put
+    beast::error_code ec;
+    if (ParseBuffered(ec, /*body=*/true)) return ec ? Close() : Handle();
     Lowest().expires_after(state_->options.body_timeout);
     http::async_read(stream_, buffer_, *parser_,
                      [self = this->shared_from_this()](beast::error_code ec, size_t) {
@@ -192,8 +215,8 @@ class Connection : public std::enable_shared_from_this<Connection<Stream>> {
                      });
   }
 
-  // Runs the handler on this thread: handlers block on the database, and the pool has threads
-  // for that (ServerOptions::threads).
+  // A read's handler runs on this I/O thread (no handoff: most are answered from memory); a
+  // write's on the writers' pool, whose threads may wait for their commit (ServerOptions).
   void Handle() {
     auto message = parser_->release();
     HttpRequest request;
@@ -209,14 +232,32 @@ class Connection : public std::enable_shared_from_this<Connection<Stream>> {
     request.body = std::move(message.body());
     keep_alive_ = message.keep_alive();
     version_ = message.version();
-    HttpResponse out;
-    try {
-      out = state_->handler(request);
-    } catch (const std::exception& e) {
-      out = ErrorResponse(Internal(std::string("the request failed: ") + e.what()),
-                          request.request_id);
+    if (!WaitsForACommit(request.method) || state_->writers == nullptr) {
+      return Reply(Run(request));
     }
-    Reply(std::move(out));
+    // Back on this connection's strand with the reply, once the handler has its commit.
+    asio::post(*state_->writers,
+               [self = this->shared_from_this(), request = std::move(request)]() mutable {
+                 HttpResponse out = self->Run(request);
+                 asio::post(self->stream_.get_executor(), [self, out = std::move(out)]() mutable {
+                   self->Reply(std::move(out));
+                 });
+               });
+  }
+
+  // A read (GET, HEAD) is mostly answered from memory, else by one query; a write waits for its
+  // transaction's commit (a create for its group commit, :wait for an operation to end).
+  static bool WaitsForACommit(const std::string& method) {
+    return method != "GET" && method != "HEAD";
+  }
+
+  HttpResponse Run(HttpRequest& request) {
+    try {
+      return state_->handler(request);
+    } catch (const std::exception& e) {
+      return ErrorResponse(Internal(std::string("the request failed: ") + e.what()),
+                           request.request_id);
+    }
   }
 
   void Reply(HttpResponse out) {
@@ -323,9 +364,11 @@ class BeastServer final : public HttpServer {
       return Unavailable("cannot listen on " + options.host + ":" + std::to_string(options.port) +
                          ": " + ec.message());
     }
+    writers_.emplace(static_cast<size_t>(std::max(1, options.threads)));
+    state_->writers = &*writers_;
     Accept();
-    int threads = std::max(1, options.threads);
-    for (int i = 0; i < threads; ++i) threads_.emplace_back([this] { io_.run(); });
+    int io_threads = std::max(1, options.io_threads);
+    for (int i = 0; i < io_threads; ++i) threads_.emplace_back([this] { io_.run(); });
     return Status::Ok();
   }
 
@@ -348,6 +391,10 @@ class BeastServer final : public HttpServer {
       io_.stop();
       for (auto& t : threads_) t.join();
       threads_.clear();
+    }
+    if (writers_) {
+      writers_->stop();
+      writers_->join();
     }
     beast::error_code ignored;
     acceptor_.close(ignored);
@@ -384,6 +431,7 @@ class BeastServer final : public HttpServer {
   // connections, which read both.
   asio::io_context io_;
   tcp::acceptor acceptor_{io_};
+  std::optional<asio::thread_pool> writers_;
   std::vector<std::thread> threads_;
   std::atomic<bool> stopped_{false};
 };

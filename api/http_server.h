@@ -24,8 +24,12 @@ struct ServerOptions {
   // Both set: HTTPS only, TLS 1.2 or later, with this PEM certificate chain and private key.
   std::string tls_cert_file;
   std::string tls_key_file;
-  // Threads that run the listener and the handlers. Handlers block on the database, so the pool
-  // needs threads ≥ DB pool size + 2 × cores (docs/engineering.md §1.2).
+  // Threads that read and write the sockets and answer reads (GET: most from memory, else one
+  // query). Measured here (docs/performance.md): 2 × cores kept a poll's p99 lowest; 16 doubled it.
+  int io_threads = 4;
+  // Threads that run writes' handlers (POST, PATCH, DELETE), which wait for their commit: a create
+  // for its group commit, `:wait` for an operation. Threads ≥ DB pool size + 2 × cores
+  // (docs/engineering.md §1.2), or the group commits shrink.
   int threads = 4;
   // Once a request's first byte is in, its header must be whole within header_timeout and its body
   // within body_timeout (what the shipped nginx file allows: client_header_timeout 10s,
@@ -46,7 +50,8 @@ class HttpServer {
   virtual int InFlight() const = 0;
 };
 
-// The listener: Boost.Beast on one asio io_context run by options.threads threads.
+// The listener: Boost.Beast on one asio io_context run by options.io_threads threads; writes'
+// handlers on a pool of options.threads.
 std::unique_ptr<HttpServer> NewHttpServer(ServerOptions options, Handler handler);
 
 }  // namespace trainyard::api

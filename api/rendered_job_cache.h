@@ -1,14 +1,17 @@
 #pragma once
-// The wire JSON of ended jobs, kept rendered. An ended job's JSON never changes (its cost and
-// goodput stopped with it; nothing but a delete touches it again), and the jobs a list page shows
-// are mostly ended, so a page is their texts joined instead of 100 encodes and dumps. A job not
-// ended is rendered at each read: its cost and goodput move with the clock. Bounded (LRU), sharded
-// by name; a delete needs no invalidation (ids are never reused; the entry ages out).
+// The wire JSON of jobs, kept rendered. An ended job's JSON never changes (its cost and goodput
+// stopped with it; nothing but a delete touches it again), and the jobs a list page shows are
+// mostly ended, so a page is their texts joined instead of 100 encodes and dumps. A job not ended
+// keeps the text around its `trainyard` object, which alone is rendered at each read: its cost and
+// goodput move with the clock, and everything else changes only with a transition (its state and
+// times). Bounded (LRU), sharded by name; a delete needs no invalidation (ids are never reused;
+// the entry ages out).
 #include <cstddef>
 #include <cstdint>
 #include <list>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -33,11 +36,22 @@ class RenderedJobCache {
   Stats stats() const;
 
  private:
+  // What the kept text was rendered from, besides what moves with the clock: a transition
+  // changes the state or one of the times.
+  struct Fingerprint {
+    JobState state = JobState::kUnspecified;
+    Timestamp update_time;
+    std::optional<Timestamp> start_time;
+    std::optional<Timestamp> end_time;
+    bool operator==(const Fingerprint&) const = default;
+  };
   struct Entry {
     std::string key;  // name and API version
-    JobState state;
-    Timestamp update_time;
+    Fingerprint fingerprint;
+    // Ended: the whole text. Not ended: the text before the `trainyard` object's value, and in
+    // `after` the text after it.
     std::shared_ptr<const std::string> text;
+    std::shared_ptr<const std::string> after;
   };
   struct Shard {
     mutable std::mutex mu;
@@ -48,6 +62,9 @@ class RenderedJobCache {
   };
   static constexpr size_t kShards = 8;
   Shard& ShardOf(const std::string& key);
+  // The kept entry's texts, or none (and a miss counted).
+  std::optional<Entry> Find(const std::string& key, const Fingerprint& fingerprint);
+  void Keep(Entry entry);
 
   size_t per_shard_;
   std::vector<Shard> shards_;

@@ -37,7 +37,9 @@ int main(int argc, char** argv) {
                    "virtual seconds per wall second for the simulated runtime")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  serve_cmd->add_option("--http-threads", serve.http_threads, "HTTP worker threads")
+  serve_cmd
+      ->add_option("--http-threads", serve.http_threads,
+                   "threads for writes (POST, DELETE), which wait for their commit")
       ->check(CLI::Range(2, 256))
       ->capture_default_str();
   serve_cmd->add_option("--db-pool", serve.db_pool, "database connections")

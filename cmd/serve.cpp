@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <thread>
 
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
@@ -205,6 +206,9 @@ int RunServe(const ServeOptions& options) {
   server_options.tls_cert_file = options.tls_cert;
   server_options.tls_key_file = options.tls_key;
   server_options.threads = options.http_threads;
+  // Reads never wait on a commit: twice the cores (docs/performance.md).
+  server_options.io_threads =
+      static_cast<int>(std::max(2u, 2 * std::thread::hardware_concurrency()));
   const bool loopback = IsLoopbackHost(server_options.host);
   const std::string auth = options.auth.empty() ? (loopback ? "off" : "tokens") : options.auth;
   std::string metrics_host;
@@ -356,7 +360,8 @@ int RunServe(const ServeOptions& options) {
     api::ServerOptions metrics_options;
     metrics_options.host = metrics_host;
     metrics_options.port = metrics_port;
-    metrics_options.threads = 2;  // one scrape at a time, and a health check beside it
+    metrics_options.io_threads = 2;  // one scrape at a time, and a health check beside it
+    metrics_options.threads = 1;
     metrics_server = api::NewHttpServer(metrics_options, metrics_endpoint.AsHandler());
     if (Status s = metrics_server->Start(); !s.ok()) return Fail("metrics_listen_failed", s);
   }

@@ -61,6 +61,9 @@ StatusOr<CustomJobSpec> DecodeCustomJobSpec(const nlohmann::json& spec, std::str
 nlohmann::json EncodeCustomJob(const CustomJob& job, ApiVersion version = ApiVersion::kV1beta1);
 nlohmann::json EncodeCustomJobSpec(const CustomJobSpec& spec,
                                    ApiVersion version = ApiVersion::kV1beta1);
+// The job's `trainyard` object alone, as EncodeCustomJob writes it: the one part of a job that
+// moves with the clock while nothing else about it changes (cost and goodput accrue to now).
+nlohmann::json EncodeSchedulingStatus(const SchedulingStatus& status);
 
 // google.rpc.Status as embedded in a resource or an Operation; `details` is accepted and dropped.
 StatusOr<RpcStatus> DecodeRpcStatus(const nlohmann::json& body,

@@ -241,6 +241,21 @@ TEST_F(BeastServerTest, CutsOffAClientWhoseHeaderOrBodyDribblesAndAnIdleOne) {
   EXPECT_TRUE(idle.ClosedByServer(5s));
 }
 
+TEST_F(BeastServerTest, AWriteWaitingForItsCommitHoldsUpNoRead) {
+  ServerOptions options;
+  options.io_threads = 1;
+  options.threads = 1;
+  StartServer(options);
+  RawClient writer(port_);
+  writer.Send("POST /block HTTP/1.1\r\nHost: h\r\nContent-Length: 0\r\n\r\n");
+  WaitBlocked();
+  RawClient reader(port_);
+  reader.Send("GET /x HTTP/1.1\r\nHost: h\r\n\r\n");
+  EXPECT_NE(reader.ReadResponse().find("method=GET path=/x"), std::string::npos);
+  Release();
+  EXPECT_NE(writer.ReadResponse().find("method=POST path=/block"), std::string::npos);
+}
+
 TEST_F(BeastServerTest, AStopWaitsForARequestInFlightAndRefusesNewOnes) {
   StartServer();
   RawClient busy(port_);

@@ -1,6 +1,6 @@
-// Ended jobs' JSON kept rendered: the text is what encoding the job gives, an ended job is rendered
-// once, a job still live every time (its cost moves with the clock), a job that changed is rendered
-// again, and the cache stays within its bound.
+// Jobs' JSON kept rendered: the text is always what encoding the job gives; an ended job is
+// rendered once, a live one keeps everything but its `trainyard` object (its cost and goodput move
+// with the clock), a job that changed is rendered again, and the cache stays within its bound.
 #include "api/rendered_job_cache.h"
 
 #include <gtest/gtest.h>
@@ -31,21 +31,42 @@ TEST(RenderedJobCacheTest, AnEndedJobIsRenderedOnceAsEncodingItGives) {
             EncodeCustomJob(job, ApiVersion::kV1beta1).dump());
 }
 
-TEST(RenderedJobCacheTest, ALiveJobIsRenderedAtEachReadAndAChangedOneAgain) {
+TEST(RenderedJobCacheTest, ALiveJobsCostAndGoodputAreRenderedAtEachReadAndTheRestKept) {
   RenderedJobCache cache;
   CustomJob running = Job("2", JobState::kRunning, 60);
+  running.start_time = *running.update_time;
+  running.labels = {{"trainyard", "null"}, {"team", "nlp"}};  // a label named like the object
+  running.job_spec.worker_pool_specs.emplace_back().replica_count = 2;
   running.trainyard.emplace().cost_usd = 1.5;
-  EXPECT_NE(cache.Render(running, ApiVersion::kV1).get(),
-            cache.Render(running, ApiVersion::kV1).get());
-  running.trainyard->cost_usd = 2.5;  // accrued meanwhile
-  EXPECT_EQ(*cache.Render(running, ApiVersion::kV1), EncodeCustomJob(running).dump());
-  EXPECT_EQ(cache.stats().hits, 0);
+  running.trainyard->reason_code = "RUNNING";
+  EXPECT_EQ(*cache.Render(running, ApiVersion::kV1),
+            EncodeCustomJob(running, ApiVersion::kV1).dump());
+  // Accrued meanwhile: the same job (state and times), new cost and goodput.
+  running.trainyard->cost_usd = 2.5;
+  running.trainyard->goodput.running = std::chrono::seconds(90);
+  EXPECT_EQ(*cache.Render(running, ApiVersion::kV1),
+            EncodeCustomJob(running, ApiVersion::kV1).dump());
+  EXPECT_EQ(cache.stats().hits, 1) << "the text around the object was kept";
+  EXPECT_EQ(*cache.Render(running, ApiVersion::kV1beta1),
+            EncodeCustomJob(running, ApiVersion::kV1beta1).dump());
+}
 
-  CustomJob ended = Job("3", JobState::kCancelling, 60);
-  cache.Render(ended, ApiVersion::kV1);
-  ended.state = JobState::kCancelled;
-  ended.update_time = *ended.update_time + std::chrono::seconds(5);
-  EXPECT_EQ(*cache.Render(ended, ApiVersion::kV1), EncodeCustomJob(ended, ApiVersion::kV1).dump());
+TEST(RenderedJobCacheTest, AJobThatChangedIsRenderedAgain) {
+  RenderedJobCache cache;
+  CustomJob job = Job("3", JobState::kQueued, 60);
+  job.trainyard.emplace();
+  cache.Render(job, ApiVersion::kV1);
+  job.state = JobState::kPending;  // admitted
+  job.update_time = *job.update_time + std::chrono::seconds(5);
+  EXPECT_EQ(*cache.Render(job, ApiVersion::kV1), EncodeCustomJob(job, ApiVersion::kV1).dump());
+  job.state = JobState::kRunning;  // started, in the same microsecond
+  job.start_time = *job.update_time;
+  EXPECT_EQ(*cache.Render(job, ApiVersion::kV1), EncodeCustomJob(job, ApiVersion::kV1).dump());
+  job.state = JobState::kCancelled;
+  job.end_time = *job.update_time + std::chrono::seconds(1);
+  job.update_time = job.end_time;
+  EXPECT_EQ(*cache.Render(job, ApiVersion::kV1), EncodeCustomJob(job, ApiVersion::kV1).dump());
+  EXPECT_EQ(cache.stats().hits, 0);
 }
 
 TEST(RenderedJobCacheTest, KeepsAtMostItsEntriesTheMostRecentlyRead) {
