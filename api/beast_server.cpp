@@ -388,6 +388,7 @@ class BeastServer final : public HttpServer {
         state_->in_flight.idle.wait_for(lock, drain,
                                         [this] { return state_->in_flight.count == 0; });
       }
+      keep_running_.reset();
       io_.stop();
       for (auto& t : threads_) t.join();
       threads_.clear();
@@ -430,6 +431,10 @@ class BeastServer final : public HttpServer {
   // Destroyed before the TLS context and after the acceptor: its pending handlers own the
   // connections, which read both.
   asio::io_context io_;
+  // Keeps the I/O threads running while nothing is pending on them: once the listener closes, a
+  // write whose handler is still on the writers' pool has no operation on the io_context, and
+  // without this its reply would be posted to threads that had returned.
+  asio::executor_work_guard<asio::io_context::executor_type> keep_running_{io_.get_executor()};
   tcp::acceptor acceptor_{io_};
   std::optional<asio::thread_pool> writers_;
   std::vector<std::thread> threads_;

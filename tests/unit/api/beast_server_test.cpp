@@ -256,6 +256,23 @@ TEST_F(BeastServerTest, AWriteWaitingForItsCommitHoldsUpNoRead) {
   EXPECT_NE(writer.ReadResponse().find("method=POST path=/block"), std::string::npos);
 }
 
+TEST_F(BeastServerTest, AStopWaitsForAWriteWhoseHandlerIsStillRunning) {
+  StartServer();
+  RawClient busy(port_);
+  busy.Send("POST /block HTTP/1.1\r\nHost: h\r\nContent-Length: 0\r\n\r\n");
+  WaitBlocked();
+  // The listener closes: nothing is left pending on the I/O threads but this write's reply.
+  auto stopped = std::async(std::launch::async, [this] { server_->Stop(5000ms); });
+  auto deadline = std::chrono::steady_clock::now() + 5s;
+  while (RawClient(port_).connected() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::yield();
+  }
+  Release();
+  std::string reply = busy.ReadResponse();
+  EXPECT_EQ(reply.rfind("HTTP/1.1 200", 0), 0u) << reply;
+  stopped.get();
+}
+
 TEST_F(BeastServerTest, AStopWaitsForARequestInFlightAndRefusesNewOnes) {
   StartServer();
   RawClient busy(port_);
