@@ -64,10 +64,11 @@ StatusOr<HttpResponse> CustomJobHandler::Create(const HttpRequest& request,
 }
 
 StatusOr<HttpResponse> CustomJobHandler::Get(const HttpRequest&, const RouteMatch& match) {
-  auto job = jobs_.Get(Job(match));
-  TY_RETURN_IF_ERROR(job.status());
+  auto view = jobs_.Read(Job(match));
+  TY_RETURN_IF_ERROR(view.status());
   HttpResponse out;
-  out.body = *rendered_.Render(*job, Version(match));
+  out.body =
+      *rendered_.Render(view->job(), view->status ? &*view->status : nullptr, Version(match));
   return out;
 }
 

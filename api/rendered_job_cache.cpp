@@ -58,10 +58,17 @@ void RenderedJobCache::Keep(Entry entry) {
 
 std::shared_ptr<const std::string> RenderedJobCache::Render(const CustomJob& job,
                                                             ApiVersion version) {
-  if (!job.update_time) return std::make_shared<const std::string>(RenderJob(job, version));
+  return Render(job, job.trainyard ? &*job.trainyard : nullptr, version);
+}
+
+std::shared_ptr<const std::string> RenderedJobCache::Render(const CustomJob& job,
+                                                            const SchedulingStatus* status,
+                                                            ApiVersion version) {
   const bool ended = IsTerminal(job.state);
-  if (!ended && !job.trainyard) {
-    return std::make_shared<const std::string>(RenderJob(job, version));
+  if (!job.update_time || (!ended && status == nullptr)) {
+    CustomJob as_shown = job;  // rare: a job never stored, or without scheduling status
+    as_shown.trainyard = status ? std::optional(*status) : std::nullopt;
+    return std::make_shared<const std::string>(RenderJob(as_shown, version));
   }
   const std::string key = job.name + (version == ApiVersion::kV1 ? "#v1" : "#v1beta1");
   const Fingerprint fingerprint{job.state, *job.update_time, job.start_time, job.end_time};
@@ -86,11 +93,12 @@ std::shared_ptr<const std::string> RenderedJobCache::Render(const CustomJob& job
     Keep(entry);
     kept = std::move(entry);
   }
+  // An ended job's status no longer accrues: its kept text is whole.
   if (ended) return kept->text;
-  const std::string status = Dump(EncodeSchedulingStatus(*job.trainyard));
+  const std::string object = Dump(EncodeSchedulingStatus(*status));
   auto text = std::make_shared<std::string>();
-  text->reserve(kept->text->size() + status.size() + kept->after->size());
-  text->append(*kept->text).append(status).append(*kept->after);
+  text->reserve(kept->text->size() + object.size() + kept->after->size());
+  text->append(*kept->text).append(object).append(*kept->after);
   return text;
 }
 

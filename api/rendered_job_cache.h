@@ -28,6 +28,10 @@ class RenderedJobCache {
 
   // The job's JSON text as EncodeCustomJob(job, version).dump() writes it.
   std::shared_ptr<const std::string> Render(const CustomJob& job, ApiVersion version);
+  // The same with `status` as the job's `trainyard` object (its accrued copy: a poll shares the
+  // kept job and accrues only that; none: no such object).
+  std::shared_ptr<const std::string> Render(const CustomJob& job, const SchedulingStatus* status,
+                                            ApiVersion version);
 
   struct Stats {
     int64_t hits = 0;

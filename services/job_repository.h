@@ -2,6 +2,7 @@
 // What the domain needs from storage for jobs. storage/ implements it on PostgreSQL; the service
 // rules are tested against that implementation, never against a mock.
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -86,6 +87,14 @@ class JobRepository {
   virtual Status Insert(const JobRecord& record, const std::string& request_id) = 0;
   virtual StatusOr<JobRecord> Get(int64_t project_number, const std::string& location,
                                   int64_t id) = 0;
+  // The same job, shared: a repository that keeps rows in memory hands out its copy instead of
+  // copying it (storage/cached_job_store; a poll would otherwise copy the whole spec).
+  virtual StatusOr<std::shared_ptr<const JobRecord>> GetShared(int64_t project_number,
+                                                               const std::string& location,
+                                                               int64_t id) {
+    TY_ASSIGN_OR_RETURN(JobRecord record, Get(project_number, location, id));
+    return std::make_shared<const JobRecord>(std::move(record));
+  }
   // Up to query.limit + 1 rows, so the caller knows whether another page exists.
   virtual StatusOr<std::vector<JobRecord>> List(const ListJobsQuery& query) = 0;
   // The ids and versions of the rows List(query) returns, in its order, without the rows: a

@@ -40,9 +40,7 @@ StatusOr<JobKey> ResolveJobRef(ProjectRepository& projects, const JobRef& ref) {
 }
 
 // The cost and goodput stored at the job's last change, plus what accrued since, as of `now`.
-void AccrueToNow(JobRecord& record, Timestamp now) {
-  if (!record.job.trainyard) return;
-  SchedulingStatus& s = *record.job.trainyard;
+void Accrue(const JobRecord& record, Timestamp now, SchedulingStatus& s) {
   if (record.state_since) {
     s.goodput = GoodputAsOf(s.goodput, record.job.state, record.job.start_time.has_value(),
                             *record.state_since, now);
@@ -50,6 +48,10 @@ void AccrueToNow(JobRecord& record, Timestamp now) {
   if (!s.admitted_at || IsTerminal(record.job.state) || now <= *s.admitted_at) return;
   double hours = std::chrono::duration<double>(now - *s.admitted_at).count() / 3600;
   s.cost_usd += s.hourly_price_usd * hours;
+}
+
+void AccrueToNow(JobRecord& record, Timestamp now) {
+  if (record.job.trainyard) Accrue(record, now, *record.job.trainyard);
 }
 
 Status ValidateLocation(const std::string& location) {
@@ -143,6 +145,19 @@ StatusOr<CustomJob> JobService::Get(const JobRef& ref) {
   TY_ASSIGN_OR_RETURN(JobRecord record, Load(ref));
   AccrueToNow(record, clock_.Now());
   return std::move(record.job);
+}
+
+StatusOr<JobView> JobService::Read(const JobRef& ref) {
+  TY_ASSIGN_OR_RETURN(JobKey key, ResolveJobRef(projects_, ref));
+  auto record = jobs_.GetShared(key.project_number, ref.parent.location, key.id);
+  if (!record.ok() && record.status().code() == Code::kNotFound) return JobNotFound(ref);
+  TY_RETURN_IF_ERROR(record.status());
+  JobView view{std::move(record).value(), std::nullopt};
+  if (view.record->job.trainyard) {
+    view.status = *view.record->job.trainyard;
+    Accrue(*view.record, clock_.Now(), *view.status);
+  }
+  return view;
 }
 
 StatusOr<ListJobsResult> JobService::List(const ListJobsRequest& request) {

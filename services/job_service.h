@@ -2,6 +2,7 @@
 // The customJobs use cases: create, get, list, cancel, delete. Validation and state rules live in
 // the domain; the service orders them and talks to the repositories.
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,6 +19,14 @@ struct ListJobsRequest {
   std::optional<FilterExpr> filter;
   int page_size = 100;
   std::optional<JobCursor> after;
+};
+
+// A job as a poll shows it, without copying what the process keeps: the stored job, shared, and
+// its scheduling status accrued to now (the one part of it that moves with the clock).
+struct JobView {
+  std::shared_ptr<const JobRecord> record;
+  std::optional<SchedulingStatus> status;
+  const CustomJob& job() const { return record->job; }
 };
 
 struct ListJobsResult {
@@ -39,6 +48,8 @@ class JobService {
 
   StatusOr<CustomJob> Create(const ParentRef& parent, CustomJob job, const std::string& request_id);
   StatusOr<CustomJob> Get(const JobRef& ref);
+  // Get's job, shared rather than copied (a poll's path).
+  StatusOr<JobView> Read(const JobRef& ref);
   StatusOr<ListJobsResult> List(const ListJobsRequest& request);
   Status Cancel(const JobRef& ref);
   StatusOr<Operation> Delete(const JobRef& ref);

@@ -11,17 +11,26 @@ Status CachedJobStore::Insert(const JobRecord& record, const std::string& reques
 
 StatusOr<JobRecord> CachedJobStore::Get(int64_t project_number, const std::string& location,
                                         int64_t id) {
+  TY_ASSIGN_OR_RETURN(std::shared_ptr<const JobRecord> shared,
+                      GetShared(project_number, location, id));
+  return *shared;
+}
+
+StatusOr<std::shared_ptr<const JobRecord>> CachedJobStore::GetShared(int64_t project_number,
+                                                                     const std::string& location,
+                                                                     int64_t id) {
   if (auto kept = cache_.Find(id)) {
     // Ids are unique over every project: a kept job asked for under another parent is not found.
     if (kept->project_number != project_number || kept->location != location) {
       return NotFound("custom job not found");
     }
-    return *kept;
+    return kept;
   }
   auto ticket = cache_.BeginRead();
-  auto record = store_.Get(project_number, location, id);
-  if (record.ok()) cache_.Put(ticket, std::make_shared<const JobRecord>(*record));
-  return record;
+  TY_ASSIGN_OR_RETURN(JobRecord record, store_.Get(project_number, location, id));
+  auto shared = std::make_shared<const JobRecord>(std::move(record));
+  cache_.Put(ticket, shared);
+  return shared;
 }
 
 StatusOr<std::vector<JobRecord>> CachedJobStore::List(const ListJobsQuery& query) {

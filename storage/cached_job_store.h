@@ -16,6 +16,9 @@ class CachedJobStore final : public JobRepository {
 
   Status Insert(const JobRecord& record, const std::string& request_id) override;
   StatusOr<JobRecord> Get(int64_t project_number, const std::string& location, int64_t id) override;
+  StatusOr<std::shared_ptr<const JobRecord>> GetShared(int64_t project_number,
+                                                       const std::string& location,
+                                                       int64_t id) override;
   StatusOr<std::vector<JobRecord>> List(const ListJobsQuery& query) override;
   StatusOr<std::vector<JobVersion>> ListVersions(const ListJobsQuery& query) override;
   StatusOr<std::vector<JobRecord>> ByIds(const std::vector<int64_t>& ids) override;

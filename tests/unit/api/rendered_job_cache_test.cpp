@@ -51,6 +51,21 @@ TEST(RenderedJobCacheTest, ALiveJobsCostAndGoodputAreRenderedAtEachReadAndTheRes
             EncodeCustomJob(running, ApiVersion::kV1beta1).dump());
 }
 
+TEST(RenderedJobCacheTest, AnAccruedStatusIsRenderedInPlaceOfTheKeptJobs) {
+  RenderedJobCache cache;
+  CustomJob kept = Job("4", JobState::kQueued, 60);
+  kept.trainyard.emplace().reason_code = "NO_CAPACITY";
+  SchedulingStatus accrued = *kept.trainyard;
+  accrued.goodput.waiting = std::chrono::seconds(42);  // the poll's clock, not the stored one
+  CustomJob shown = kept;
+  shown.trainyard = accrued;
+  for (int i = 0; i < 2; ++i) {  // a miss, then a hit
+    EXPECT_EQ(*cache.Render(kept, &accrued, ApiVersion::kV1),
+              EncodeCustomJob(shown, ApiVersion::kV1).dump());
+  }
+  EXPECT_EQ(cache.stats().hits, 1);
+}
+
 TEST(RenderedJobCacheTest, AJobThatChangedIsRenderedAgain) {
   RenderedJobCache cache;
   CustomJob job = Job("3", JobState::kQueued, 60);

@@ -101,6 +101,15 @@ TEST_F(CachedJobStoreTest, ARepeatedListReadsNoRowItKeeps) {
   EXPECT_EQ(counting_.whole_lists, 0);
 }
 
+TEST_F(CachedJobStoreTest, APollSharesTheKeptRowInsteadOfCopyingIt) {
+  auto first = cached_.GetShared(7, "us-central1", 2);
+  auto again = cached_.GetShared(7, "us-central1", 2);
+  ASSERT_TRUE(first.ok() && again.ok());
+  EXPECT_EQ(first->get(), again->get());
+  EXPECT_EQ(cached_.GetShared(8, "us-central1", 2).status().code(), Code::kNotFound)
+      << "kept, but under another parent";
+}
+
 TEST_F(CachedJobStoreTest, AChangedRowIsReadAgainAtItsNewVersion) {
   ListedIds();
   // Another writer's change: the store has version 2, the feed drops the kept row.
