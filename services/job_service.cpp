@@ -134,11 +134,16 @@ StatusOr<CustomJob> JobService::Create(const ParentRef& parent, CustomJob job,
   }
 }
 
-StatusOr<JobRecord> JobService::Load(const JobRef& ref) {
+StatusOr<std::shared_ptr<const JobRecord>> JobService::LoadShared(const JobRef& ref) {
   TY_ASSIGN_OR_RETURN(JobKey key, ResolveJobRef(projects_, ref));
-  auto record = jobs_.Get(key.project_number, ref.parent.location, key.id);
+  auto record = jobs_.GetShared(key.project_number, ref.parent.location, key.id);
   if (!record.ok() && record.status().code() == Code::kNotFound) return JobNotFound(ref);
   return record;
+}
+
+StatusOr<JobRecord> JobService::Load(const JobRef& ref) {
+  TY_ASSIGN_OR_RETURN(std::shared_ptr<const JobRecord> record, LoadShared(ref));
+  return *record;
 }
 
 StatusOr<CustomJob> JobService::Get(const JobRef& ref) {
@@ -148,11 +153,8 @@ StatusOr<CustomJob> JobService::Get(const JobRef& ref) {
 }
 
 StatusOr<JobView> JobService::Read(const JobRef& ref) {
-  TY_ASSIGN_OR_RETURN(JobKey key, ResolveJobRef(projects_, ref));
-  auto record = jobs_.GetShared(key.project_number, ref.parent.location, key.id);
-  if (!record.ok() && record.status().code() == Code::kNotFound) return JobNotFound(ref);
-  TY_RETURN_IF_ERROR(record.status());
-  JobView view{std::move(record).value(), std::nullopt};
+  TY_ASSIGN_OR_RETURN(std::shared_ptr<const JobRecord> record, LoadShared(ref));
+  JobView view{std::move(record), std::nullopt};
   if (view.record->job.trainyard) {
     view.status = *view.record->job.trainyard;
     Accrue(*view.record, clock_.Now(), *view.status);

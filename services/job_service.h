@@ -59,6 +59,8 @@ class JobService {
 
  private:
   StatusOr<Project> ResolveExisting(const std::string& project);
+  // The job as the repository keeps it (shared), or NOT_FOUND naming the job as the caller did.
+  StatusOr<std::shared_ptr<const JobRecord>> LoadShared(const JobRef& ref);
   StatusOr<JobRecord> Load(const JobRef& ref);
   Status CheckResource(const Project& project, const std::string& location,
                        const CustomJobSpec& spec);
