@@ -235,10 +235,13 @@ class Connection : public std::enable_shared_from_this<Connection<Stream>> {
     if (!WaitsForACommit(request.method) || state_->writers == nullptr) {
       return Reply(Run(request));
     }
-    // Back on this connection's strand with the reply, once the handler has its commit.
+    // Back on this connection's strand with the reply, once the handler has its commit. Counted
+    // from here (queued for a writer counts too) until the handler returns.
+    if (RequestGauge* gauge = state_->options.writes_in_flight) gauge->Enter();
     asio::post(*state_->writers,
                [self = this->shared_from_this(), request = std::move(request)]() mutable {
                  HttpResponse out = self->Run(request);
+                 if (RequestGauge* gauge = self->state_->options.writes_in_flight) gauge->Leave();
                  asio::post(self->stream_.get_executor(), [self, out = std::move(out)]() mutable {
                    self->Reply(std::move(out));
                  });

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "api/http_types.h"
+#include "services/request_gauge.h"
 #include "services/status.h"
 
 namespace trainyard::api {
@@ -39,6 +40,9 @@ struct ServerOptions {
   std::chrono::milliseconds body_timeout{30'000};
   std::chrono::milliseconds idle_timeout{75'000};
   std::chrono::milliseconds write_timeout{30'000};
+  // Counts the writes from their header to their reply, for the background loops that give way
+  // to them (services/request_gauge.h); none: not counted. Must outlive the server.
+  RequestGauge* writes_in_flight = nullptr;
 };
 
 class HttpServer {

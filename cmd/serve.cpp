@@ -206,6 +206,8 @@ int RunServe(const ServeOptions& options) {
   server_options.tls_cert_file = options.tls_cert;
   server_options.tls_key_file = options.tls_key;
   server_options.threads = options.http_threads;
+  RequestGauge writes_in_flight(std::max(1, options.http_threads / 2));
+  server_options.writes_in_flight = &writes_in_flight;
   // Reads never wait on a commit: twice the cores (docs/performance.md).
   server_options.io_threads =
       static_cast<int>(std::max(2u, 2 * std::thread::hardware_concurrency()));
@@ -290,6 +292,13 @@ int RunServe(const ServeOptions& options) {
   plane_options.operation_waiters = std::max(1, options.http_threads / 4);
   // Simulated capacity boots and pulls images in simulated time; real processes start at once.
   plane_options.scheduler.simulated_startup = options.runtime == "sim";
+  // A queue's positions as a client polls them are at most a second old (chosen: a human reads
+  // them; Kueue's were 5 s old), instead of a write of every moved one at each pass.
+  plane_options.scheduler.positions_period = std::chrono::seconds(1);
+  // Requests first: the scheduler's and the runtime's passes wait while half the writers' threads
+  // or more are taken (chosen; Slurm's max_rpc_cnt, 150 of 256 threads, is a like share).
+  plane_options.scheduler.deferral.requests = &writes_in_flight;
+  plane_options.executor.deferral.requests = &writes_in_flight;
   plane_options.executor.owner = DefaultExecutorOwner();
   plane_options.executor.lease = std::chrono::seconds(options.lease_seconds);
   if (options.runtime == "slurm") {

@@ -143,9 +143,11 @@ const StateSql kUnclaimNodes(
     "state_since = " TY_TS("$2") " WHERE job_id = $1::bigint "
     "AND state IN (:node_provisioning, :node_busy)");
 
-// Verdicts annotate QUEUED jobs ($5) only: they are not transitions, so the version stays.
+// Verdicts annotate QUEUED jobs ($5) only: they are not transitions, so the version stays. A
+// position of 0 is none reported yet.
 const StateSql kVerdicts(
-    "UPDATE custom_jobs j SET sched_code = d.code, sched_message = d.msg, queue_position = d.pos "
+    "UPDATE custom_jobs j SET sched_code = d.code, sched_message = d.msg, "
+    "queue_position = NULLIF(d.pos, 0) "
     "FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[]) AS d(id, code, msg, pos) "
     "WHERE j.id = d.id AND j.state = :job_queued");
 

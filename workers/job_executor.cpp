@@ -291,7 +291,10 @@ std::chrono::milliseconds JobExecutor::IdleWait() {
 }
 
 void JobExecutor::Loop() {
+  auto last_pass = std::chrono::steady_clock::now();
   while (!stop_) {
+    DeferToRequests(options_.deferral, last_pass, mu_, wake_, stop_);
+    last_pass = std::chrono::steady_clock::now();
     auto applied = RunOnce();
     if (!applied.ok()) {
       LogJson(LogLevel::kWarn, "executor_pass_failed", {{"error", applied.status().message()}});

@@ -20,6 +20,7 @@
 #include "services/runtime/job_supervisor.h"
 #include "services/runtime/runtime.h"
 #include "workers/executor_metrics.h"
+#include "workers/request_deferral.h"
 #include "workers/runtime_backoff.h"
 
 namespace trainyard {
@@ -37,6 +38,8 @@ struct JobExecutorOptions {
   std::chrono::milliseconds runtime_backoff{250};
   std::chrono::milliseconds runtime_backoff_max{10000};
   JobLogRepository* logs = nullptr;  // where the replicas' output goes (none: dropped)
+  // Passes wait while the API's writes are busy (workers/request_deferral.h).
+  RequestDeferral deferral;
 };
 
 class JobExecutor {

@@ -217,7 +217,10 @@ StatusOr<LoopStats> SchedulerLoop::RunOnce() {
   // Decide at a time read after the ingest: a job created meanwhile must never be admitted (and
   // billed) at a virtual time before its own createTime.
   now = clock_.Now();
-  CycleResult cycle = core_.RunCycle(now);
+  const bool report_positions = options_.positions_period.count() <= 0 ||
+                                ingested - positions_reported_ >= options_.positions_period;
+  CycleResult cycle = core_.RunCycle(now, report_positions);
+  if (report_positions) positions_reported_ = ingested;
   const auto decided = Clock::now();
   stats.evaluations = cycle.evaluations;
   auto seconds = [](Clock::duration d) { return std::chrono::duration<double>(d).count(); };
@@ -288,8 +291,10 @@ void SchedulerLoop::Wake() {
 }
 
 void SchedulerLoop::Loop() {
+  auto last_pass = std::chrono::steady_clock::now();
   while (!stop_) {
-    const auto began = std::chrono::steady_clock::now();
+    DeferToRequests(options_.deferral, last_pass, mu_, wake_, stop_);
+    const auto began = last_pass = std::chrono::steady_clock::now();
     {
       std::lock_guard lock(mu_);
       woken_ = false;

@@ -15,6 +15,7 @@
 #include "services/scheduler/scheduler.h"
 #include "services/scheduler/scheduler_store.h"
 #include "workers/failure_simulator.h"
+#include "workers/request_deferral.h"
 #include "workers/resource_reconciler.h"
 #include "workers/scheduler_metrics.h"
 
@@ -26,6 +27,13 @@ struct SchedulerLoopOptions {
   // far apart, so a burst of creates costs a pass per gap, not one per create.
   std::chrono::milliseconds wake_gap{25};
   int change_batch = 10000;
+  // Queue positions are reported at most this often in wall time (0: every pass). One admission
+  // moves every job behind it, and each moved position is a row written and a poll cache
+  // invalidated; Kueue reported positions in workload status every 5 s
+  // (queueVisibility.updateIntervalSeconds). A job's verdict is reported at once either way.
+  std::chrono::milliseconds positions_period{0};
+  // Passes wait while the API's writes are busy (workers/request_deferral.h).
+  RequestDeferral deferral;
   SchedulerConfig config;
   // Admitted work waits out the fleet's simulated boot and image pull (services/scheduler/
   // admission_planner.h).
@@ -102,7 +110,8 @@ class SchedulerLoop {
   std::atomic<bool> stop_{false};
   std::mutex mu_;
   std::condition_variable wake_;
-  bool woken_ = false;                       // under mu_: a Wake came since the last pass began
+  bool woken_ = false;  // under mu_: a Wake came since the last pass began
+  std::chrono::steady_clock::time_point positions_reported_{};  // the last pass that walked them
   std::atomic<bool> queue_was_empty_{true};  // after the last pass: nobody waited for capacity
 };
 

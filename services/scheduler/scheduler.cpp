@@ -241,7 +241,7 @@ void Scheduler::Fail(const PendingEntry& entry, std::string message, CycleResult
   }
 }
 
-CycleResult Scheduler::RunCycle(Timestamp now) {
+CycleResult Scheduler::RunCycle(Timestamp now, bool report_positions) {
   CycleResult result;
   Cycle cycle;
   // The evaluated list of the last cycle lends this one its capacity: growing it anew each cycle
@@ -250,6 +250,7 @@ CycleResult Scheduler::RunCycle(Timestamp now) {
   cycle.evaluated.clear();
   cycle.holds.reserve(static_cast<size_t>(std::max(0, config_.max_reservations)));
   cycle.now = now;
+  cycle.report_positions = report_positions;
   cycle.budget = config_.evaluation_budget;
   cycle.victims_left = config_.max_victims;
   cycle.reservations_left = config_.max_reservations;

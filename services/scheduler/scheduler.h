@@ -160,7 +160,9 @@ class Scheduler {
 
   // One cycle at `now`. The state moves as if the decisions commit (admitted jobs become running,
   // victims and failures leave); when the commit fails, the caller Clear()s and reloads.
-  CycleResult RunCycle(Timestamp now);
+  // Without `report_positions`, the queues whose order moved keep their shown positions until a
+  // cycle with it (the loop's period of wall time); the jobs evaluated get their verdicts anyway.
+  CycleResult RunCycle(Timestamp now, bool report_positions = true);
   // When the earliest termination grace under way ends: a cycle then admits its preemptor.
   std::optional<Timestamp> NextPreemptionDue() const;
 

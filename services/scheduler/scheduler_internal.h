@@ -73,6 +73,7 @@ void Rehome(PmrVector& v, std::pmr::memory_resource* to) {
 // What one cycle remembers: verdicts per shape, holds for starving jobs, victims already claimed.
 struct Scheduler::Cycle {
   Timestamp now{};
+  bool report_positions = true;
   double budget = 0;
   std::vector<Hold> holds;
   std::unordered_set<int64_t> claimed;

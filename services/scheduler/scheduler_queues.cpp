@@ -286,11 +286,12 @@ void Scheduler::Report(PendingEntry& entry, int64_t position, CycleResult& resul
 }
 
 // Positions count every waiting job of the queue, parked or not, in rank order. They change only
-// when a job joins or leaves the queue, so only those queues are walked; elsewhere only the jobs
-// evaluated this cycle may have a new verdict.
+// when a job joins or leaves the queue, so only those queues are walked, and only in a cycle that
+// reports positions; elsewhere only the jobs evaluated this cycle may have a new verdict, shown
+// at the position last reported (none yet: 0, which the stores keep as no position).
 void Scheduler::ReportPositions(Cycle& cycle, CycleResult& result) {
   std::vector<bool> walked(queues_.size(), false);
-  for (size_t q = 0; q < queues_.size(); ++q) {
+  for (size_t q = 0; q < queues_.size() && cycle.report_positions; ++q) {
     Queue& queue = queues_[q];
     if (!queue.positions_stale) continue;
     queue.positions_stale = false;

@@ -303,7 +303,8 @@ StatusOr<CommitOutcome> MemorySchedulerStore::Commit(const AdmissionPlanner& pla
     SchedulingStatus& status = *it->second.record.job.trainyard;
     status.reason_code = std::string(ReasonCodeName(v.verdict.code));
     status.reason_message = v.verdict.message.str();
-    status.queue_position = v.verdict.position;
+    status.queue_position =
+        v.verdict.position > 0 ? std::optional(v.verdict.position) : std::nullopt;
     ++outcome.verdicts;
   }
   return outcome;

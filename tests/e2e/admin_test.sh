@@ -39,8 +39,9 @@ check "calendar reservation has a window and is usable now" \
 job=$(create '.' lora-single-node.json)
 huge=$(create '.jobSpec.workerPoolSpecs[1].replicaCount = "63" | .labels = {}' nemo-pretrain-multinode.json)
 wait_until 60 "$job succeeds" state_is "$job" JOB_STATE_SUCCEEDED
-wait_until 30 "the huge job gets a verdict" bash -c \
-  "[ \"\$(curl -fsS '$BASE/v1/$huge' | jq -r '.trainyard.reason.code // empty')\" != '' ]"
+# Its verdict comes at once; its position with the next report of positions (each second).
+wait_until 30 "the huge job gets a verdict and a position" bash -c \
+  "[ \"\$(curl -fsS '$BASE/v1/$huge' | jq -r '.trainyard.queuePosition // empty')\" != '' ]"
 
 events="$BASE/trainyard/v1/$job/events"
 check "job events oldest first" \

@@ -47,7 +47,8 @@ for job in "$standard" "$spot" "$flex"; do
 done
 check "reason of an admitted job" "$(field "$standard" .trainyard.reason.code)" ADMITTED
 
-wait_until 30 "the huge job gets a verdict" bash -c "[ \"\$(curl -fsS '$BASE/v1/$huge' | jq -r '.trainyard.reason.code // empty')\" != '' ]"
+# Its verdict comes at once; its position with the next report of positions (each second).
+wait_until 30 "the huge job gets a verdict and a position" bash -c "[ \"\$(curl -fsS '$BASE/v1/$huge' | jq -r '.trainyard.queuePosition // empty')\" != '' ]"
 check "huge job stays QUEUED" "$(field "$huge" .state)" JOB_STATE_QUEUED
 check "huge job says it never fits" "$(field "$huge" .trainyard.reason.code)" NEVER_FITS
 check "huge job names the largest pool" \
@@ -115,8 +116,8 @@ lora=$(jq . "$PAYLOADS/lora-single-node.json" |
 wait_until 30 "the LoRA job behind 1,100 parked jobs succeeds" state_is "$lora" JOB_STATE_SUCCEEDED
 pass "the LoRA job behind 1,100 parked jobs SUCCEEDED"
 newest=$(curl -fsS "$TA?pageSize=10" | jq -r '[.customJobs[] | select(.jobSpec.workerPoolSpecs | length == 2)] | first | .name')
-wait_until 30 "the newest huge gang has its verdict" \
-  bash -c "[ \"\$(curl -fsS '$BASE/v1/$newest' | jq -r .trainyard.reason.code)\" = NEVER_FITS ]"
+wait_until 30 "the newest huge gang has its verdict and its position" \
+  bash -c "[ \"\$(curl -fsS '$BASE/v1/$newest' | jq -r '\"\\(.trainyard.reason.code) \\(.trainyard.queuePosition)\"')\" = 'NEVER_FITS 1100' ]"
 check "a huge gang says it never fits (team-a may not use demo's reservation)" \
   "$(field "$newest" .trainyard.reason.message)" \
   "needs 63 a3-megagpu-8g in one zone; the largest RESERVATION or ON_DEMAND pool in us-central1 has 8 (parked until configuration changes)"

@@ -20,6 +20,7 @@ void SimFixture::StartFleet(const char* fleet_json) {
   options.operation_waiters = 8;
   options.executor.owner = "exec";
   options.ids = &ids_;
+  options.scheduler.positions_period = positions_period_;
   auto plane = app::ControlPlane::Build(ports, fleet_, clock_, FleetRuntime(), options);
   ASSERT_TRUE(plane.ok()) << plane.status().message();
   plane_ = std::move(plane).value();

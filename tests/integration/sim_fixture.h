@@ -42,6 +42,8 @@ class SimFixture : public ::testing::Test {
   std::string checkpoint_interval_;
   // More env of the primary pool of the jobs created from now on.
   std::vector<EnvVar> primary_env_;
+  // How often the scheduler reports queue positions (StartFleet reads it); 0: every step.
+  std::chrono::milliseconds positions_period_{0};
 
   // What the control plane runs jobs on (the simulator unless a test says otherwise), and where
   // a test may swap a port for its own before the plane is built over them.

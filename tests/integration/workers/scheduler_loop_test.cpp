@@ -133,6 +133,35 @@ TEST_F(SchedulerLoopTest, SpotJobQueuesOverPreemptibleQuotaWithItsReasonAndPosit
   EXPECT_EQ(waiting.trainyard->queue_position, 1);
 }
 
+// As `serve` runs it, positions are reported on a period of wall time (an hour here, so no step
+// of the test reaches the next): the first pass reports them; after it a job that waits says why
+// at once, with no position until the next report, and positions that moved are not rewritten.
+TEST_F(SchedulerLoopTest, PositionsAreReportedOnAPeriodAndAVerdictAtOnce) {
+  StopFleet();
+  positions_period_ = std::chrono::hours(1);
+  ASSERT_NO_FATAL_FAILURE(StartFleet(kFleet));
+  CustomJob first = Create(0, SchedulingStrategy::kSpot);  // 1 node: runs
+  clock_.Advance(1s);
+  CustomJob second = Create(1, SchedulingStrategy::kSpot);  // 2 nodes: over the spot quota
+  clock_.Advance(1s);
+  CustomJob third = Create(1, SchedulingStrategy::kSpot);
+  Step();
+  EXPECT_EQ(Get(second).trainyard->queue_position, 1) << "the first pass reports positions";
+  EXPECT_EQ(Get(third).trainyard->queue_position, 2);
+
+  clock_.Advance(1s);
+  CustomJob fourth = Create(1, SchedulingStrategy::kSpot);
+  const std::string second_id = second.name.substr(second.name.rfind('/') + 1);
+  ASSERT_TRUE(service_->Cancel(JobRef{ParentRef{"demo", "us-central1"}, second_id}).ok());
+  Step();
+  CustomJob waiting = Get(fourth);
+  ASSERT_TRUE(waiting.trainyard);
+  EXPECT_EQ(waiting.trainyard->reason_code, "QUOTA_EXCEEDED") << "its verdict, at once";
+  EXPECT_FALSE(waiting.trainyard->queue_position) << "no position before the next report";
+  EXPECT_EQ(Get(third).trainyard->queue_position, 2) << "moved up, shown at the next report";
+  EXPECT_EQ(Get(first).state, JobState::kPending);
+}
+
 TEST_F(SchedulerLoopTest, HigherPriorityPreemptsAndTheVictimComesBack) {
   CustomJob low = Create(0, SchedulingStrategy::kStandard, "low", "3600s", "other");
   Step();

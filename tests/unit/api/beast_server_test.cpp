@@ -256,6 +256,27 @@ TEST_F(BeastServerTest, AWriteWaitingForItsCommitHoldsUpNoRead) {
   EXPECT_NE(writer.ReadResponse().find("method=POST path=/block"), std::string::npos);
 }
 
+// The background loops give way to writes by this count (services/request_gauge.h): a write is
+// counted while its handler runs, a read never.
+TEST_F(BeastServerTest, CountsAWriteInFlightUntilItsHandlerReturns) {
+  RequestGauge writes(1);
+  ServerOptions options;
+  options.writes_in_flight = &writes;
+  StartServer(options);
+  RawClient writer(port_);
+  writer.Send("POST /block HTTP/1.1\r\nHost: h\r\nContent-Length: 0\r\n\r\n");
+  WaitBlocked();
+  EXPECT_EQ(writes.in_flight(), 1);
+  EXPECT_TRUE(writes.busy());
+  RawClient reader(port_);
+  reader.Send("GET /x HTTP/1.1\r\nHost: h\r\n\r\n");
+  EXPECT_NE(reader.ReadResponse().find("method=GET"), std::string::npos);
+  EXPECT_EQ(writes.in_flight(), 1) << "a read is not a write";
+  Release();
+  EXPECT_NE(writer.ReadResponse().find("method=POST path=/block"), std::string::npos);
+  EXPECT_EQ(writes.in_flight(), 0);
+}
+
 TEST_F(BeastServerTest, AStopWaitsForAWriteWhoseHandlerIsStillRunning) {
   StartServer();
   RawClient busy(port_);

@@ -582,6 +582,36 @@ TEST(SchedulerTest, JobsThatMayHoldShareTheirShapesVerdictOnceTheCycleHasMadeIts
   EXPECT_EQ(r.reused, 1);
 }
 
+// The loop reports positions on a period: a cycle without them still says why the jobs it looked
+// at wait, with no position yet, and the queues that moved are walked at the next cycle with them.
+TEST(SchedulerTest, PositionsWaitForACycleThatReportsThem) {
+  Fleet fleet = TestFleet();
+  fleet.quotas.defaults["NVIDIA_H100_MEGA_80GB"] = 0;
+  fleet.quotas.per_project["demo"]["NVIDIA_H100_MEGA_80GB"] = 8;
+  Scheduler s(fleet);
+  s.UpsertPending(Job(1, {.replicas = 1}));
+  s.UpsertPending(Job(2, {.replicas = 1, .created = kT0 + 1s}));
+  s.UpsertPending(Job(3, {.replicas = 1, .priority = "high", .created = kT0 + 2s}));
+  CycleResult quiet = s.RunCycle(kT0, /*report_positions=*/false);
+  ASSERT_NE(Admitted(quiet, 3), nullptr);
+  ASSERT_NE(VerdictOf(quiet, 1), nullptr);
+  EXPECT_EQ(VerdictOf(quiet, 1)->code, ReasonCode::kQuotaExceeded);
+  EXPECT_EQ(VerdictOf(quiet, 1)->position, 0) << "no position reported yet";
+
+  CycleResult walked = s.RunCycle(kT0 + 1s);
+  ASSERT_NE(VerdictOf(walked, 1), nullptr);
+  EXPECT_EQ(VerdictOf(walked, 1)->position, 1);
+  ASSERT_NE(VerdictOf(walked, 2), nullptr);
+  EXPECT_EQ(VerdictOf(walked, 2)->position, 2);
+
+  s.Remove(1);  // job 2 moves up, but only a cycle that reports positions says so
+  EXPECT_EQ(VerdictOf(s.RunCycle(kT0 + 2s, false), 2), nullptr);
+  CycleResult moved = s.RunCycle(kT0 + 3s);
+  ASSERT_NE(VerdictOf(moved, 2), nullptr);
+  EXPECT_EQ(VerdictOf(moved, 2)->position, 1);
+  EXPECT_TRUE(s.RunCycle(kT0 + 4s).verdicts.empty()) << "reported once";
+}
+
 TEST(SchedulerTest, PositionsFollowPriorityThenAge) {
   Fleet fleet = TestFleet();
   fleet.quotas.defaults["NVIDIA_H100_MEGA_80GB"] = 0;

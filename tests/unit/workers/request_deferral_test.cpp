@@ -1,0 +1,76 @@
+// A background pass gives way to busy writes, and never for longer than its bound or past a Stop.
+#include "workers/request_deferral.h"
+
+#include <gtest/gtest.h>
+
+#include <future>
+
+namespace trainyard {
+namespace {
+
+using namespace std::chrono_literals;
+using SteadyClock = std::chrono::steady_clock;
+
+struct Loop {
+  std::mutex mu;
+  std::condition_variable wake;
+  std::atomic<bool> stop{false};
+};
+
+std::future<bool> Defer(const RequestDeferral& deferral, SteadyClock::time_point last_pass,
+                        Loop& loop) {
+  return std::async(std::launch::async, [&deferral, last_pass, &loop] {
+    return DeferToRequests(deferral, last_pass, loop.mu, loop.wake, loop.stop);
+  });
+}
+
+TEST(RequestDeferralTest, APassRunsAtOnceWithoutAGaugeOrWhileWritesAreFew) {
+  Loop loop;
+  EXPECT_FALSE(DeferToRequests({}, SteadyClock::now(), loop.mu, loop.wake, loop.stop));
+  RequestGauge gauge(2);
+  gauge.Enter();
+  EXPECT_FALSE(gauge.busy());
+  EXPECT_FALSE(
+      DeferToRequests({.requests = &gauge}, SteadyClock::now(), loop.mu, loop.wake, loop.stop));
+}
+
+TEST(RequestDeferralTest, APassWaitsWhileWritesAreBusyAndGoesOnceTheyAreNot) {
+  Loop loop;
+  RequestGauge gauge(2);
+  gauge.Enter();
+  gauge.Enter();
+  const RequestDeferral deferral{.requests = &gauge, .max_defer = std::chrono::hours(1)};
+  auto deferred = Defer(deferral, SteadyClock::now(), loop);
+  EXPECT_EQ(deferred.wait_for(50ms), std::future_status::timeout) << "went while writes were busy";
+  gauge.Leave();
+  ASSERT_EQ(deferred.wait_for(10s), std::future_status::ready) << "still waiting, writes quiet";
+  EXPECT_TRUE(deferred.get());
+}
+
+TEST(RequestDeferralTest, APassWaitsNoLongerThanItsBoundAfterTheLastOne) {
+  Loop loop;
+  RequestGauge gauge(1);
+  gauge.Enter();
+  const RequestDeferral deferral{.requests = &gauge, .max_defer = 1s};
+  // The last pass began two seconds ago: the bound has passed, so this one goes now.
+  auto deferred = Defer(deferral, SteadyClock::now() - 2s, loop);
+  ASSERT_EQ(deferred.wait_for(10s), std::future_status::ready);
+  EXPECT_TRUE(deferred.get());
+}
+
+TEST(RequestDeferralTest, AStopEndsTheWait) {
+  Loop loop;
+  RequestGauge gauge(1);
+  gauge.Enter();
+  const RequestDeferral deferral{.requests = &gauge, .max_defer = std::chrono::hours(1)};
+  auto deferred = Defer(deferral, SteadyClock::now(), loop);
+  {
+    std::lock_guard lock(loop.mu);
+    loop.stop = true;
+  }
+  loop.wake.notify_all();
+  ASSERT_EQ(deferred.wait_for(10s), std::future_status::ready) << "a Stop did not end the wait";
+}
+
+}  // namespace
+}  // namespace trainyard
