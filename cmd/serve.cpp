@@ -279,8 +279,14 @@ int RunServe(const ServeOptions& options) {
   auto runs = [&](const char* role) {
     return std::find(options.roles.begin(), options.roles.end(), role) != options.roles.end();
   };
+  // The runtime's leases on a pool of their own, so its checkouts never wait behind requests';
+  // two sessions: its pass and its heartbeat.
+  if (Status s = storage::OpenBackgroundSessions(*db, 2); !s.ok()) {
+    return Fail("database_failed", s);
+  }
   // Polls are cached only where the API answers them.
-  app::PgAdapters adapters(*db->pool, db->conninfo, JobLogRetention{options.log_lines_per_job},
+  app::PgAdapters adapters(*db->pool, *db->background_pool, db->conninfo, db->background_session,
+                           JobLogRetention{options.log_lines_per_job},
                            runs("api") ? static_cast<size_t>(options.job_cache_entries) : 0);
   auto runtime = Runtimes(options).Make(options.runtime, *fleet);
   if (!runtime.ok()) return Fail("runtime_failed", runtime.status());

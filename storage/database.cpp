@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include "services/log.h"
+#include "storage/backend_priority.h"
 #include "storage/migrator.h"
 
 namespace trainyard::storage {
@@ -42,12 +43,20 @@ StatusOr<Database> OpenDatabase(const std::string& database_url, const std::stri
   return db;
 }
 
+Status OpenBackgroundSessions(Database& db, int size) {
+  db.background_session = BackgroundSession(db.embedded ? db.embedded->postmaster_pid() : 0);
+  TY_ASSIGN_OR_RETURN(db.background_pool,
+                      pg::Pool::Create(db.conninfo, size, kCheckoutTimeout, db.background_session));
+  return Status::Ok();
+}
+
 Status Migrate(pg::Pool& pool) {
   TY_ASSIGN_OR_RETURN(auto conn, pool.Acquire());
   return ApplyMigrations(*conn, EmbeddedMigrations());
 }
 
 Status Database::CloseAfterCommand() {
+  background_pool.reset();
   pool.reset();
   if (embedded && !embedded->adopted()) return embedded->Stop();
   // Adopted: a server runs this cluster; leave it running for it.
@@ -56,6 +65,7 @@ Status Database::CloseAfterCommand() {
 }
 
 Status Database::CloseAfterServe() {
+  background_pool.reset();
   pool.reset();
   if (!embedded) return Status::Ok();
   auto others = OtherProcesses(conninfo);

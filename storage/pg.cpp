@@ -261,7 +261,9 @@ StatusOr<std::unique_ptr<Connection>> Connection::Connect(const std::string& con
     return Unavailable("cannot connect to the database: " + msg);
   }
   PQsetNoticeReceiver(conn, &NoticeReceiver, nullptr);
-  return std::unique_ptr<Connection>(new Connection(conn));
+  std::unique_ptr<Connection> connection(new Connection(conn));
+  if (options.on_connect) options.on_connect(*connection);
+  return connection;
 }
 
 Connection::~Connection() {

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -67,6 +68,8 @@ struct Statement {
 
 // Per-session settings sent in the startup packet, so they hold from the first statement on and
 // RESET returns to them.
+class Connection;
+
 struct SessionOptions {
   // Bounds any single statement; a timeout surfaces as kUnavailable (the caller may retry).
   std::chrono::milliseconds statement_timeout{5000};
@@ -76,6 +79,9 @@ struct SessionOptions {
   std::chrono::milliseconds idle_in_transaction_timeout{30000};
   // Used only when the conninfo does not name one itself.
   std::string application_name = "trainyard";
+  // Run on each new session once it is up (storage/backend_priority.h lowers its backend's CPU
+  // priority); what it does is its own business: it cannot fail the connection.
+  std::function<void(Connection&)> on_connect;
 };
 
 // One libpq connection. Not thread-safe: use it from one thread at a time (the pool guarantees

@@ -178,7 +178,7 @@ StatusOr<pg::Connection*> PgSchedulerStore::Connection() {
     leading_ = false;
   }
   if (!conn_) {
-    TY_ASSIGN_OR_RETURN(conn_, pg::Connection::Connect(conninfo_));
+    TY_ASSIGN_OR_RETURN(conn_, pg::Connection::Connect(conninfo_, session_));
   }
   return conn_.get();
 }

@@ -12,7 +12,9 @@ namespace trainyard::storage {
 
 class PgSchedulerStore final : public SchedulerStore {
  public:
-  explicit PgSchedulerStore(std::string conninfo) : conninfo_(std::move(conninfo)) {}
+  // Its own session on `conninfo` (it holds the leader lock), set up with `session`.
+  explicit PgSchedulerStore(std::string conninfo, pg::SessionOptions session = {})
+      : conninfo_(std::move(conninfo)), session_(std::move(session)) {}
 
   StatusOr<bool> TryLead() override;
   Status Resign() override;
@@ -50,6 +52,7 @@ class PgSchedulerStore final : public SchedulerStore {
                   Timestamp now, FreeByPool& free, CommitOutcome& outcome);
 
   std::string conninfo_;
+  pg::SessionOptions session_;
   std::unique_ptr<pg::Connection> conn_;  // holds the leader lock
   bool leading_ = false;
 };

@@ -217,10 +217,14 @@ StatusOr<LoopStats> SchedulerLoop::RunOnce() {
   // Decide at a time read after the ingest: a job created meanwhile must never be admitted (and
   // billed) at a virtual time before its own createTime.
   now = clock_.Now();
-  const bool report_positions = options_.positions_period.count() <= 0 ||
-                                ingested - positions_reported_ >= options_.positions_period;
+  const bool report_positions =
+      options_.positions_period.count() <= 0 || ingested >= positions_due_;
   CycleResult cycle = core_.RunCycle(now, report_positions);
-  if (report_positions) positions_reported_ = ingested;
+  if (report_positions) {
+    positions_due_ =
+        ingested + options_.positions_period +
+        options_.positions_period_per_write * static_cast<int64_t>(cycle.verdicts.size());
+  }
   const auto decided = Clock::now();
   stats.evaluations = cycle.evaluations;
   auto seconds = [](Clock::duration d) { return std::chrono::duration<double>(d).count(); };

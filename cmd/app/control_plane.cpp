@@ -29,7 +29,7 @@ ControlPlane::ControlPlane(const ControlPlanePorts& ports, const Fleet& fleet, c
       operations_(*ports.projects, *ports.operations, clock, options.operation_waiters),
       resources_(*ports.projects, *ports.resources, clock, options.ids),
       admin_(*ports.admin, *ports.projects, fleet, clock),
-      utilization_(*ports.projects, *ports.jobs, *ports.job_leases, *ports.admin, fleet, clock),
+      utilization_(*ports.projects, *ports.jobs, *ports.admin, fleet, clock),
       injector_(fleet, *ports.injections, clock),
       logs_(*ports.logs, *ports.projects, clock),
       tokens_(*ports.tokens, *ports.projects, wall_clock_),
@@ -37,8 +37,8 @@ ControlPlane::ControlPlane(const ControlPlanePorts& ports, const Fleet& fleet, c
       failures_(*ports.failures, fleet),
       reconciler_(*ports.resource_fleet, fleet,
                   [this](const JobRef& job) { return jobs_.Cancel(job); }),
-      executor_(*ports.job_leases, *ports.jobs, runtime, clock,
-                WithLogs(options.executor, ports.logs)) {
+      executor_(*ports.job_leases, ports.runtime_jobs ? *ports.runtime_jobs : *ports.jobs, runtime,
+                clock, WithLogs(options.executor, ports.logs)) {
   scheduler_.SetFailureSimulator(&failures_);
   scheduler_.SetResourceReconciler(&reconciler_);
   // A job created here is admitted in the next pass, not a tick later (a no-op where this process

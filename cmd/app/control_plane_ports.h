@@ -19,6 +19,9 @@ struct ControlPlanePorts {
   ProjectRepository* projects = nullptr;
   JobRepository* jobs = nullptr;
   JobLeaseRepository* job_leases = nullptr;
+  // The runtime's writes to the jobs it holds (none: `jobs`); on PostgreSQL the runtime's own
+  // sessions, dropping what they change from the same poll cache.
+  JobRepository* runtime_jobs = nullptr;
   OperationRepository* operations = nullptr;
   ResourceRepository* resources = nullptr;
   SchedulerStore* scheduler = nullptr;

@@ -4,12 +4,18 @@ namespace trainyard::app {
 
 PgAdapters::PgAdapters(pg::Pool& pool, std::string conninfo, JobLogRetention log_retention,
                        size_t job_cache_entries)
+    : PgAdapters(pool, pool, std::move(conninfo), {}, log_retention, job_cache_entries) {}
+
+PgAdapters::PgAdapters(pg::Pool& pool, pg::Pool& background_pool, std::string conninfo,
+                       pg::SessionOptions background_session, JobLogRetention log_retention,
+                       size_t job_cache_entries)
     : pool_(pool),
       projects_(pool),
       jobs_(pool),
+      leases_(background_pool),
       operations_(pool),
       resources_(pool),
-      scheduler_(conninfo),
+      scheduler_(conninfo, std::move(background_session)),
       failures_(scheduler_),
       resource_fleet_(scheduler_),
       admin_(pool),
@@ -20,6 +26,7 @@ PgAdapters::PgAdapters(pg::Pool& pool, std::string conninfo, JobLogRetention log
     job_cache_ = std::make_unique<storage::JobRecordCache>(job_cache_entries);
     job_changes_ = std::make_unique<storage::JobChangeListener>(conninfo, *job_cache_);
     cached_jobs_ = std::make_unique<storage::CachedJobStore>(jobs_, *job_cache_);
+    cached_leases_ = std::make_unique<storage::CachedJobStore>(leases_, *job_cache_);
   }
 }
 
@@ -27,7 +34,8 @@ ControlPlanePorts PgAdapters::ports() {
   ControlPlanePorts p;
   p.projects = &projects_;
   p.jobs = cached_jobs_ ? static_cast<JobRepository*>(cached_jobs_.get()) : &jobs_;
-  p.job_leases = &jobs_;
+  p.job_leases = &leases_;
+  p.runtime_jobs = cached_leases_ ? static_cast<JobRepository*>(cached_leases_.get()) : &leases_;
   p.operations = &operations_;
   p.resources = &resources_;
   p.scheduler = &scheduler_;

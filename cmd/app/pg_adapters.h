@@ -32,6 +32,12 @@ class PgAdapters {
   // poll reads the database).
   PgAdapters(pg::Pool& pool, std::string conninfo, JobLogRetention log_retention,
              size_t job_cache_entries = 0);
+  // As above, with the background roles on sessions of their own: the runtime's leases on
+  // `background_pool` (its checkouts never wait behind requests'), and the scheduler's session
+  // set up with `background_session` (storage/backend_priority.h), as that pool's are.
+  PgAdapters(pg::Pool& pool, pg::Pool& background_pool, std::string conninfo,
+             pg::SessionOptions background_session, JobLogRetention log_retention,
+             size_t job_cache_entries = 0);
 
   ControlPlanePorts ports();
   pg::Pool& pool() { return pool_; }
@@ -53,6 +59,7 @@ class PgAdapters {
   pg::Pool& pool_;
   storage::PgProjectRepository projects_;
   storage::PgJobStore jobs_;
+  storage::PgJobStore leases_;  // the runtime's, on the background pool when there is one
   storage::PgOperationStore operations_;
   storage::PgResourceStore resources_;
   storage::PgSchedulerStore scheduler_;
@@ -65,6 +72,7 @@ class PgAdapters {
   std::unique_ptr<storage::JobRecordCache> job_cache_;
   std::unique_ptr<storage::JobChangeListener> job_changes_;
   std::unique_ptr<storage::CachedJobStore> cached_jobs_;
+  std::unique_ptr<storage::CachedJobStore> cached_leases_;  // the runtime's writes, same cache
 };
 
 }  // namespace trainyard::app

@@ -132,7 +132,7 @@ StatusOr<std::vector<JobUtilization>> UtilizationService::Running() {
   for (const NodeRecord& n : nodes) by_job[*n.job_id].push_back(&n);
   std::vector<int64_t> ids;
   for (const auto& [id, held] : by_job) ids.push_back(id);
-  TY_ASSIGN_OR_RETURN(std::vector<JobRecord> records, job_rows_.ByIds(ids));
+  TY_ASSIGN_OR_RETURN(std::vector<JobRecord> records, jobs_.ByIds(ids));
   const Timestamp now = clock_.Now();
   std::vector<JobUtilization> out;
   for (const JobRecord& record : records) {

@@ -40,14 +40,9 @@ inline constexpr double kOutlierDistance = 0.15;
 
 class UtilizationService {
  public:
-  UtilizationService(ProjectRepository& projects, JobRepository& jobs, JobLeaseRepository& job_rows,
-                     AdminRepository& admin, const Fleet& fleet, const Clock& clock)
-      : projects_(projects),
-        jobs_(jobs),
-        job_rows_(job_rows),
-        admin_(admin),
-        fleet_(fleet),
-        clock_(clock) {}
+  UtilizationService(ProjectRepository& projects, JobRepository& jobs, AdminRepository& admin,
+                     const Fleet& fleet, const Clock& clock)
+      : projects_(projects), jobs_(jobs), admin_(admin), fleet_(fleet), clock_(clock) {}
 
   // NOT_FOUND as a job get says it.
   StatusOr<JobUtilization> ForJob(const JobRef& ref);
@@ -60,7 +55,6 @@ class UtilizationService {
 
   ProjectRepository& projects_;
   JobRepository& jobs_;
-  JobLeaseRepository& job_rows_;
   AdminRepository& admin_;
   const Fleet& fleet_;
   const Clock& clock_;

@@ -27,8 +27,8 @@ class UtilizationServiceTest : public testing::SimFixture {
   void SetUp() override {
     ASSERT_NO_FATAL_FAILURE(StartFleet(kFleet));
     admin_store_ = std::make_unique<storage::PgAdminStore>(*pool_);
-    utilization_ = std::make_unique<UtilizationService>(*projects_, *store_, *store_, *admin_store_,
-                                                        fleet_, clock_);
+    utilization_ =
+        std::make_unique<UtilizationService>(*projects_, *store_, *admin_store_, fleet_, clock_);
   }
 
   static JobRef Ref(const CustomJob& job) {

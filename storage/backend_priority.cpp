@@ -1,0 +1,60 @@
+#include "storage/backend_priority.h"
+
+#include <sys/resource.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "services/log.h"
+
+namespace trainyard::storage {
+namespace {
+
+// The parent of process `pid`, from /proc (0 when it cannot be read). The fourth field of
+// /proc/PID/stat, after the command name in parentheses (which may hold spaces).
+int ParentOf(int pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const size_t close = stat.rfind(')');
+  if (close == std::string::npos) return 0;
+  std::istringstream rest(stat.substr(close + 1));
+  std::string state;
+  int parent = 0;
+  rest >> state >> parent;
+  return parent;
+}
+
+}  // namespace
+
+Status LowerBackendPriority(pg::Connection& conn, int postmaster_pid, int nice) {
+  const int backend = conn.backend_pid();
+  if (postmaster_pid <= 0 || backend <= 0) return FailedPrecondition("no local backend known");
+  if (ParentOf(backend) != postmaster_pid) {
+    return FailedPrecondition("backend " + std::to_string(backend) +
+                              " is not the embedded cluster's");
+  }
+  if (setpriority(PRIO_PROCESS, static_cast<id_t>(backend), nice) != 0) {
+    return Status(Code::kPermissionDenied,
+                  std::string("cannot lower backend priority: ") + std::strerror(errno));
+  }
+  return Status::Ok();
+}
+
+pg::SessionOptions BackgroundSession(int postmaster_pid, int nice) {
+  pg::SessionOptions options;
+  if (postmaster_pid <= 0) return options;
+  options.on_connect = [postmaster_pid, nice](pg::Connection& conn) {
+    static std::atomic<bool> told{false};
+    Status s = LowerBackendPriority(conn, postmaster_pid, nice);
+    if (!s.ok() && !told.exchange(true)) {
+      LogJson(LogLevel::kWarn, "backend_priority_unchanged", {{"error", s.message()}});
+    }
+  };
+  return options;
+}
+
+}  // namespace trainyard::storage

@@ -1,0 +1,20 @@
+#pragma once
+// The database side of giving requests priority. The scheduler's and runtime's threads run at a
+// lower CPU priority (workers/background_priority.h), but most of their work is done by the
+// PostgreSQL backends serving their sessions; on the embedded cluster, which shares this
+// machine's cores with the API, those backends are lowered the same way, so a create's backend
+// is not kept waiting for a core behind a background pass's (pg_prioritize does this by hand).
+// Only a backend of our own cluster: for a database elsewhere the pid is another machine's.
+#include "storage/pg.h"
+
+namespace trainyard::storage {
+
+// Session options whose new sessions' backends run at `nice` when they are children of the
+// postmaster `postmaster_pid` (0: none known, nothing is changed). A backend that cannot be
+// lowered (not ours, no permission) is left as it is and logged once.
+pg::SessionOptions BackgroundSession(int postmaster_pid, int nice = 10);
+
+// The backend serving `conn`, when it is a child of `postmaster_pid`: lowered to `nice`.
+Status LowerBackendPriority(pg::Connection& conn, int postmaster_pid, int nice);
+
+}  // namespace trainyard::storage
