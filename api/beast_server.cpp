@@ -236,12 +236,15 @@ class Connection : public std::enable_shared_from_this<Connection<Stream>> {
       return Reply(Run(request));
     }
     // Back on this connection's strand with the reply, once the handler has its commit. Counted
-    // from here (queued for a writer counts too) until the handler returns.
-    if (RequestGauge* gauge = state_->options.writes_in_flight) gauge->Enter();
+    // from here (queued for a writer counts too) until the handler returns; not a `:wait`, which
+    // holds its thread for an operation to end, not for the database.
+    RequestGauge* gauge =
+        request.path.ends_with(":wait") ? nullptr : state_->options.writes_in_flight;
+    if (gauge != nullptr) gauge->Enter();
     asio::post(*state_->writers,
-               [self = this->shared_from_this(), request = std::move(request)]() mutable {
+               [self = this->shared_from_this(), request = std::move(request), gauge]() mutable {
                  HttpResponse out = self->Run(request);
-                 if (RequestGauge* gauge = self->state_->options.writes_in_flight) gauge->Leave();
+                 if (gauge != nullptr) gauge->Leave();
                  asio::post(self->stream_.get_executor(), [self, out = std::move(out)]() mutable {
                    self->Reply(std::move(out));
                  });

@@ -97,7 +97,7 @@ class BeastServerTest : public ::testing::Test {
   void StartServer(ServerOptions options = {}) {
     options.port = port_;
     server_ = NewHttpServer(options, [this](HttpRequest& request) {
-      if (request.path == "/block") {
+      if (request.path.starts_with("/block")) {
         std::unique_lock lock(mu_);
         blocked_ = true;
         changed_.notify_all();
@@ -275,6 +275,20 @@ TEST_F(BeastServerTest, CountsAWriteInFlightUntilItsHandlerReturns) {
   Release();
   EXPECT_NE(writer.ReadResponse().find("method=POST path=/block"), std::string::npos);
   EXPECT_EQ(writes.in_flight(), 0);
+}
+
+// A `:wait` holds its writer's thread for an operation to end, which is no load to give way to.
+TEST_F(BeastServerTest, DoesNotCountAWaitForAnOperation) {
+  RequestGauge writes(1);
+  ServerOptions options;
+  options.writes_in_flight = &writes;
+  StartServer(options);
+  RawClient waiter(port_);
+  waiter.Send("POST /block:wait HTTP/1.1\r\nHost: h\r\nContent-Length: 0\r\n\r\n");
+  WaitBlocked();
+  EXPECT_EQ(writes.in_flight(), 0);
+  Release();
+  EXPECT_NE(waiter.ReadResponse().find("path=/block:wait"), std::string::npos);
 }
 
 TEST_F(BeastServerTest, AStopWaitsForAWriteWhoseHandlerIsStillRunning) {
