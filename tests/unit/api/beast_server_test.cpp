@@ -113,6 +113,11 @@ class BeastServerTest : public ::testing::Test {
     Status s = server_->Start();
     ASSERT_TRUE(s.ok()) << s.message();
   }
+  void StartCountingWrites(RequestGauge& writes) {
+    ServerOptions options;
+    options.writes_in_flight = &writes;
+    StartServer(options);
+  }
   void TearDown() override {
     Release();
     if (server_) server_->Stop(1000ms);
@@ -260,9 +265,7 @@ TEST_F(BeastServerTest, AWriteWaitingForItsCommitHoldsUpNoRead) {
 // counted while its handler runs, a read never.
 TEST_F(BeastServerTest, CountsAWriteInFlightUntilItsHandlerReturns) {
   RequestGauge writes(1);
-  ServerOptions options;
-  options.writes_in_flight = &writes;
-  StartServer(options);
+  StartCountingWrites(writes);
   RawClient writer(port_);
   writer.Send("POST /block HTTP/1.1\r\nHost: h\r\nContent-Length: 0\r\n\r\n");
   WaitBlocked();
@@ -280,9 +283,7 @@ TEST_F(BeastServerTest, CountsAWriteInFlightUntilItsHandlerReturns) {
 // A `:wait` holds its writer's thread for an operation to end, which is no load to give way to.
 TEST_F(BeastServerTest, DoesNotCountAWaitForAnOperation) {
   RequestGauge writes(1);
-  ServerOptions options;
-  options.writes_in_flight = &writes;
-  StartServer(options);
+  StartCountingWrites(writes);
   RawClient waiter(port_);
   waiter.Send("POST /block:wait HTTP/1.1\r\nHost: h\r\nContent-Length: 0\r\n\r\n");
   WaitBlocked();

@@ -582,16 +582,27 @@ TEST(SchedulerTest, JobsThatMayHoldShareTheirShapesVerdictOnceTheCycleHasMadeIts
   EXPECT_EQ(r.reused, 1);
 }
 
-// The loop reports positions on a period: a cycle without them still says why the jobs it looked
-// at wait, with no position yet, and the queues that moved are walked at the next cycle with them.
-TEST(SchedulerTest, PositionsWaitForACycleThatReportsThem) {
+// Demo may hold one A3 Mega node (8 GPUs) and no other project any.
+Fleet OneNodeOfQuotaFleet() {
   Fleet fleet = TestFleet();
   fleet.quotas.defaults["NVIDIA_H100_MEGA_80GB"] = 0;
   fleet.quotas.per_project["demo"]["NVIDIA_H100_MEGA_80GB"] = 8;
-  Scheduler s(fleet);
+  return fleet;
+}
+
+// Jobs 1 and 2 of one node each, in age order, then job 3 of high priority, which goes first.
+void QueueTwoThenAHighPriorityJob(Scheduler& s) {
   s.UpsertPending(Job(1, {.replicas = 1}));
   s.UpsertPending(Job(2, {.replicas = 1, .created = kT0 + 1s}));
   s.UpsertPending(Job(3, {.replicas = 1, .priority = "high", .created = kT0 + 2s}));
+}
+
+// The loop reports positions on a period: a cycle without them still says why the jobs it looked
+// at wait, with no position yet, and the queues that moved are walked at the next cycle with them.
+TEST(SchedulerTest, PositionsWaitForACycleThatReportsThem) {
+  Fleet fleet = OneNodeOfQuotaFleet();
+  Scheduler s(fleet);
+  QueueTwoThenAHighPriorityJob(s);
   CycleResult quiet = s.RunCycle(kT0, /*report_positions=*/false);
   ASSERT_NE(Admitted(quiet, 3), nullptr);
   ASSERT_NE(VerdictOf(quiet, 1), nullptr);
@@ -613,13 +624,9 @@ TEST(SchedulerTest, PositionsWaitForACycleThatReportsThem) {
 }
 
 TEST(SchedulerTest, PositionsFollowPriorityThenAge) {
-  Fleet fleet = TestFleet();
-  fleet.quotas.defaults["NVIDIA_H100_MEGA_80GB"] = 0;
-  fleet.quotas.per_project["demo"]["NVIDIA_H100_MEGA_80GB"] = 8;
+  Fleet fleet = OneNodeOfQuotaFleet();
   Scheduler s(fleet);
-  s.UpsertPending(Job(1, {.replicas = 1}));
-  s.UpsertPending(Job(2, {.replicas = 1, .created = kT0 + 1s}));
-  s.UpsertPending(Job(3, {.replicas = 1, .priority = "high", .created = kT0 + 2s}));
+  QueueTwoThenAHighPriorityJob(s);
   CycleResult r = s.RunCycle(kT0);
   ASSERT_NE(Admitted(r, 3), nullptr);  // high first; then the quota (one node) is used up
   EXPECT_EQ(VerdictOf(r, 1)->position, 1);
