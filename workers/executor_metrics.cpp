@@ -34,6 +34,9 @@ void ExecutorMetrics::Write(metrics::Exposition& e) const {
     if (n > 0)
       e.Sample("trainyard_job_transitions_total", {{"state", s.name}}, static_cast<double>(n));
   }
+  e.Counter("trainyard_executor_deferred_seconds_total",
+            "Time the runtime's passes waited while the API's writes were busy.",
+            metrics::Load(deferred_us_) / 1e6);
   e.Counter("trainyard_job_replica_restarts_total",
             "Replicas restarted in place after they exited (restartJobOnWorkerRestart).",
             metrics::Load(restarts_));

@@ -6,6 +6,7 @@
 // scrapes: relaxed atomics.
 #include <array>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 
 #include "services/clock.h"
@@ -26,6 +27,13 @@ class ExecutorMetrics {
   void Applied(JobState to);
   void Restarted(int replicas) { restarts_.fetch_add(replicas, std::memory_order_relaxed); }
   void Started(Timestamp created, Timestamp running);
+  // How long a pass waited for the API's writes (workers/request_deferral.h).
+  void Deferred(std::chrono::steady_clock::duration waited) {
+    deferred_us_.fetch_add(
+        static_cast<uint64_t>(
+            std::chrono::duration_cast<std::chrono::microseconds>(waited).count()),
+        std::memory_order_relaxed);
+  }
   void Write(metrics::Exposition& e) const;
 
  private:
@@ -35,6 +43,7 @@ class ExecutorMetrics {
   std::array<std::atomic<uint64_t>, kJobStateSpellings.size()> transitions_{};
   std::atomic<uint64_t> restarts_{0};
   metrics::Histogram startup_{kStartupBuckets};
+  std::atomic<uint64_t> deferred_us_{0};
 };
 
 }  // namespace trainyard

@@ -293,7 +293,7 @@ std::chrono::milliseconds JobExecutor::IdleWait() {
 void JobExecutor::Loop() {
   auto last_pass = std::chrono::steady_clock::now();
   while (!stop_) {
-    DeferToRequests(options_.deferral, last_pass, mu_, wake_, stop_);
+    metrics_.Deferred(DeferToRequests(options_.deferral, last_pass, mu_, wake_, stop_));
     last_pass = std::chrono::steady_clock::now();
     auto applied = RunOnce();
     if (!applied.ok()) {

@@ -19,9 +19,11 @@ struct RequestDeferral {
 };
 
 // Waits as above under `mu` on `wake` (a Stop that notifies `wake` after setting `stop` ends it at
-// once), looking at the gauge every few milliseconds. Returns whether the writes were busy.
-bool DeferToRequests(const RequestDeferral& deferral,
-                     std::chrono::steady_clock::time_point last_pass, std::mutex& mu,
-                     std::condition_variable& wake, const std::atomic<bool>& stop);
+// once), looking at the gauge every few milliseconds. Returns how long it waited (the loops'
+// metrics count it: a storm's delay to admissions and launches is visible, not silent).
+std::chrono::steady_clock::duration DeferToRequests(const RequestDeferral& deferral,
+                                                    std::chrono::steady_clock::time_point last_pass,
+                                                    std::mutex& mu, std::condition_variable& wake,
+                                                    const std::atomic<bool>& stop);
 
 }  // namespace trainyard

@@ -297,7 +297,7 @@ void SchedulerLoop::Wake() {
 void SchedulerLoop::Loop() {
   auto last_pass = std::chrono::steady_clock::now();
   while (!stop_) {
-    DeferToRequests(options_.deferral, last_pass, mu_, wake_, stop_);
+    metrics_.Deferred(DeferToRequests(options_.deferral, last_pass, mu_, wake_, stop_));
     const auto began = last_pass = std::chrono::steady_clock::now();
     {
       std::lock_guard lock(mu_);

@@ -54,6 +54,9 @@ void SchedulerMetrics::Write(metrics::Exposition& e) const {
                      commit_.Read());
   e.Counter("trainyard_scheduler_cycles_total", "Scheduling cycles this process ran as leader.",
             metrics::Load(cycles_));
+  e.Counter("trainyard_scheduler_deferred_seconds_total",
+            "Time the scheduler's passes waited while the API's writes were busy.",
+            metrics::Load(deferred_us_) / 1e6);
   e.Counter("trainyard_scheduler_evaluations_total",
             "Jobs the cycles judged afresh (reused verdicts of a shape not counted).",
             metrics::Load(evaluations_));

@@ -4,6 +4,7 @@
 // scrapes: relaxed atomics, no lock.
 #include <array>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <optional>
 
@@ -24,6 +25,13 @@ class SchedulerMetrics {
              const CommitOutcome& committed, size_t pending, size_t running);
   // What one pass of the failure simulator did.
   void Fleet(const FailureStepStats& step);
+  // How long a pass waited for the API's writes (workers/request_deferral.h).
+  void Deferred(std::chrono::steady_clock::duration waited) {
+    deferred_us_.fetch_add(
+        static_cast<uint64_t>(
+            std::chrono::duration_cast<std::chrono::microseconds>(waited).count()),
+        std::memory_order_relaxed);
+  }
   void Write(metrics::Exposition& e) const;
 
  private:
@@ -48,6 +56,7 @@ class SchedulerMetrics {
   std::atomic<uint64_t> node_failures_{0};
   std::atomic<uint64_t> repairs_{0};
   std::atomic<uint64_t> injections_{0};
+  std::atomic<uint64_t> deferred_us_{0};
 };
 
 }  // namespace trainyard
