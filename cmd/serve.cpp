@@ -280,7 +280,7 @@ int RunServe(const ServeOptions& options) {
     return std::find(options.roles.begin(), options.roles.end(), role) != options.roles.end();
   };
   // The runtime's leases on a pool of their own, so its checkouts never wait behind requests';
-  // two sessions: its pass and its heartbeat.
+  // two sessions: its loop holds one at a time, the other is headroom.
   if (Status s = storage::OpenBackgroundSessions(*db, 2); !s.ok()) {
     return Fail("database_failed", s);
   }
