@@ -305,6 +305,9 @@ int RunServe(const ServeOptions& options) {
   // or more are taken (chosen; Slurm's max_rpc_cnt, 150 of 256 threads, is a like share).
   plane_options.scheduler.deferral.requests = &writes_in_flight;
   plane_options.executor.deferral.requests = &writes_in_flight;
+  // …and the runtime's never long enough to let its leases run out (its pass heartbeats them).
+  plane_options.executor.deferral.max_defer = std::min<std::chrono::milliseconds>(
+      plane_options.executor.deferral.max_defer, std::chrono::seconds(options.lease_seconds) / 4);
   plane_options.executor.owner = DefaultExecutorOwner();
   plane_options.executor.lease = std::chrono::seconds(options.lease_seconds);
   if (options.runtime == "slurm") {

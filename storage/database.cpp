@@ -45,8 +45,9 @@ StatusOr<Database> OpenDatabase(const std::string& database_url, const std::stri
 
 Status OpenBackgroundSessions(Database& db, int size) {
   db.background_session = BackgroundSession(db.embedded ? db.embedded->postmaster_pid() : 0);
-  TY_ASSIGN_OR_RETURN(db.background_pool,
-                      pg::Pool::Create(db.conninfo, size, kCheckoutTimeout, db.background_session));
+  // The runtime's sessions keep their priority: its pass heartbeats its leases, and a lease that
+  // ran out while its holder waited for a core lets another server start a second copy.
+  TY_ASSIGN_OR_RETURN(db.background_pool, pg::Pool::Create(db.conninfo, size, kCheckoutTimeout));
   return Status::Ok();
 }
 

@@ -14,8 +14,8 @@ struct Database {
   std::unique_ptr<EmbeddedPostgres> embedded;
   std::unique_ptr<pg::Pool> pool;
   std::string conninfo;
-  // The background roles' sessions (OpenBackgroundSessions): the runtime's own pool, and how each
-  // of their sessions starts (on the embedded cluster, its backend at a lower CPU priority:
+  // The background roles' sessions (OpenBackgroundSessions): the runtime's own pool, and how the
+  // scheduler's session starts (on the embedded cluster, its backend at a lower CPU priority:
   // storage/backend_priority.h). Null until opened.
   std::unique_ptr<pg::Pool> background_pool;
   pg::SessionOptions background_session;

@@ -5,6 +5,9 @@
 
 #include <future>
 
+#include "workers/executor_metrics.h"
+#include "workers/scheduler_metrics.h"
+
 namespace trainyard {
 namespace {
 
@@ -71,6 +74,21 @@ TEST(RequestDeferralTest, AStopEndsTheWait) {
   }
   loop.wake.notify_all();
   ASSERT_EQ(deferred.wait_for(10s), std::future_status::ready) << "a Stop did not end the wait";
+}
+
+// The time the passes waited is on /metrics, so a storm's delay to admissions shows.
+TEST(RequestDeferralTest, TheTimeWaitedIsCountedForEachLoop) {
+  SchedulerMetrics scheduler;
+  ExecutorMetrics executor;
+  scheduler.Deferred(1500ms);
+  scheduler.Deferred(250ms);
+  executor.Deferred(500ms);
+  metrics::Exposition e;
+  scheduler.Write(e);
+  executor.Write(e);
+  EXPECT_NE(e.text().find("\ntrainyard_scheduler_deferred_seconds_total 1.75\n"), std::string::npos)
+      << e.text();
+  EXPECT_NE(e.text().find("\ntrainyard_executor_deferred_seconds_total 0.5\n"), std::string::npos);
 }
 
 }  // namespace
