@@ -285,7 +285,7 @@ int RunServe(const ServeOptions& options) {
     return Fail("database_failed", s);
   }
   // Polls are cached only where the API answers them.
-  app::PgAdapters adapters(*db->pool, *db->background_pool, db->conninfo, db->background_session,
+  app::PgAdapters adapters(*db->pool, *db->background_pool, db->conninfo, db->scheduler_session,
                            JobLogRetention{options.log_lines_per_job},
                            runs("api") ? static_cast<size_t>(options.job_cache_entries) : 0);
   auto runtime = Runtimes(options).Make(options.runtime, *fleet);

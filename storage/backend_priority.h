@@ -1,10 +1,11 @@
 #pragma once
-// The database side of giving requests priority. The scheduler's and runtime's threads run at a
-// lower CPU priority (workers/background_priority.h), but most of their work is done by the
-// PostgreSQL backends serving their sessions; on the embedded cluster, which shares this
-// machine's cores with the API, those backends are lowered the same way, so a create's backend
-// is not kept waiting for a core behind a background pass's (pg_prioritize does this by hand).
-// Only a backend of our own cluster: for a database elsewhere the pid is another machine's.
+// The database side of giving requests priority. The scheduler's thread runs at a lower CPU
+// priority (workers/background_priority.h), but most of its work is done by the PostgreSQL
+// backend serving its session; on the embedded cluster, which shares this machine's cores with
+// the API, that backend is lowered the same way, so a create's backend is not kept waiting for a
+// core behind a scheduler pass's (pg_prioritize does this by hand). Not the runtime's: its pass
+// heartbeats its leases, which must not wait for a core. Only a backend of our own cluster: for a
+// database elsewhere the pid is another machine's.
 #include "storage/pg.h"
 
 namespace trainyard::storage {

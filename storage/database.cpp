@@ -44,7 +44,7 @@ StatusOr<Database> OpenDatabase(const std::string& database_url, const std::stri
 }
 
 Status OpenBackgroundSessions(Database& db, int size) {
-  db.background_session = BackgroundSession(db.embedded ? db.embedded->postmaster_pid() : 0);
+  db.scheduler_session = BackgroundSession(db.embedded ? db.embedded->postmaster_pid() : 0);
   // The runtime's sessions keep their priority: its pass heartbeats its leases, and a lease that
   // ran out while its holder waited for a core lets another server start a second copy.
   TY_ASSIGN_OR_RETURN(db.background_pool, pg::Pool::Create(db.conninfo, size, kCheckoutTimeout));

@@ -14,11 +14,11 @@ struct Database {
   std::unique_ptr<EmbeddedPostgres> embedded;
   std::unique_ptr<pg::Pool> pool;
   std::string conninfo;
-  // The background roles' sessions (OpenBackgroundSessions): the runtime's own pool, and how the
-  // scheduler's session starts (on the embedded cluster, its backend at a lower CPU priority:
-  // storage/backend_priority.h). Null until opened.
+  // The background roles' sessions (OpenBackgroundSessions): the runtime's own pool (null until
+  // opened), and how the scheduler's session starts (on the embedded cluster, its backend at a
+  // lower CPU priority: storage/backend_priority.h).
   std::unique_ptr<pg::Pool> background_pool;
-  pg::SessionOptions background_session;
+  pg::SessionOptions scheduler_session;
 
   // For a one-shot command: closes the pool and stops the embedded cluster only if this command
   // started it, so running one next to a live server leaves the server's database alone.
@@ -32,7 +32,7 @@ struct Database {
 StatusOr<Database> OpenDatabase(const std::string& database_url, const std::string& data_dir,
                                 int pool_size);
 // For serve's scheduler and runtime: fills db.background_pool (`size` sessions) and
-// db.background_session.
+// db.scheduler_session.
 Status OpenBackgroundSessions(Database& db, int size);
 // Brings the schema to head.
 Status Migrate(pg::Pool& pool);

@@ -36,7 +36,7 @@ void ExecutorMetrics::Write(metrics::Exposition& e) const {
   }
   e.Counter("trainyard_executor_deferred_seconds_total",
             "Time the runtime's passes waited while the API's writes were busy.",
-            metrics::Load(deferred_us_) / 1e6);
+            deferred_.seconds());
   e.Counter("trainyard_job_replica_restarts_total",
             "Replicas restarted in place after they exited (restartJobOnWorkerRestart).",
             metrics::Load(restarts_));

@@ -12,6 +12,7 @@
 #include "services/clock.h"
 #include "services/job_repository.h"
 #include "services/job_state_names.h"
+#include "services/metrics/duration_counter.h"
 #include "services/metrics/exposition.h"
 #include "services/metrics/histogram.h"
 
@@ -28,12 +29,7 @@ class ExecutorMetrics {
   void Restarted(int replicas) { restarts_.fetch_add(replicas, std::memory_order_relaxed); }
   void Started(Timestamp created, Timestamp running);
   // How long a pass waited for the API's writes (workers/request_deferral.h).
-  void Deferred(std::chrono::steady_clock::duration waited) {
-    deferred_us_.fetch_add(
-        static_cast<uint64_t>(
-            std::chrono::duration_cast<std::chrono::microseconds>(waited).count()),
-        std::memory_order_relaxed);
-  }
+  void Deferred(std::chrono::steady_clock::duration waited) { deferred_.Add(waited); }
   void Write(metrics::Exposition& e) const;
 
  private:
@@ -43,7 +39,7 @@ class ExecutorMetrics {
   std::array<std::atomic<uint64_t>, kJobStateSpellings.size()> transitions_{};
   std::atomic<uint64_t> restarts_{0};
   metrics::Histogram startup_{kStartupBuckets};
-  std::atomic<uint64_t> deferred_us_{0};
+  metrics::DurationCounter deferred_;
 };
 
 }  // namespace trainyard

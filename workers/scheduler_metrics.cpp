@@ -56,7 +56,7 @@ void SchedulerMetrics::Write(metrics::Exposition& e) const {
             metrics::Load(cycles_));
   e.Counter("trainyard_scheduler_deferred_seconds_total",
             "Time the scheduler's passes waited while the API's writes were busy.",
-            metrics::Load(deferred_us_) / 1e6);
+            deferred_.seconds());
   e.Counter("trainyard_scheduler_evaluations_total",
             "Jobs the cycles judged afresh (reused verdicts of a shape not counted).",
             metrics::Load(evaluations_));

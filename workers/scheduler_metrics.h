@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 
+#include "services/metrics/duration_counter.h"
 #include "services/metrics/exposition.h"
 #include "services/metrics/histogram.h"
 #include "services/scheduler/scheduler.h"
@@ -26,12 +27,7 @@ class SchedulerMetrics {
   // What one pass of the failure simulator did.
   void Fleet(const FailureStepStats& step);
   // How long a pass waited for the API's writes (workers/request_deferral.h).
-  void Deferred(std::chrono::steady_clock::duration waited) {
-    deferred_us_.fetch_add(
-        static_cast<uint64_t>(
-            std::chrono::duration_cast<std::chrono::microseconds>(waited).count()),
-        std::memory_order_relaxed);
-  }
+  void Deferred(std::chrono::steady_clock::duration waited) { deferred_.Add(waited); }
   void Write(metrics::Exposition& e) const;
 
  private:
@@ -56,7 +52,7 @@ class SchedulerMetrics {
   std::atomic<uint64_t> node_failures_{0};
   std::atomic<uint64_t> repairs_{0};
   std::atomic<uint64_t> injections_{0};
-  std::atomic<uint64_t> deferred_us_{0};
+  metrics::DurationCounter deferred_;
 };
 
 }  // namespace trainyard

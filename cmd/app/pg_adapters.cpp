@@ -7,7 +7,7 @@ PgAdapters::PgAdapters(pg::Pool& pool, std::string conninfo, JobLogRetention log
     : PgAdapters(pool, pool, std::move(conninfo), {}, log_retention, job_cache_entries) {}
 
 PgAdapters::PgAdapters(pg::Pool& pool, pg::Pool& background_pool, std::string conninfo,
-                       pg::SessionOptions background_session, JobLogRetention log_retention,
+                       pg::SessionOptions scheduler_session, JobLogRetention log_retention,
                        size_t job_cache_entries)
     : pool_(pool),
       projects_(pool),
@@ -15,7 +15,7 @@ PgAdapters::PgAdapters(pg::Pool& pool, pg::Pool& background_pool, std::string co
       leases_(background_pool),
       operations_(pool),
       resources_(pool),
-      scheduler_(conninfo, std::move(background_session)),
+      scheduler_(conninfo, std::move(scheduler_session)),
       failures_(scheduler_),
       resource_fleet_(scheduler_),
       admin_(pool),

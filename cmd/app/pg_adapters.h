@@ -34,9 +34,9 @@ class PgAdapters {
              size_t job_cache_entries = 0);
   // As above, with the background roles on sessions of their own: the runtime's leases on
   // `background_pool` (its checkouts never wait behind requests'), and the scheduler's session
-  // set up with `background_session` (storage/backend_priority.h).
+  // set up with `scheduler_session` (storage/backend_priority.h).
   PgAdapters(pg::Pool& pool, pg::Pool& background_pool, std::string conninfo,
-             pg::SessionOptions background_session, JobLogRetention log_retention,
+             pg::SessionOptions scheduler_session, JobLogRetention log_retention,
              size_t job_cache_entries = 0);
 
   ControlPlanePorts ports();
