@@ -46,6 +46,7 @@ Status LowerBackendPriority(pg::Connection& conn, int postmaster_pid, int nice) 
 
 pg::SessionOptions BackgroundSession(int postmaster_pid, int nice) {
   pg::SessionOptions options;
+  options.parallel_query = false;
   if (postmaster_pid <= 0) return options;
   options.on_connect = [postmaster_pid, nice](pg::Connection& conn) {
     static std::atomic<bool> told{false};

@@ -10,9 +10,10 @@
 
 namespace trainyard::storage {
 
-// Session options whose new sessions' backends run at `nice` when they are children of the
-// postmaster `postmaster_pid` (0: none known, nothing is changed). A backend that cannot be
-// lowered (not ours, no permission) is left as it is and logged once.
+// Session options for a background pass (no parallel workers: pg.h), whose new sessions'
+// backends run at `nice` when they are children of the postmaster `postmaster_pid` (0: none known,
+// nothing is changed). A backend that cannot be lowered (not ours, no permission) is left as it
+// is and logged once.
 pg::SessionOptions BackgroundSession(int postmaster_pid, int nice = 10);
 
 // The backend serving `conn`, when it is a child of `postmaster_pid`: lowered to `nice`.

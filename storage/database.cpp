@@ -47,7 +47,10 @@ Status OpenBackgroundSessions(Database& db, int size) {
   db.scheduler_session = BackgroundSession(db.embedded ? db.embedded->postmaster_pid() : 0);
   // The runtime's sessions keep their priority: its pass heartbeats its leases, and a lease that
   // ran out while its holder waited for a core lets another server start a second copy.
-  TY_ASSIGN_OR_RETURN(db.background_pool, pg::Pool::Create(db.conninfo, size, kCheckoutTimeout));
+  pg::SessionOptions runtime_session;
+  runtime_session.parallel_query = false;  // as the scheduler's (pg.h)
+  TY_ASSIGN_OR_RETURN(db.background_pool,
+                      pg::Pool::Create(db.conninfo, size, kCheckoutTimeout, runtime_session));
   return Status::Ok();
 }
 

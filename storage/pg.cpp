@@ -213,7 +213,8 @@ StatusOr<std::unique_ptr<Connection>> Connection::Connect(const std::string& con
   std::string session =
       "-c statement_timeout=" + Millis(options.statement_timeout) +
       " -c lock_timeout=" + Millis(options.lock_timeout) +
-      " -c idle_in_transaction_session_timeout=" + Millis(options.idle_in_transaction_timeout);
+      " -c idle_in_transaction_session_timeout=" + Millis(options.idle_in_transaction_timeout) +
+      (options.parallel_query ? "" : " -c max_parallel_workers_per_gather=0");
   // Ours first: for a setting given twice the later -c wins, and an explicit choice in the
   // caller's conninfo (say a longer statement_timeout for a batch tool) should beat our default.
   keys.emplace_back("options");

@@ -39,24 +39,26 @@ const StateSql kSyncNodes(
     "WHERE nodes.keep_warm IS DISTINCT FROM EXCLUDED.keep_warm");
 
 // Only transactions below the snapshot's xmin: every one of them has finished, so no row can
-// still appear behind the cursor (migrations/0006_change_xid.sql).
+// still appear behind the cursor (migrations/0006_change_xid.sql). ORDER BY names the table's
+// columns: a bare change_xid is the output column, change_xid::text, whose order puts "10" before
+// "9", and a cursor that jumped ahead of a row would never come back for it.
 constexpr const char* kChanges =
     "SELECT " TY_JOB_COLUMNS
     " FROM custom_jobs WHERE (change_xid, change_seq) > ($1::xid8, $2::bigint) "
     "AND change_xid < pg_snapshot_xmin(pg_current_snapshot()) "
-    "ORDER BY change_xid, change_seq LIMIT $3::int";
+    "ORDER BY custom_jobs.change_xid, custom_jobs.change_seq LIMIT $3::int";
 
 // A reload, in one REPEATABLE READ snapshot: the jobs that have not ended ($1: the ended states),
 // and the feed's last change from a finished transaction. Every change from a transaction below
 // the snapshot's xmin is in the snapshot, so the feed resumes after that one; a later change
 // already in the snapshot comes again, which applying by version makes harmless.
-constexpr const char* kLiveJobs =
-    "SELECT " TY_JOB_COLUMNS
-    " FROM custom_jobs WHERE NOT (state = ANY($1::smallint[])) ORDER BY change_xid, change_seq";
+constexpr const char* kLiveJobs = "SELECT " TY_JOB_COLUMNS
+                                  " FROM custom_jobs WHERE NOT (state = ANY($1::smallint[])) ORDER "
+                                  "BY custom_jobs.change_xid, custom_jobs.change_seq";
 constexpr const char* kFeedHead =
     "SELECT change_xid::text, change_seq FROM custom_jobs "
     "WHERE change_xid < pg_snapshot_xmin(pg_current_snapshot()) "
-    "ORDER BY change_xid DESC, change_seq DESC LIMIT 1";
+    "ORDER BY custom_jobs.change_xid DESC, custom_jobs.change_seq DESC LIMIT 1";
 
 // A down node a persistent resource holds is the resource's loss, already out of the pool's free
 // units through the resource's hold; so is one still booting for it (a resize that grew it): its

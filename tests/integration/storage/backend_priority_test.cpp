@@ -47,5 +47,23 @@ TEST(BackendPriorityTest, ABackendThatIsNotTheClustersOwnIsLeftAlone) {
   EXPECT_EQ(BackgroundSession(0).on_connect, nullptr) << "no cluster of our own: no hook";
 }
 
+// A background pass reads a few hundred rows at a time: a parallel plan would start two worker
+// processes for each read. Requests keep the server's setting.
+TEST(BackendPriorityTest, ABackgroundSessionPlansWithoutParallelWorkers) {
+  auto workers = [](pg::Connection& conn) {
+    auto r = conn.Exec("SHOW max_parallel_workers_per_gather");
+    return r.ok() && r->rows() == 1 ? std::string(r->Get(0, 0)) : std::string("?");
+  };
+  for (int postmaster : {testing::SharedCluster().postmaster_pid(), 0}) {
+    auto background =
+        pg::Connection::Connect(testing::FreshDatabase(), BackgroundSession(postmaster));
+    ASSERT_TRUE(background.ok()) << background.status().message();
+    EXPECT_EQ(workers(**background), "0") << "postmaster " << postmaster;
+  }
+  auto request = pg::Connection::Connect(testing::FreshDatabase());
+  ASSERT_TRUE(request.ok()) << request.status().message();
+  EXPECT_NE(workers(**request), "0");
+}
+
 }  // namespace
 }  // namespace trainyard::storage

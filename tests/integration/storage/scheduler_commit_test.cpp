@@ -127,5 +127,32 @@ TEST_F(SchedulerCommitTest, TheChangeFeedNeverSkipsAJobThatCommitsLate) {
   EXPECT_TRUE(none->empty()) << "each change is read once";
 }
 
+// The feed is in transaction order, not in the order of the xids' text: "10" sorts before "9".
+// Read a row at a time, a cursor that jumped to xid 10 first would never come back for 9.
+TEST_F(SchedulerCommitTest, TheChangeFeedFollowsTransactionsInNumericOrder) {
+  CustomJob nine = CreateGang("demo", SchedulingStrategy::kStandard, 1, "600s");
+  CustomJob ten = CreateGang("demo", SchedulingStrategy::kStandard, 1, "600s");
+  {
+    auto conn = pool_->Acquire();
+    ASSERT_TRUE(conn.ok());
+    // The same version, so the change trigger keeps what is written (both long committed).
+    ASSERT_TRUE((*conn)
+                    ->Exec("UPDATE custom_jobs SET change_xid = CASE id WHEN $1::bigint THEN "
+                           "'9'::xid8 ELSE '10'::xid8 END WHERE id IN ($1::bigint, $2::bigint)",
+                           {std::to_string(IdOf(nine)), std::to_string(IdOf(ten))})
+                    .ok());
+  }
+  std::vector<int64_t> read;
+  ChangeCursor cursor;
+  for (int i = 0; i < 3; ++i) {
+    auto one = scheduler_store_->JobChanges(cursor, 1);
+    ASSERT_TRUE(one.ok()) << one.status().message();
+    if (one->empty()) break;
+    read.push_back(one->front().id);
+    cursor = ChangeCursor{one->front().change_xid, one->front().change_seq};
+  }
+  EXPECT_EQ(read, (std::vector<int64_t>{IdOf(nine), IdOf(ten)}));
+}
+
 }  // namespace
 }  // namespace trainyard
