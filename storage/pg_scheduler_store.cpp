@@ -69,6 +69,28 @@ const StateSql kUnhealthy(
     "AND (state IN (:node_preempted, :node_failed, :node_repairing) "
     "OR (resource_uid IS NOT NULL AND state = :node_provisioning))");
 
+// The bounded read of one pool's free nodes held by one holder (FreeNodesRead): the lowest $3
+// of each of READY and DELETED, and every READY one caching one of $4's images. A statement a
+// read, with the pool and the holder as values the planner can estimate with (over an unnest of
+// reads, or with `resource_uid IS NOT DISTINCT FROM $2`, it guessed one row and sorted the whole
+// pool); $2 is the holder's uid, or 0 for the pool's own nodes.
+#define TY_LOWEST_FREE_NODES(HOLDER)                                                          \
+  "(SELECT pool_id, ordinal, state, array_to_json(image_cache)::text, $2::bigint FROM nodes " \
+  "WHERE pool_id = $1 AND job_id IS NULL AND " HOLDER                                         \
+  " AND state = :node_ready "                                                                 \
+  "ORDER BY ordinal LIMIT $3::bigint) UNION "                                                 \
+  "(SELECT pool_id, ordinal, state, array_to_json(image_cache)::text, $2::bigint FROM nodes " \
+  "WHERE pool_id = $1 AND job_id IS NULL AND " HOLDER                                         \
+  " AND state = :node_deleted "                                                               \
+  "ORDER BY ordinal LIMIT $3::bigint) UNION "                                                 \
+  "(SELECT pool_id, ordinal, state, array_to_json(image_cache)::text, $2::bigint FROM nodes " \
+  "WHERE pool_id = $1 AND job_id IS NULL AND " HOLDER                                         \
+  " AND state = :node_ready "                                                                 \
+  "AND image_cache && $4::text[])"
+const StateSql kLowestFreeNodes(TY_LOWEST_FREE_NODES("resource_uid IS NULL AND $2::bigint = 0"));
+const StateSql kLowestHeldNodes(TY_LOWEST_FREE_NODES("resource_uid = $2::bigint"));
+#undef TY_LOWEST_FREE_NODES
+
 const StateSql kFreeNodes(
     "SELECT pool_id, ordinal, state, array_to_json(image_cache)::text, "
     "COALESCE(resource_uid, 0) FROM nodes "
@@ -305,34 +327,56 @@ StatusOr<SchedulerStore::UnitsDownView> PgSchedulerStore::UnitsDown(const Fleet&
 }
 
 Status PgSchedulerStore::LoadFree(pg::Transaction& tx, const Fleet& fleet,
-                                  const std::vector<int>& pools, FreeByPool& free) {
-  std::vector<std::string> ids;
-  for (int p : pools) ids.push_back(fleet.pools[p].id);
-  if (ids.empty()) return Status::Ok();
-  TY_ASSIGN_OR_RETURN(pg::Result r, tx.Exec(kFreeNodes.With({TextArray(ids)})));
-  std::map<std::pair<std::string, int64_t>, std::vector<FreeNode>> nodes;
-  for (int i = 0; i < r.rows(); ++i) {
-    FreeNode n;
-    n.ordinal = r.GetInt64(i, 1);
-    n.warm = r.GetInt64(i, 2) == static_cast<int>(NodeState::kReady);
-    auto cache = nlohmann::json::parse(r.Get(i, 3), nullptr, false);
-    if (cache.is_array()) {
-      for (const auto& image : cache) {
-        if (image.is_string()) n.image_cache.push_back(image.get<std::string>());
-      }
+                                  const std::vector<FreeNodesRead>& reads, FreeByPool& free) {
+  std::vector<std::string> whole;
+  std::vector<std::string> images;
+  for (const FreeNodesRead& read : reads) {
+    if (read.lowest == 0) whole.push_back(fleet.pools[read.pool].id);
+    for (const std::string& image : read.images) {
+      if (std::find(images.begin(), images.end(), image) == images.end()) images.push_back(image);
     }
-    nodes[{std::string(r.Get(i, 0)), r.GetInt64(i, 4)}].push_back(std::move(n));
   }
-  for (int p : pools) {
-    // Every holder of the pool's free nodes (the keys of one pool are adjacent), the pool itself
-    // (0) included even when it has none.
-    const std::string& id = fleet.pools[p].id;
-    nodes[{id, 0}];
-    for (auto it = nodes.lower_bound({id, std::numeric_limits<int64_t>::min()});
-         it != nodes.end() && it->first.first == id; ++it) {
-      free.insert_or_assign(
-          {p, it->first.second},
-          FreeUnits(fleet.pools[p].hosts_per_unit, it->second, fleet.pools[p].block_nodes));
+  std::map<std::pair<std::string, int64_t>, std::vector<FreeNode>> nodes;
+  auto decode = [&nodes](const pg::Result& r) {
+    for (int i = 0; i < r.rows(); ++i) {
+      FreeNode n;
+      n.ordinal = r.GetInt64(i, 1);
+      n.warm = r.GetInt64(i, 2) == static_cast<int>(NodeState::kReady);
+      if (r.Get(i, 3) != "[]") {
+        auto cache = nlohmann::json::parse(r.Get(i, 3), nullptr, false);
+        if (cache.is_array()) {
+          for (const auto& image : cache) {
+            if (image.is_string()) n.image_cache.push_back(image.get<std::string>());
+          }
+        }
+      }
+      nodes[{std::string(r.Get(i, 0)), r.GetInt64(i, 4)}].push_back(std::move(n));
+    }
+  };
+  if (!whole.empty()) {
+    TY_ASSIGN_OR_RETURN(pg::Result r, tx.Exec(kFreeNodes.With({TextArray(whole)})));
+    decode(r);
+  }
+  for (const FreeNodesRead& read : reads) {
+    if (read.lowest == 0) continue;
+    TY_ASSIGN_OR_RETURN(pg::Result r,
+                        tx.Exec((read.holder == 0 ? kLowestFreeNodes : kLowestHeldNodes)
+                                    .With({fleet.pools[read.pool].id, std::to_string(read.holder),
+                                           std::to_string(read.lowest), TextArray(images)})));
+    decode(r);
+  }
+  for (const FreeNodesRead& read : reads) {
+    // Every holder read (of a whole pool: every one found, and the pool itself, 0, even when it
+    // has none free); the keys of one pool are adjacent.
+    const std::string& id = fleet.pools[read.pool].id;
+    nodes[{id, read.holder}];
+    auto it = read.lowest == 0 ? nodes.lower_bound({id, std::numeric_limits<int64_t>::min()})
+                               : nodes.find({id, read.holder});
+    for (; it != nodes.end() && it->first.first == id; ++it) {
+      free.insert_or_assign({read.pool, it->first.second},
+                            FreeUnits(fleet.pools[read.pool].hosts_per_unit, it->second,
+                                      fleet.pools[read.pool].block_nodes));
+      if (read.lowest != 0) break;
     }
   }
   return Status::Ok();
@@ -414,7 +458,7 @@ Status PgSchedulerStore::AdmitPreempting(pg::Transaction& tx, const AdmissionPla
     ++preempted;
   }
   // The victims' nodes are free now: see them.
-  TY_RETURN_IF_ERROR(LoadFree(tx, planner.fleet(), planner.PoolsToRead(a), free));
+  TY_RETURN_IF_ERROR(LoadFree(tx, planner.fleet(), planner.FreeNodesToRead(a), free));
   std::optional<JobAdmissionPlan> plan = planner.PlanJob(a, now, free);
   if (!plan) return skip();
   PlannedWrites writes = WritesOf(*plan, now);
@@ -495,7 +539,7 @@ StatusOr<CommitOutcome> PgSchedulerStore::Commit(const AdmissionPlanner& planner
   CommitOutcome outcome;
   TY_ASSIGN_OR_RETURN(pg::Transaction tx, pg::Transaction::Begin(*conn));
   FreeByPool free;
-  TY_RETURN_IF_ERROR(LoadFree(tx, planner.fleet(), planner.PoolsToRead(cycle), free));
+  TY_RETURN_IF_ERROR(LoadFree(tx, planner.fleet(), planner.FreeNodesToRead(cycle), free));
   // Preemptions first, one at a time (at most 64 a cycle), since they free nodes; then the holds
   // and every other admission in two round trips.
   for (const AdmissionDecision& a : cycle.admissions) {

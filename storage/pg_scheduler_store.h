@@ -35,7 +35,7 @@ class PgSchedulerStore final : public SchedulerStore {
   StatusOr<pg::Connection*> Connection();
   // The free units of `pools` (fleet pool indexes, none elastic), read once per commit: see
   // services/scheduler/free_units.h.
-  Status LoadFree(pg::Transaction& tx, const Fleet& fleet, const std::vector<int>& pools,
+  Status LoadFree(pg::Transaction& tx, const Fleet& fleet, const std::vector<FreeNodesRead>& reads,
                   FreeByPool& free);
   // An admission that preempts: its victims requeued and their nodes freed, then its own claims,
   // all under a savepoint so a short claim undoes only this admission.

@@ -166,6 +166,50 @@ std::vector<int> AdmissionPlanner::PoolsToRead(const AdmissionDecision& admissio
   return {pools.begin(), pools.end()};
 }
 
+namespace {
+
+// Adds what one admission or hold takes to the reads, keyed by (pool, holder).
+void AddReads(const Fleet& fleet, const Placement& placement, int64_t holder,
+              const std::string& image, std::map<std::pair<int, int64_t>, FreeNodesRead>& reads) {
+  for (const PlacedPool& pp : placement.pools) {
+    const CapacityPool& pool = fleet.pools[pp.pool];
+    if (pool.elastic) continue;
+    const bool whole = pool.hosts_per_unit > 1 || pool.block_nodes > 0;
+    FreeNodesRead& read = reads[{pp.pool, whole ? -1 : holder}];
+    read.pool = pp.pool;
+    if (whole) continue;  // lowest stays 0: all of it
+    read.holder = holder;
+    read.lowest += pp.units;
+    if (std::find(read.images.begin(), read.images.end(), image) == read.images.end()) {
+      read.images.push_back(image);
+    }
+  }
+}
+
+std::vector<FreeNodesRead> Values(std::map<std::pair<int, int64_t>, FreeNodesRead> reads) {
+  std::vector<FreeNodesRead> out;
+  out.reserve(reads.size());
+  for (auto& [key, read] : reads) out.push_back(std::move(read));
+  return out;
+}
+
+}  // namespace
+
+std::vector<FreeNodesRead> AdmissionPlanner::FreeNodesToRead(const CycleResult& cycle) const {
+  std::map<std::pair<int, int64_t>, FreeNodesRead> reads;
+  for (const AdmissionDecision& a : cycle.admissions) {
+    AddReads(fleet_, a.placement, a.resource_uid, a.image_uri, reads);
+  }
+  for (const HoldDecision& h : cycle.holds) AddReads(fleet_, h.placement, 0, h.image_uri, reads);
+  return Values(std::move(reads));
+}
+
+std::vector<FreeNodesRead> AdmissionPlanner::FreeNodesToRead(const AdmissionDecision& a) const {
+  std::map<std::pair<int, int64_t>, FreeNodesRead> reads;
+  AddReads(fleet_, a.placement, a.resource_uid, a.image_uri, reads);
+  return Values(std::move(reads));
+}
+
 std::optional<JobAdmissionPlan> AdmissionPlanner::PlanJob(const AdmissionDecision& a, Timestamp now,
                                                           FreeByPool& free) const {
   auto choices = ChooseNodes(fleet_, a.placement, a.image_uri, a.resource_uid,

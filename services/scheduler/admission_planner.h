@@ -23,6 +23,19 @@ namespace trainyard {
 // it, so admissions of one commit never choose the same node.
 using FreeByPool = std::map<std::pair<int, int64_t>, FreeUnits>;
 
+// What a commit must read of one pool's free nodes. A pool of single-host units without blocks
+// needs only, for each holder its admissions take from, the `lowest` free nodes (the units they
+// take together) of each of READY and DELETED and every READY one caching one of `images`: Take
+// prefers cached warm units, then warm, then cold, lowest first, so it chooses from these exactly
+// what it would from all (a 4,000-node pool was read whole at every commit, one admission or
+// many). lowest 0: every free node of the pool, whoever holds it (slices and blocks).
+struct FreeNodesRead {
+  int pool = 0;
+  int64_t holder = 0;  // the persistent resource uid holding the nodes, 0 for none
+  int64_t lowest = 0;
+  std::vector<std::string> images;
+};
+
 // The node slots an admission takes in one pool (elastic pools have none: their VMs are made).
 struct NodeClaim {
   std::string pool_id;
@@ -57,6 +70,9 @@ class AdmissionPlanner {
   // The pools whose free nodes a store must read for `cycle`'s admissions and holds.
   std::vector<int> PoolsToRead(const CycleResult& cycle) const;
   std::vector<int> PoolsToRead(const AdmissionDecision& admission) const;
+  // The same as reads a store can bound (FreeNodesRead), ordered by pool and holder.
+  std::vector<FreeNodesRead> FreeNodesToRead(const CycleResult& cycle) const;
+  std::vector<FreeNodesRead> FreeNodesToRead(const AdmissionDecision& admission) const;
 
   // nullopt: a pool is short of free units (the admission is skipped this cycle).
   std::optional<JobAdmissionPlan> PlanJob(const AdmissionDecision& a, Timestamp now,

@@ -88,6 +88,38 @@ TEST_F(SchedulerCommitTest, AStaleAdmissionGivesItsNodesBackAndTheRestCommits) {
   EXPECT_EQ(admitted->trainyard->pools[0].nodes.size(), 2u);
 }
 
+// A commit reads only the lowest free nodes of each state and the warm ones caching the image,
+// yet chooses what reading them all would: a warm node with the image above warm ones without,
+// then the lowest warm one, then cold ones.
+TEST_F(SchedulerCommitTest, AnAdmissionTakesTheWarmNodeWithItsImageAboveLowerOnes) {
+  {
+    auto conn = pool_->Acquire();
+    ASSERT_TRUE(conn.ok());
+    ASSERT_TRUE((*conn)
+                    ->Exec("UPDATE nodes SET image_cache = '{us-docker.pkg.dev/x/train:1}' "
+                           "WHERE pool_id = $1 AND ordinal = 2",
+                           {reserved_})
+                    .ok());
+  }
+  CustomJob cached = CreateGang("demo", SchedulingStrategy::kStandard, 1, "600s");
+  CustomJob warm = CreateGang("demo", SchedulingStrategy::kStandard, 1, "600s");
+  CustomJob cold = CreateGang("demo", SchedulingStrategy::kStandard, 1, "600s");
+  auto leading = scheduler_store_->TryLead();
+  ASSERT_TRUE(leading.ok() && *leading);
+  CycleResult cycle;
+  cycle.admissions.push_back(Admit(cached, 1, reserved_, 1));
+  cycle.admissions.push_back(Admit(warm, 1, reserved_, 1));
+  cycle.admissions.push_back(Admit(cold, 1, on_demand_, 1));
+  auto outcome = scheduler_store_->Commit(AdmissionPlanner(fleet_, true), cycle, clock_.Now());
+  ASSERT_TRUE(outcome.ok()) << outcome.status().message();
+  EXPECT_EQ(outcome->admitted, 3);
+  const std::vector<std::pair<int, int64_t>> reserved = {
+      {3, IdOf(warm)}, {2, 0}, {3, IdOf(cached)}, {2, 0}};
+  EXPECT_EQ(Nodes(reserved_), reserved);
+  const std::vector<std::pair<int, int64_t>> on_demand = {{1, IdOf(cold)}, {7, 0}};
+  EXPECT_EQ(Nodes(on_demand_), on_demand);
+}
+
 // The change feed: a transaction that took its sequence values first but commits after a later one
 // is still read (creates are group-committed and runtime passes are one transaction, so this
 // happens all the time under load).

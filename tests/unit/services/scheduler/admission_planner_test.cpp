@@ -71,6 +71,36 @@ TEST(AdmissionPlannerTest, TakesWarmCachedNodesFirstAndStartsWithoutABootOrPull)
             std::vector<std::string>{NodeName(fleet.pools[0].id, 1)});
 }
 
+// A commit reads a single-host pool's free nodes bounded by the units its admissions take there,
+// per holder, with their images; a pool of slices is read whole; an elastic one not at all.
+TEST(AdmissionPlannerTest, FreeNodesToReadBoundsSingleHostPoolsAndReadsSlicesWhole) {
+  Fleet fleet = TwoPoolFleet();
+  CapacityPool slices = fleet.pools[0];
+  slices.id = "us-central1-a/tpu-v5p/RESERVATION/r2";
+  slices.hosts_per_unit = 4;
+  fleet.pools.push_back(slices);
+  AdmissionPlanner planner(fleet, /*simulated_startup=*/true);
+  CycleResult cycle;
+  cycle.admissions.push_back(Decision(1, 0, 1));
+  cycle.admissions.push_back(Decision(2, 0, 2));
+  cycle.admissions.back().image_uri = "img:b";
+  cycle.admissions.push_back(Decision(3, 0, 3));
+  cycle.admissions.back().resource_uid = 9;
+  cycle.admissions.push_back(Decision(4, 1, 5, "n1-standard-4"));
+  cycle.admissions.push_back(Decision(5, 2, 1));
+  std::vector<FreeNodesRead> reads = planner.FreeNodesToRead(cycle);
+  ASSERT_EQ(reads.size(), 3u);
+  EXPECT_EQ(reads[0].pool, 0);
+  EXPECT_EQ(reads[0].holder, 0);
+  EXPECT_EQ(reads[0].lowest, 3);
+  EXPECT_EQ(reads[0].images, (std::vector<std::string>{"img:a", "img:b"}));
+  EXPECT_EQ(reads[1].pool, 0);
+  EXPECT_EQ(reads[1].holder, 9);
+  EXPECT_EQ(reads[1].lowest, 3);
+  EXPECT_EQ(reads[2].pool, 2);
+  EXPECT_EQ(reads[2].lowest, 0) << "slices are chosen among all the pool's free nodes";
+}
+
 TEST(AdmissionPlannerTest, AColdGangWaitsForTheSlowestBootThenThePull) {
   Fleet fleet = TwoPoolFleet();
   AdmissionPlanner planner(fleet, /*simulated_startup=*/true);
