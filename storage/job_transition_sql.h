@@ -12,6 +12,9 @@ namespace trainyard::storage {
 
 // The statement for `update`; it affects one row when it applied and none when the job moved on.
 pg::Statement TransitionStatement(const StateUpdate& update);
+// The same for many updates of different jobs in one statement: it returns a row with the id of
+// each job it applied to.
+pg::Statement TransitionsStatement(const std::vector<StateUpdate>& updates);
 
 // What an applied transition does to the job's nodes, if anything: BUSY with the image cached once
 // it runs; given back once it ends or goes back to the queue.

@@ -1,5 +1,7 @@
 #include "storage/pg_job_store.h"
 
+#include <unordered_set>
+
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
@@ -255,20 +257,28 @@ StatusOr<std::vector<bool>> PgJobStore::ApplyTransitions(const std::vector<State
   std::vector<bool> applied;
   applied.reserve(updates.size());
   if (updates.empty()) return applied;
-  // Two round trips for the whole pass: every compare-and-set at once, then the node changes of
-  // those that applied; one commit.
-  std::vector<pg::Statement> transitions;
-  transitions.reserve(updates.size());
-  for (const StateUpdate& update : updates) {
-    transitions.push_back(TransitionStatement(update));
-  }
+  // Two round trips for the whole pass: every compare-and-set in one statement, then the node
+  // changes of those that applied; one commit. A job twice in one pass (never from the executor)
+  // goes one statement a transition, in order, each seeing the one before.
+  std::unordered_set<int64_t> ids;
+  for (const StateUpdate& update : updates) ids.insert(update.id);
   TY_ASSIGN_OR_RETURN(auto conn, pool_.Acquire());
   TY_ASSIGN_OR_RETURN(pg::Transaction tx, pg::Transaction::Begin(*conn));
-  TY_ASSIGN_OR_RETURN(std::vector<pg::Result> results, conn->ExecBatch(transitions));
+  if (ids.size() == updates.size() && updates.size() > 1) {
+    TY_ASSIGN_OR_RETURN(pg::Result r, conn->Exec(TransitionsStatement(updates)));
+    std::unordered_set<int64_t> moved;
+    for (int i = 0; i < r.rows(); ++i) moved.insert(r.GetInt64(i, 0));
+    for (const StateUpdate& update : updates) applied.push_back(moved.contains(update.id));
+  } else {
+    std::vector<pg::Statement> transitions;
+    transitions.reserve(updates.size());
+    for (const StateUpdate& update : updates) transitions.push_back(TransitionStatement(update));
+    TY_ASSIGN_OR_RETURN(std::vector<pg::Result> results, conn->ExecBatch(transitions));
+    for (const pg::Result& result : results) applied.push_back(result.affected() == 1);
+  }
   std::vector<pg::Statement> nodes;
   for (size_t i = 0; i < updates.size(); ++i) {
-    applied.push_back(results[i].affected() == 1);
-    if (!applied.back()) continue;
+    if (!applied[i]) continue;
     if (auto statement = TransitionNodeStatement(updates[i]))
       nodes.push_back(std::move(*statement));
   }
