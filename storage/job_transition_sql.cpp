@@ -149,6 +149,20 @@ constexpr const char* kNodesRunning =
     "array_remove(image_cache, $3::text)) + 2 - " TY_IMAGE_CACHE_SIZE "):] END "
     "WHERE job_id = $1::bigint AND state = ANY($4::smallint[])";
 
+// The same two for many jobs at once (TransitionNodeStatements): a row of t a job.
+constexpr const char* kNodesRunningOfJobs =
+    "UPDATE nodes SET state = $4::smallint, state_since = " TY_TS("t.at") ", "
+    "image_cache = CASE WHEN t.image IS NULL THEN image_cache ELSE "
+    "(array_remove(image_cache, t.image) || t.image)[greatest(1, cardinality("
+    "array_remove(image_cache, t.image)) + 2 - " TY_IMAGE_CACHE_SIZE "):] END "
+    "FROM unnest($1::bigint[], $2::bigint[], $3::text[]) AS t(job, at, image) "
+    "WHERE nodes.job_id = t.job AND nodes.state = ANY($5::smallint[])";
+const StateSql
+    kReleaseNodesOfJobs("UPDATE nodes SET job_id = NULL, preempt_at = NULL, " TY_NODE_GIVEN_BACK(
+        "keep_warm OR resource_uid IS NOT NULL",
+        "t.at") "FROM unnest($1::bigint[], $2::bigint[]) "
+                "AS t(job, at) WHERE nodes.job_id = t.job");
+
 std::string Number(auto value) { return std::to_string(static_cast<int64_t>(value)); }
 std::string Bool(bool value) { return value ? "true" : "false"; }
 
@@ -357,6 +371,36 @@ std::optional<pg::Statement> TransitionNodeStatement(const StateUpdate& update) 
     return kReleaseJobNodes.With({Number(update.id), MicrosParam(t.at())});
   }
   return std::nullopt;
+}
+
+std::vector<pg::Statement> TransitionNodeStatements(
+    const std::vector<const StateUpdate*>& applied) {
+  std::vector<std::optional<std::string>> running_jobs, running_at, images;
+  std::vector<std::optional<std::string>> released_jobs, released_at;
+  for (const StateUpdate* update : applied) {
+    const JobTransition& t = update->transition;
+    if (t.to() == JobState::kRunning) {
+      running_jobs.push_back(Number(update->id));
+      running_at.push_back(MicrosParam(t.at()));
+      images.push_back(t.image_uri());
+    } else if (IsTerminal(t.to()) || t.clears_admission()) {
+      released_jobs.push_back(Number(update->id));
+      released_at.push_back(MicrosParam(t.at()));
+    }
+  }
+  std::vector<pg::Statement> out;
+  if (!running_jobs.empty()) {
+    out.push_back(pg::Statement{
+        kNodesRunningOfJobs,
+        {NullableTextArray(running_jobs), NullableTextArray(running_at), NullableTextArray(images),
+         Number(NodeState::kBusy),
+         NodeStates({NodeState::kProvisioning, NodeState::kReady, NodeState::kBusy})}});
+  }
+  if (!released_jobs.empty()) {
+    out.push_back(kReleaseNodesOfJobs.With(
+        {NullableTextArray(released_jobs), NullableTextArray(released_at)}));
+  }
+  return out;
 }
 
 }  // namespace trainyard::storage

@@ -276,11 +276,17 @@ StatusOr<std::vector<bool>> PgJobStore::ApplyTransitions(const std::vector<State
     TY_ASSIGN_OR_RETURN(std::vector<pg::Result> results, conn->ExecBatch(transitions));
     for (const pg::Result& result : results) applied.push_back(result.affected() == 1);
   }
-  std::vector<pg::Statement> nodes;
+  std::vector<const StateUpdate*> moved;
   for (size_t i = 0; i < updates.size(); ++i) {
-    if (!applied[i]) continue;
-    if (auto statement = TransitionNodeStatement(updates[i]))
-      nodes.push_back(std::move(*statement));
+    if (applied[i]) moved.push_back(&updates[i]);
+  }
+  std::vector<pg::Statement> nodes;
+  if (ids.size() == updates.size()) {
+    nodes = TransitionNodeStatements(moved);
+  } else {
+    for (const StateUpdate* update : moved) {  // in order: a job's second move follows its first
+      if (auto statement = TransitionNodeStatement(*update)) nodes.push_back(std::move(*statement));
+    }
   }
   if (!nodes.empty()) TY_RETURN_IF_ERROR(conn->ExecBatch(nodes).status());
   TY_RETURN_IF_ERROR(tx.Commit());

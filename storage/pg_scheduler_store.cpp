@@ -4,6 +4,8 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "services/fleet/node_state.h"
 #include "services/job_state_machine.h"
@@ -113,6 +115,17 @@ const StateSql kClaimNodes(
     "WHERE pool_id = $2 AND ordinal = ANY($3::int[]) AND job_id IS NULL "
     "AND state IN (:node_ready, :node_deleted) "
     "AND resource_uid IS NOT DISTINCT FROM NULLIF($5::bigint, 0)");
+
+// The same for every admission of a commit at once: a row of c a node ($5: now), returning the
+// job of each node claimed, so a job whose count comes back short is skipped.
+const StateSql kClaimNodesOfJobs(
+    "UPDATE nodes SET job_id = c.job, "
+    "state = CASE WHEN nodes.state = :node_ready THEN :node_busy ELSE :node_provisioning END, "
+    "state_since = " TY_TS("$5") " "
+    "FROM unnest($1::bigint[], $2::text[], $3::int[], $4::bigint[]) AS c(job, pool, ordinal, holder) "
+    "WHERE nodes.pool_id = c.pool AND nodes.ordinal = c.ordinal AND nodes.job_id IS NULL "
+    "AND nodes.state IN (:node_ready, :node_deleted) "
+    "AND nodes.resource_uid IS NOT DISTINCT FROM NULLIF(c.holder, 0) RETURNING c.job");
 
 // A persistent resource takes free nodes ($1 its uid): READY ones stay READY (with their cache),
 // DELETED ones are provisioned for it.
@@ -390,8 +403,11 @@ struct PlannedWrites {
   int64_t job_id = 0;        // an admission's job…
   int64_t resource_uid = 0;  // …or a hold's resource
   std::vector<pg::Statement> claims;
-  std::vector<int> claim_rows;  // nodes each claim must return
-  pg::Statement admit;
+  std::vector<int> claim_rows;   // nodes each claim must return
+  std::vector<NodeClaim> nodes;  // an admission's claims, for kClaimNodesOfJobs
+  int64_t holder = 0;            // whose held nodes an admission's claims take (0: the pools')
+  pg::Statement admit;           // a hold's; an admission's is its update, with the others'
+  std::optional<StateUpdate> update;
 };
 
 PlannedWrites WritesOf(const JobAdmissionPlan& plan, Timestamp now) {
@@ -403,7 +419,9 @@ PlannedWrites WritesOf(const JobAdmissionPlan& plan, Timestamp now) {
                           MicrosParam(now), std::to_string(plan.resource_uid)}));
     w.claim_rows.push_back(static_cast<int>(c.ordinals.size()));
   }
-  w.admit = TransitionStatement(StateUpdate{plan.job_id, plan.version, plan.transition, {}});
+  w.nodes = plan.claims;
+  w.holder = plan.resource_uid;
+  w.update = StateUpdate{plan.job_id, plan.version, plan.transition, {}};
   return w;
 }
 
@@ -466,7 +484,7 @@ Status PgSchedulerStore::AdmitPreempting(pg::Transaction& tx, const AdmissionPla
     TY_ASSIGN_OR_RETURN(pg::Result claimed, tx.Exec(writes.claims[i].sql, writes.claims[i].params));
     if (claimed.affected() != writes.claim_rows[i]) return skip();
   }
-  TY_ASSIGN_OR_RETURN(pg::Result job, tx.Exec(writes.admit.sql, writes.admit.params));
+  TY_ASSIGN_OR_RETURN(pg::Result job, tx.Exec(TransitionStatement(*writes.update)));
   if (job.affected() != 1) return skip();
   ++outcome.admitted;
   outcome.preempted += preempted;
@@ -479,7 +497,8 @@ Status PgSchedulerStore::AdmitAll(pg::Transaction& tx, const AdmissionPlanner& p
   std::vector<PlannedWrites> plans;
   std::vector<pg::Statement> claims;
   auto add = [&](PlannedWrites writes) {
-    claims.insert(claims.end(), writes.claims.begin(), writes.claims.end());
+    // An admission's claims go with the others' in one statement below.
+    if (!writes.update) claims.insert(claims.end(), writes.claims.begin(), writes.claims.end());
     plans.push_back(std::move(writes));
   };
   for (const HoldDecision& h : cycle.holds) {
@@ -498,25 +517,71 @@ Status PgSchedulerStore::AdmitAll(pg::Transaction& tx, const AdmissionPlanner& p
     }
   }
   if (plans.empty()) return Status::Ok();
-  // Round trip 1: every claim. A short one (a node failed meanwhile) skips its admission.
+  // Round trip 1: every claim, the holds' one statement a pool, the admissions' all in one. A
+  // short one (a node failed meanwhile) skips its admission.
+  std::vector<int64_t> jobs, ordinals, holders;
+  std::vector<std::string> pools;
+  for (const PlannedWrites& plan : plans) {
+    for (const NodeClaim& claim : plan.nodes) {
+      for (int64_t ordinal : claim.ordinals) {
+        jobs.push_back(plan.job_id);
+        pools.push_back(claim.pool_id);
+        ordinals.push_back(ordinal);
+        holders.push_back(plan.holder);
+      }
+    }
+  }
+  if (!jobs.empty()) {
+    claims.push_back(
+        kClaimNodesOfJobs.With({NumberArray(jobs), TextArray(pools), NumberArray(ordinals),
+                                NumberArray(holders), MicrosParam(now)}));
+  }
   TY_ASSIGN_OR_RETURN(std::vector<pg::Result> claimed, tx.connection().ExecBatch(claims));
+  std::unordered_map<int64_t, int> claimed_of_job;
+  if (!jobs.empty()) {
+    const pg::Result& nodes = claimed.back();
+    for (int i = 0; i < nodes.rows(); ++i) ++claimed_of_job[nodes.GetInt64(i, 0)];
+  }
   std::vector<const PlannedWrites*> whole, undo;
   size_t next = 0;
   for (const PlannedWrites& plan : plans) {
     bool complete = true;
-    for (int rows : plan.claim_rows) complete = complete && claimed[next++].affected() == rows;
+    if (plan.update) {
+      int rows = 0;
+      for (const NodeClaim& claim : plan.nodes) rows += static_cast<int>(claim.ordinals.size());
+      complete = claimed_of_job[plan.job_id] == rows;
+    } else {
+      for (int rows : plan.claim_rows) complete = complete && claimed[next++].affected() == rows;
+    }
     (complete ? whole : undo).push_back(&plan);
   }
   // Round trip 2: every admission, a compare-and-set on the job's (or resource's) version (a job
-  // cancelled meanwhile is not admitted, and its nodes go back).
+  // cancelled meanwhile is not admitted, and its nodes go back): the holds' one statement each,
+  // the jobs' all in one (storage/job_transition_sql.h), its rows the jobs admitted.
   std::vector<pg::Statement> admits;
-  for (const PlannedWrites* plan : whole) admits.push_back(plan->admit);
+  std::vector<StateUpdate> updates;
+  for (const PlannedWrites* plan : whole) {
+    if (plan->update) {
+      updates.push_back(*plan->update);
+    } else {
+      admits.push_back(plan->admit);
+    }
+  }
+  if (!updates.empty()) admits.push_back(TransitionsStatement(updates));
   TY_ASSIGN_OR_RETURN(std::vector<pg::Result> admitted, tx.connection().ExecBatch(admits));
-  for (size_t i = 0; i < whole.size(); ++i) {
-    if (admitted[i].affected() == 1) {
+  std::unordered_set<int64_t> jobs_admitted;
+  if (!updates.empty()) {
+    const pg::Result& jobs = admitted.back();
+    for (int i = 0; i < jobs.rows(); ++i) jobs_admitted.insert(jobs.GetInt64(i, 0));
+  }
+  size_t hold = 0;
+  for (const PlannedWrites* plan : whole) {
+    const bool done =
+        plan->update ? jobs_admitted.contains(plan->job_id) : admitted[hold++].affected() == 1;
+    if (done) {
       ++outcome.admitted;
     } else {
-      undo.push_back(whole[i]);
+      undo.push_back(plan);
     }
   }
   if (undo.empty()) return Status::Ok();
