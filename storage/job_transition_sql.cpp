@@ -40,50 +40,50 @@ namespace {
 // The SET list; then the compare-and-set; then what job_events records of it.
 #define TY_TRANSITION_SET \
   "state = :to::smallint, version = version + 1, " \
-    "update_time = " TY_TS(":at") ", " \
-    "start_time = COALESCE(" TY_TS(":start_time") ", start_time), " \
-    "end_time = COALESCE(" TY_TS(":end_time") ", end_time), " \
-    "error_code = COALESCE(:error_code::integer, error_code), " \
-    "error_message = COALESCE(:error_message::text, error_message), " \
-    "next_action_at = " TY_TS(":next_action_at") ", " \
-    "lease_owner = CASE WHEN :next_action_at::bigint IS NULL THEN NULL ELSE lease_owner END, " \
-    "lease_expires_at = CASE WHEN :next_action_at::bigint IS NULL THEN NULL ELSE lease_expires_at END, " \
-    "cost_micros = cost_micros + CASE WHEN :ends_admission::boolean AND admitted_at IS NOT NULL THEN " \
-    "(hourly_price_micros * extract(epoch from (" TY_TS(":at") " - admitted_at)) / 3600)::bigint " \
-    "ELSE 0 END, " \
-    "state_since = CASE WHEN :from::smallint = :to::smallint THEN state_since ELSE " TY_TS(":at") " END, " \
-    "waiting_us = waiting_us + CASE WHEN :goodput_clock::text = 'queued' AND start_time IS NULL " \
-    "THEN " TY_IN_STATE " ELSE 0 END, " \
-    "starting_us = starting_us + CASE WHEN :goodput_clock::text = 'pending' AND start_time IS NULL " \
-    "THEN " TY_IN_STATE " ELSE 0 END, " \
-    "restarting_us = restarting_us + CASE WHEN :goodput_clock::text IN ('queued', 'pending') " \
-    "AND start_time IS NOT NULL THEN " TY_IN_STATE " ELSE 0 END, " \
-    "running_us = running_us + CASE WHEN :goodput_clock::text = 'running' THEN " TY_IN_STATE " ELSE 0 END, " \
-    "checkpoint_restoring_us = checkpoint_restoring_us + CASE WHEN :goodput_clock::text = 'running' " \
-    "THEN " TY_RESTORE " ELSE 0 END, " \
-    "checkpoint_saving_us = checkpoint_saving_us + CASE WHEN :goodput_clock::text = 'running' " \
-    "THEN " TY_SAVES " * checkpoint_save_us ELSE 0 END, " \
-    "redone_us = redone_us + CASE WHEN NOT :interrupts_run::boolean THEN 0 " \
-    "WHEN :progress_saved_at::bigint IS NOT NULL THEN " TY_AFTER_SAVE " " \
-    "ELSE " TY_WORK " - " TY_SAVES " * (checkpoint_interval_us + checkpoint_save_us) END, " \
-    "checkpointed_us = checkpointed_us + CASE WHEN NOT :interrupts_run::boolean THEN 0 " \
-    "WHEN :progress_saved_at::bigint IS NOT NULL THEN " TY_WORK " - " TY_SAVES " * checkpoint_save_us " \
-    "ELSE " TY_SAVES " * checkpoint_interval_us END, " \
-    "admitted_at = CASE WHEN :placement::jsonb IS NOT NULL THEN " TY_TS(":at") " " \
-    "WHEN :clears_admission::boolean THEN NULL ELSE admitted_at END, " \
-    "placement = CASE WHEN :placement::jsonb IS NOT NULL THEN :placement::jsonb " \
-    "WHEN :clears_admission::boolean THEN NULL ELSE placement END, " \
-    "hourly_price_micros = CASE WHEN :placement::jsonb IS NOT NULL THEN :hourly_price::bigint " \
-    "WHEN :clears_admission::boolean THEN 0 ELSE hourly_price_micros END, " \
-    "accelerators = CASE WHEN :placement::jsonb IS NOT NULL THEN :accelerators::int " \
-    "ELSE accelerators END, " \
-    "spot_restarts = spot_restarts + :spot_restarts::int, " \
-    "sched_code = CASE WHEN :sets_note::boolean THEN :note_code::text ELSE sched_code END, " \
-    "sched_message = CASE WHEN :sets_note::boolean THEN :note_message::text ELSE sched_message END, " \
-    "queue_position = CASE WHEN :from::smallint = :to::smallint THEN queue_position ELSE NULL END, " \
-    "run_attempt = COALESCE(:run_attempt::smallint, run_attempt), " \
-    "run_replicas = CASE WHEN :stops_replicas::boolean THEN NULL " \
-    "WHEN :run_replicas::jsonb IS NOT NULL THEN :run_replicas::jsonb ELSE run_replicas END "
+  "update_time = " TY_TS(":at") ", " \
+  "start_time = COALESCE(" TY_TS(":start_time") ", start_time), " \
+  "end_time = COALESCE(" TY_TS(":end_time") ", end_time), " \
+  "error_code = COALESCE(:error_code::integer, error_code), " \
+  "error_message = COALESCE(:error_message::text, error_message), " \
+  "next_action_at = " TY_TS(":next_action_at") ", " \
+  "lease_owner = CASE WHEN :next_action_at::bigint IS NULL THEN NULL ELSE lease_owner END, " \
+  "lease_expires_at = CASE WHEN :next_action_at::bigint IS NULL THEN NULL ELSE lease_expires_at END, " \
+  "cost_micros = cost_micros + CASE WHEN :ends_admission::boolean AND admitted_at IS NOT NULL THEN " \
+  "(hourly_price_micros * extract(epoch from (" TY_TS(":at") " - admitted_at)) / 3600)::bigint " \
+  "ELSE 0 END, " \
+  "state_since = CASE WHEN :from::smallint = :to::smallint THEN state_since ELSE " TY_TS(":at") " END, " \
+  "waiting_us = waiting_us + CASE WHEN :goodput_clock::text = 'queued' AND start_time IS NULL " \
+  "THEN " TY_IN_STATE " ELSE 0 END, " \
+  "starting_us = starting_us + CASE WHEN :goodput_clock::text = 'pending' AND start_time IS NULL " \
+  "THEN " TY_IN_STATE " ELSE 0 END, " \
+  "restarting_us = restarting_us + CASE WHEN :goodput_clock::text IN ('queued', 'pending') " \
+  "AND start_time IS NOT NULL THEN " TY_IN_STATE " ELSE 0 END, " \
+  "running_us = running_us + CASE WHEN :goodput_clock::text = 'running' THEN " TY_IN_STATE " ELSE 0 END, " \
+  "checkpoint_restoring_us = checkpoint_restoring_us + CASE WHEN :goodput_clock::text = 'running' " \
+  "THEN " TY_RESTORE " ELSE 0 END, " \
+  "checkpoint_saving_us = checkpoint_saving_us + CASE WHEN :goodput_clock::text = 'running' " \
+  "THEN " TY_SAVES " * checkpoint_save_us ELSE 0 END, " \
+  "redone_us = redone_us + CASE WHEN NOT :interrupts_run::boolean THEN 0 " \
+  "WHEN :progress_saved_at::bigint IS NOT NULL THEN " TY_AFTER_SAVE " " \
+  "ELSE " TY_WORK " - " TY_SAVES " * (checkpoint_interval_us + checkpoint_save_us) END, " \
+  "checkpointed_us = checkpointed_us + CASE WHEN NOT :interrupts_run::boolean THEN 0 " \
+  "WHEN :progress_saved_at::bigint IS NOT NULL THEN " TY_WORK " - " TY_SAVES " * checkpoint_save_us " \
+  "ELSE " TY_SAVES " * checkpoint_interval_us END, " \
+  "admitted_at = CASE WHEN :placement::jsonb IS NOT NULL THEN " TY_TS(":at") " " \
+  "WHEN :clears_admission::boolean THEN NULL ELSE admitted_at END, " \
+  "placement = CASE WHEN :placement::jsonb IS NOT NULL THEN :placement::jsonb " \
+  "WHEN :clears_admission::boolean THEN NULL ELSE placement END, " \
+  "hourly_price_micros = CASE WHEN :placement::jsonb IS NOT NULL THEN :hourly_price::bigint " \
+  "WHEN :clears_admission::boolean THEN 0 ELSE hourly_price_micros END, " \
+  "accelerators = CASE WHEN :placement::jsonb IS NOT NULL THEN :accelerators::int " \
+  "ELSE accelerators END, " \
+  "spot_restarts = spot_restarts + :spot_restarts::int, " \
+  "sched_code = CASE WHEN :sets_note::boolean THEN :note_code::text ELSE sched_code END, " \
+  "sched_message = CASE WHEN :sets_note::boolean THEN :note_message::text ELSE sched_message END, " \
+  "queue_position = CASE WHEN :from::smallint = :to::smallint THEN queue_position ELSE NULL END, " \
+  "run_attempt = COALESCE(:run_attempt::smallint, run_attempt), " \
+  "run_replicas = CASE WHEN :stops_replicas::boolean THEN NULL " \
+  "WHEN :run_replicas::jsonb IS NOT NULL THEN :run_replicas::jsonb ELSE run_replicas END "
 #define TY_TRANSITION_WHERE                                                                 \
   "id = :id::bigint AND version = :version::bigint AND state = :from::smallint "            \
   "AND (:lease_owner::text IS NULL OR lease_owner = :lease_owner::text) "                   \
