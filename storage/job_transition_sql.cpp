@@ -312,25 +312,6 @@ std::string DownNodeStates() {
   return NodeStates({NodeState::kPreempted, NodeState::kFailed, NodeState::kRepairing});
 }
 
-// A text[] literal whose absent values are NULL.
-std::string NullableTextArray(const std::vector<std::optional<std::string>>& values) {
-  std::string out = "{";
-  for (size_t i = 0; i < values.size(); ++i) {
-    if (i > 0) out += ',';
-    if (!values[i]) {
-      out += "NULL";
-      continue;
-    }
-    out += '"';
-    for (char c : *values[i]) {
-      if (c == '"' || c == '\\') out += '\\';
-      out += c;
-    }
-    out += '"';
-  }
-  return out + "}";
-}
-
 }  // namespace
 
 pg::Statement TransitionStatement(const StateUpdate& update) {

@@ -3,6 +3,7 @@
 // Timestamps travel as integer microseconds since the epoch, so nothing is lost to rounding.
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "services/model/custom_job.h"
@@ -27,17 +28,36 @@ inline std::optional<Timestamp> OptionalTime(const pg::Result& r, int row, int c
   return FromUnixMicros(r.GetInt64(row, col));
 }
 
+// `value` as an element of an array literal: quoted, with quotes and backslashes escaped.
+inline void AppendArrayElement(std::string& out, std::string_view value) {
+  out += '"';
+  for (char c : value) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  out += '"';
+}
+
 // A PostgreSQL array literal of text values: {"a","b\"c"}.
 inline std::string TextArray(const std::vector<std::string>& values) {
   std::string out = "{";
   for (size_t i = 0; i < values.size(); ++i) {
     if (i > 0) out += ',';
-    out += '"';
-    for (char c : values[i]) {
-      if (c == '"' || c == '\\') out += '\\';
-      out += c;
+    AppendArrayElement(out, values[i]);
+  }
+  return out + "}";
+}
+
+// The same with absent values as NULL: {"a",NULL}.
+inline std::string NullableTextArray(const std::vector<std::optional<std::string>>& values) {
+  std::string out = "{";
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (i > 0) out += ',';
+    if (values[i]) {
+      AppendArrayElement(out, *values[i]);
+    } else {
+      out += "NULL";
     }
-    out += '"';
   }
   return out + "}";
 }
