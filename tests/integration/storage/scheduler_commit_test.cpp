@@ -36,6 +36,14 @@ class SchedulerCommitTest : public testing::SimFixture {
     return a;
   }
 
+  // Commits `cycle` as the leader.
+  StatusOr<CommitOutcome> CommitAsLeader(const CycleResult& cycle) {
+    auto leading = scheduler_store_->TryLead();
+    if (!leading.ok()) return leading.status();
+    if (!*leading) return Status(Code::kAborted, "not the leader");
+    return scheduler_store_->Commit(AdmissionPlanner(fleet_, true), cycle, clock_.Now());
+  }
+
   // (state, job_id) of every node of `pool`, by ordinal.
   std::vector<std::pair<int, int64_t>> Nodes(const std::string& pool) {
     auto conn = pool_->Acquire();
@@ -57,14 +65,11 @@ TEST_F(SchedulerCommitTest, AStaleAdmissionGivesItsNodesBackAndTheRestCommits) {
   CustomJob first = CreateGang("demo", SchedulingStrategy::kStandard, 1, "600s");
   CustomJob moved = CreateGang("demo", SchedulingStrategy::kStandard, 1, "600s");
   CustomJob cold = CreateGang("demo", SchedulingStrategy::kStandard, 1, "600s");
-  auto leading = scheduler_store_->TryLead();
-  ASSERT_TRUE(leading.ok() && *leading);
-
   CycleResult cycle;
   cycle.admissions.push_back(Admit(first, 1, reserved_, 2));
   cycle.admissions.push_back(Admit(moved, 2, reserved_, 2));  // the job moved on since: version 2
   cycle.admissions.push_back(Admit(cold, 1, on_demand_, 2));
-  auto outcome = scheduler_store_->Commit(AdmissionPlanner(fleet_, true), cycle, clock_.Now());
+  auto outcome = CommitAsLeader(cycle);
   ASSERT_TRUE(outcome.ok()) << outcome.status().message();
   EXPECT_EQ(outcome->admitted, 2);
   EXPECT_EQ(outcome->skipped, 1);
@@ -104,13 +109,11 @@ TEST_F(SchedulerCommitTest, AnAdmissionTakesTheWarmNodeWithItsImageAboveLowerOne
   CustomJob cached = CreateGang("demo", SchedulingStrategy::kStandard, 1, "600s");
   CustomJob warm = CreateGang("demo", SchedulingStrategy::kStandard, 1, "600s");
   CustomJob cold = CreateGang("demo", SchedulingStrategy::kStandard, 1, "600s");
-  auto leading = scheduler_store_->TryLead();
-  ASSERT_TRUE(leading.ok() && *leading);
   CycleResult cycle;
   cycle.admissions.push_back(Admit(cached, 1, reserved_, 1));
   cycle.admissions.push_back(Admit(warm, 1, reserved_, 1));
   cycle.admissions.push_back(Admit(cold, 1, on_demand_, 1));
-  auto outcome = scheduler_store_->Commit(AdmissionPlanner(fleet_, true), cycle, clock_.Now());
+  auto outcome = CommitAsLeader(cycle);
   ASSERT_TRUE(outcome.ok()) << outcome.status().message();
   EXPECT_EQ(outcome->admitted, 3);
   const std::vector<std::pair<int, int64_t>> reserved = {
