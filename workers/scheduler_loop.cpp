@@ -308,11 +308,15 @@ void SchedulerLoop::Loop() {
       LogJson(LogLevel::kWarn, "scheduler_pass_failed", {{"error", stats.status().message()}});
     }
     queue_was_empty_.store(core_.pending_count() == 0, std::memory_order_relaxed);
-    // A cycle that admitted may have left more that fits (the per-queue lookback): go again now.
-    // One that emptied the queue waits for the next create and the gap, as any other: with one
-    // client creating, passes back to back took one or two jobs each and read the admitted pools'
-    // free nodes each time.
-    if (stats.ok() && stats->committed.admitted > 0 && core_.pending_count() > 0) continue;
+    // A cycle that admitted may have left more that fits (the per-queue lookback), and one that
+    // preempted put its victims back in the queue: go again now. One that admitted the last job
+    // waiting waits for the next create and the gap, as any other: with one client creating,
+    // passes back to back took one or two jobs each and read the admitted pools' free nodes
+    // each time.
+    if (stats.ok() && stats->committed.admitted > 0 &&
+        (core_.pending_count() > 0 || stats->committed.preempted > 0)) {
+      continue;
+    }
     std::unique_lock lock(mu_);
     wake_.wait_for(lock, options_.tick, [this] { return stop_.load() || woken_; });
     if (woken_ && !stop_) {

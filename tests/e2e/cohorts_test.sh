@@ -57,9 +57,10 @@ r1=$(queued_a)
 check "its events say its borrowed capacity was reclaimed" \
   "$(curl -fsS "$BASE/trainyard/v1/$r1/events" | jq -r '.events[] | select(.toState == "JOB_STATE_QUEUED" and .fromState != "JOB_STATE_QUEUED") | .reason' | sed -E 's/job [0-9]+/job N/' | tail -1)" \
   "borrowed capacity reclaimed by job N, whose project is within its cohort share, stopped at the end of its termination grace; back in the queue"
-check "its reason names the full cohort" \
-  "$(field "$r1" .trainyard.reason.message | grep -o "cohort research's a3-megagpu-8g/RESERVATION is full: 4 of 4 in use, team-a holds 3 of its nominal 2")" \
-  "cohort research's a3-megagpu-8g/RESERVATION is full: 4 of 4 in use, team-a holds 3 of its nominal 2"
+# The requeue and the scheduler's verdict on the requeued job are two writes: wait for the second.
+full_cohort() { field "$r1" .trainyard.reason.message | grep -qF "cohort research's a3-megagpu-8g/RESERVATION is full: 4 of 4 in use, team-a holds 3 of its nominal 2"; }
+wait_until 10 "its reason names the full cohort" full_cohort
+pass "its reason names the full cohort"
 check "team-a's other jobs keep running" \
   "$(for j in "${a[@]}"; do field "$j" .state; done | grep -c 'RUNNING\|PENDING')" 3
 
