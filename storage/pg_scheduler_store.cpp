@@ -104,20 +104,10 @@ constexpr const char* kResourceStamps =
     "SELECT r.uid, r.version, COALESCE(o.cancel_requested, false) FROM persistent_resources r "
     "LEFT JOIN operations o ON o.id = r.operation_id";
 
-// Claims exactly the chosen nodes, if each is still free: fewer rows than chosen means something
-// moved them meanwhile (a failure, another writer) and the admission is skipped. READY nodes go
-// BUSY; DELETED ones are provisioned first.
-// $5: the persistent resource whose nodes these are (0: nodes no resource holds).
-const StateSql kClaimNodes(
-    "UPDATE nodes SET job_id = $1::bigint, "
-    "state = CASE WHEN state = :node_ready THEN :node_busy ELSE :node_provisioning END, "
-    "state_since = " TY_TS("$4") " "
-    "WHERE pool_id = $2 AND ordinal = ANY($3::int[]) AND job_id IS NULL "
-    "AND state IN (:node_ready, :node_deleted) "
-    "AND resource_uid IS NOT DISTINCT FROM NULLIF($5::bigint, 0)");
-
-// The same for every admission of a commit at once: a row of c a node ($5: now), returning the
-// job of each node claimed, so a job whose count comes back short is skipped.
+// Claims exactly the chosen nodes of a commit's admissions, if each is still free: a row of c a
+// node, holder 0 for nodes no resource holds, $5 now. It returns the job of each node it claimed:
+// fewer than a job chose means something moved them meanwhile (a failure, another writer) and
+// that admission is skipped. READY nodes go BUSY; DELETED ones are provisioned first.
 const StateSql kClaimNodesOfJobs(
     "UPDATE nodes SET job_id = c.job, "
     "state = CASE WHEN nodes.state = :node_ready THEN :node_busy ELSE :node_provisioning END, "
@@ -173,7 +163,7 @@ const StateSql kFailResource(
     "WHERE uid = $1::bigint AND version = $4::bigint AND state = :resource_provisioning");
 
 // Gives back what a skipped admission claimed in this transaction: BUSY came from READY,
-// PROVISIONING from DELETED (kClaimNodes).
+// PROVISIONING from DELETED (kClaimNodesOfJobs).
 const StateSql kUnclaimNodes(
     "UPDATE nodes SET job_id = NULL, "
     "state = CASE WHEN state = :node_busy THEN :node_ready ELSE :node_deleted END, "
@@ -402,23 +392,56 @@ namespace {
 struct PlannedWrites {
   int64_t job_id = 0;        // an admission's job…
   int64_t resource_uid = 0;  // …or a hold's resource
+  // A hold's: its claims (one per pool, each a compare-and-set on the chosen ordinals), the nodes
+  // each must return, and its placement.
   std::vector<pg::Statement> claims;
-  std::vector<int> claim_rows;   // nodes each claim must return
-  std::vector<NodeClaim> nodes;  // an admission's claims, for kClaimNodesOfJobs
-  int64_t holder = 0;            // whose held nodes an admission's claims take (0: the pools')
-  pg::Statement admit;           // a hold's; an admission's is its update, with the others'
+  std::vector<int> claim_rows;
+  pg::Statement admit;
+  // An admission's: the nodes it chose (claimed with the others', kClaimNodesOfJobs), whose held
+  // nodes they are (0: the pools'), and its transition.
+  std::vector<NodeClaim> nodes;
+  int64_t holder = 0;
   std::optional<StateUpdate> update;
 };
 
-PlannedWrites WritesOf(const JobAdmissionPlan& plan, Timestamp now) {
+// kClaimNodesOfJobs for `admissions`; none when they chose no nodes (elastic pools only).
+std::optional<pg::Statement> ClaimsOf(const std::vector<const PlannedWrites*>& admissions,
+                                      Timestamp now) {
+  std::vector<int64_t> jobs, ordinals, holders;
+  std::vector<std::string> pools;
+  for (const PlannedWrites* plan : admissions) {
+    for (const NodeClaim& claim : plan->nodes) {
+      for (int64_t ordinal : claim.ordinals) {
+        jobs.push_back(plan->job_id);
+        pools.push_back(claim.pool_id);
+        ordinals.push_back(ordinal);
+        holders.push_back(plan->holder);
+      }
+    }
+  }
+  if (jobs.empty()) return std::nullopt;
+  return kClaimNodesOfJobs.With({NumberArray(jobs), TextArray(pools), NumberArray(ordinals),
+                                 NumberArray(holders), MicrosParam(now)});
+}
+
+// kClaimNodesOfJobs' rows counted by job.
+std::unordered_map<int64_t, size_t> ClaimedByJob(const pg::Result& r) {
+  std::unordered_map<int64_t, size_t> out;
+  for (int i = 0; i < r.rows(); ++i) ++out[r.GetInt64(i, 0)];
+  return out;
+}
+
+// Whether every node the admission chose was claimed.
+bool ClaimedWhole(const PlannedWrites& plan, const std::unordered_map<int64_t, size_t>& claimed) {
+  size_t chose = 0;
+  for (const NodeClaim& claim : plan.nodes) chose += claim.ordinals.size();
+  auto it = claimed.find(plan.job_id);
+  return (it == claimed.end() ? 0 : it->second) == chose;
+}
+
+PlannedWrites WritesOf(const JobAdmissionPlan& plan) {
   PlannedWrites w;
   w.job_id = plan.job_id;
-  for (const NodeClaim& c : plan.claims) {
-    w.claims.push_back(
-        kClaimNodes.With({std::to_string(plan.job_id), c.pool_id, NumberArray(c.ordinals),
-                          MicrosParam(now), std::to_string(plan.resource_uid)}));
-    w.claim_rows.push_back(static_cast<int>(c.ordinals.size()));
-  }
   w.nodes = plan.claims;
   w.holder = plan.resource_uid;
   w.update = StateUpdate{plan.job_id, plan.version, plan.transition, {}};
@@ -479,10 +502,10 @@ Status PgSchedulerStore::AdmitPreempting(pg::Transaction& tx, const AdmissionPla
   TY_RETURN_IF_ERROR(LoadFree(tx, planner.fleet(), planner.FreeNodesToRead(a), free));
   std::optional<JobAdmissionPlan> plan = planner.PlanJob(a, now, free);
   if (!plan) return skip();
-  PlannedWrites writes = WritesOf(*plan, now);
-  for (size_t i = 0; i < writes.claims.size(); ++i) {
-    TY_ASSIGN_OR_RETURN(pg::Result claimed, tx.Exec(writes.claims[i].sql, writes.claims[i].params));
-    if (claimed.affected() != writes.claim_rows[i]) return skip();
+  PlannedWrites writes = WritesOf(*plan);
+  if (std::optional<pg::Statement> claims = ClaimsOf({&writes}, now)) {
+    TY_ASSIGN_OR_RETURN(pg::Result claimed, tx.Exec(*claims));
+    if (!ClaimedWhole(writes, ClaimedByJob(claimed))) return skip();
   }
   TY_ASSIGN_OR_RETURN(pg::Result job, tx.Exec(TransitionStatement(*writes.update)));
   if (job.affected() != 1) return skip();
@@ -497,8 +520,7 @@ Status PgSchedulerStore::AdmitAll(pg::Transaction& tx, const AdmissionPlanner& p
   std::vector<PlannedWrites> plans;
   std::vector<pg::Statement> claims;
   auto add = [&](PlannedWrites writes) {
-    // An admission's claims go with the others' in one statement below.
-    if (!writes.update) claims.insert(claims.end(), writes.claims.begin(), writes.claims.end());
+    claims.insert(claims.end(), writes.claims.begin(), writes.claims.end());
     plans.push_back(std::move(writes));
   };
   for (const HoldDecision& h : cycle.holds) {
@@ -511,7 +533,7 @@ Status PgSchedulerStore::AdmitAll(pg::Transaction& tx, const AdmissionPlanner& p
   for (const AdmissionDecision& a : cycle.admissions) {
     if (!a.victims.empty()) continue;  // admitted already, one at a time
     if (std::optional<JobAdmissionPlan> plan = planner.PlanJob(a, now, free)) {
-      add(WritesOf(*plan, now));
+      add(WritesOf(*plan));
     } else {
       ++outcome.skipped;
     }
@@ -519,37 +541,21 @@ Status PgSchedulerStore::AdmitAll(pg::Transaction& tx, const AdmissionPlanner& p
   if (plans.empty()) return Status::Ok();
   // Round trip 1: every claim, the holds' one statement a pool, the admissions' all in one. A
   // short one (a node failed meanwhile) skips its admission.
-  std::vector<int64_t> jobs, ordinals, holders;
-  std::vector<std::string> pools;
+  std::vector<const PlannedWrites*> admissions;
   for (const PlannedWrites& plan : plans) {
-    for (const NodeClaim& claim : plan.nodes) {
-      for (int64_t ordinal : claim.ordinals) {
-        jobs.push_back(plan.job_id);
-        pools.push_back(claim.pool_id);
-        ordinals.push_back(ordinal);
-        holders.push_back(plan.holder);
-      }
-    }
+    if (plan.update) admissions.push_back(&plan);
   }
-  if (!jobs.empty()) {
-    claims.push_back(
-        kClaimNodesOfJobs.With({NumberArray(jobs), TextArray(pools), NumberArray(ordinals),
-                                NumberArray(holders), MicrosParam(now)}));
-  }
+  const std::optional<pg::Statement> admission_claims = ClaimsOf(admissions, now);
+  if (admission_claims) claims.push_back(*admission_claims);
   TY_ASSIGN_OR_RETURN(std::vector<pg::Result> claimed, tx.connection().ExecBatch(claims));
-  std::unordered_map<int64_t, int> claimed_of_job;
-  if (!jobs.empty()) {
-    const pg::Result& nodes = claimed.back();
-    for (int i = 0; i < nodes.rows(); ++i) ++claimed_of_job[nodes.GetInt64(i, 0)];
-  }
+  const std::unordered_map<int64_t, size_t> claimed_of_job =
+      admission_claims ? ClaimedByJob(claimed.back()) : std::unordered_map<int64_t, size_t>{};
   std::vector<const PlannedWrites*> whole, undo;
   size_t next = 0;
   for (const PlannedWrites& plan : plans) {
     bool complete = true;
     if (plan.update) {
-      int rows = 0;
-      for (const NodeClaim& claim : plan.nodes) rows += static_cast<int>(claim.ordinals.size());
-      complete = claimed_of_job[plan.job_id] == rows;
+      complete = ClaimedWhole(plan, claimed_of_job);
     } else {
       for (int rows : plan.claim_rows) complete = complete && claimed[next++].affected() == rows;
     }
