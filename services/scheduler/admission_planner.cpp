@@ -175,6 +175,7 @@ void AddReads(const Fleet& fleet, const Placement& placement, int64_t holder,
     const CapacityPool& pool = fleet.pools[pp.pool];
     if (pool.elastic) continue;
     const bool whole = pool.hosts_per_unit > 1 || pool.block_nodes > 0;
+    // A pool read whole is one read whoever holds its nodes (keyed apart from any holder's).
     FreeNodesRead& read = reads[{pp.pool, whole ? -1 : holder}];
     read.pool = pp.pool;
     if (whole) continue;  // lowest stays 0: all of it
