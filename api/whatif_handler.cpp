@@ -26,7 +26,8 @@ json Encode(const WhatIfRun& run) {
       out["state"] = "SUCCEEDED";
       break;
     case WhatIfRun::State::kFailed:
-      out["state"] = "FAILED";
+    case WhatIfRun::State::kCancelled:
+      out["state"] = run.state == WhatIfRun::State::kFailed ? "FAILED" : "CANCELLED";
       out["error"] = {{"code", static_cast<int>(run.error.code())},
                       {"message", run.error.message()}};
       break;
@@ -50,7 +51,9 @@ void WhatIfHandler::Register(Router& router) {
   router.Add("POST", "/trainyard/v1/whatif/runs", Access::kFleetAdmin,
              [this](const HttpRequest& request, const RouteMatch&) { return Start(request); });
   router.Add("GET", "/trainyard/v1/whatif/runs/{run}", Access::kFleetAdmin,
-             [this](const HttpRequest&, const RouteMatch& match) { return Get(match); });
+             [this](const HttpRequest&, const RouteMatch& match) { return Get(match, false); });
+  router.Add("POST", "/trainyard/v1/whatif/runs/{run}:cancel", Access::kFleetAdmin,
+             [this](const HttpRequest&, const RouteMatch& match) { return Get(match, true); });
 }
 
 StatusOr<HttpResponse> WhatIfHandler::Start(const HttpRequest& request) {
@@ -78,14 +81,14 @@ StatusOr<HttpResponse> WhatIfHandler::Start(const HttpRequest& request) {
   return JsonResponse(Encode(run));
 }
 
-StatusOr<HttpResponse> WhatIfHandler::Get(const RouteMatch& match) {
+StatusOr<HttpResponse> WhatIfHandler::Get(const RouteMatch& match, bool cancel) {
   const std::string& text = match.params.at("run");
   int64_t id = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), id);
   if (ec != std::errc() || end != text.data() + text.size()) {
     return NotFound("what-if run " + text + " not found");
   }
-  TY_ASSIGN_OR_RETURN(WhatIfRun run, whatif_.Get(id));
+  TY_ASSIGN_OR_RETURN(WhatIfRun run, cancel ? whatif_.Cancel(id) : whatif_.Get(id));
   return JsonResponse(Encode(run));
 }
 

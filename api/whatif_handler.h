@@ -15,7 +15,8 @@ class WhatIfHandler {
 
  private:
   StatusOr<HttpResponse> Start(const HttpRequest& request);
-  StatusOr<HttpResponse> Get(const RouteMatch& match);
+  // The run; with `cancel`, after asking it to end (POST …/runs/N:cancel).
+  StatusOr<HttpResponse> Get(const RouteMatch& match, bool cancel);
 
   WhatIfService& whatif_;
 };

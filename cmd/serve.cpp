@@ -186,6 +186,23 @@ void InitJsonLogging(bool debug) {
   spdlog::set_level(debug ? spdlog::level::debug : spdlog::level::info);
 }
 
+// What-if runs execute this binary's `simulate` in a child process, as the replicas' user when
+// the server is root; without that user they are refused rather than run as root.
+std::unique_ptr<WhatIfRunner> MakeWhatIfRunner(const std::string& dir) {
+  simulate::WhatIfRunnerOptions options;
+  options.dir = dir;
+  std::error_code ec;
+  options.program = std::filesystem::read_symlink("/proc/self/exe", ec).string();
+  auto user = simulate::WhatIfUser(local::kReplicaUser);
+  if (user.ok()) {
+    options.user = *user;
+  } else {
+    options.refused = user.status();
+    LogJson(LogLevel::kWarn, "whatif_refused", {{"error", user.status().message()}});
+  }
+  return simulate::MakeWhatIfRunner(std::move(options));
+}
+
 int RunServe(const ServeOptions& options) {
   InitBufferedJsonLogging(SpdLevel(options.debug ? "debug" : options.log_level));
   // Declared first, so it runs last: whatever the way out, the buffered lines are written.
@@ -330,8 +347,7 @@ int RunServe(const ServeOptions& options) {
   // What-if runs: one at a time, in the background, on the scenarios of the what-if directory.
   const std::string whatif_dir =
       options.whatif_dir.empty() ? TRAINYARD_WHATIF_DIR : options.whatif_dir;
-  WhatIfService whatif(simulate::OfferedScenarios(whatif_dir),
-                       simulate::MakeWhatIfRunner(whatif_dir),
+  WhatIfService whatif(simulate::OfferedScenarios(whatif_dir), MakeWhatIfRunner(whatif_dir),
                        [&clock_ref = **clock] { return clock_ref.Now(); });
   if (runs("api")) {
     api::ApiService::Services services{

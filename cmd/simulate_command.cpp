@@ -17,11 +17,15 @@ struct SimulateOptions {
   std::vector<std::string> scenarios;
   std::string out;
   std::optional<uint64_t> seed;
+  simulate::CompareLimits limits;
+  int64_t max_days = 0;
 };
 
+// Exit 2 for a scenario refused (the server's what-if runs read it as a bad request), 1 for the
+// rest; the reason is the last line either way.
 int Fail(const Status& status) {
   std::cerr << "trainyard simulate: " << status.message() << "\n";
-  return 1;
+  return status.code() == Code::kInvalidArgument ? 2 : 1;
 }
 
 int RunSimulate(const SimulateOptions& options) {
@@ -33,7 +37,10 @@ int RunSimulate(const SimulateOptions& options) {
                  scenario.c_str(), days, static_cast<long long>(submitted), jobs,
                  static_cast<long long>(ended), wall);
   };
-  if (Status s = simulate::CompareScenarios(options.scenarios, options.seed, options.out, progress);
+  simulate::CompareLimits limits = options.limits;
+  limits.bounds.max_span = std::chrono::hours(24 * options.max_days);
+  if (Status s = simulate::CompareScenarios(options.scenarios, options.seed, options.out, progress,
+                                            limits);
       !s.ok()) {
     return Fail(s);
   }
@@ -56,6 +63,18 @@ void AddSimulateCommand(CLI::App& app, CommandRun* run) {
   cmd->add_option("--out", options->out, "directory for the reports")->required();
   cmd->add_option("--seed", options->seed,
                   "seed of every scenario's failures, reclaims and ids (default: each fleet's)");
+  // For scenarios others wrote (the server's what-if runs pass these).
+  cmd->add_flag("--confine", options->limits.files.confined,
+                "each scenario may name only files below its own folder");
+  cmd->add_option("--max-nodes", options->limits.bounds.max_nodes,
+                  "refuse a fleet of more nodes (0: no bound)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--max-jobs", options->limits.bounds.max_jobs,
+                  "refuse a trace of more jobs (0: no bound)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--max-days", options->max_days,
+                  "refuse a trace that spans more days (0: no bound)")
+      ->check(CLI::NonNegativeNumber);
   cmd->callback([run, options] { *run = [options] { return RunSimulate(*options); }; });
 }
 

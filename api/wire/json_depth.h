@@ -7,6 +7,9 @@
 
 namespace trainyard {
 
+// How deep any JSON a caller sends may nest: a request body, and the scenario text inside one.
+inline constexpr int kMaxJsonDepth = 64;
+
 // True when no '[' or '{' outside JSON strings nests deeper than max_depth ("{}" is depth 1,
 // "{"a":[1]}" depth 2). Escapes inside strings are honoured; the text need not be valid JSON
 // (the parser judges that), and stray closers never lower the depth below 0.

@@ -10,12 +10,13 @@
 namespace trainyard::simulate {
 
 Status CompareScenarios(const std::vector<std::string>& paths, std::optional<uint64_t> seed,
-                        const std::string& out, const CompareProgress& progress) {
+                        const std::string& out, const CompareProgress& progress,
+                        const CompareLimits& limits) {
   // Every scenario is read and checked before any runs: a bad one never leaves half a comparison.
   std::vector<Scenario> scenarios;
   std::vector<Trace> traces;
   for (const std::string& path : paths) {
-    TY_ASSIGN_OR_RETURN(Scenario scenario, LoadScenario(path, seed));
+    TY_ASSIGN_OR_RETURN(Scenario scenario, LoadScenario(path, seed, limits.files));
     for (const Scenario& other : scenarios) {
       if (other.name == scenario.name) {
         return InvalidArgument(path + ": name: \"" + other.name + "\" is also " + other.source +
@@ -23,6 +24,7 @@ Status CompareScenarios(const std::vector<std::string>& paths, std::optional<uin
       }
     }
     TY_ASSIGN_OR_RETURN(Trace trace, ReadTrace(scenario.workload));
+    TY_RETURN_IF_ERROR(CheckScenarioBounds(scenario, trace, limits.bounds));
     for (const TraceJob& job : trace.jobs) TY_RETURN_IF_ERROR(BuildJob(scenario, job).status());
     scenarios.push_back(std::move(scenario));
     traces.push_back(std::move(trace));

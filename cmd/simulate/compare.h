@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "cmd/simulate/scenario_bounds.h"
+#include "cmd/simulate/scenario_files.h"
 #include "services/status.h"
 
 namespace trainyard::simulate {
@@ -17,7 +19,15 @@ using CompareProgress =
     std::function<void(const std::string& scenario, double days, int64_t submitted, size_t jobs,
                        int64_t ended, double wall)>;
 
+// What a comparison may read and how large it may be (a server's what-if run: confined and
+// bounded).
+struct CompareLimits {
+  FileRules files;
+  ScenarioBounds bounds;
+};
+
 Status CompareScenarios(const std::vector<std::string>& paths, std::optional<uint64_t> seed,
-                        const std::string& out, const CompareProgress& progress);
+                        const std::string& out, const CompareProgress& progress,
+                        const CompareLimits& limits = {});
 
 }  // namespace trainyard::simulate

@@ -1,7 +1,13 @@
 #include "cmd/simulate/report.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
@@ -46,12 +52,34 @@ std::string ModelsOf(const SchedulingStatus& s) {
   return out;
 }
 
+// A report file, made new: a rerun's old one (or a link someone planted in its place) is removed,
+// never written through, and O_EXCL | O_NOFOLLOW make sure of it if one appears in between.
 Status WriteText(const fs::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  out.close();
-  if (!out) return Internal(path.string() + ": cannot be written");
+  if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
+    return Internal(path.string() + ": cannot replace: " + std::strerror(errno));
+  }
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0) return Internal(path.string() + ": cannot be written: " + std::strerror(errno));
+  size_t put = 0;
+  while (put < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + put, text.size() - put);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    put += static_cast<size_t>(n);
+  }
+  const bool closed = ::close(fd) == 0;
+  if (put != text.size() || !closed) return Internal(path.string() + ": cannot be written");
   return Status::Ok();
+}
+
+// The scenario's report folder: made here, or one a rerun left (a real folder, not a link).
+Status MakeReportFolder(const fs::path& dir) {
+  if (::mkdir(dir.c_str(), 0755) == 0) return Status::Ok();
+  struct stat st {};
+  if (errno == EEXIST && ::lstat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    return Status::Ok();
+  }
+  return Internal(dir.string() + ": cannot be made a report folder (a link or a file is there)");
 }
 
 // A small SVG line chart: one polyline per series, axes with their range, a legend.
@@ -143,10 +171,12 @@ std::string NodeNames(const SchedulingStatus& s) {
 
 StatusOr<ScenarioReport> WriteScenario(const std::string& dir, const Scenario& scenario,
                                        const Trace& trace, const SimulationResult& result) {
-  const fs::path out = fs::path(dir) / scenario.name;
   std::error_code ec;
-  fs::create_directories(out, ec);
-  if (ec) return Internal(out.string() + ": " + ec.message());
+  fs::create_directories(dir, ec);  // the caller's choice of folder (--out)
+  if (ec) return Internal(dir + ": " + ec.message());
+  // LoadScenario checked the name: a plain one, so the folder stays inside `dir`.
+  const fs::path out = fs::path(dir) / scenario.name;
+  TY_RETURN_IF_ERROR(MakeReportFolder(out));
   const Timestamp epoch = ReplayEpoch();
   std::ostringstream csv;
   csv << "trace_line,job_id,project,submit_s,start_s,end_s,state,consumption_model,zone,"

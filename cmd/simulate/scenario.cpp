@@ -2,9 +2,7 @@
 
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "api/wire/fleet_codec.h"
 #include "services/catalog.h"
@@ -18,14 +16,6 @@ using nlohmann::json;
 
 Status Bad(const std::string& source, const std::string& field, const std::string& why) {
   return InvalidArgument(source + ": " + field + ": " + why);
-}
-
-StatusOr<std::string> ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return InvalidArgument(path + ": cannot be read");
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 StatusOr<std::string> StringField(const std::string& src, const json& obj, const std::string& key,
@@ -63,11 +53,14 @@ StatusOr<std::optional<Duration>> DurationField(const std::string& src, const js
   return std::optional<Duration>(*d);
 }
 
-StatusOr<Workload> ParseWorkload(const std::string& src, const json& w, const fs::path& dir) {
+StatusOr<Workload> ParseWorkload(const std::string& src, const json& w, const fs::path& dir,
+                                 const FileRules& rules) {
   Workload out;
+  out.rules = rules;
   if (!w.is_object()) return Bad(src, "workload", "must be an object");
   TY_ASSIGN_OR_RETURN(std::string path, StringField(src, w, "path", "workload.", true));
-  out.path = (dir / path).lexically_normal().string();
+  TY_ASSIGN_OR_RETURN(out.path,
+                      ResolveScenarioPath(src, "workload.path", dir.string(), path, rules));
   TY_ASSIGN_OR_RETURN(std::string format, StringField(src, w, "format", "workload.", true));
   if (format == "swf") {
     out.format = TraceFormat::kSwf;
@@ -178,8 +171,9 @@ Status CheckResourceRule(const std::string& src, const std::string& p, const Pla
 
 }  // namespace
 
-StatusOr<Scenario> LoadScenario(const std::string& path, std::optional<uint64_t> seed) {
-  TY_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+StatusOr<Scenario> LoadScenario(const std::string& path, std::optional<uint64_t> seed,
+                                const FileRules& rules) {
+  TY_ASSIGN_OR_RETURN(std::string text, ReadScenarioFile(path, rules));
   json j = json::parse(text, nullptr, false);
   if (j.is_discarded() || !j.is_object()) return InvalidArgument(path + ": not a JSON object");
   const fs::path dir = fs::path(path).parent_path();
@@ -187,11 +181,19 @@ StatusOr<Scenario> LoadScenario(const std::string& path, std::optional<uint64_t>
   s.source = path;
   TY_ASSIGN_OR_RETURN(s.name, StringField(path, j, "name", "", false));
   if (s.name.empty()) s.name = fs::path(path).stem().string();
+  // The name becomes the scenario's report folder.
+  if (!ValidScenarioName(s.name)) {
+    return Bad(path, "name", "\"" + s.name + "\" " + kScenarioNameRule);
+  }
 
   if (!j.contains("fleet"))
     return Bad(path, "fleet", "is required (a fleet file's path or object)");
   if (j["fleet"].is_string()) {
-    TY_ASSIGN_OR_RETURN(s.fleet, LoadFleetFile((dir / j["fleet"].get<std::string>()).string()));
+    TY_ASSIGN_OR_RETURN(
+        std::string fleet_path,
+        ResolveScenarioPath(path, "fleet", dir.string(), j["fleet"].get<std::string>(), rules));
+    TY_ASSIGN_OR_RETURN(std::string fleet_text, ReadScenarioFile(fleet_path, rules));
+    TY_ASSIGN_OR_RETURN(s.fleet, ParseFleet(fleet_text, fleet_path));
   } else if (j["fleet"].is_object()) {
     TY_ASSIGN_OR_RETURN(s.fleet, ParseFleet(j["fleet"].dump(), path + ": fleet"));
   } else {
@@ -211,7 +213,7 @@ StatusOr<Scenario> LoadScenario(const std::string& path, std::optional<uint64_t>
   s.seed = s.fleet.seed;
 
   if (!j.contains("workload")) return Bad(path, "workload", "is required");
-  TY_ASSIGN_OR_RETURN(s.workload, ParseWorkload(path, j["workload"], dir));
+  TY_ASSIGN_OR_RETURN(s.workload, ParseWorkload(path, j["workload"], dir, rules));
 
   TY_ASSIGN_OR_RETURN(s.shapes, StringList(path, j, "shapes", ""));
   if (s.shapes.empty()) s.shapes = {"a3-megagpu-8g"};

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "cmd/simulate/scenario_files.h"
 #include "services/fleet/fleet.h"
 #include "services/model/custom_job.h"
 #include "services/status.h"
@@ -28,6 +29,7 @@ struct CsvColumns {
 
 struct Workload {
   std::string path;  // resolved against the scenario's folder
+  FileRules rules;   // how the trace is read (the scenario's own)
   TraceFormat format = TraceFormat::kSwf;
   CsvColumns columns;
   bool submit_is_timestamp = false;  // CSV: "2020-03-01 00:00:07" rather than seconds
@@ -75,7 +77,9 @@ struct Scenario {
   uint64_t seed = 1;
 };
 
-// Reads a scenario file. `seed` (when set) overrides the fleet's.
-StatusOr<Scenario> LoadScenario(const std::string& path, std::optional<uint64_t> seed);
+// Reads a scenario file. `seed` (when set) overrides the fleet's; `rules` say which files it may
+// name (a caller's scenario: only below its folder).
+StatusOr<Scenario> LoadScenario(const std::string& path, std::optional<uint64_t> seed,
+                                const FileRules& rules = {});
 
 }  // namespace trainyard::simulate

@@ -229,8 +229,10 @@ StatusOr<Trace> ReadJsonl(const Workload& w, std::istream& in) {
 }  // namespace
 
 StatusOr<Trace> ReadTrace(const Workload& w) {
-  std::ifstream in(w.path);
-  if (!in) return InvalidArgument(w.path + ": the workload cannot be read");
+  // Read whole, as a regular file only (a FIFO or /dev/zero named as a trace would hang the
+  // replay).
+  TY_ASSIGN_OR_RETURN(std::string text, ReadScenarioFile(w.path, w.rules));
+  std::istringstream in(std::move(text));
   Trace trace;
   switch (w.format) {
     case TraceFormat::kSwf: {

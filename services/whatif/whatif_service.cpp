@@ -6,11 +6,17 @@
 
 namespace trainyard {
 
-WhatIfService::WhatIfService(std::vector<std::string> offered, WhatIfRunner runner,
+WhatIfService::WhatIfService(std::vector<std::string> offered, std::unique_ptr<WhatIfRunner> runner,
                              std::function<Timestamp()> now)
     : offered_(std::move(offered)), runner_(std::move(runner)), now_(std::move(now)) {}
 
-WhatIfService::~WhatIfService() { Join(); }
+WhatIfService::~WhatIfService() {
+  {
+    std::lock_guard lock(mu_);
+    if (running_) running_->Cancel();
+  }
+  Join();
+}
 
 void WhatIfService::Join() {
   if (thread_.joinable()) thread_.join();
@@ -51,10 +57,19 @@ StatusOr<WhatIfRun> WhatIfService::Start(std::vector<std::string> scenarios,
       return InvalidField(field, "\"" + scenarios[i] + "\" is named twice");
     }
   }
+  {
+    std::lock_guard lock(mu_);
+    if (busy_) {
+      return Status(Code::kResourceExhausted,
+                    "a what-if run is under way; one runs at a time (retry when it ends)");
+    }
+    busy_ = true;  // held while staging, outside the lock: a second Start is refused meanwhile
+  }
+  StatusOr<std::unique_ptr<WhatIfExecution>> staged = runner_->Stage(scenarios, upload, seed);
   std::lock_guard lock(mu_);
-  if (busy_) {
-    return Status(Code::kResourceExhausted,
-                  "a what-if run is under way; one runs at a time (retry when it ends)");
+  if (!staged.ok()) {
+    busy_ = false;
+    return staged.status();
   }
   if (thread_.joinable()) thread_.join();  // the last run has ended: its thread is done
   WhatIfRun run;
@@ -66,31 +81,47 @@ StatusOr<WhatIfRun> WhatIfService::Start(std::vector<std::string> scenarios,
   run.progress = "starting";
   runs_[run.id] = run;
   while (runs_.size() > kKeptRuns) runs_.erase(runs_.begin());
-  busy_ = true;
-  const int64_t id = run.id;
-  thread_ =
-      std::thread([this, id, scenarios = std::move(scenarios), seed, upload = std::move(upload)] {
-        auto progress = [this, id](std::string line) {
-          std::lock_guard lock(mu_);
-          if (auto it = runs_.find(id); it != runs_.end()) it->second.progress = std::move(line);
-        };
-        StatusOr<WhatIfOutput> output = runner_(scenarios, upload, seed, progress);
-        std::lock_guard lock(mu_);
-        busy_ = false;
-        auto it = runs_.find(id);
-        if (it == runs_.end()) return;
-        WhatIfRun& r = it->second;
-        r.end_time = now_();
-        if (output.ok()) {
-          r.state = WhatIfRun::State::kSucceeded;
-          r.output = std::move(output).value();
-          r.progress = "done";
-        } else {
-          r.state = WhatIfRun::State::kFailed;
-          r.error = output.status();
-        }
-      });
+  running_id_ = run.id;
+  running_ = std::shared_ptr<WhatIfExecution>(std::move(staged).value());
+  thread_ = std::thread([this, id = run.id, execution = running_] {
+    auto progress = [this, id](std::string line) {
+      std::lock_guard lock(mu_);
+      if (auto it = runs_.find(id); it != runs_.end()) it->second.progress = std::move(line);
+    };
+    StatusOr<WhatIfOutput> output = execution->Run(progress);
+    std::lock_guard lock(mu_);
+    busy_ = false;
+    running_.reset();
+    running_id_ = 0;
+    auto it = runs_.find(id);
+    if (it == runs_.end()) return;
+    WhatIfRun& r = it->second;
+    r.end_time = now_();
+    if (output.ok()) {
+      r.state = WhatIfRun::State::kSucceeded;
+      r.output = std::move(output).value();
+      r.progress = "done";
+    } else {
+      r.state = output.status().code() == Code::kCancelled ? WhatIfRun::State::kCancelled
+                                                           : WhatIfRun::State::kFailed;
+      r.error = output.status();
+    }
+  });
   return run;
+}
+
+StatusOr<WhatIfRun> WhatIfService::Cancel(int64_t id) {
+  std::lock_guard lock(mu_);
+  auto it = runs_.find(id);
+  if (it == runs_.end()) return NotFound("what-if run " + std::to_string(id) + " not found");
+  if (it->second.state != WhatIfRun::State::kRunning) {
+    return FailedPrecondition("what-if run " + std::to_string(id) + " has already ended");
+  }
+  if (running_ && running_id_ == id) {
+    running_->Cancel();
+    it->second.progress = "cancelling";
+  }
+  return it->second;
 }
 
 StatusOr<WhatIfRun> WhatIfService::Get(int64_t id) const {
