@@ -11,6 +11,7 @@
 #include "api/console_handler.h"
 #include "api/error_body.h"
 #include "api/json_body.h"
+#include "api/openapi_handler.h"
 #include "services/log.h"
 
 namespace trainyard::api {
@@ -47,6 +48,17 @@ ApiService::ApiService(ReadinessProbe readiness, RequestGuardOptions guard)
                        if (!ready.ok()) return Unavailable("not ready: " + ready.message());
                        return JsonResponse({{"status", "ready"}});
                      });
+  // Here rather than with the API's routes: it answers while the server starts, and needs no
+  // token, as it describes the routes and holds no data.
+  health_router_.Add("GET", "/openapi.json", Access::kPublic, ServeOpenApi);
+}
+
+std::vector<RouteInfo> ApiService::Routes() const {
+  std::vector<RouteInfo> routes = health_router_.Routes();
+  if (const Resources* r = resources_.load(std::memory_order_acquire); r != nullptr) {
+    for (RouteInfo& route : r->router.Routes()) routes.push_back(std::move(route));
+  }
+  return routes;
 }
 
 void ApiService::Attach(const Services& services) {

@@ -66,6 +66,9 @@ class ApiService {
   };
   void Attach(const Services& services);
   HttpResponse Handle(HttpRequest& request);
+  // Every route it answers: the health checks and GET /openapi.json from the start, the API's
+  // once attached (what api/openapi.json is checked against). The console is served apart.
+  std::vector<RouteInfo> Routes() const;
   Handler AsHandler() {
     return [this](HttpRequest& r) { return Handle(r); };
   }

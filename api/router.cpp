@@ -62,6 +62,7 @@ void Router::Add(std::string method, const std::string& pattern, Access access,
                  RouteHandler handler) {
   Route route;
   route.method = std::move(method);
+  route.pattern = pattern;
   route.segments = SplitPath(pattern, route.verb);
   route.access = access;
   route.permission = PermissionOf(route.method, route.segments, route.verb);
@@ -102,6 +103,13 @@ const RouteHandler* Router::Match(const std::string& method, const std::string& 
 std::vector<const RouteStats*> Router::Stats() const {
   std::vector<const RouteStats*> out;
   for (const Route& route : routes_) out.push_back(route.stats.get());
+  return out;
+}
+
+std::vector<RouteInfo> Router::Routes() const {
+  std::vector<RouteInfo> out;
+  out.reserve(routes_.size());
+  for (const Route& route : routes_) out.push_back({route.method, route.pattern, route.access});
   return out;
 }
 

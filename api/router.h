@@ -28,6 +28,13 @@ struct RouteMatch {
 // Vertex error body (api/error_body.h) at one place, so handlers only propagate.
 using RouteHandler = std::function<StatusOr<HttpResponse>(const HttpRequest&, const RouteMatch&)>;
 
+// A route as it was registered: what the API description (api/openapi.json) is checked against.
+struct RouteInfo {
+  std::string method;
+  std::string pattern;  // as given to Add, custom verb included
+  Access access = Access::kPublic;
+};
+
 class Router {
  public:
   // pattern like "/{version}/projects/{project}/locations/{location}/customJobs/{job}:cancel".
@@ -37,10 +44,13 @@ class Router {
   const RouteHandler* Match(const std::string& method, const std::string& path, RouteMatch& match,
                             bool& path_matched) const;
   std::vector<const RouteStats*> Stats() const;
+  // Every route, in the order it was added.
+  std::vector<RouteInfo> Routes() const;
 
  private:
   struct Route {
     std::string method;
+    std::string pattern;
     std::vector<std::string> segments;
     std::string verb;
     Access access = Access::kPublic;

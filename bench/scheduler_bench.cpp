@@ -1,7 +1,7 @@
-// The scheduler core at scale (scheduler-design.md §7): pending {1k, 10k, 100k} × nodes {100, 1k,
-// 10k} over 10 or 200 queues. Each iteration is one cycle over a fresh state that evaluates every
-// pending job (no budget, no lookback), so verdicts/s is the core's full-pass rate; the default
-// cycle evaluates at most 5,000 jobs.
+// The scheduler core at scale (docs/scheduler.md, "Benchmarks"): pending {1k, 10k, 100k} × nodes
+// {100, 1k, 10k} over 10 or 200 queues. Each iteration is one cycle over a fresh state that
+// evaluates every pending job (no budget, no lookback), so verdicts/s is the core's full-pass rate;
+// the default cycle evaluates at most 5,000 jobs.
 #include <benchmark/benchmark.h>
 
 #include <memory>

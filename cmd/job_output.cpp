@@ -33,6 +33,37 @@ void Line(std::ostream& out, const char* key, const std::string& value) {
 
 std::string Time(const std::optional<Timestamp>& t) { return t ? FormatTimestamp(*t) : ""; }
 
+// "8s", "5m8s", "2h5m": a model-time span as a person reads it.
+std::string Span(Duration d) {
+  const int64_t s = std::chrono::duration_cast<std::chrono::seconds>(d).count();
+  if (s < 60) return std::to_string(s) + "s";
+  if (s < 3600) return std::to_string(s / 60) + "m" + std::to_string(s % 60) + "s";
+  return std::to_string(s / 3600) + "h" + std::to_string(s % 3600 / 60) + "m";
+}
+
+// What an admitted job waits for before it runs, in model time: "booting 1 a3-highgpu-8g (5m0s),
+// then pulling 10 GB (8.0s): ready in 5m8s". Printed when the job turns PENDING, so the whole
+// startup is still ahead.
+std::string Starting(const CustomJob& job) {
+  if (job.state != JobState::kPending || !job.trainyard || job.trainyard->startup <= Duration{}) {
+    return "";
+  }
+  const SchedulingStatus& s = *job.trainyard;
+  const StartupDetail& d = s.startup_detail;
+  std::string out;
+  if (d.boot_nodes > 0) {
+    out = "booting " + std::to_string(d.boot_nodes) + " " + d.machine_type + " (" + Span(d.boot) +
+          ")";
+  }
+  if (d.image_gb > 0) {
+    char gb[32];
+    std::snprintf(gb, sizeof gb, "%g GB", d.image_gb);
+    out += (out.empty() ? "pulling " : ", then pulling ") + std::string(gb) + " (" +
+           Span(d.image_pull) + ")";
+  }
+  return (out.empty() ? "starting" : out) + ": ready in " + Span(s.startup) + " of model time";
+}
+
 }  // namespace
 
 void PrintJob(std::ostream& out, const sdk::Job& job) {
@@ -91,7 +122,9 @@ void PrintWaitLine(std::ostream& out, std::chrono::milliseconds elapsed, const s
   if (job.job.trainyard && job.job.trainyard->queue_position) {
     detail = "queue position " + std::to_string(*job.job.trainyard->queue_position);
   }
-  if (std::string reason = Reason(job.job); !reason.empty()) {
+  if (std::string starting = Starting(job.job); !starting.empty()) {
+    detail += (detail.empty() ? "" : " · ") + starting;
+  } else if (std::string reason = Reason(job.job); !reason.empty()) {
     detail += (detail.empty() ? "" : " · ") + reason;
   }
   std::string line = std::string(head) + detail;

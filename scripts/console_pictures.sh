@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# `make console-pictures`: the README's screenshots of the web console from a real run. Starts the
-# server on its own data directory, makes a few jobs with curl (one that cannot fit, gangs that run,
-# one that finishes), and photographs the console in Debian's chromium (tests/browser/pictures.js).
+# `make console-pictures`: the screenshots of the web console (README.md, docs/console.md) from a
+# real run. Starts the server on its own data directory, makes a few jobs with curl (one that
+# cannot fit, gangs that run, one that finishes), and photographs the console in Debian's chromium
+# (tests/browser/pictures.js).
 # Usage: scripts/console_pictures.sh BUILD_DIR OUT_DIR
 set -euo pipefail
 BUILD_DIR=$(cd "${1:?usage: $0 BUILD_DIR OUT_DIR}" && pwd)

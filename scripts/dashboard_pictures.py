@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The README's monitoring pictures, from a real run (`make pictures`).
+"""The monitoring pictures of docs/operations.md, from a real run (`make pictures`).
 
 Starts the server (embedded PostgreSQL, the default simulated fleet) and Debian's Prometheus with
 docs/monitoring/prometheus.yml and its rules, runs a mixed workload for a few minutes (an 8-host

@@ -12,7 +12,8 @@ using AT = AcceleratorType;
 // length-mismatch comparisons per lookup, cheaper than any hashing and trivially constexpr.
 constexpr MachineType kMachineTypes[] = {
     // A3 / A4 (built-in GPUs). a3-ultragpu-8g and a4-highgpu-8g are here so that FLEX_START's
-    // H200 and B200 (vertex-wire.md §7) name real machine types.
+    // H200 and B200 (docs/wire-format.md, "Limits a create is checked against") name real
+    // machine types.
     {"a3-megagpu-8g", 208, 1872, AT::kNvidiaH100Mega80gb, 8, false, 0, "", 1800},
     {"a3-highgpu-1g", 26, 234, AT::kNvidiaH100_80gb, 1, false, 0, "", 25},
     {"a3-highgpu-2g", 52, 468, AT::kNvidiaH100_80gb, 2, false, 0, "", 50},
@@ -107,13 +108,13 @@ struct TopologyEntry {
 };
 
 // Slice shapes per TPU machine type, smallest first. v5e follows the 2D shape table in
-// capacity.md: a 1t host only forms 1x1, an 8t host only the single-host 2x4, and every
-// multi-host v5e slice is built from 4t hosts (plus the single-host 2x2). v5p is the documented
-// list up to 16x16x24 (6,144 chips); v4 the common power-of-two shapes up to a full pod.
-// v6e has v5e's 2D shapes (pods of 256 chips), except that GKE also forms 2x4 from two 4t hosts.
-// 7x is a 3D torus of 4-chip hosts like v5p: the power-of-two ladder from 2x2x1 plus 16x16x24
-// and the full 9,216-chip pod 16x24x24. GKE accepts ~90 further non-cubic shapes (4x4x12,
-// 4x8x20, ...); they are left out until someone needs one.
+// docs/capacity-model.md ("TPU slices"): a 1t host only forms 1x1, an 8t host only the single-host
+// 2x4, and every multi-host v5e slice is built from 4t hosts (plus the single-host 2x2). v5p is the
+// documented list up to 16x16x24 (6,144 chips); v4 the common power-of-two shapes up to a full pod.
+// v6e has v5e's 2D shapes (pods of 256 chips), except that GKE also forms 2x4 from two 4t hosts. 7x
+// is a 3D torus of 4-chip hosts like v5p: the power-of-two ladder from 2x2x1 plus 16x16x24 and the
+// full 9,216-chip pod 16x24x24. GKE accepts ~90 further non-cubic shapes (4x4x12, 4x8x20, ...);
+// they are left out until someone needs one.
 constexpr TopologyEntry kTopologies[] = {
     {"ct5lp-hightpu-1t", "1x1", 1},          {"ct5lp-hightpu-4t", "2x2", 4},
     {"ct5lp-hightpu-4t", "4x4", 16},         {"ct5lp-hightpu-4t", "4x8", 32},
@@ -459,8 +460,8 @@ std::optional<double> TpuPeakFlops(std::string_view family, Precision precision)
   // 4,614 fp8 per chip. The table there lists fp8 for v6e and v5p at their bf16 rate (no fp8
   // units), so like the older chips' integer 8-bit modes they have no fp8 figure here.
   if (family == "7x") return precision == Precision::kBf16 ? 2307e12 : 4614e12;
-  // capacity.md: v5e 197, v5p 459, v4 275 TFLOP/s bf16 per chip; v3 123 and v2 45 (per chip of
-  // two TensorCores); v6e 918 (cloud.google.com/tpu/docs/v6e).
+  // docs/capacity-model.md ("Compute"): v5e 197, v5p 459, v4 275 TFLOP/s bf16 per chip; v3 123
+  // and v2 45 (per chip of two TensorCores); v6e 918 (cloud.google.com/tpu/docs/v6e).
   if (precision != Precision::kBf16) return std::nullopt;
   if (family == "v6e") return 918e12;
   if (family == "v5e") return 197e12;

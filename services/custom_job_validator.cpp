@@ -13,7 +13,7 @@
 namespace trainyard {
 namespace {
 
-// Limits from vertex-wire.md §1 and §7 unless noted.
+// Limits from docs/wire-format.md ("Limits a create is checked against") unless noted.
 constexpr size_t kMaxDisplayNameChars = 128;
 constexpr size_t kMaxLabels = 64;
 constexpr size_t kMaxLabelChars = 63;  // GCE label rule; stricter than the 64 in the resource doc
@@ -147,7 +147,7 @@ bool IsKnownReservationType(ReservationAffinityType t) {
   return false;
 }
 
-// GPUs Dynamic Workload Scheduler provisions (vertex-wire.md §7).
+// GPUs Dynamic Workload Scheduler provisions (docs/wire-format.md, "Limits").
 bool IsFlexStartAccelerator(AcceleratorType t) {
   switch (t) {
     case AcceleratorType::kNvidiaL4:
@@ -572,7 +572,7 @@ Status ValidateAcrossPools(const CustomJobSpec& spec) {
                           "workerPoolSpecs[1] (its replicaCount); workerPoolSpecs[" +
                               std::to_string(t) + "] uses TPU machine type " + ms.machine_type);
     }
-    // SPOT capacity is not offered for TPU Pods (vertex-wire.md §7).
+    // SPOT capacity is not offered for TPU Pods (docs/wire-format.md, "Limits").
     bool multi_host = false;
     if (machine.tpu_family.empty()) {
       multi_host = ms.accelerator_count > 8;  // cloud-tpu: 8 cores is one host

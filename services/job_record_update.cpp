@@ -73,12 +73,14 @@ void ApplyToRecord(const JobTransition& t, JobRecord& record) {
     status.zone = t.admission()->zone;
     status.pools = t.admission()->pools;
     status.startup = t.admission()->startup;
+    status.startup_detail = t.admission()->startup_detail;
     record.hourly_price_micros = t.admission()->hourly_price_micros;
   } else if (t.clears_admission()) {
     status.admitted_at.reset();
     status.zone.clear();
     status.pools.clear();
     status.startup = Duration{};
+    status.startup_detail = {};
     record.hourly_price_micros = 0;
   }
   if (t.spot_restart()) ++record.spot_restarts;

@@ -32,6 +32,7 @@ struct JobAdmission {
   // How long the simulated fleet takes to boot the placement's cold nodes and pull the image
   // where it is not cached; a simulated runtime starts the replicas that much later.
   Duration startup{};
+  StartupDetail startup_detail;  // the slowest pool's boot and pull: startup is their sum
 };
 
 // The scheduling reason a transition leaves on the job (`trainyard.reasonCode`); an empty code

@@ -4,7 +4,7 @@
 // Σ chips × peak FLOP/s (catalog) × MFU over every worker pool, so the run time falls near-linearly
 // with replicas and halves with fp8 where the chips have it.
 //
-// Knobs, in the order they decide (README has the table):
+// Knobs, in the order they decide (docs/runtimes.md has the table):
 //   TRAINYARD_SIM_DURATION       the run time itself ("3600s")
 //   TRAINYARD_SIM_STEPS          optimizer steps; × TRAINYARD_SIM_STEP_TIME ("1.5s") when set
 //   TRAINYARD_MODEL_PARAMS       parameters ("7e9"); turns the model on
@@ -40,9 +40,9 @@ StatusOr<std::optional<WorkloadEstimate>> EstimateWorkload(const CustomJobSpec& 
 inline constexpr Duration kDefaultCheckpointInterval = std::chrono::minutes(10);
 
 // DCN bandwidth a TPU chip's host gives the slice for Multislice traffic: TPU v5p's published
-// 50 Gb/s a chip (capacity.md, cloud.google.com/tpu/docs/v5p); taken for every generation, as
-// Google publishes no other. The model charges each step of a Multislice job its gradients'
-// exchange between slices at this bandwidth, when it knows the steps.
+// 50 Gb/s a chip (docs/capacity-model.md, cloud.google.com/tpu/docs/v5p); taken for every
+// generation, as Google publishes no other. The model charges each step of a Multislice job its
+// gradients' exchange between slices at this bandwidth, when it knows the steps.
 inline constexpr double kDcnGbpsPerChip = 50;
 
 // How often the job saves a checkpoint, in run time: TRAINYARD_CHECKPOINT_INTERVAL or the

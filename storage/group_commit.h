@@ -3,7 +3,7 @@
 //
 // Every create used to be its own commit: a round trip and a commit per request, so the server
 // spent its time in context switches between handler threads and PostgreSQL backends rather than
-// in work (bench/README.md has the profile). Here a caller hands in its statements and blocks;
+// in work (docs/performance.md has the profile). Here a caller hands in its statements and blocks;
 // whichever waiting caller finds a flush slot free takes everything queued so far, sends it as one
 // libpq pipeline (one sync = one transaction) and wakes the callers whose work it carried. At low
 // load a batch is one item and nothing waits; under load batches grow by themselves.

@@ -207,6 +207,16 @@ std::string EncodePlacement(const JobAdmission& admission) {
     if (pool.blocks > 0) entry["blocks"] = pool.blocks;
     placement["pools"].push_back(std::move(entry));
   }
+  const StartupDetail& d = admission.startup_detail;
+  if (d.boot_nodes > 0 || d.image_gb > 0) {
+    placement["startupDetail"] = {
+        {"machineType", d.machine_type},
+        {"bootNodes", d.boot_nodes},
+        {"bootUs", std::chrono::duration_cast<std::chrono::microseconds>(d.boot).count()},
+        {"imageGb", d.image_gb},
+        {"imagePullUs",
+         std::chrono::duration_cast<std::chrono::microseconds>(d.image_pull).count()}};
+  }
   return placement.dump();
 }
 
@@ -215,6 +225,15 @@ void DecodePlacement(std::string_view text, SchedulingStatus& status) {
   if (!json.is_object()) return;
   status.zone = json.value("zone", "");
   status.startup = std::chrono::microseconds(json.value("startupUs", int64_t{0}));
+  if (json.contains("startupDetail") && json["startupDetail"].is_object()) {
+    const auto& d = json["startupDetail"];
+    status.startup_detail.machine_type = d.value("machineType", "");
+    status.startup_detail.boot_nodes = d.value("bootNodes", int64_t{0});
+    status.startup_detail.boot = std::chrono::microseconds(d.value("bootUs", int64_t{0}));
+    status.startup_detail.image_gb = d.value("imageGb", 0.0);
+    status.startup_detail.image_pull =
+        std::chrono::microseconds(d.value("imagePullUs", int64_t{0}));
+  }
   if (!json.contains("pools") || !json["pools"].is_array()) return;
   for (const auto& p : json["pools"]) {
     if (!p.is_object()) continue;

@@ -1,6 +1,6 @@
 #pragma once
 // The background loops (scheduler, runtime) yield the CPU to request threads: a poll or a create
-// waits on them otherwise when both cores are busy (issue 37; README, Performance).
+// waits on them otherwise when both cores are busy (issue 37; docs/performance.md).
 namespace trainyard {
 
 // Lowers the calling thread's CPU priority (Linux nice +10, per thread); best effort.

@@ -44,6 +44,7 @@ constexpr std::string_view kPlacementType = "trainyard.Placement";
 constexpr std::string_view kPlacedPoolType = "trainyard.PlacedPool";
 constexpr std::string_view kReasonType = "trainyard.Reason";
 constexpr std::string_view kGoodputType = "trainyard.Goodput";
+constexpr std::string_view kStartupType = "trainyard.Startup";
 
 // ---- Decoding ----------------------------------------------------------------------------------
 
@@ -228,6 +229,16 @@ void ReadSchedulingStatus(ObjectReader& r, SchedulingStatus* s) {
     ReadList(placement, "pools", kPlacedPoolType, &s->pools, ReadPlacedPool);
   });
   r.GetTimestamp("admitTime", &s->admitted_at);
+  r.GetObject("startup", kStartupType, [&](ObjectReader& startup) {
+    StartupDetail& d = s->startup_detail;
+    startup.GetDuration("duration", &s->startup);
+    startup.GetString("machineType", &d.machine_type);
+    startup.GetInt64("bootNodes", &d.boot_nodes);
+    startup.GetDuration("bootDuration", &d.boot);
+    startup.GetDouble("imageSizeGb", &d.image_gb);
+    startup.GetDuration("imagePullDuration", &d.image_pull);
+    startup.Skip("readyTime");  // admitTime + duration
+  });
   r.GetDouble("hourlyPriceUsd", &s->hourly_price_usd);
   r.GetDouble("costUsd", &s->cost_usd);
   r.Skip("costPerProductiveAcceleratorHourUsd");  // follows from the cost and the goodput
@@ -594,6 +605,24 @@ nlohmann::json EncodePlacementStatus(const std::string& zone,
   return placement;
 }
 
+// What the placement waits for before its replicas start (model time), and when it is ready.
+nlohmann::json EncodeStartup(const SchedulingStatus& s) {
+  const StartupDetail& d = s.startup_detail;
+  json out = {{"duration", FormatDuration(s.startup)}};
+  if (d.boot_nodes > 0) {
+    out["machineType"] = d.machine_type;
+    out["bootNodes"] = d.boot_nodes;
+    out["bootDuration"] = FormatDuration(d.boot);
+  }
+  if (d.image_gb > 0) {
+    out["imageSizeGb"] = d.image_gb;
+    out["imagePullDuration"] = FormatDuration(d.image_pull);
+  }
+  PutTimestamp(out, "readyTime",
+               *s.admitted_at + std::chrono::duration_cast<std::chrono::microseconds>(s.startup));
+  return out;
+}
+
 nlohmann::json EncodeSchedulingStatus(const SchedulingStatus& s) {
   json out = json::object();
   if (!s.reason_code.empty()) {
@@ -603,6 +632,7 @@ nlohmann::json EncodeSchedulingStatus(const SchedulingStatus& s) {
   out["priority"] = s.priority;
   if (!s.zone.empty()) out["placement"] = EncodePlacementStatus(s.zone, s.pools);
   PutTimestamp(out, "admitTime", s.admitted_at);
+  if (s.admitted_at && s.startup > Duration{}) out["startup"] = EncodeStartup(s);
   out["hourlyPriceUsd"] = s.hourly_price_usd;
   out["costUsd"] = s.cost_usd;
   if (s.spot_restarts > 0) out["spotRestarts"] = s.spot_restarts;

@@ -11,7 +11,8 @@ namespace {
 
 using AT = AcceleratorType;
 
-// On-demand list price of one accelerator-hour (capacity.md, us-central1, approx.).
+// On-demand list price of one accelerator-hour (docs/capacity-model.md, "Prices"; us-central1,
+// approx.).
 double GpuHourPrice(AcceleratorType type) {
   switch (type) {
     case AT::kNvidiaH100Mega80gb:
@@ -196,21 +197,24 @@ Duration Fleet::BootTime(std::string_view machine_type) const {
   return std::chrono::minutes(5);
 }
 
-Duration Fleet::ImagePullTime(std::string_view image_uri) const {
-  double gb = 8;
+double Fleet::ImageSizeGb(std::string_view image_uri) const {
   if (auto it = image_size_gb.find(std::string(image_uri)); it != image_size_gb.end()) {
-    gb = it->second;
-  } else if (auto d = image_size_gb.find("default"); d != image_size_gb.end()) {
-    gb = d->second;
+    return it->second;
   }
+  if (auto d = image_size_gb.find("default"); d != image_size_gb.end()) return d->second;
+  return 8;
+}
+
+Duration Fleet::ImagePullTime(std::string_view image_uri) const {
+  const double gb = ImageSizeGb(image_uri);
   double seconds = image_pull_gbps > 0 ? gb * 8 / image_pull_gbps : 0;
   return std::chrono::duration_cast<Duration>(std::chrono::duration<double>(seconds));
 }
 
 namespace {
 
-// Discounts (capacity.md): CUD 37% (1y) / 55% (3y); DWS flex-start and calendar mode about half;
-// spot 60% off GPUs and 65% off TPUs.
+// Discounts (docs/capacity-model.md, "Prices"): CUD 37% (1y) / 55% (3y); DWS flex-start and
+// calendar mode about half; spot 60% off GPUs and 65% off TPUs.
 double Discounted(double on_demand, ConsumptionModel model, std::string_view term, bool tpu) {
   switch (model) {
     case ConsumptionModel::kOnDemand:

@@ -176,6 +176,7 @@ struct Fleet {
   int PoolIndex(std::string_view id) const;  // -1 when unknown
 
   Duration BootTime(std::string_view machine_type) const;
+  double ImageSizeGb(std::string_view image_uri) const;
   Duration ImagePullTime(std::string_view image_uri) const;
 };
 
@@ -187,7 +188,7 @@ struct NodeRef {
 // has it.
 std::optional<NodeRef> FindNode(const Fleet& fleet, std::string_view name);
 
-// List price of one node-hour of `machine_type` under `model` (capacity.md, us-central1, approx.):
+// List price of one node-hour of `machine_type` under `model` (docs/capacity-model.md, "Prices"):
 // the on-demand price times the model's discount. term matters for reservations only.
 double ListPricePerNodeHour(std::string_view machine_type, ConsumptionModel model,
                             std::string_view term, int chips_per_unit_host);

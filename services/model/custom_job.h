@@ -219,6 +219,17 @@ struct PlacedPoolStatus {
 // 1.3 (docs/capacity-model.md).
 inline constexpr double kSpreadGangSlowdown = 1.3;
 
+// What the slowest pool of a placement waits for before its replicas start (simulated capacity):
+// booting its cold nodes, then pulling the image where it is not cached. What a waiting job's
+// client shows ("booting 1 a3-highgpu-8g (300 s), then pulling 10 GB (8 s)").
+struct StartupDetail {
+  std::string machine_type;
+  int64_t boot_nodes = 0;  // the pool's nodes in the placement, when some must boot; else 0
+  Duration boot{};
+  double image_gb = 0;  // when the image must be pulled; else 0
+  Duration image_pull{};
+};
+
 struct SchedulingStatus {
   std::string reason_code;  // ADMITTED, NO_CAPACITY, QUOTA_EXCEEDED, …
   std::string reason_message;
@@ -227,7 +238,8 @@ struct SchedulingStatus {
   std::string zone;
   std::vector<PlacedPoolStatus> pools;
   std::optional<Timestamp> admitted_at;
-  Duration startup{};  // the simulated boot and image pull of the placement
+  Duration startup{};            // the simulated boot and image pull of the placement
+  StartupDetail startup_detail;  // its slowest pool's part of it
   double hourly_price_usd = 0;
   double cost_usd = 0;
   int spot_restarts = 0;  // restarts after spot preemptions (STOCKOUT), at most 6

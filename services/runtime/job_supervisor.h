@@ -1,7 +1,7 @@
 #pragma once
-// Vertex's failure rules (vertex-wire.md §7 "Retries"; JobSet's vocabulary where Vertex is silent),
-// as one pure decision over a job, its stored run and what the runtime observes now. The same for
-// every runtime; the executor carries the verdict out.
+// Vertex's failure rules (docs/runtimes.md, "Failure rules"; JobSet's vocabulary where Vertex is
+// silent), as one pure decision over a job, its stored run and what the runtime observes now. The
+// same for every runtime; the executor carries the verdict out.
 //
 // - All replicas start together; the job is RUNNING only when every one is.
 // - The primary (workerpool0-0) exiting 0 means SUCCEEDED, and the others are stopped.

@@ -12,7 +12,8 @@
 namespace trainyard {
 namespace {
 
-// The four roles of vertex-wire.md §1; a fifth pool would have no role to play.
+// The four roles of docs/wire-format.md ("Worker pools and their roles"); a fifth pool would have
+// no role to play.
 constexpr size_t kMaxPools = 4;
 constexpr int kEvaluatorPool = 3;
 // Same bound as the validator: it also keeps a corrupt stored job from allocating without limit.

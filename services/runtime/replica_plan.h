@@ -1,5 +1,5 @@
 #pragma once
-// The replicas of a CustomJob and the distributed environment of each (vertex-wire.md §6): one
+// The replicas of a CustomJob and the distributed environment of each (docs/runtimes.md): one
 // pure function shared by every runtime (simulator, local processes, Slurm), so a training script
 // sees the same CLUSTER_SPEC, TF_CONFIG and PyTorch variables wherever it runs. No I/O here: where
 // a replica listens is the runtime's business and comes in through ReplicaPlanOptions::endpoint.
@@ -95,7 +95,7 @@ struct Replica {
   // even when every replica listens on 127.0.0.1, so runtimes can name containers and logs by it.
   std::string hostname;
   ReplicaEndpoint endpoint;
-  bool primary = false;  // workerpool0-0: its exit decides the job (vertex-wire.md §6)
+  bool primary = false;  // workerpool0-0: its exit decides the job (docs/runtimes.md)
   // The container to run: from containerSpec (image, command, args) or pythonPackageSpec
   // (executorImageUri; command = {"python3", "-m", pythonModule}, args; the runtime installs
   // package_uris before it starts the command).

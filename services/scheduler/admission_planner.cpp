@@ -88,16 +88,29 @@ int64_t HourlyPriceMicros(const std::vector<PoolChoice>& choices) {
 
 // How long until the gang can start: the slowest pool boots its cold nodes, then pulls the image
 // where it is not cached.
-Duration StartupTime(const Fleet& fleet, const std::string& image_uri,
-                     const std::vector<PoolChoice>& choices) {
-  Duration startup{};
+StartupDetail SlowestStartup(const Fleet& fleet, const std::string& image_uri,
+                             const std::vector<PoolChoice>& choices) {
+  StartupDetail slowest;
   for (const PoolChoice& c : choices) {
-    Duration pool =
-        (c.taken.cold ? fleet.BootTime(c.machine_type) : Duration{}) +
-        (c.taken.uncached && !image_uri.empty() ? fleet.ImagePullTime(image_uri) : Duration{});
-    startup = std::max(startup, pool);
+    StartupDetail pool;
+    pool.machine_type = c.machine_type;
+    if (c.taken.cold) {
+      pool.boot_nodes = c.units * c.pool->hosts_per_unit;
+      pool.boot = fleet.BootTime(c.machine_type);
+    }
+    if (c.taken.uncached && !image_uri.empty()) {
+      pool.image_gb = fleet.ImageSizeGb(image_uri);
+      pool.image_pull = fleet.ImagePullTime(image_uri);
+    }
+    if (pool.boot + pool.image_pull > slowest.boot + slowest.image_pull) slowest = pool;
   }
-  return startup;
+  return slowest;
+}
+
+void SetStartup(JobAdmission& admission, const Fleet& fleet, const std::string& image_uri,
+                const std::vector<PoolChoice>& choices) {
+  admission.startup_detail = SlowestStartup(fleet, image_uri, choices);
+  admission.startup = admission.startup_detail.boot + admission.startup_detail.image_pull;
 }
 
 // What the user is told when no block of a pool held the whole gang: "; spread over 2 blocks of
@@ -218,7 +231,7 @@ std::optional<JobAdmissionPlan> AdmissionPlanner::PlanJob(const AdmissionDecisio
   if (!choices) return std::nullopt;
   JobAdmission admission = AdmissionOf(a.placement.zone, *choices);
   if (a.resource_uid > 0) admission.hourly_price_micros = 0;  // the resource bills its nodes
-  if (simulated_startup_) admission.startup = StartupTime(fleet_, a.image_uri, *choices);
+  if (simulated_startup_) SetStartup(admission, fleet_, a.image_uri, *choices);
   std::string message = a.message + SpreadNote(*choices);
   auto transition = JobStateMachine::Admit(JobSnapshot{a.job_id, a.version, JobState::kQueued}, now,
                                            std::move(admission), std::move(message));
@@ -237,7 +250,7 @@ std::optional<HoldPlan> AdmissionPlanner::PlanHold(const HoldDecision& h, Timest
   plan.version = h.version;
   plan.claims = ClaimsOf(*choices);
   plan.placement = AdmissionOf(h.placement.zone, *choices);
-  if (simulated_startup_) plan.placement.startup = StartupTime(fleet_, h.image_uri, *choices);
+  if (simulated_startup_) SetStartup(plan.placement, fleet_, h.image_uri, *choices);
   plan.ready_at =
       now + std::chrono::duration_cast<std::chrono::microseconds>(plan.placement.startup);
   return plan;

@@ -290,9 +290,9 @@ CycleResult Scheduler::RunCycle(Timestamp now, bool report_positions) {
     Remove(id);
   }
 
-  // One cursor per queue, best head first (scheduler-design.md §3, refill with budget E).
-  // Heads are ordered by fair share first (cohort members that would borrow after those that
-  // would not, then the lowest share), then by rank.
+  // One cursor per queue, best head first (docs/scheduler.md, "The cycle": refill within the
+  // evaluation budget). Heads are ordered by fair share first (cohort members that would borrow
+  // after those that would not, then the lowest share), then by rank.
   struct Cursor {
     FairKey fair;
     RankKey key;

@@ -1,8 +1,9 @@
 #pragma once
-// The scheduler's pure core (scheduler-design.md): one long-lived state of pending and admitted
-// jobs over a fleet's pools, and a cycle that admits whole gangs, preempts lower priorities, holds
-// capacity for jobs that would otherwise starve, and explains every job that waits. No I/O: the
-// leader loop (workers/scheduler_loop) feeds it changes and commits what it decides.
+// The scheduler's pure core (docs/scheduler.md, "Design"): one long-lived state of pending and
+// admitted jobs over a fleet's pools, and a cycle that admits whole gangs, preempts lower
+// priorities, holds capacity for jobs that would otherwise starve, and explains every job that
+// waits. No I/O: the leader loop (workers/scheduler_loop) feeds it changes and commits what it
+// decides.
 #include <functional>
 #include <map>
 #include <memory>

@@ -1,7 +1,7 @@
 #pragma once
 // A job as the scheduler sees it: its rank, its gang shape and its quota demand, derived once from
 // the CustomJob when it enters the queue. Planning uses counts only: a GPU/CPU pool counts nodes,
-// a TPU pool counts whole slices (scheduler-design.md §2).
+// a TPU pool counts whole slices (docs/scheduler.md, "Design").
 #include <array>
 #include <cstdint>
 #include <map>

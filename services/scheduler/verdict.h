@@ -1,5 +1,5 @@
 #pragma once
-// Why a job waits, in words a user can act on (scheduler-design.md §6), and where it stands.
+// Why a job waits, in words a user can act on (docs/scheduler.md, "Verdicts"), and where it stands.
 #include <cstdint>
 #include <string>
 #include <string_view>

@@ -1,6 +1,6 @@
 #pragma once
-// The words of every scheduling verdict, in one place (scheduler-design.md §6): each names the
-// flavor, the zone or the quota that decides, and numbers a user can compare.
+// The words of every scheduling verdict, in one place (docs/scheduler.md, "Verdicts"): each names
+// the flavor, the zone or the quota that decides, and numbers a user can compare.
 #include <string>
 #include <vector>
 

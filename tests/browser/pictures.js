@@ -1,5 +1,5 @@
-// Screenshots of the console for the README (scripts/console_pictures.sh): the jobs page and one
-// waiting job's page, at a laptop's width in light and dark, and at a phone's.
+// Screenshots of the console for README.md and docs/console.md (scripts/console_pictures.sh): the
+// jobs page and one waiting job's page, at a laptop's width in light and dark, and at a phone's.
 // Environment: BASE, OUT (a directory), WAITING and RUNNING (job ids).
 'use strict';
 

@@ -1,30 +1,31 @@
 #!/usr/bin/env bash
-# `trainyard simulate`: the README's examples run as written and write every report; the same
-# scenarios and seed give byte-identical reports (timing.json, the machine's, aside) and another
-# seed another history; the figures agree with what the scenarios buy; bad input is refused with
-# the file, line or field named and nothing half-written. Needs no server.
+# `trainyard simulate`: the examples of the README and docs/simulate.md run as written and write
+# every report; the same scenarios and seed give byte-identical reports (timing.json, the
+# machine's, aside) and another seed another history; the figures agree with what the scenarios
+# buy; bad input is refused with the file, line or field named and nothing half-written. Needs no
+# server.
 source "$(dirname "$0")/lib.sh"
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$ROOT"
 
-# The README's commands, with the binary under test and an output folder of our own.
-mapfile -t commands < <(grep -E "^build/trainyard simulate " README.md)
-[ "${#commands[@]}" -ge 2 ] && pass "the README shows simulate's examples" ||
-  fail "the README has no 'trainyard simulate' example lines"
+# The documents' commands (each once), with the binary under test and an output folder of our own.
+mapfile -t commands < <(grep -hE "^build/trainyard simulate " README.md docs/simulate.md | sort -u)
+[ "${#commands[@]}" -ge 2 ] && pass "the documents show simulate's examples" ||
+  fail "README.md and docs/simulate.md have no 'trainyard simulate' example lines"
 for i in "${!commands[@]}"; do
   cmd="${commands[$i]#build/trainyard }"
   out="$E2E_DIR/readme-$i"
   # shellcheck disable=SC2086
   if "$TRAINYARD_BIN" ${cmd/--out*/--out $out} 2>"$E2E_DIR/progress-$i"; then
-    pass "README example $i runs"
+    pass "example $i runs"
   else
-    fail "README example $i failed: $(tail -3 "$E2E_DIR/progress-$i")"
+    fail "example $i failed: $(tail -3 "$E2E_DIR/progress-$i")"
   fi
   [ -s "$out/comparison.md" ] && [ -s "$out/comparison.json" ] && [ -s "$out/wait_cdf.svg" ] &&
-    [ -s "$out/cost_vs_wait.svg" ] && pass "README example $i writes the comparison and its plots" ||
-    fail "README example $i: comparison or plots missing"
+    [ -s "$out/cost_vs_wait.svg" ] && pass "example $i writes the comparison and its plots" ||
+    fail "example $i: comparison or plots missing"
   grep -q '^simulate: .* jobs submitted' "$E2E_DIR/progress-$i" &&
-    pass "README example $i shows its progress on stderr" || fail "no progress line"
+    pass "example $i shows its progress on stderr" || fail "no progress line"
 done
 
 S=payloads/simulate

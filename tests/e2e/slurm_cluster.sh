@@ -13,8 +13,8 @@
 # SLURM_JWT_TOKEN (the token only, no "SLURM_JWT=" prefix), SLURM_USER_NAME (root),
 # SLURM_NODE_NAME, SLURM_NODE2_NAME, SLURM_CLUSTER_DIR. Also written: $SLURM_CLUSTER_DIR/token (mode 600).
 #
-# Facts this relies on (Debian 12, Slurm 22.05; see /work/shared/docs/slurm.md and
-# /work/notes/slurm-api-samples.md):
+# Facts this relies on (Debian 12, Slurm 22.05; see docs/runtimes.md, "slurmrestd v0.0.38, as
+# Trainyard speaks it", and what slurm_cluster_selftest.sh records):
 # - Packages: slurm-wlm slurm-wlm-jwt-plugin slurmrestd munge (`scripts/setup slurm`). auth/jwt
 #   lives in slurm-wlm-jwt-plugin, which apt's --no-install-recommends leaves out.
 # - Debian's slurmd is built without --enable-multiple-slurmd, yet two slurmd run on one host when

@@ -1,17 +1,17 @@
 #!/usr/bin/env bash
 # Starts the throwaway Slurm cluster of slurm_cluster.sh, drives slurmrestd's openapi/v0.0.38 with
-# curl and writes what it really answered to a Markdown file (default
-# /work/notes/slurm-api-samples.md). Not a ctest test (the name does not end in _test.sh): run it
-# by hand, as root, after `scripts/setup slurm`:
+# curl and writes what it really answered to a Markdown file (default build/slurm-api-samples.md;
+# docs/runtimes.md sums it up). Not a ctest test (the name does not end in _test.sh): run it by
+# hand, as root, after `scripts/setup slurm`:
 #
-#   bash tests/e2e/slurm_cluster_selftest.sh [OUT.md]
+#   bash tests/e2e/slurm_cluster_selftest.sh [OUT_FILE]
 #
 # Takes about 3 minutes, most of it waiting for a job to hit its 1-minute time limit.
 set -euo pipefail
 # shellcheck disable=SC2016  # jq filters and Markdown with backticks are single-quoted on purpose
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-OUT=${1:-/work/notes/slurm-api-samples.md}
+OUT=${1:-$HERE/../../build/slurm-api-samples.md}
 # lib.sh wants the trainyard binary as its argument; nothing here runs it.
 # shellcheck source=lib.sh
 source "$HERE/lib.sh" "${TRAINYARD_BIN:-/nonexistent/trainyard}"
@@ -310,7 +310,7 @@ md "| path | 100 submissions | until the queue is empty |" "|---|---|---|" \
 # slurmrestd openapi/v0.0.38 (Slurm 22.05.8, Debian 12): recorded requests and answers
 
 Written by \`tests/e2e/slurm_cluster_selftest.sh\` on $(date -u +%Y-%m-%d) from a real one-node
-cluster started by \`tests/e2e/slurm_cluster.sh\` (see /work/shared/docs/slurm.md). Answers are
+cluster started by \`tests/e2e/slurm_cluster.sh\` (see docs/runtimes.md). Answers are
 trimmed with jq (the filter is the shape shown); \`\$E2E_DIR\` is the run's temp directory. Times
 are Unix seconds; \`time_limit\` is in minutes (null when not given).
 

@@ -1,7 +1,8 @@
 // The official Vertex AI Node SDK (@google-cloud/aiplatform 7.x, REST fallback, no credentials)
 // against a Trainyard server on 127.0.0.1:$PORT: persistent resources with operation.promise(),
 // custom jobs across pages, cancel, delete, and the gRPC codes errors surface with
-// (../shared/docs/node-sdk.md). Prints "ok - …" / "not ok - …" and exits 1 on any failure.
+// (docs/wire-format.md, "What the Node SDK sends"). Prints "ok - …" / "not ok - …" and exits 1 on
+// any failure.
 'use strict';
 const {v1} = require('@google-cloud/aiplatform');
 const {check, code, until, run} = require('./harness');

@@ -1,7 +1,8 @@
 #pragma once
 // slurmrestd's openapi/v0.0.38 (Slurm 22.05, what Debian 12 ships) in JSON, both ways. The one
 // place that knows its field names: a newer plugin (v0.0.39+ renames and nests several) is
-// another codec beside this one. Shapes as recorded from a real slurmrestd (docs/slurm.md).
+// another codec beside this one. Shapes as recorded from a real slurmrestd (docs/runtimes.md,
+// "slurmrestd v0.0.38, as Trainyard speaks it").
 #include <string>
 #include <string_view>
 #include <vector>

@@ -1,4 +1,5 @@
-// The Vertex error body: HTTP status per code (vertex-wire.md §4), shape, details and request id.
+// The Vertex error body: HTTP status per code (docs/wire-format.md, "Errors"), shape, details and
+// request id.
 #include "api/error_body.h"
 
 #include <gtest/gtest.h>
@@ -11,7 +12,7 @@
 namespace trainyard::api {
 namespace {
 
-// vertex-wire.md §4, rpc code → HTTP status.
+// docs/wire-format.md, "Errors": rpc code → HTTP status.
 const std::map<Code, int>& WireTable() {
   static const std::map<Code, int> table = {
       {Code::kInvalidArgument, 400},   {Code::kFailedPrecondition, 400},

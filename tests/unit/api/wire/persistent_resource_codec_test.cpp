@@ -9,7 +9,7 @@ namespace {
 using nlohmann::json;
 
 TEST(PersistentResourceCodecTest, DecodesWhatTheNodeSdkSends) {
-  // Numeric enums, int64 as strings, empty maps (node-sdk.md §4.3).
+  // Numeric enums, int64 as strings, empty maps (docs/wire-format.md, "What the Node SDK sends").
   auto r = DecodePersistentResource(json::parse(R"({
     "resourcePools":[{"id":"pool-0","machineSpec":{"machineType":"a3-highgpu-8g",
       "acceleratorType":13,"acceleratorCount":8},"replicaCount":"2",

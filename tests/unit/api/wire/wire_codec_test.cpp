@@ -25,7 +25,7 @@ using std::chrono::seconds;
 
 // `gcloud ai custom-jobs create` with two --worker-pool-spec flags, one of them empty, plus
 // --service-account, --network, --enable-web-access, --persistent-resource-id, --labels and
-// --kms-key (vertex-wire.md §5).
+// --kms-key (docs/wire-format.md, "What gcloud sends").
 constexpr char kGcloudBody[] = R"({
   "displayName": "train-llm",
   "jobSpec": {
@@ -50,7 +50,8 @@ constexpr char kGcloudBody[] = R"({
   "encryptionSpec": {"kmsKeyName": "projects/p/locations/us-central1/keyRings/r/cryptoKeys/k"}
 })";
 
-// node-sdk.md §4.3: the exact createCustomJob body of @google-cloud/aiplatform 7.4.0.
+// docs/wire-format.md, "What the Node SDK sends": the exact createCustomJob body of
+// @google-cloud/aiplatform 7.4.0.
 constexpr char kNodeSdkBody[] = R"json(
 {"labels":{"team":"ml"},"webAccessUris":{},"displayName":"acc-job",
  "jobSpec":{"workerPoolSpecs":[{"containerSpec":{"command":["python","-c"],"args":["print(\"hello\")"],
@@ -387,7 +388,8 @@ TEST(WireCodecTest, UnknownFieldDeepInside) {
 }
 
 TEST(WireCodecTest, WholeCustomJobUnderJobSpecRejected) {
-  // gcloud --config with a whole CustomJob instead of a CustomJobSpec (vertex-wire.md §5).
+  // gcloud --config with a whole CustomJob instead of a CustomJobSpec (docs/wire-format.md, "What
+  // gcloud sends").
   auto job = Decode(R"({"displayName":"x","jobSpec":{"displayName":"x","jobSpec":{}}})");
   ASSERT_FALSE(job.ok());
   EXPECT_EQ(job.status().violations().at(0).field, "jobSpec.displayName");
