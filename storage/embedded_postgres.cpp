@@ -19,11 +19,13 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <sstream>
 #include <thread>
 #include <vector>
 
 #include "services/hex.h"
 #include "services/log.h"
+#include "storage/embedded_pg_secret.h"
 #include "storage/pg.h"
 
 extern char** environ;
@@ -243,7 +245,8 @@ StatusOr<std::string> EmbeddedPostgres::RelocatedClusterDir(const std::string& d
 
 std::string EmbeddedPostgres::conninfo_for(std::string_view dbname) const {
   return "host=" + pg::QuoteConninfoValue(socket_dir_) + " port=" + std::to_string(kPort) +
-         " user=postgres dbname=" + pg::QuoteConninfoValue(dbname);
+         " user=postgres dbname=" + pg::QuoteConninfoValue(dbname) +
+         " passfile=" + pg::QuoteConninfoValue(passfile_);
 }
 
 int EmbeddedPostgres::postmaster_pid() const {
@@ -263,6 +266,38 @@ StatusOr<std::unique_ptr<EmbeddedPostgres>> EmbeddedPostgres::Start(const Option
   }
   return pg;
 }
+
+namespace {
+
+// A cluster made before it had a password trusts local connections: give postgres the password,
+// then ask for it (pg_hba.conf rewritten and reloaded).
+Status RemoveTrust(pg::Connection& conn, const std::string& pgdata, const std::string& password,
+                   const OsUser* owner) {
+  const std::string hba_path = pgdata + "/pg_hba.conf";
+  std::ifstream in(hba_path);
+  std::stringstream hba;
+  hba << in.rdbuf();
+  if (!in || !embedded_pg::HbaTrusts(hba.str())) return Status::Ok();
+  // The password is hex: nothing in it needs quoting.
+  TY_RETURN_IF_ERROR(conn.ExecScript("ALTER ROLE postgres PASSWORD '" + password + "'").status());
+  const std::string tmp = hba_path + ".trainyard";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    chmod(tmp.c_str(), 0600);
+    out << embedded_pg::HbaWithoutTrust(hba.str());
+    if (!out) return Internal("cannot write " + tmp);
+  }
+  if (owner != nullptr) TY_RETURN_IF_ERROR(Chown(tmp, *owner));
+  if (std::rename(tmp.c_str(), hba_path.c_str()) != 0) {
+    return Internal("cannot replace " + hba_path + ": " + std::strerror(errno));
+  }
+  TY_RETURN_IF_ERROR(conn.ExecScript("SELECT pg_reload_conf()").status());
+  LogJson(LogLevel::kInfo, "embedded_postgres_password_set",
+          {{"why", "the cluster trusted local connections"}});
+  return Status::Ok();
+}
+
+}  // namespace
 
 Status EmbeddedPostgres::DoStart() {
   std::error_code ec;
@@ -291,7 +326,6 @@ Status EmbeddedPostgres::DoStart() {
     TY_RETURN_IF_ERROR(RunCommand({"test", "-x", base}, "/dev/null", "/", true, &reachable));
     if (reachable != 0) {
       TY_ASSIGN_OR_RETURN(pg_dir_, RelocatedClusterDir(base));
-      relocated_ = true;
       LogJson(LogLevel::kInfo, "embedded_postgres_relocated",
               {{"data_dir", base},
                {"cluster_dir", pg_dir_},
@@ -315,6 +349,9 @@ Status EmbeddedPostgres::DoStart() {
     }
   }
   const std::string commands_log = log_dir_ + "/commands.log";
+  // The server's secret, readable by no one else (not the postgres user, not a replica).
+  passfile_ = pg_dir_ + "/server.pgpass";
+  TY_ASSIGN_OR_RETURN(const std::string password, embedded_pg::EnsurePassFile(passfile_));
 
   // First start: initdb into a scratch directory and rename it into place, so a crash during
   // initdb never leaves a half-made cluster that later starts would trip over.
@@ -328,12 +365,25 @@ Status EmbeddedPostgres::DoStart() {
     fs::remove(pgdata_, ec);
     const std::string scratch = pg_dir_ + "/data.initdb";
     fs::remove_all(scratch, ec);
-    std::vector<std::string> argv = {bin + "/initdb", "-D", scratch, "-U",         "postgres",
-                                     "--auth=trust",  "-E", "UTF8",  "--no-locale"};
+    // initdb reads the password from a file of the user it runs as, removed right after.
+    const std::string pwfile = pg_dir_ + "/initdb.pw";
+    fs::remove(pwfile, ec);
+    {
+      std::ofstream out(pwfile);
+      chmod(pwfile.c_str(), 0600);
+      out << password << "\n";
+      if (!out) return Internal("cannot write " + pwfile);
+    }
+    if (as_postgres_user_) TY_RETURN_IF_ERROR(Chown(pwfile, pg_user));
+    std::vector<std::string> argv = {
+        bin + "/initdb",      "-D", scratch, "-U",         "postgres", "--auth=scram-sha-256",
+        "--pwfile=" + pwfile, "-E", "UTF8",  "--no-locale"};
     if (!options_.durable) argv.push_back("--no-sync");
     int code = 0;
-    TY_RETURN_IF_ERROR(
-        RunCommand(argv, log_dir_ + "/initdb.log", pg_dir_, as_postgres_user_, &code));
+    const Status ran =
+        RunCommand(argv, log_dir_ + "/initdb.log", pg_dir_, as_postgres_user_, &code);
+    fs::remove(pwfile, ec);
+    TY_RETURN_IF_ERROR(ran);
     if (code != 0) {
       return Internal("initdb failed (exit " + std::to_string(code) +
                       "): " + Tail(log_dir_ + "/initdb.log", 5));
@@ -439,6 +489,7 @@ Status EmbeddedPostgres::DoStart() {
   session.statement_timeout = std::chrono::minutes(2);
   TY_ASSIGN_OR_RETURN(std::unique_ptr<pg::Connection> conn,
                       pg::Connection::Connect(conninfo_for("postgres"), session));
+  TY_RETURN_IF_ERROR(RemoveTrust(*conn, pgdata_, password, as_postgres_user_ ? &pg_user : nullptr));
   const std::string exists_sql = "SELECT 1 FROM pg_database WHERE datname = $1::text";
   TY_ASSIGN_OR_RETURN(pg::Result found, conn->Exec(exists_sql, {std::string(kDatabase)}));
   if (found.rows() == 0) {

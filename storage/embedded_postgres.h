@@ -2,8 +2,10 @@
 // The private PostgreSQL that `trainyard serve` runs when no --database-url is given: initdb on the
 // first start, the same cluster on every later start, stopped with the server. The cluster lives in
 // data_dir/pg, except when root runs it for a data directory the postgres user cannot reach. It
-// listens only on a unix socket in a private directory (no TCP), trusts local connections, and runs
-// as the `postgres` OS user when we are root because initdb and postgres refuse to run as root.
+// listens only on a unix socket in a private directory (no TCP), asks every connection for a
+// password (SCRAM; the secret in a 0600 password file of the server's, embedded_pg_secret.h), and
+// runs as the `postgres` OS user when we are root because initdb and postgres refuse to run as
+// root.
 #include <memory>
 #include <string>
 #include <string_view>
@@ -54,7 +56,6 @@ class EmbeddedPostgres {
   // Where the cluster lives: data_dir/pg, or (root, with a data directory the postgres user cannot
   // reach, such as a clone in /root) a directory under kRelocatedClusters.
   const std::string& cluster_dir() const { return pg_dir_; }
-  bool relocated() const { return relocated_; }
   static constexpr const char* kRelocatedClusters = "/var/lib/trainyard/clusters";
 
   // Nothing else listens on our private socket directory, so the conventional port is safe; it
@@ -71,10 +72,10 @@ class EmbeddedPostgres {
   std::string pgdata_;   // data_dir/pg/data
   std::string log_dir_;  // data_dir/pg/log
   std::string socket_dir_;
+  std::string passfile_;          // the libpq password file every conninfo names
   bool temp_socket_dir_ = false;  // a mkdtemp dir under /tmp that Stop() removes
   bool as_postgres_user_ = false;
   bool adopted_ = false;
-  bool relocated_ = false;
   bool running_ = false;
 };
 

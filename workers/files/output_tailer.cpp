@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <utility>
 
 #include "services/log.h"
 #include "workers/files/text_file.h"
@@ -35,6 +36,9 @@ void Warn(const char* event, const fs::path& file, int64_t job_id, const std::st
 
 }  // namespace
 
+OutputTailer::OutputTailer(TailerLimits limits, OutputOpener opener)
+    : limits_(limits), open_(opener ? std::move(opener) : OutputOpener(OpenRegularForReading)) {}
+
 void OutputTailer::Follow(const fs::path& file, const fs::path& offset_file, int64_t job_id,
                           std::string task) {
   if (files_.count(file) > 0) return;  // runtimes say so on every look: no file read for it
@@ -55,7 +59,7 @@ std::vector<LogLine> OutputTailer::Read(const fs::path& file, Followed& f, Times
     f.done = true;
     return lines;
   }
-  const int fd = OpenRegularForReading(file);
+  const int fd = open_(file);
   if (fd < 0) {
     if (errno == ENOENT) {  // not written yet, or never will be
       f.done = finished;

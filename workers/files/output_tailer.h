@@ -30,9 +30,14 @@ struct TailerLimits {
   uint64_t per_file = uint64_t{256} << 20;
 };
 
+// Opens a followed file for reading as OpenRegularForReading does (text_file.h): a descriptor, or
+// -1 with errno ENOENT (not there yet), ELOOP (a link) or another (not a regular file). A runtime
+// whose folders on the way a replica can swap for links gives one that follows none of them.
+using OutputOpener = std::function<int(const std::filesystem::path&)>;
+
 class OutputTailer {
  public:
-  explicit OutputTailer(TailerLimits limits = {}) : limits_(limits) {}
+  explicit OutputTailer(TailerLimits limits = {}, OutputOpener opener = nullptr);
 
   // Starts (or goes on) following `file` for `task` of job `job_id`; the file need not exist yet.
   // `offset_file` keeps how far it was read and stored.
@@ -64,6 +69,7 @@ class OutputTailer {
                             bool finished);
 
   const TailerLimits limits_;
+  const OutputOpener open_;
   std::map<std::filesystem::path, Followed> files_;
 };
 

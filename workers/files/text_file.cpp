@@ -9,8 +9,10 @@
 namespace trainyard::files {
 namespace fs = std::filesystem;
 
-int OpenRegularForReading(const fs::path& path) {
-  const int fd = open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+int OpenRegularForReading(const fs::path& path) { return OpenRegularForReadingAt(AT_FDCWD, path); }
+
+int OpenRegularForReadingAt(int dir, const fs::path& path) {
+  const int fd = openat(dir, path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) return -1;
   struct stat st {};
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
@@ -24,6 +26,12 @@ int OpenRegularForReading(const fs::path& path) {
 std::string ReadFile(const fs::path& path, size_t max_bytes) {
   const int fd = OpenRegularForReading(path);
   if (fd < 0) return "";
+  std::string text = ReadUpTo(fd, max_bytes);
+  close(fd);
+  return text;
+}
+
+std::string ReadUpTo(int fd, size_t max_bytes) {
   std::string text;
   char buf[4096];
   while (text.size() < max_bytes) {
@@ -32,8 +40,18 @@ std::string ReadFile(const fs::path& path, size_t max_bytes) {
     if (n <= 0) break;
     text.append(buf, static_cast<size_t>(n));
   }
-  close(fd);
   return text;
+}
+
+bool WriteAll(int fd, std::string_view text) {
+  size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += static_cast<size_t>(n);
+  }
+  return true;
 }
 
 bool WriteFileAtomically(const fs::path& path, const std::string& text) {
@@ -44,14 +62,7 @@ bool WriteFileAtomically(const fs::path& path, const std::string& text) {
   unlink(tmp.c_str());
   const int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd < 0) return false;
-  size_t done = 0;
-  bool ok = true;
-  while (ok && done < text.size()) {
-    const ssize_t n = write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    ok = n > 0;
-    if (ok) done += static_cast<size_t>(n);
-  }
+  bool ok = WriteAll(fd, text);
   ok = close(fd) == 0 && ok;
   if (!ok) {
     unlink(tmp.c_str());

@@ -1,8 +1,5 @@
 #include "workers/slurm/slurm_runtime.h"
 
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <cstdlib>
 #include <system_error>
 
@@ -16,13 +13,13 @@
 namespace trainyard::slurm {
 namespace fs = std::filesystem;
 using files::ParseNumber;
-using files::ReadFile;
-using files::WriteFileAtomically;
+using files::UniqueFd;
 
 namespace {
 
 constexpr std::string_view kHandlePrefix = "slurm:";
 constexpr const char* kOutputFile = "output.log";
+constexpr const char* kTaskScript = "task.sh";
 
 std::string Handle(int64_t slurm_id) {
   return std::string(kHandlePrefix) + std::to_string(slurm_id);
@@ -83,10 +80,33 @@ std::vector<SlurmComponent> ComponentsOf(const JobRecord& job, const std::vector
   return out;
 }
 
+// What a replica's wrapper wrote for its run `n`. Nothing when the task's folder is missing or
+// not a folder (a link): the job can swap it, and nothing is read through one.
+struct RunFiles {
+  std::string exit_text;
+  bool started = false;
+};
+
+RunFiles ReadRunFiles(const StatusOr<UniqueFd>& attempt_dir, const std::string& task,
+                      const std::string& n) {
+  RunFiles out;
+  if (!attempt_dir.ok()) return out;
+  auto task_dir = OpenFolderUnder(attempt_dir->get(), {task});
+  if (!task_dir.ok()) return out;
+  out.exit_text = ReadRegularAt(task_dir->get(), "exit." + n);
+  out.started = IsRegularAt(task_dir->get(), "started." + n);
+  return out;
+}
+
 }  // namespace
 
 SlurmRuntime::SlurmRuntime(std::unique_ptr<SlurmApi> api, SlurmRuntimeOptions options)
-    : api_(std::move(api)), options_(std::move(options)) {}
+    : api_(std::move(api)),
+      options_(std::move(options)),
+      // A replica can swap any folder on the way to its output for a link: none is followed.
+      tailer_(files::TailerLimits{}, [root = options_.shared_dir](const fs::path& file) {
+        return OpenRegularInTree(root, file);
+      }) {}
 
 std::string SlurmRuntime::SlurmJobName(int64_t job_id, int attempt) const {
   return options_.job_prefix + "-" + std::to_string(job_id) + "-a" + std::to_string(attempt);
@@ -99,25 +119,72 @@ std::string SlurmRuntime::SlurmJobTag(int64_t job_id, int attempt) const {
   return "tag=" + HexOf(std::string_view(mac).substr(0, 12));
 }
 
-Status SlurmRuntime::MakePrivateFolders(const fs::path& attempt_dir) const {
+StatusOr<UniqueFd> SlurmRuntime::MakeTreeRoot() const {
+  // Up to the root the path is the operator's choice: made as it stands.
   std::error_code ec;
-  fs::create_directories(attempt_dir, ec);
-  if (ec) return Internal("cannot create " + attempt_dir.string() + ": " + ec.message());
+  fs::create_directories(options_.shared_dir, ec);
+  if (ec) return Internal("cannot create " + options_.shared_dir.string() + ": " + ec.message());
+  return OpenTreeRoot(options_.shared_dir);
+}
+
+StatusOr<AttemptFolders> SlurmRuntime::MakePrivateFolders(int64_t job_id, int attempt,
+                                                          const std::string& task_script) const {
+  TY_ASSIGN_OR_RETURN(UniqueFd root, MakeTreeRoot());
+  TY_ASSIGN_OR_RETURN(AttemptFolders folders, MakeAttemptFolders(root.get(), job_id, attempt));
+  Status made = FillAndHandOver(folders, job_id, attempt, task_script);
+  if (!made.ok()) {
+    RemoveAttemptFolder(folders, attempt, {kTaskScript});  // the next launch makes it afresh
+    return made;
+  }
+  return folders;
+}
+
+Status SlurmRuntime::FillAndHandOver(const AttemptFolders& folders, int64_t job_id, int attempt,
+                                     const std::string& task_script) const {
+  // Written while the folder is still the server's alone: nobody can have put a name there yet.
+  TY_RETURN_IF_ERROR(WriteNewFileAt(folders.attempt.get(), kTaskScript, task_script));
   // The job's folder and its attempt's: only the jobs' user (and root) may enter, since a job's
   // environment, script and output are its project's business.
-  for (const fs::path& d : {attempt_dir.parent_path(), attempt_dir}) {
-    if (options_.folder_owner &&
-        chown(d.c_str(), options_.folder_owner->first, options_.folder_owner->second) != 0) {
-      return Internal("cannot give " + d.string() + " to the Slurm user " + options_.user);
-    }
-    if (chmod(d.c_str(), 0700) != 0) return Internal("cannot chmod " + d.string());
+  const fs::path dir = AttemptDir(job_id, attempt);
+  TY_RETURN_IF_ERROR(
+      MakePrivate(folders.job.get(), options_.folder_owner, dir.parent_path().string()));
+  return MakePrivate(folders.attempt.get(), options_.folder_owner, dir.string());
+}
+
+StatusOr<int64_t> SlurmRuntime::SubmitInNewFolder(int64_t job_id, int attempt,
+                                                  const SlurmSubmit& submit,
+                                                  const std::string& task_script,
+                                                  std::chrono::milliseconds timeout) {
+  TY_ASSIGN_OR_RETURN(AttemptFolders folders, MakePrivateFolders(job_id, attempt, task_script));
+  auto slurm_id = api_->Submit(submit, timeout);
+  if (!slurm_id.ok()) {
+    // The next launch makes the folder afresh (one already there is refused). A submit that
+    // reached Slurm all the same is found by its name instead, and its tasks, finding no script,
+    // end as lost replicas: a new attempt, never a job stuck on its folder.
+    RemoveAttemptFolder(folders, attempt, {kTaskScript});
   }
-  return Status::Ok();
+  return slurm_id;
+}
+
+StatusOr<UniqueFd> SlurmRuntime::OpenAttemptFolder(int64_t job_id, int attempt) const {
+  TY_ASSIGN_OR_RETURN(UniqueFd root, OpenTreeRoot(options_.shared_dir));
+  return OpenFolderUnder(root.get(), AttemptPath(job_id, attempt));
+}
+
+StatusOr<UniqueFd> SlurmRuntime::TaskFolder(int attempt_dir, const std::string& task) const {
+  auto made = MakeNewFolderAt(attempt_dir, task);
+  if (made.ok()) {
+    TY_RETURN_IF_ERROR(MakePrivate(made->get(), options_.folder_owner, task));
+    return made;
+  }
+  if (made.status().code() != Code::kAlreadyExists) return made.status();
+  return OpenFolderUnder(attempt_dir, {task});
 }
 
 fs::path SlurmRuntime::AttemptDir(int64_t job_id, int attempt) const {
-  return options_.shared_dir / "jobs" / std::to_string(job_id) /
-         ("attempt-" + std::to_string(attempt));
+  fs::path dir = options_.shared_dir;
+  for (const std::string& name : AttemptPath(job_id, attempt)) dir /= name;
+  return dir;
 }
 
 std::optional<ReplicaOwner> SlurmRuntime::OwnerOf(const std::string& name) const {
@@ -219,7 +286,6 @@ StatusOr<JobRun> SlurmRuntime::Launch(const JobRecord& job, int attempt, Timesta
             {{"job", std::to_string(job.id)}, {"slurm_job", std::to_string(slurm_id)}});
   } else {
     const fs::path dir = AttemptDir(job.id, attempt);
-    TY_RETURN_IF_ERROR(MakePrivateFolders(dir));
     SlurmSubmit submit;
     submit.components = ComponentsOf(job, replicas, options_);
     std::vector<int> component_tasks;
@@ -227,12 +293,6 @@ StatusOr<JobRun> SlurmRuntime::Launch(const JobRecord& job, int attempt, Timesta
     for (const SlurmComponent& c : submit.components) {
       component_tasks.push_back(c.tasks);
       partitions += (partitions.empty() ? "" : ",") + c.partition;
-    }
-    const fs::path task_script = dir / "task.sh";
-    if (!WriteFileAtomically(
-            task_script,
-            TaskScript(TaskScriptInput{dir, replicas, options_.tasks_per_node, component_tasks}))) {
-      return Internal("cannot write " + task_script.string());
     }
     submit.name = name;
     submit.comment = "Trainyard " + job.job.name + " attempt " + std::to_string(attempt);
@@ -245,7 +305,7 @@ StatusOr<JobRun> SlurmRuntime::Launch(const JobRecord& job, int attempt, Timesta
                           {"PYTHONUNBUFFERED", "1"}};
     submit.standard_output = (dir / "slurm-%j.out").string();
     submit.time_limit_minutes = TimeLimitMinutes(job.job);
-    submit.script = BatchScript(task_script, component_tasks);
+    submit.script = BatchScript(dir / kTaskScript, component_tasks);
     // The submit ends before the lease may pass to another executor (given up otherwise: one
     // that reached Slurm all the same is found by its name and tag by the next launch).
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -254,7 +314,9 @@ StatusOr<JobRun> SlurmRuntime::Launch(const JobRecord& job, int attempt, Timesta
       return Unavailable("the lease on job " + std::to_string(job.id) +
                          " ran out before its submit");
     }
-    TY_ASSIGN_OR_RETURN(slurm_id, api_->Submit(submit, left));
+    const std::string task_script =
+        TaskScript(TaskScriptInput{dir, replicas, options_.tasks_per_node, component_tasks});
+    TY_ASSIGN_OR_RETURN(slurm_id, SubmitInNewFolder(job.id, attempt, submit, task_script, left));
     SlurmJob submitted;
     submitted.job_id = slurm_id;
     submitted.name = name;
@@ -302,13 +364,14 @@ StatusOr<Observation> SlurmRuntime::Observe(const JobRecord& job, Timestamp now)
         (found->job.reason.empty() || found->job.reason == "None" ? std::string()
                                                                   : " (" + found->job.reason + ")");
   }
+  // Missing (not made yet) or refused (a link): nothing of it is read.
+  const StatusOr<UniqueFd> attempt_dir = OpenAttemptFolder(job.id, attempt);
   for (const ReplicaRun& r : job.run->replicas) {
-    const fs::path dir = AttemptDir(job.id, attempt) / r.task_name;
-    const std::string n = std::to_string(r.restarts);
+    const RunFiles wrote = ReadRunFiles(attempt_dir, r.task_name, std::to_string(r.restarts));
     ReplicaObservation seen;
     seen.task_name = r.task_name;
     seen.handle = r.handle;
-    const std::string exit_text = ReadFile(dir / ("exit." + n));
+    const std::string& exit_text = wrote.exit_text;
     if (auto code = ParseNumber<int>(exit_text.substr(0, exit_text.find('\n')))) {
       seen.phase = ReplicaPhase::kExited;
       seen.exit_code = *code;
@@ -316,7 +379,7 @@ StatusOr<Observation> SlurmRuntime::Observe(const JobRecord& job, Timestamp now)
       // Its allocation ended under it (a node failure, a preemption, a cancel from outside
       // Trainyard, Slurm's own time limit): no exit status will ever come.
       seen.phase = ReplicaPhase::kLost;
-    } else if (running && fs::exists(dir / ("started." + n))) {
+    } else if (running && wrote.started) {
       seen.phase = ReplicaPhase::kRunning;
     } else {
       seen.phase = ReplicaPhase::kPending;
@@ -335,11 +398,9 @@ StatusOr<std::string> SlurmRuntime::RestartReplica(const JobRecord& job, const R
   }
   // The task's wrapper starts run n once restart.<n> appears (replica.restarts already counts
   // this restart), ending run n-1 first if it still runs.
-  const fs::path file = AttemptDir(job.id, job.run->attempt) / replica.task_name /
-                        ("restart." + std::to_string(replica.restarts));
-  std::error_code ec;
-  fs::create_directories(file.parent_path(), ec);
-  if (!WriteFileAtomically(file, "")) return Internal("cannot write " + file.string());
+  TY_ASSIGN_OR_RETURN(UniqueFd attempt_dir, OpenAttemptFolder(job.id, job.run->attempt));
+  TY_ASSIGN_OR_RETURN(UniqueFd task_dir, TaskFolder(attempt_dir.get(), replica.task_name));
+  TY_RETURN_IF_ERROR(MarkAt(task_dir.get(), "restart." + std::to_string(replica.restarts)));
   return replica.handle;
 }
 

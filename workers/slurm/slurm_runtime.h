@@ -29,6 +29,8 @@
 #include "services/runtime/replica_plan.h"
 #include "services/runtime/runtime.h"
 #include "workers/files/output_tailer.h"
+#include "workers/files/unique_fd.h"
+#include "workers/slurm/shared_tree.h"
 #include "workers/slurm/slurm_api.h"
 
 namespace trainyard::slurm {
@@ -48,7 +50,7 @@ struct SlurmRuntimeOptions {
   // like ours. Empty: no tag is asked for (tests of other things).
   std::string tag_key;
   // Set (the server is root): the job folders are handed to this user, since the jobs run as it.
-  std::optional<std::pair<uid_t, gid_t>> folder_owner;
+  std::optional<FolderOwner> folder_owner;
   std::string default_partition;                         // empty: the cluster's default
   std::map<std::string, std::string> partition_of_pool;  // fleet pool id → partition
   // Replicas per node: 1 on a real cluster (a replica is a VM on Vertex); more on a one-node test
@@ -89,8 +91,24 @@ class SlurmRuntime : public Runtime {
   std::filesystem::path AttemptDir(int64_t job_id, int attempt) const;
 
  private:
-  // Creates the attempt's folder and makes it and its job's folder 0700, the Slurm user's.
-  Status MakePrivateFolders(const std::filesystem::path& attempt_dir) const;
+  // The shared tree's root, made when missing, checked as OpenTreeRoot does (shared_tree.h).
+  StatusOr<files::UniqueFd> MakeTreeRoot() const;
+  // Makes the attempt's folder afresh with the task script in it, then hands it and its job's
+  // folder to the Slurm user (0700). Refused when the attempt's folder is there already.
+  StatusOr<AttemptFolders> MakePrivateFolders(int64_t job_id, int attempt,
+                                              const std::string& task_script) const;
+  // Writes the task script into the new attempt folder, then hands both folders over.
+  Status FillAndHandOver(const AttemptFolders& folders, int64_t job_id, int attempt,
+                         const std::string& task_script) const;
+  // Makes the attempt's folder (MakePrivateFolders) and submits its Slurm job; a submit that
+  // fails takes the folder back.
+  StatusOr<int64_t> SubmitInNewFolder(int64_t job_id, int attempt, const SlurmSubmit& submit,
+                                      const std::string& task_script,
+                                      std::chrono::milliseconds timeout);
+  // The attempt's folder, walked to from the root without following a link.
+  StatusOr<files::UniqueFd> OpenAttemptFolder(int64_t job_id, int attempt) const;
+  // The task's folder in the attempt's, made (the Slurm user's) when its wrapper has not yet.
+  StatusOr<files::UniqueFd> TaskFolder(int attempt_dir, const std::string& task) const;
 
   struct Ours {
     ReplicaOwner owner;

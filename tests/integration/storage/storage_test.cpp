@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -755,6 +756,54 @@ TEST(EmbeddedPostgresTest, RestartKeepsData) {
   auto listen = conn->ExecScript("SHOW listen_addresses");
   ASSERT_TRUE(listen.ok());
   EXPECT_EQ(listen->Get(0, 0), "");
+}
+
+// The conninfo without the server's password file: what any other local process could send.
+std::string WithoutPassword(const std::string& conninfo) {
+  return conninfo.substr(0, conninfo.find(" passfile=")) + " passfile=/dev/null";
+}
+
+TEST(EmbeddedPostgresTest, AConnectionWithoutTheServersPasswordIsRefused) {
+  TempDir dir;
+  auto pg = EmbeddedPostgres::Start(Opts(dir.path() + "/data"));
+  ASSERT_TRUE(pg.ok()) << pg.status().message();
+  EXPECT_NE(MustConnect((*pg)->conninfo()), nullptr) << "the server connects with its secret";
+  auto stranger = pg::Connection::Connect(WithoutPassword((*pg)->conninfo()));
+  ASSERT_FALSE(stranger.ok()) << "a local process without the password got in";
+  EXPECT_NE(stranger.status().message().find("password"), std::string::npos)
+      << stranger.status().message();
+  struct stat st {};
+  ASSERT_EQ(stat(((*pg)->cluster_dir() + "/server.pgpass").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  EXPECT_EQ(st.st_uid, geteuid());
+}
+
+TEST(EmbeddedPostgresTest, AClusterThatTrustedLocalConnectionsAsksForThePasswordAfterAStart) {
+  TempDir dir;
+  const std::string data_dir = dir.path() + "/data";
+  std::string hba_path;
+  {
+    auto pg = EmbeddedPostgres::Start(Opts(data_dir));
+    ASSERT_TRUE(pg.ok()) << pg.status().message();
+    hba_path = (*pg)->cluster_dir() + "/data/pg_hba.conf";
+    ASSERT_TRUE((*pg)->Stop().ok());
+  }
+  // As a cluster made by an older server was: initdb --auth=trust.
+  {
+    std::ifstream in(hba_path);
+    std::stringstream text;
+    text << in.rdbuf();
+    std::string hba = text.str();
+    for (size_t at; (at = hba.find("scram-sha-256")) != std::string::npos;) {
+      hba.replace(at, 13, "trust");
+    }
+    std::ofstream(hba_path, std::ios::trunc) << hba;
+  }
+  auto pg = EmbeddedPostgres::Start(Opts(data_dir));
+  ASSERT_TRUE(pg.ok()) << pg.status().message();
+  EXPECT_NE(MustConnect((*pg)->conninfo()), nullptr);
+  EXPECT_FALSE(pg::Connection::Connect(WithoutPassword((*pg)->conninfo())).ok())
+      << "the trusting cluster still lets anyone in";
 }
 
 TEST(EmbeddedPostgresTest, AdoptsThePostmasterOfAKilledServer) {

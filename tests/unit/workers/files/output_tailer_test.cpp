@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <cerrno>
 #include <fstream>
 
 #include "workers/files/text_file.h"
@@ -88,6 +89,22 @@ TEST_F(OutputTailerTest, AnOutputSwappedForALinkToAFileTheReplicaCannotReadIsNot
   EXPECT_NE(texts.find("symbolic link"), std::string::npos) << texts;
   tailer.Stored();
   EXPECT_FALSE(tailer.Following(Output())) << "and it is read no more";
+}
+
+// A runtime whose folders on the way a replica can swap gives the tailer its own way to open.
+TEST_F(OutputTailerTest, AnOpenerGivenIsWhatOpensEveryFile) {
+  Write("one\n");
+  std::vector<fs::path> asked;
+  OutputTailer tailer({}, [&](const fs::path& file) {
+    asked.push_back(file);
+    errno = ELOOP;  // as a walk that met a link on the way says
+    return -1;
+  });
+  tailer.Follow(Output(), Offset(), 7, "w");
+  const std::string texts = Texts(tailer.Collect({}, never));
+  EXPECT_EQ(asked, std::vector<fs::path>{Output()});
+  EXPECT_EQ(texts.find("w:one|"), std::string::npos) << texts;
+  EXPECT_NE(texts.find("symbolic link"), std::string::npos) << texts;
 }
 
 TEST_F(OutputTailerTest, AFifoDoesNotBlockTheServerAndIsNotRead) {

@@ -15,10 +15,11 @@ struct FakeSlurm : SlurmApi {
   std::vector<int64_t> cancelled;
   std::vector<std::chrono::milliseconds> timeouts;  // each submit's
   bool down = false;
+  bool submit_fails = false;  // the job list answers, a submit does not (a timeout, say)
   int64_t next_id = 100;
 
   StatusOr<int64_t> Submit(const SlurmSubmit& job, std::chrono::milliseconds timeout) override {
-    if (down) return Unavailable("slurmrestd at http://x cannot be reached");
+    if (down || submit_fails) return Unavailable("slurmrestd at http://x cannot be reached");
     submitted.push_back(job);
     timeouts.push_back(timeout);
     // A heterogeneous job's components are listed as jobs of their own, under its name; the

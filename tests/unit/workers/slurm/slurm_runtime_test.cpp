@@ -3,6 +3,8 @@
 #include "tests/unit/workers/slurm/fake_slurm.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <fstream>
 
@@ -19,19 +21,34 @@ class SlurmRuntimeTest : public ::testing::Test {
            ("ty-slurm-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "-" +
             ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
+    fs::remove_all(Outside());
+    options_.shared_dir = dir_;
+    options_.state_dir = dir_ / "state";
+    options_.user = "alice";
+    options_.tag_key = "the installation's secret";
+    options_.partition_of_pool = {{"us-central1-a/n2", "cpu"}, {"us-central1-a/e2", "small"}};
+    options_.poll = std::chrono::milliseconds(0);  // every call reads the job list again
+    options_.launch_lookup_age = std::chrono::milliseconds(0);
+    Start();
+  }
+  void TearDown() override {
+    fs::remove_all(dir_);
+    fs::remove_all(Outside());
+  }
+  void Start() {
     auto fake = std::make_unique<FakeSlurm>();
     slurm_ = fake.get();
-    SlurmRuntimeOptions options;
-    options.shared_dir = dir_;
-    options.state_dir = dir_ / "state";
-    options.user = "alice";
-    options.tag_key = "the installation's secret";
-    options.partition_of_pool = {{"us-central1-a/n2", "cpu"}, {"us-central1-a/e2", "small"}};
-    options.poll = std::chrono::milliseconds(0);  // every call reads the job list again
-    options.launch_lookup_age = std::chrono::milliseconds(0);
-    runtime_ = std::make_unique<SlurmRuntime>(std::move(fake), options);
+    runtime_ = std::make_unique<SlurmRuntime>(std::move(fake), options_);
   }
-  void TearDown() override { fs::remove_all(dir_); }
+  // As a root server does, the job folders go to the Slurm user (here nobody, 65534), where the
+  // tests can chown: a link followed would hand what it points to over too.
+  void HandFoldersToNobody() {
+    if (geteuid() != 0) return;
+    options_.folder_owner = FolderOwner{65534, 65534};
+    Start();
+  }
+  // Beside the shared tree, where a job's links point: nothing there is the job's.
+  fs::path Outside() const { return dir_.string() + "-outside"; }
 
   // A chief and two workers running `sh -c true`, admitted onto pool us-central1-a/n2 (the
   // workers onto `workers_pool`).
@@ -68,9 +85,25 @@ class SlurmRuntimeTest : public ::testing::Test {
   }
 
   fs::path dir_;
+  SlurmRuntimeOptions options_;
   FakeSlurm* slurm_ = nullptr;
   std::unique_ptr<SlurmRuntime> runtime_;
 };
+
+struct Stat {
+  uid_t uid = 0;
+  gid_t gid = 0;
+  mode_t mode = 0;
+  bool operator==(const Stat&) const = default;
+};
+std::ostream& operator<<(std::ostream& os, const Stat& s) {
+  return os << "uid " << s.uid << " gid " << s.gid << " mode " << std::oct << s.mode << std::dec;
+}
+Stat StatOf(const fs::path& path) {
+  struct stat st {};
+  EXPECT_EQ(lstat(path.c_str(), &st), 0) << path;
+  return Stat{st.st_uid, st.st_gid, st.st_mode};
+}
 
 TEST_F(SlurmRuntimeTest, AJobIsOneSlurmJobWithATaskPerReplicaInItsPoolsPartition) {
   JobRecord job = Job();
@@ -185,6 +218,104 @@ TEST_F(SlurmRuntimeTest, AJobsFoldersAreTheSlurmUsersAlone) {
   for (const fs::path& d : {runtime_->AttemptDir(7, 0), runtime_->AttemptDir(7, 0).parent_path()}) {
     EXPECT_EQ(fs::status(d).permissions() & fs::perms::all, fs::perms::owner_all) << d;
   }
+}
+
+TEST_F(SlurmRuntimeTest, AsRootAJobsFoldersAreHandedToTheSlurmUser) {
+  if (geteuid() != 0) GTEST_SKIP() << "handing a folder to another user needs root";
+  HandFoldersToNobody();
+  ASSERT_TRUE(runtime_->Launch(Job(), 0, kT0, kNoLeaseDeadline).ok());
+  for (const fs::path& d : {runtime_->AttemptDir(7, 0), runtime_->AttemptDir(7, 0).parent_path()}) {
+    EXPECT_EQ(StatOf(d), (Stat{65534, 65534, S_IFDIR | 0700})) << d;
+  }
+}
+
+// Issue 48: the job's folder is the Slurm user's from the first attempt on, so a job can leave
+// attempt-<next> -> /etc and exit 139; the retry must not have the server (root) chown and chmod
+// /etc to it, nor write its task script there.
+TEST_F(SlurmRuntimeTest, ALinkPlantedAsTheNextAttemptsFolderIsRefusedAndWhereItPointsIsUntouched) {
+  HandFoldersToNobody();
+  ASSERT_TRUE(runtime_->Launch(Job(), 0, kT0, kNoLeaseDeadline).ok());
+  fs::create_directories(Outside());
+  chmod(Outside().c_str(), 0755);
+  const Stat before = StatOf(Outside());
+  fs::create_directory_symlink(Outside(), runtime_->AttemptDir(7, 1));
+  auto run = runtime_->Launch(Job(), 1, kT0, kNoLeaseDeadline);
+  EXPECT_EQ(run.status().code(), Code::kAlreadyExists) << run.status().message();
+  EXPECT_EQ(StatOf(Outside()), before) << "its owner and mode are as they were";
+  EXPECT_TRUE(fs::is_empty(Outside())) << "no task script written through the link";
+  EXPECT_EQ(slurm_->submitted.size(), 1u) << "attempt 1 is not submitted";
+}
+
+TEST_F(SlurmRuntimeTest, AnAttemptFolderAlreadyThereIsRefusedNotReused) {
+  fs::create_directories(runtime_->AttemptDir(7, 0));
+  auto run = runtime_->Launch(Job(), 0, kT0, kNoLeaseDeadline);
+  EXPECT_EQ(run.status().code(), Code::kAlreadyExists);
+  EXPECT_NE(run.status().message().find("not reused"), std::string::npos) << run.status().message();
+  EXPECT_TRUE(slurm_->submitted.empty());
+  EXPECT_FALSE(fs::exists(runtime_->AttemptDir(7, 0) / "task.sh"));
+}
+
+// A submit that failed gives its folder back: the next launch of the attempt is not refused.
+TEST_F(SlurmRuntimeTest, ASubmitThatFailsLeavesNoFolderForTheNextLaunchToRefuse) {
+  slurm_->submit_fails = true;
+  EXPECT_EQ(runtime_->Launch(Job(), 0, kT0, kNoLeaseDeadline).status().code(), Code::kUnavailable);
+  EXPECT_FALSE(fs::exists(runtime_->AttemptDir(7, 0)));
+  slurm_->submit_fails = false;
+  auto run = runtime_->Launch(Job(), 0, kT0, kNoLeaseDeadline);
+  ASSERT_TRUE(run.ok()) << run.status().message();
+  EXPECT_TRUE(fs::exists(runtime_->AttemptDir(7, 0) / "task.sh"));
+}
+
+// A replica can swap its task's folder, or its output, for a link to what it cannot read; the
+// server (root) reads neither into the job's log.
+TEST_F(SlurmRuntimeTest, AnOutputReachedThroughALinkIsNotRead) {
+  JobRecord job = Job();
+  job.run = *runtime_->Launch(job, 0, kT0, kNoLeaseDeadline);
+  fs::create_directories(Outside());
+  std::ofstream(Outside() / "output.log") << "a secret line\n";
+  const fs::path attempt = runtime_->AttemptDir(7, 0);
+  fs::create_directory_symlink(Outside(), attempt / "workerpool0-0");
+  fs::create_directories(attempt / "workerpool1-0");
+  fs::create_symlink(Outside() / "output.log", attempt / "workerpool1-0" / "output.log");
+  Write(job, "workerpool1-1", "output.log", "a line of its own\n");
+  slurm_->Set(100, "COMPLETED");
+  std::string texts;
+  for (const LogLine& l : runtime_->CollectLogs(kT0)) texts += l.task_name + ":" + l.message + "|";
+  EXPECT_EQ(texts.find("a secret line"), std::string::npos) << texts;
+  EXPECT_NE(texts.find("workerpool1-1:a line of its own|"), std::string::npos) << texts;
+  EXPECT_NE(texts.find("the output of workerpool0-0 is a symbolic link"), std::string::npos)
+      << texts;
+  EXPECT_NE(texts.find("the output of workerpool1-0 is a symbolic link"), std::string::npos)
+      << texts;
+}
+
+TEST_F(SlurmRuntimeTest, AnExitReachedThroughALinkIsNotBelieved) {
+  JobRecord job = Job();
+  job.run = *runtime_->Launch(job, 0, kT0, kNoLeaseDeadline);
+  slurm_->Set(100, "RUNNING");
+  fs::create_directories(Outside());
+  std::ofstream(Outside() / "started.0") << "";
+  std::ofstream(Outside() / "exit.0") << "0\n";
+  const fs::path attempt = runtime_->AttemptDir(7, 0);
+  fs::create_directory_symlink(Outside(), attempt / "workerpool0-0");
+  fs::create_directories(attempt / "workerpool1-0");
+  fs::create_symlink(Outside() / "exit.0", attempt / "workerpool1-0" / "exit.0");
+  auto seen = runtime_->Observe(job, kT0);
+  ASSERT_TRUE(seen.ok()) << seen.status().message();
+  EXPECT_EQ(seen->replicas[0].phase, ReplicaPhase::kPending) << "its folder is a link";
+  EXPECT_EQ(seen->replicas[1].phase, ReplicaPhase::kPending) << "its exit file is a link";
+}
+
+TEST_F(SlurmRuntimeTest, ARestartIsNeverMarkedThroughALink) {
+  JobRecord job = Job();
+  job.run = *runtime_->Launch(job, 0, kT0, kNoLeaseDeadline);
+  fs::create_directories(Outside());
+  fs::create_directory_symlink(Outside(), runtime_->AttemptDir(7, 0) / "workerpool1-0");
+  ReplicaRun replica = job.run->replicas[1];
+  replica.restarts = 1;
+  auto handle = runtime_->RestartReplica(job, replica, kT0, kNoLeaseDeadline);
+  EXPECT_EQ(handle.status().code(), Code::kFailedPrecondition) << handle.status().message();
+  EXPECT_TRUE(fs::is_empty(Outside()));
 }
 
 TEST_F(SlurmRuntimeTest, ReplicasArePendingRunningExitedOrLostByTheirFilesAndSlurmsState) {

@@ -7,7 +7,8 @@
 namespace trainyard::slurm {
 namespace {
 
-// Answers as a real slurmrestd 22.05 (openapi/v0.0.38) gave them (docs/slurm.md), trimmed.
+// Answers as a real slurmrestd 22.05 (openapi/v0.0.38) gave them (docs/runtimes.md, "slurmrestd
+// v0.0.38"), trimmed.
 TEST(SlurmWireTest, ASubmitIsTheJobTheRuntimeAsksForWithSlurmsRequeueOff) {
   SlurmSubmit s;
   s.name = "trainyard-7-a0";
