@@ -65,14 +65,6 @@ Status ValidateLocation(const std::string& location) {
   return Status::Ok();
 }
 
-StatusOr<Project> JobService::ResolveExisting(const std::string& project) {
-  auto resolved = projects_.Resolve(project, /*create_if_missing=*/false);
-  if (!resolved.ok() && resolved.status().code() == Code::kNotFound) {
-    return NotFound("Project " + project + " not found.");
-  }
-  return resolved;
-}
-
 Status JobService::CheckResource(const Project& project, const std::string& location,
                                  const CustomJobSpec& spec) {
   if (spec.persistent_resource_id.empty() || resources_ == nullptr) return Status::Ok();

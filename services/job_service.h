@@ -58,7 +58,6 @@ class JobService {
   void OnCreated(std::function<void()> created) { on_created_ = std::move(created); }
 
  private:
-  StatusOr<Project> ResolveExisting(const std::string& project);
   // The job as the repository keeps it (shared), or NOT_FOUND naming the job as the caller did.
   StatusOr<std::shared_ptr<const JobRecord>> LoadShared(const JobRef& ref);
   StatusOr<JobRecord> Load(const JobRef& ref);

@@ -263,7 +263,7 @@ async function jobsPage(params) {
       el('td', { 'data-label': 'Job' }, el('a', { href: `#/job/${encodeURIComponent(project)}/${encodeURIComponent(location)}/${jobId(job)}` }, jobId(job))),
       el('td', { 'data-label': 'Name' }, job.displayName || ''),
       el('td', { 'data-label': 'State', class: `state ${String(job.state || '').replace('JOB_STATE_', '')}` }, stateWord(job.state)),
-      el('td', { class: 'reason' }, job.state === 'JOB_STATE_QUEUED' ? reasonText(job) : placementText(job)),
+      el('td', { class: 'reason' }, rowReason(job)),
       el('td', { class: 'hide-narrow' }, when(job.createTime)))));
     status.textContent = jobs.length
       ? `${jobs.length} job${jobs.length === 1 ? '' : 's'} on this page; refreshed ${new Date().toLocaleTimeString()}`
@@ -278,6 +278,15 @@ async function jobsPage(params) {
       page.nextPageToken ? link('Older →', [...tokens, page.nextPageToken]) : '');
   }
   await loadThenRefresh(load, status);
+}
+
+// A row's last word on a job: why it waits, why it failed (its error's first line), or where it ran.
+function rowReason(job) {
+  if (job.state === 'JOB_STATE_QUEUED') return reasonText(job);
+  if (job.state === 'JOB_STATE_FAILED' && job.error?.message) {
+    return `Failed: ${job.error.message.split('\n')[0]}`;
+  }
+  return placementText(job);
 }
 
 function placementText(job) {
@@ -520,7 +529,9 @@ async function resourcesPage() {
     const page = await api(`/v1/${parent({ project, location })}/persistentResources?pageSize=100`);
     const resources = page.persistentResources || [];
     body.replaceChildren(...resources.map((r) => el('tr', {},
-      el('td', { 'data-label': 'Resource' }, el('a', { href: `#/resource/${encodeURIComponent(project)}/${encodeURIComponent(location)}/${resourceId(r)}` }, resourceId(r))),
+      el('td', { 'data-label': 'Resource' },
+        el('a', { href: `#/resource/${encodeURIComponent(project)}/${encodeURIComponent(location)}/${resourceId(r)}` }, resourceId(r)),
+        r.displayName && r.displayName !== resourceId(r) ? el('span', { class: 'display-name' }, ` ${r.displayName}`) : ''),
       el('td', { 'data-label': 'State' }, RESOURCE_STATE_WORDS[r.state] || r.state),
       el('td', { 'data-label': 'Pools' }, (r.resourcePools || []).map((p) =>
         `${p.replicaCount} × ${p.machineSpec?.machineType}`).join(', ')),

@@ -1,6 +1,7 @@
 #include "cmd/simulate/compare.h"
 
 #include <chrono>
+#include <cstdio>
 
 #include "cmd/simulate/report.h"
 #include "cmd/simulate/scenario.h"
@@ -44,6 +45,13 @@ Status CompareScenarios(const std::vector<std::string>& paths, std::optional<uin
     };
     TY_ASSIGN_OR_RETURN(SimulationResult result, RunScenario(scenario, traces[i], day));
     const double seconds = wall();
+    if (result.unsettled_events > 0) {
+      std::fprintf(stderr,
+                   "simulate: %s: warning: at %lld event times the scheduler was still changing "
+                   "after %d passes and the replay moved on (timing.json: unsettled_events)\n",
+                   scenario.name.c_str(), static_cast<long long>(result.unsettled_events),
+                   kSettlePasses);
+    }
     TY_ASSIGN_OR_RETURN(ScenarioReport report, WriteScenario(out, scenario, traces[i], result));
     TY_RETURN_IF_ERROR(WriteTiming(out, scenario, result, seconds));
     reports.push_back(std::move(report));

@@ -343,6 +343,7 @@ Status WriteTiming(const std::string& dir, const Scenario& scenario, const Simul
   timing["simulated_per_wall"] =
       Round(wall_seconds > 0 ? Seconds(result.simulated) / wall_seconds : 0, 0);
   timing["passes"] = result.passes;
+  timing["unsettled_events"] = result.unsettled_events;
   timing["peak_rss_mib"] = Round(static_cast<double>(PeakRssKib()) / 1024, 1);
   return WriteText(fs::path(dir) / scenario.name / "timing.json", timing.dump(2) + "\n");
 }

@@ -129,12 +129,14 @@ StatusOr<SimulationResult> RunScenario(const Scenario& scenario, const Trace& tr
       created.push_back(std::stoll(job->name.substr(job->name.rfind('/') + 1)));
       ++next;
     }
-    for (int round = 0; round < 16; ++round) {
+    bool settled = false;
+    for (int round = 0; round < kSettlePasses && !settled; ++round) {
       TY_ASSIGN_OR_RETURN(LoopStats stats, plane->scheduler().RunOnce());
       TY_ASSIGN_OR_RETURN(int moved, plane->executor().RunOnce());
       ++result.passes;
-      if (stats.changes == 0 && stats.committed.admitted == 0 && moved == 0) break;
+      settled = stats.changes == 0 && stats.committed.admitted == 0 && moved == 0;
     }
+    if (!settled) ++result.unsettled_events;
 
     // What is busy (paid for) now, until the next event: nodes jobs hold, and the nodes
     // persistent resources hold, busy or idle.

@@ -56,36 +56,4 @@ std::optional<NodeState> NodeStateMachine::Next(NodeState from, NodeEvent event,
   return std::nullopt;
 }
 
-std::string_view NodeEventName(NodeEvent event) {
-  switch (event) {
-    case NodeEvent::kClaimed:
-      return "claimed";
-    case NodeEvent::kHeld:
-      return "held";
-    case NodeEvent::kUnclaimed:
-      return "unclaimed";
-    case NodeEvent::kUnheld:
-      return "unheld";
-    case NodeEvent::kJobRunning:
-      return "job running";
-    case NodeEvent::kGivenBack:
-      return "given back";
-    case NodeEvent::kReclaimed:
-      return "reclaimed";
-    case NodeEvent::kFailed:
-      return "failed";
-    case NodeEvent::kRepairStarted:
-      return "repair started";
-    case NodeEvent::kRepaired:
-      return "repaired";
-    case NodeEvent::kPreemptedGone:
-      return "preempted gone";
-    case NodeEvent::kResourceBooted:
-      return "resource booted";
-    case NodeEvent::kResourceReboot:
-      return "resource reboot";
-  }
-  return "?";
-}
-
 }  // namespace trainyard

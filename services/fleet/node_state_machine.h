@@ -47,6 +47,4 @@ class NodeStateMachine {
   static bool IsFree(NodeState state);  // READY, DELETED: a holder may take it
 };
 
-std::string_view NodeEventName(NodeEvent event);
-
 }  // namespace trainyard

@@ -14,6 +14,7 @@ const TOKEN_BASE = process.env.TOKEN_BASE;
 const TOKEN = process.env.TOKEN;
 const WAITING = process.env.WAITING;
 const LONG = process.env.LONG;
+const FAILING = process.env.FAILING;
 
 // The checks that must hold on every page: no script error, nothing logged as an error.
 // (The browser logs each refused request; a 401 before the token is given is the sign-in flow.)
@@ -56,6 +57,13 @@ async function main() {
         const r = await page.request.get(`${BASE}/console/app.js`, { headers: { 'accept-encoding': 'gzip' } });
         return r.headers()['content-encoding'] === 'gzip' && Boolean(r.headers().etag);
       })());
+
+    // A failed job's row says why it failed, as a waiting one's says why it waits.
+    const failedRow = page.getByRole('row').filter({ hasText: 'console-failing' });
+    const failedError = (await (await fetch(`${BASE}/v1/projects/demo/locations/us-central1/customJobs/${FAILING}`)).json()).error;
+    check('a failed job\'s row says why it failed (its error\'s first line)',
+      (await failedRow.textContent()).includes(`Failed: ${failedError.message.split('\n')[0]}`),
+      await failedRow.textContent());
 
     // Filtering by state goes to the server.
     await page.getByLabel('State').selectOption('JOB_STATE_QUEUED');
@@ -117,6 +125,9 @@ async function main() {
     const resourceApi = `${BASE}/v1/projects/demo/locations/us-central1/persistentResources/console-pool`;
     await page.getByRole('link', { name: 'Persistent resources' }).click();
     await page.getByRole('heading', { name: 'Persistent resources' }).waitFor();
+    await page.getByRole('row').filter({ hasText: 'named-pool' }).waitFor();
+    check('a persistent resource shows its display name beside its id',
+      (await page.getByRole('row').filter({ hasText: 'named-pool' }).textContent()).includes('The named pool'));
     const form = page.getByRole('form', { name: 'Create a persistent resource' });
     await form.getByLabel('Resource ID').fill('console-pool');
     await form.getByLabel('Machine type').selectOption('a3-highgpu-8g');

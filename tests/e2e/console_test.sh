@@ -14,6 +14,12 @@ start_server --sim-speed 100
 WAITING=$(create '.displayName = "console-waiting" | .jobSpec.workerPoolSpecs += [.jobSpec.workerPoolSpecs[0] | .replicaCount = "63"]' lora-single-node.json)
 LONG=$(create '.displayName = "console-long" | .jobSpec.workerPoolSpecs[0].containerSpec.env = [{"name": "TRAINYARD_SIM_DURATION", "value": "360000s"}]' lora-single-node.json)
 GANG=$(create '.displayName = "console-gang" | .jobSpec.workerPoolSpecs[0].containerSpec.env = [{"name": "TRAINYARD_SIM_DURATION", "value": "360000s"}, {"name": "TRAINYARD_SIM_SLOW_HOST", "value": "1"}]' nemo-pretrain-multinode.json)
+# One whose program exits 1 (three attempts, then FAILED), and a resource with a display name.
+FAILING=$(create '.displayName = "console-failing" | .jobSpec.workerPoolSpecs[0].containerSpec.env = [{"name": "TRAINYARD_SIM_EXIT_CODE", "value": "1"}, {"name": "TRAINYARD_SIM_DURATION", "value": "60s"}]' lora-single-node.json)
+curl -fsS -X POST "$BASE/v1/projects/demo/locations/us-central1/persistentResources?persistentResourceId=named-pool" \
+  -H 'content-type: application/json' \
+  -d '{"displayName": "The named pool", "resourcePools": [{"machineSpec": {"machineType": "a3-highgpu-8g", "acceleratorType": "NVIDIA_H100_80GB", "acceleratorCount": 8}, "replicaCount": "1"}]}' >/dev/null
+wait_until 300 "the failing job failed" bash -c "curl -fsS '$BASE/v1/$FAILING' | jq -e '.state == \"JOB_STATE_FAILED\"'"
 wait_until 120 "the gang running" bash -c "curl -fsS '$BASE/v1/$GANG' | jq -e '.state == \"JOB_STATE_RUNNING\"'"
 wait_until 30 "the waiting job has its reason" \
   bash -c "curl -fsS '$BASE/v1/$WAITING' | jq -e '.trainyard.reason.code == \"NEVER_FITS\"'"
@@ -44,7 +50,7 @@ TOKEN_JOB=$(jq '.displayName = "console-token-job"' "$PAYLOADS/lora-single-node.
   jq -r .name)
 [ -n "$TOKEN_JOB" ] && pass "a job on the token server" || fail "no job on the token server"
 
-if BASE=$BASE TOKEN_BASE=$TOKEN_BASE TOKEN=$VIEWER WAITING=${WAITING##*/} LONG=${LONG##*/} \
+if BASE=$BASE TOKEN_BASE=$TOKEN_BASE TOKEN=$VIEWER WAITING=${WAITING##*/} LONG=${LONG##*/} FAILING=${FAILING##*/} \
   TOKEN_JOB=${TOKEN_JOB##*/} GANG=${GANG##*/} \
   node "$BROWSER_DIR/console_test.js" >"$E2E_DIR/browser.out" 2>&1; then
   cat "$E2E_DIR/browser.out"
