@@ -104,7 +104,14 @@ StatusOr<BuiltJob> BuildJob(const Scenario& s, const TraceJob& job) {
     pool.replica_count = replicas;
     pool.container_spec = ContainerSpec{};
     pool.container_spec->image_uri = "trainyard/replay:trace";
-    pool.container_spec->env.push_back({"TRAINYARD_SIM_DURATION", SecondsText(job.duration)});
+    // A cancelled job's program would run on: the replay cancels it at its recorded run time.
+    const Duration runs =
+        job.end == TraceEnd::kCancelled ? job.duration + kCancelledJobSlack : job.duration;
+    pool.container_spec->env.push_back({"TRAINYARD_SIM_DURATION", SecondsText(runs)});
+    // A failed job's program exits 1 at its recorded run time, once (no retries below).
+    if (job.end == TraceEnd::kFailed) {
+      pool.container_spec->env.push_back({"TRAINYARD_SIM_EXIT_CODE", "1"});
+    }
     for (const auto& [name, value] :
          {std::pair{"TRAINYARD_CHECKPOINT_INTERVAL", s.checkpoint_interval},
           std::pair{"TRAINYARD_CHECKPOINT_SAVE_TIME", s.checkpoint_save},
@@ -126,6 +133,10 @@ StatusOr<BuiltJob> BuildJob(const Scenario& s, const TraceJob& job) {
   } else {
     sched.strategy = SchedulingStrategy::kStandard;
   }
+  // What the user asked for is the job's limit (backfill plans with it); never below what it ran,
+  // so the replay does not cut a job the trace's machine let finish.
+  if (job.requested) sched.timeout = std::max(*job.requested, job.duration);
+  if (job.end == TraceEnd::kFailed) sched.disable_retries = true;
   return built;
 }
 

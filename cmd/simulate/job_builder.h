@@ -14,6 +14,10 @@ struct BuiltJob {
   std::string model;  // the placement rule's (STANDARD, SPOT, …)
 };
 
+// How much longer than its recorded run a cancelled job's program is made to run: the replay
+// cancels it at its recorded run time, well before the program would end by itself.
+inline constexpr Duration kCancelledJobSlack = std::chrono::hours(24 * 365);
+
 // INVALID_ARGUMENT naming the trace line when no shape fits the job.
 StatusOr<BuiltJob> BuildJob(const Scenario& scenario, const TraceJob& job);
 

@@ -82,6 +82,8 @@ StatusOr<Workload> ParseWorkload(const std::string& src, const json& w, const fs
     TY_ASSIGN_OR_RETURN(out.columns.gpus, StringField(src, c, "gpus", p, true));
     TY_ASSIGN_OR_RETURN(out.columns.nodes, StringField(src, c, "nodes", p, false));
     TY_ASSIGN_OR_RETURN(out.columns.project, StringField(src, c, "project", p, false));
+    TY_ASSIGN_OR_RETURN(out.columns.status, StringField(src, c, "status", p, false));
+    TY_ASSIGN_OR_RETURN(out.columns.limit, StringField(src, c, "limit", p, false));
     TY_ASSIGN_OR_RETURN(std::string submit,
                         StringField(src, w, "submitFormat", "workload.", false));
     if (submit == "timestamp") {
@@ -97,6 +99,12 @@ StatusOr<Workload> ParseWorkload(const std::string& src, const json& w, const fs
         out.swf_project != "partition") {
       return Bad(src, "workload.project", "must be user, group, queue or partition");
     }
+  }
+  if (w.contains("durationScale")) {
+    if (!w["durationScale"].is_number() || w["durationScale"].get<double>() <= 0) {
+      return Bad(src, "workload.durationScale", "must be a positive number");
+    }
+    out.duration_scale = w["durationScale"].get<double>();
   }
   for (const char* key : {"limit", "skipGpusAbove"}) {
     if (!w.contains(key)) continue;

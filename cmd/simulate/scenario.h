@@ -25,6 +25,8 @@ struct CsvColumns {
   std::string gpus;
   std::string nodes;    // optional: GPUs are spread over this many nodes
   std::string project;  // the queue, virtual cluster or user that becomes the project
+  std::string status;   // optional: how the job ended (failed, killed/cancelled, else completed)
+  std::string limit;    // optional: the user's requested time, in seconds
 };
 
 struct Workload {
@@ -36,6 +38,9 @@ struct Workload {
   std::string swf_project = "user";  // SWF: user, group, queue or partition
   int64_t limit = 0;                 // the first N jobs only (0: all)
   int64_t skip_gpus_above = 0;       // 0: none skipped (a job no shape fits is an error)
+  // Run and requested times are multiplied by this (a trace from older hardware, replayed on
+  // faster accelerators: below 1).
+  double duration_scale = 1;
 };
 
 // Which consumption model a job asks for: the first rule whose projects and GPU range match.

@@ -1,10 +1,12 @@
 #include "cmd/simulate/simulation.h"
 
 #include <algorithm>
+#include <cctype>
 
 #include "cmd/app/control_plane.h"
 #include "cmd/app/memory_adapters.h"
 #include "services/catalog.h"
+#include "services/resource_names.h"
 #include "workers/sim/sim_runtime.h"
 
 namespace trainyard::simulate {
@@ -62,6 +64,51 @@ bool ResourceSettling(const PersistentResource& r) {
 
 }  // namespace
 
+std::string ProjectIdOf(const std::string& trace_value) {
+  if (IsProjectNumber(trace_value).ok()) return trace_value;
+  std::string id = "p-";
+  for (char c : trace_value) {
+    const bool kept =
+        std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.' || c == ':';
+    id += kept ? c : '-';
+  }
+  return id.substr(0, 63);
+}
+
+void TraceCancels::Add(int64_t job_id, std::string project, Duration run) {
+  pending_[job_id] = Pending{std::move(project), run};
+}
+
+std::vector<std::pair<int64_t, std::string>> TraceCancels::Due(storage::memory::MemoryDatabase& db,
+                                                               Timestamp now) {
+  std::vector<std::pair<int64_t, std::string>> due;
+  std::lock_guard lock(db.mu);
+  for (auto it = pending_.begin(); it != pending_.end();) {
+    const CustomJob& job = db.jobs.at(it->first).record.job;
+    if (IsTerminal(job.state)) {
+      it = pending_.erase(it);
+    } else if (job.start_time && At(*job.start_time, it->second.run) <= now) {
+      due.emplace_back(it->first, it->second.project);
+      it = pending_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  return due;
+}
+
+std::optional<Timestamp> TraceCancels::Next(storage::memory::MemoryDatabase& db) const {
+  std::optional<Timestamp> next;
+  std::lock_guard lock(db.mu);
+  for (const auto& [id, p] : pending_) {
+    const CustomJob& job = db.jobs.at(id).record.job;
+    if (!job.start_time || IsTerminal(job.state)) continue;
+    const Timestamp at = At(*job.start_time, p.run);
+    if (!next || at < *next) next = at;
+  }
+  return next;
+}
+
 Timestamp ReplayEpoch() { return FromUnixMicros(1'767'225'600'000'000); }
 
 StatusOr<SimulationResult> RunScenario(const Scenario& scenario, const Trace& trace,
@@ -104,6 +151,7 @@ StatusOr<SimulationResult> RunScenario(const Scenario& scenario, const Trace& tr
     model_of_pool[pool.id] = std::string(ConsumptionModelName(pool.model));
   }
 
+  TraceCancels cancels;
   std::vector<int64_t> created;  // job ids, in trace order
   created.reserve(trace.jobs.size());
   size_t next = 0;
@@ -118,8 +166,8 @@ StatusOr<SimulationResult> RunScenario(const Scenario& scenario, const Trace& tr
     clock.Set(now);
     while (next < trace.jobs.size() && At(epoch, trace.jobs[next].submit) <= now) {
       // The body goes to the store (the report keeps the shape, not the body).
-      auto job = plane->jobs().Create(ParentRef{trace.jobs[next].project, region},
-                                      std::move(built[next].body), "");
+      const std::string project = ProjectIdOf(trace.jobs[next].project);
+      auto job = plane->jobs().Create(ParentRef{project, region}, std::move(built[next].body), "");
       built[next].body = CustomJob{};
       if (!job.ok()) {
         return InvalidArgument(scenario.workload.path + ":" +
@@ -127,7 +175,15 @@ StatusOr<SimulationResult> RunScenario(const Scenario& scenario, const Trace& tr
                                job.status().message());
       }
       created.push_back(std::stoll(job->name.substr(job->name.rfind('/') + 1)));
+      if (trace.jobs[next].end == TraceEnd::kCancelled) {
+        cancels.Add(created.back(), project, trace.jobs[next].duration);
+      }
       ++next;
+    }
+    // The trace's users cancelled these after their recorded run: so does the replay.
+    for (const auto& [id, project] : cancels.Due(db, now)) {
+      TY_RETURN_IF_ERROR(
+          plane->jobs().Cancel(JobRef{ParentRef{project, region}, std::to_string(id)}));
     }
     bool settled = false;
     for (int round = 0; round < kSettlePasses && !settled; ++round) {
@@ -191,6 +247,7 @@ StatusOr<SimulationResult> RunScenario(const Scenario& scenario, const Trace& tr
         grace && (!due || *grace < *due)) {
       due = grace;
     }
+    if (auto cancel = cancels.Next(db); cancel && (!due || *cancel < *due)) due = cancel;
     if (due) then = std::min(then, std::max(*due, now + 1us));
     if (live > 0 || resources_settling) then = std::min(then, now + kIdlePass);
     const double dt = std::chrono::duration<double>(then - now).count();

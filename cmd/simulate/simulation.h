@@ -9,6 +9,7 @@
 // history.
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,7 @@
 #include "cmd/simulate/scenario.h"
 #include "cmd/simulate/trace.h"
 #include "services/job_repository.h"
+#include "storage/memory/memory_database.h"
 
 namespace trainyard::simulate {
 
@@ -61,6 +63,29 @@ inline constexpr int kSettlePasses = 16;
 
 // Called every simulated day and at the end: jobs created so far, jobs ended, simulated time.
 using Progress = std::function<void(int64_t created, int64_t ended, Duration simulated)>;
+
+// A trace's project (a user, a queue, a virtual cluster such as Philly's "6214e9") as a project id
+// the API takes: itself when valid, else "p-" and the value with other characters as '-'. Reports
+// keep the trace's own value.
+std::string ProjectIdOf(const std::string& trace_value);
+
+// The trace jobs that ended CANCELLED: each is cancelled once it has run its recorded time.
+class TraceCancels {
+ public:
+  void Add(int64_t job_id, std::string project, Duration run);
+  // The jobs to cancel now (job id, project); forgets them and the ones that have ended.
+  std::vector<std::pair<int64_t, std::string>> Due(storage::memory::MemoryDatabase& db,
+                                                   Timestamp now);
+  // When the next started one is due.
+  std::optional<Timestamp> Next(storage::memory::MemoryDatabase& db) const;
+
+ private:
+  struct Pending {
+    std::string project;
+    Duration run;
+  };
+  std::map<int64_t, Pending> pending_;
+};
 
 // Where a replay's clock starts (fixed, so reports repeat): 2026-01-01T00:00:00Z.
 Timestamp ReplayEpoch();

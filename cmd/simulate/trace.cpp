@@ -83,7 +83,8 @@ StatusOr<Trace> ReadSwf(const Workload& w, std::istream& in) {
   std::string line;
   int64_t number = 0;
   // SWF v2.2 fields (1-based): 2 submit, 4 run time, 5 allocated processors, 8 requested
-  // processors, 12 user, 13 group, 15 queue, 16 partition. -1 means unknown.
+  // processors, 9 requested time, 11 status (1 completed, 0 failed, 5 cancelled), 12 user, 13
+  // group, 15 queue, 16 partition. -1 means unknown.
   const int project_field = w.swf_project == "group"       ? 12
                             : w.swf_project == "queue"     ? 14
                             : w.swf_project == "partition" ? 15
@@ -119,11 +120,33 @@ StatusOr<Trace> ReadSwf(const Workload& w, std::istream& in) {
     job.id = f[0];
     job.submit = Seconds(submit);
     job.duration = Seconds(run);
+    if (auto requested = Number(f[8]); requested && *requested > 0)
+      job.requested = Seconds(*requested);
+    if (auto status = Number(f[10])) {
+      job.end = *status == 0   ? TraceEnd::kFailed
+                : *status == 5 ? TraceEnd::kCancelled
+                               : TraceEnd::kCompleted;
+    }
     job.gpus = static_cast<int64_t>(procs);
     job.project = w.swf_project + "-" + f[static_cast<size_t>(project_field)];
     trace.jobs.push_back(std::move(job));
   }
   return trace;
+}
+
+// A CSV status as published: Philly's Pass/Failed/Killed, Helios's COMPLETED/FAILED/CANCELLED/
+// TIMEOUT, and the like. A timeout ended at its limit: its run time says so, and it counts as
+// failed.
+TraceEnd EndOf(std::string status) {
+  std::transform(status.begin(), status.end(), status.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (status.find("fail") != std::string::npos || status.find("timeout") != std::string::npos) {
+    return TraceEnd::kFailed;
+  }
+  if (status.find("cancel") != std::string::npos || status.find("kill") != std::string::npos) {
+    return TraceEnd::kCancelled;
+  }
+  return TraceEnd::kCompleted;
 }
 
 StatusOr<Trace> ReadCsv(const Workload& w, std::istream& in) {
@@ -147,6 +170,8 @@ StatusOr<Trace> ReadCsv(const Workload& w, std::istream& in) {
   TY_ASSIGN_OR_RETURN(auto gpus_col, index(w.columns.gpus, "gpus"));
   TY_ASSIGN_OR_RETURN(auto nodes_col, index(w.columns.nodes, "nodes"));
   TY_ASSIGN_OR_RETURN(auto project_col, index(w.columns.project, "project"));
+  TY_ASSIGN_OR_RETURN(auto status_col, index(w.columns.status, "status"));
+  TY_ASSIGN_OR_RETURN(auto limit_col, index(w.columns.limit, "limit"));
   int64_t number = 1;
   while (std::getline(in, line)) {
     ++number;
@@ -193,6 +218,14 @@ StatusOr<Trace> ReadCsv(const Workload& w, std::istream& in) {
       TY_ASSIGN_OR_RETURN(job.project, cell(*project_col, w.columns.project));
     }
     if (job.project.empty()) job.project = "default";
+    if (status_col) {
+      TY_ASSIGN_OR_RETURN(std::string status, cell(*status_col, w.columns.status));
+      job.end = EndOf(status);
+    }
+    if (limit_col) {
+      TY_ASSIGN_OR_RETURN(std::string text, cell(*limit_col, w.columns.limit));
+      if (auto limit = Number(text); limit && *limit > 0) job.requested = Seconds(*limit);
+    }
     trace.jobs.push_back(std::move(job));
   }
   return trace;
@@ -261,6 +294,15 @@ StatusOr<Trace> ReadTrace(const Workload& w) {
   if (!trace.jobs.empty()) {
     const Duration first = trace.jobs.front().submit;
     for (TraceJob& j : trace.jobs) j.submit -= first;
+  }
+  if (w.duration_scale != 1) {
+    const auto scaled = [&](Duration d) {
+      return std::chrono::duration_cast<Duration>(d * w.duration_scale);
+    };
+    for (TraceJob& j : trace.jobs) {
+      j.duration = scaled(j.duration);
+      if (j.requested) j.requested = scaled(*j.requested);
+    }
   }
   return trace;
 }

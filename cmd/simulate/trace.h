@@ -10,6 +10,9 @@
 
 namespace trainyard::simulate {
 
+// How the job ended in the trace: a replay ends it the same way at its recorded run time.
+enum class TraceEnd { kCompleted, kFailed, kCancelled };
+
 struct TraceJob {
   int64_t line = 0;   // 1-based, in the trace file
   std::string id;     // the trace's own job id, when it has one
@@ -19,6 +22,10 @@ struct TraceJob {
   int64_t nodes = 0;  // 0: the shape decides
   std::string project;
   std::optional<CustomJob> body;  // JSONL: the job as given
+  // The user's requested time (SWF field 9, a CSV limit column): the job's scheduling.timeout, so
+  // backfill plans with it as the trace's scheduler did.
+  std::optional<Duration> requested;
+  TraceEnd end = TraceEnd::kCompleted;
 };
 
 struct Trace {
