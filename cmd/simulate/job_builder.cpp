@@ -134,8 +134,11 @@ StatusOr<BuiltJob> BuildJob(const Scenario& s, const TraceJob& job) {
     sched.strategy = SchedulingStrategy::kStandard;
   }
   // What the user asked for is the job's limit (backfill plans with it); never below what it ran,
-  // so the replay does not cut a job the trace's machine let finish.
-  if (job.requested) sched.timeout = std::max(*job.requested, job.duration);
+  // so the replay does not cut a job the trace's machine let finish, and never past the 7 days
+  // Vertex (and the API) allows.
+  if (job.requested) {
+    sched.timeout = std::min(std::max(*job.requested, job.duration), kDefaultJobTimeout);
+  }
   if (job.end == TraceEnd::kFailed) sched.disable_retries = true;
   return built;
 }

@@ -14,6 +14,7 @@
 #include <set>
 #include <sstream>
 
+#include "cmd/simulate/validation.h"
 #include "services/catalog.h"
 #include "services/job_state_names.h"
 
@@ -165,6 +166,31 @@ std::string NodeNames(const SchedulingStatus& s) {
     for (const std::string& n : p.nodes) out += (out.empty() ? "" : " ") + n;
   }
   return out;
+}
+
+// Replays of a log on the machine it came from: each figure recorded beside replayed.
+void WriteValidationTable(std::ostream& md, const std::vector<ScenarioReport>& reports) {
+  bool any = false;
+  for (const ScenarioReport& r : reports) any = any || r.summary.contains("validation");
+  if (!any) return;
+  md << "\n### Against recorded history\n\n| scenario | utilization | wait mean (s) | wait p50 (s) "
+        "| wait p95 (s) | bounded slowdown | weekly wait correlation |\n|---|---:|---:|---:|---:|"
+        "---:|---:|\n";
+  for (const ScenarioReport& r : reports) {
+    if (!r.summary.contains("validation")) continue;
+    const ordered_json& v = r.summary["validation"];
+    const auto pair = [&](const char* key, int digits) {
+      return Fixed(v["replay"][key].get<double>(), digits) + " (recorded " +
+             Fixed(v["recorded"][key].get<double>(), digits) + ")";
+    };
+    md << "| " << r.name << " | " << pair("utilization", 3) << " | " << pair("wait_mean_s", 0)
+       << " | " << pair("wait_p50_s", 0) << " | " << pair("wait_p95_s", 0) << " | "
+       << pair("bounded_slowdown", 2) << " | "
+       << (v.contains("weekly_wait_correlation")
+               ? Fixed(v["weekly_wait_correlation"].get<double>(), 3)
+               : std::string("–"))
+       << " |\n";
+  }
 }
 
 }  // namespace
@@ -331,6 +357,7 @@ StatusOr<ScenarioReport> WriteScenario(const std::string& dir, const Scenario& s
   }
   summary["persistent_resources"] = resources;
   summary["simulated_seconds"] = Round(Seconds(result.simulated), 1);
+  if (auto validation = ValidationOf(trace, result)) summary["validation"] = *validation;
   TY_RETURN_IF_ERROR(WriteText(out / "jobs.csv", csv.str()));
   TY_RETURN_IF_ERROR(WriteText(out / "summary.json", summary.dump(2) + "\n"));
   return ScenarioReport{scenario.name, summary, waits, result.capacity};
@@ -403,6 +430,7 @@ Status WriteComparison(const std::string& dir, const std::vector<ScenarioReport>
       return num(all[id]["held_node_hours"], 0) + " / " + num(all[id]["busy_node_hours"], 0);
     });
   }
+  WriteValidationTable(md, reports);
   md << "\n![wait CDF](wait_cdf.svg)\n![cost against p95 wait](cost_vs_wait.svg)\n";
   for (const ScenarioReport& r : reports) {
     all.push_back(r.summary);

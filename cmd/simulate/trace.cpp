@@ -91,6 +91,9 @@ StatusOr<Trace> ReadSwf(const Workload& w, std::istream& in) {
                                                            : 11;
   while (std::getline(in, line)) {
     ++number;
+    if (line.starts_with("; MaxProcs:")) {
+      if (auto n = Number(line.substr(11))) trace.max_procs = static_cast<int64_t>(*n);
+    }
     if (line.empty() || line[0] == ';' || line.find_first_not_of(" \t\r") == std::string::npos) {
       continue;
     }
@@ -122,6 +125,7 @@ StatusOr<Trace> ReadSwf(const Workload& w, std::istream& in) {
     job.duration = Seconds(run);
     if (auto requested = Number(f[8]); requested && *requested > 0)
       job.requested = Seconds(*requested);
+    if (auto wait = Number(f[2]); wait && *wait >= 0) job.recorded_wait = Seconds(*wait);
     if (auto status = Number(f[10])) {
       job.end = *status == 0   ? TraceEnd::kFailed
                 : *status == 5 ? TraceEnd::kCancelled

@@ -26,12 +26,15 @@ struct TraceJob {
   // backfill plans with it as the trace's scheduler did.
   std::optional<Duration> requested;
   TraceEnd end = TraceEnd::kCompleted;
+  // What the trace's machine made it wait (SWF field 3), for validation against history.
+  std::optional<Duration> recorded_wait;
 };
 
 struct Trace {
   std::vector<TraceJob> jobs;  // by submit time, then line
   int64_t skipped = 0;         // jobs that never ran (no run time) or asked for no GPU
   int64_t skipped_large = 0;   // more GPUs than the scenario's skipGpusAbove
+  int64_t max_procs = 0;       // SWF header's MaxProcs: the machine the log came from (0: none)
 };
 
 StatusOr<Trace> ReadTrace(const Workload& workload);

@@ -124,7 +124,7 @@ TEST(JobBuilderTest, GpusFitTheSmallestShapeOrWholeNodesOfTheLargestAsAGang) {
   s.placement = {{{"research"}, 0, 16, "SPOT_THEN_ON_DEMAND", ""}, {{}, 0, 0, "ON_DEMAND", ""}};
   s.checkpoint_interval = 1800s;
   s.checkpoint_save = 60s;
-  TraceJob small{7, "", {}, 3600s, 3, 0, "research", std::nullopt, std::nullopt, TraceEnd::kCompleted};
+  TraceJob small{7, "", {}, 3600s, 3, 0, "research", std::nullopt, std::nullopt, TraceEnd::kCompleted, std::nullopt};
   auto one = BuildJob(s, small);
   ASSERT_TRUE(one.ok());
   EXPECT_EQ(one->machine_type, "a3-highgpu-4g");
@@ -137,7 +137,7 @@ TEST(JobBuilderTest, GpusFitTheSmallestShapeOrWholeNodesOfTheLargestAsAGang) {
   EXPECT_EQ(env[2].name, "TRAINYARD_CHECKPOINT_SAVE_TIME");
   EXPECT_EQ(env[2].value, "60s");
 
-  TraceJob large{8, "", {}, 60s, 20, 0, "research", std::nullopt, std::nullopt, TraceEnd::kCompleted};
+  TraceJob large{8, "", {}, 60s, 20, 0, "research", std::nullopt, std::nullopt, TraceEnd::kCompleted, std::nullopt};
   auto gang = BuildJob(s, large);
   ASSERT_TRUE(gang.ok());
   EXPECT_EQ(gang->machine_type, "a3-megagpu-8g");
@@ -149,7 +149,7 @@ TEST(JobBuilderTest, GpusFitTheSmallestShapeOrWholeNodesOfTheLargestAsAGang) {
             ReservationAffinityType::kNoReservation)
       << "ON_DEMAND never takes a reservation";
 
-  TraceJob spread{9, "", {}, 60s, 32, 2, "x", std::nullopt, std::nullopt, TraceEnd::kCompleted};
+  TraceJob spread{9, "", {}, 60s, 32, 2, "x", std::nullopt, std::nullopt, TraceEnd::kCompleted, std::nullopt};
   auto refused = BuildJob(s, spread);
   ASSERT_FALSE(refused.ok());
   EXPECT_NE(refused.status().message().find(":9: no shape has 16 GPUs a node"), std::string::npos);
@@ -161,22 +161,22 @@ TEST(JobBuilderTest, JobsOnAPersistentResourceTakeItsMachineTypeAndAGangLargerTh
   s.workload.path = "trace.csv";
   s.resources = {ResourcePlan{"team-pool", "team", "a3-megagpu-8g", 2, 1, 4}};
   s.placement = {{{"team"}, 0, 0, "STANDARD", "team-pool"}, {{}, 0, 0, "ON_DEMAND", ""}};
-  TraceJob one_gpu{3, "", {}, 600s, 1, 0, "team", std::nullopt, std::nullopt, TraceEnd::kCompleted};
+  TraceJob one_gpu{3, "", {}, 600s, 1, 0, "team", std::nullopt, std::nullopt, TraceEnd::kCompleted, std::nullopt};
   auto small = BuildJob(s, one_gpu);
   ASSERT_TRUE(small.ok()) << small.status().message();
   EXPECT_EQ(small->machine_type, "a3-megagpu-8g") << "the resource's, not the smallest shape";
   EXPECT_EQ(small->body.job_spec.persistent_resource_id, "team-pool");
-  TraceJob elsewhere{4, "", {}, 600s, 1, 0, "other", std::nullopt, std::nullopt, TraceEnd::kCompleted};
+  TraceJob elsewhere{4, "", {}, 600s, 1, 0, "other", std::nullopt, std::nullopt, TraceEnd::kCompleted, std::nullopt};
   auto other = BuildJob(s, elsewhere);
   ASSERT_TRUE(other.ok());
   EXPECT_EQ(other->machine_type, "a3-highgpu-1g");
   EXPECT_EQ(other->body.job_spec.persistent_resource_id, "");
 
-  TraceJob fits{5, "", {}, 600s, 32, 0, "team", std::nullopt, std::nullopt, TraceEnd::kCompleted};
+  TraceJob fits{5, "", {}, 600s, 32, 0, "team", std::nullopt, std::nullopt, TraceEnd::kCompleted, std::nullopt};
   auto four = BuildJob(s, fits);
   ASSERT_TRUE(four.ok());
   EXPECT_EQ(four->nodes, 4) << "up to its autoscaling maximum";
-  TraceJob too_large{6, "", {}, 600s, 40, 0, "team", std::nullopt, std::nullopt, TraceEnd::kCompleted};
+  TraceJob too_large{6, "", {}, 600s, 40, 0, "team", std::nullopt, std::nullopt, TraceEnd::kCompleted, std::nullopt};
   auto refused = BuildJob(s, too_large);
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.status().message(),
