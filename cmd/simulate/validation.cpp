@@ -99,9 +99,13 @@ std::optional<nlohmann::ordered_json> ValidationOf(const Trace& trace,
   if (trace.max_procs <= 0 || result.jobs.empty()) return std::nullopt;
   std::vector<JobTimes> recorded, replayed;
   const Timestamp epoch = ReplayEpoch();
-  int64_t unstarted = 0;
+  int64_t unstarted = 0, unrecorded = 0;
   for (const JobOutcome& j : result.jobs) {
-    if (!j.trace->recorded_wait) return std::nullopt;  // not a log of what a machine did
+    // A job the log has no wait for is left out of both sides.
+    if (!j.trace->recorded_wait) {
+      ++unrecorded;
+      continue;
+    }
     const double submit = Seconds(j.trace->submit);
     const double run = Seconds(j.trace->duration);
     recorded.push_back({submit, Seconds(*j.trace->recorded_wait), run, j.trace->gpus});
@@ -113,6 +117,7 @@ std::optional<nlohmann::ordered_json> ValidationOf(const Trace& trace,
     const double start = Seconds(*job.start_time - epoch);
     replayed.push_back({submit, std::max(0.0, start - submit), run, j.trace->gpus});
   }
+  if (recorded.empty()) return std::nullopt;  // not a log of what a machine did
   const double capacity = static_cast<double>(trace.max_procs);
   const HistoryFigures was = FiguresOf(recorded, capacity);
   const HistoryFigures is = FiguresOf(replayed, capacity);
@@ -129,6 +134,7 @@ std::optional<nlohmann::ordered_json> ValidationOf(const Trace& trace,
   out["capacity_processors"] = trace.max_procs;
   out["jobs"] = static_cast<int64_t>(recorded.size());
   out["jobs_never_started"] = unstarted;
+  out["jobs_without_recorded_wait"] = unrecorded;
   out["recorded"] = Json(was);
   out["replay"] = Json(is);
   const auto ratio = [](double replay, double recorded) {

@@ -21,8 +21,8 @@ struct HistoryFigures {
   double bounded_slowdown = 0;  // mean of max(1, (wait + run) / max(run, 10 s))
 };
 
-// The recorded figures beside the replay's, for a trace whose every job has a recorded wait and
-// whose header gives the machine's processors; nullopt otherwise.
+// The recorded figures beside the replay's, over the jobs with a recorded wait, for a trace whose
+// header gives the machine's processors; nullopt otherwise.
 std::optional<nlohmann::ordered_json> ValidationOf(const Trace& trace,
                                                    const SimulationResult& result);
 
