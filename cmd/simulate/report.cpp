@@ -14,6 +14,7 @@
 #include <set>
 #include <sstream>
 
+#include "cmd/simulate/scenario_files.h"
 #include "cmd/simulate/validation.h"
 #include "services/catalog.h"
 #include "services/job_state_names.h"
@@ -59,18 +60,7 @@ Status WriteText(const fs::path& path, const std::string& text) {
   if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
     return Internal(path.string() + ": cannot replace: " + std::strerror(errno));
   }
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-  if (fd < 0) return Internal(path.string() + ": cannot be written: " + std::strerror(errno));
-  size_t put = 0;
-  while (put < text.size()) {
-    const ssize_t n = ::write(fd, text.data() + put, text.size() - put);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    put += static_cast<size_t>(n);
-  }
-  const bool closed = ::close(fd) == 0;
-  if (put != text.size() || !closed) return Internal(path.string() + ": cannot be written");
-  return Status::Ok();
+  return WriteNewFile(path.string(), text, 0644);
 }
 
 // The scenario's report folder: made here, or one a rerun left (a real folder, not a link).

@@ -6,7 +6,11 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
+
+#include "workers/files/text_file.h"
 
 namespace trainyard::simulate {
 namespace {
@@ -65,18 +69,19 @@ StatusOr<std::string> ReadScenarioFile(const std::string& path, const FileRules&
     ::close(fd);
     return InvalidArgument(path + ": is larger than " + std::to_string(rules.max_bytes) + " bytes");
   }
-  std::string text;
-  text.resize(static_cast<size_t>(st.st_size));
-  size_t got = 0;
-  while (got < text.size()) {
-    const ssize_t n = ::read(fd, text.data() + got, text.size() - got);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    got += static_cast<size_t>(n);
-  }
+  // A file that shrank while read is read as it now is.
+  std::string text = files::ReadUpTo(fd, static_cast<size_t>(st.st_size));
   ::close(fd);
-  text.resize(got);  // a file that shrank while read is read as it now is
   return text;
+}
+
+Status WriteNewFile(const std::string& path, std::string_view text, mode_t mode) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+  if (fd < 0) return Internal(path + ": cannot be written: " + std::strerror(errno));
+  const bool written = files::WriteAll(fd, text);
+  const bool closed = ::close(fd) == 0;
+  if (!written || !closed) return Internal(path + ": cannot be written");
+  return Status::Ok();
 }
 
 }  // namespace trainyard::simulate

@@ -3,6 +3,8 @@
 // uploads), so its name becomes a folder only when it is a plain name, the files it names are read
 // only when they are regular files (a FIFO or /dev/zero would hang a replay), and a caller's
 // scenario may name only files below its own folder.
+#include <sys/types.h>
+
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -35,5 +37,8 @@ StatusOr<std::string> ResolveScenarioPath(const std::string& source, const std::
 
 // The whole of a regular file, never through a final symbolic link, at most rules.max_bytes.
 StatusOr<std::string> ReadScenarioFile(const std::string& path, const FileRules& rules);
+
+// A new file (O_CREAT | O_EXCL | O_NOFOLLOW): never written through a link, never over a file.
+Status WriteNewFile(const std::string& path, std::string_view text, mode_t mode);
 
 }  // namespace trainyard::simulate

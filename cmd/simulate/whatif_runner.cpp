@@ -39,18 +39,7 @@ struct Scratch {
 Status WriteNew(const fs::path& path, const std::string& text) {
   std::error_code ec;
   fs::create_directories(path.parent_path(), ec);
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-  if (fd < 0) return Internal(path.string() + ": cannot be staged");
-  size_t put = 0;
-  while (put < text.size()) {
-    const ssize_t n = ::write(fd, text.data() + put, text.size() - put);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    put += static_cast<size_t>(n);
-  }
-  ::close(fd);
-  if (put != text.size()) return Internal(path.string() + ": cannot be staged");
-  return Status::Ok();
+  return WriteNewFile(path.string(), text, 0600);
 }
 
 // `relative` (as a scenario in `from` names it) copied to the same place under `to`, once.
