@@ -1,14 +1,16 @@
 // Boost.Beast behind our seam (Debian's Boost, which cpprestsdk already pulls in). It replaced
-// cpprestsdk's listener, archived upstream and never meant for production (docs/engineering.md §1):
+// cpprestsdk's listener, archived upstream and never meant for production (docs/performance.md):
 // that one has no timeouts, reads bodies it will refuse, and writes a reply 4 KB a send with a
 // thread handoff each. Here a reply leaves in one gather write, limits are checked on the header
 // before a body byte is read, and a client that dribbles is cut off.
+#include <sys/resource.h>
 #include <boost/asio.hpp>
 #include <boost/asio/ssl.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <future>
@@ -22,6 +24,7 @@
 #include "api/error_body.h"
 #include "api/http_server.h"
 #include "api/request_target.h"
+#include "services/log.h"
 
 namespace trainyard::api {
 namespace {
@@ -48,6 +51,14 @@ struct RequestsInFlight {
   int count = 0;
 };
 
+// Connections open now, against ServerOptions::max_connections.
+struct OpenConnections {
+  std::mutex mu;
+  int count = 0;
+  // Set while the acceptor waits at the cap; the first connection to close calls it (once).
+  std::function<void()> resume_accept;
+};
+
 // What every connection shares with the server; held by each connection, so a connection that
 // outlives Stop never reads a destroyed server.
 struct ServerState {
@@ -58,6 +69,31 @@ struct ServerState {
   asio::thread_pool* writers = nullptr;
   std::atomic<bool> draining{false};
   RequestsInFlight in_flight;
+  OpenConnections open;
+};
+
+// One connection counted open from its accept until it is gone, its socket closed; the first to
+// go from a full server lets the acceptor take the next.
+class ConnectionSlot {
+ public:
+  explicit ConnectionSlot(OpenConnections& open) : open_(open) {
+    std::lock_guard lock(open_.mu);
+    ++open_.count;
+  }
+  ~ConnectionSlot() {
+    std::function<void()> resume;
+    {
+      std::lock_guard lock(open_.mu);
+      --open_.count;
+      resume.swap(open_.resume_accept);
+    }
+    if (resume) resume();
+  }
+  ConnectionSlot(const ConnectionSlot&) = delete;
+  ConnectionSlot& operator=(const ConnectionSlot&) = delete;
+
+ private:
+  OpenConnections& open_;
 };
 
 // One request counted in flight, from its header to its reply on the wire (or the client gone).
@@ -95,7 +131,7 @@ template <class Stream>
 class Connection : public std::enable_shared_from_this<Connection<Stream>> {
  public:
   Connection(Stream stream, std::shared_ptr<ServerState> state)
-      : stream_(std::move(stream)), state_(std::move(state)) {}
+      : state_(std::move(state)), slot_(state_->open), stream_(std::move(stream)) {}
 
   void Start() {
     if constexpr (kTls) {
@@ -319,8 +355,11 @@ class Connection : public std::enable_shared_from_this<Connection<Stream>> {
                             });
   }
 
-  Stream stream_;
+  // In this order, so the socket closes before the slot is given back, and the slot before the
+  // state it counts in.
   std::shared_ptr<ServerState> state_;
+  ConnectionSlot slot_;
+  Stream stream_;
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   std::optional<http::response<http::empty_body>> continue_;
@@ -370,9 +409,10 @@ class BeastServer final : public HttpServer {
       return Unavailable("cannot listen on " + options.host + ":" + std::to_string(options.port) +
                          ": " + ec.message());
     }
+    WarnIfDescriptorsRunOutFirst(options.max_connections);
     writers_.emplace(static_cast<size_t>(std::max(1, options.threads)));
     state_->writers = &*writers_;
-    Accept();
+    asio::post(acceptor_.get_executor(), [this] { Accept(); });
     int io_threads = std::max(1, options.io_threads);
     for (int i = 0; i < io_threads; ++i) threads_.emplace_back([this] { io_.run(); });
     return Status::Ok();
@@ -386,9 +426,14 @@ class BeastServer final : public HttpServer {
       asio::post(acceptor_.get_executor(), [&] {
         beast::error_code ignored;
         acceptor_.close(ignored);
+        accept_retry_.cancel();
         closed.set_value();
       });
       closed.get_future().wait();
+      {
+        std::lock_guard lock(state_->open.mu);
+        state_->open.resume_accept = nullptr;  // a connection closing from now on resumes nothing
+      }
       {
         std::unique_lock lock(state_->in_flight.mu);
         state_->in_flight.idle.wait_for(lock, drain,
@@ -413,23 +458,82 @@ class BeastServer final : public HttpServer {
   }
 
  private:
+  // After a failed accept, the wait before the next: doubling from the first to the last.
+  static constexpr std::chrono::milliseconds kFirstAcceptRetry{5};
+  static constexpr std::chrono::milliseconds kLastAcceptRetry{1000};
+
+  // One accept pending at a time, on the acceptor's strand (where Stop closes it too).
   void Accept() {
-    acceptor_.async_accept(
-        asio::make_strand(io_), [this](beast::error_code ec, tcp::socket socket) {
-          if (ec == asio::error::operation_aborted || !acceptor_.is_open()) return;
-          if (!ec) {
-            socket.set_option(tcp::no_delay(true), ec);
-            beast::tcp_stream stream(std::move(socket));
-            if (tls_) {
-              std::make_shared<Connection<beast::ssl_stream<beast::tcp_stream>>>(
-                  beast::ssl_stream<beast::tcp_stream>(std::move(stream), *tls_), state_)
-                  ->Start();
-            } else {
-              std::make_shared<Connection<beast::tcp_stream>>(std::move(stream), state_)->Start();
-            }
-          }
-          Accept();  // a failed accept (out of descriptors) must not stop the listener
-        });
+    if (!acceptor_.is_open() || AtTheCap()) return;
+    acceptor_.async_accept(asio::make_strand(io_),
+                           [this](beast::error_code ec, tcp::socket socket) {
+                             if (ec == asio::error::operation_aborted || !acceptor_.is_open()) {
+                               return;
+                             }
+                             if (ec) return AcceptFailed(ec);
+                             accept_retry_delay_ = {};
+                             Serve(std::move(socket));
+                             Accept();
+                           });
+  }
+
+  // At the cap, the acceptor waits for a connection to close rather than accept and close at
+  // once: a newcomer waits in the kernel's backlog and is served late, where a reset would be an
+  // error that clients retry at once and a proxy counts against this upstream.
+  bool AtTheCap() {
+    std::lock_guard lock(state_->open.mu);
+    if (state_->open.count < std::max(1, state_->options.max_connections)) return false;
+    state_->open.resume_accept = [this] {
+      asio::post(acceptor_.get_executor(), [this] { Accept(); });
+    };
+    if (auto now = std::chrono::steady_clock::now(); now >= next_cap_warning_) {
+      next_cap_warning_ = now + std::chrono::minutes(1);  // a full server says so once a minute
+      LogJson(LogLevel::kWarn, "connection_cap_reached",
+              {{"max_connections", state_->options.max_connections}});
+    }
+    return true;
+  }
+
+  // Out of descriptors (EMFILE, ENFILE) or memory, the connection stays in the backlog and its
+  // accept would fail again at once, a core spinning on it: wait, longer each time, and try again.
+  void AcceptFailed(const beast::error_code& ec) {
+    accept_retry_delay_ = accept_retry_delay_.count() == 0
+                              ? kFirstAcceptRetry
+                              : std::min(2 * accept_retry_delay_, kLastAcceptRetry);
+    LogJson(
+        LogLevel::kWarn, "accept_failed",
+        {{"error", ec.message()}, {"retry_ms", static_cast<int64_t>(accept_retry_delay_.count())}});
+    accept_retry_.expires_after(accept_retry_delay_);
+    accept_retry_.async_wait([this](beast::error_code ec) {
+      if (!ec) Accept();
+    });
+  }
+
+  void Serve(tcp::socket socket) {
+    beast::error_code ignored;
+    socket.set_option(tcp::no_delay(true), ignored);
+    beast::tcp_stream stream(std::move(socket));
+    if (tls_) {
+      std::make_shared<Connection<beast::ssl_stream<beast::tcp_stream>>>(
+          beast::ssl_stream<beast::tcp_stream>(std::move(stream), *tls_), state_)
+          ->Start();
+    } else {
+      std::make_shared<Connection<beast::tcp_stream>>(std::move(stream), state_)->Start();
+    }
+  }
+
+  // Each connection holds a descriptor: a cap above the process's limit is never reached, the
+  // accepts fail first, and the database's connections and the replicas' files fail with them.
+  static void WarnIfDescriptorsRunOutFirst(int max_connections) {
+    rlimit limit{};
+    if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return;
+    if (static_cast<rlim_t>(max_connections) < limit.rlim_cur) return;
+    LogJson(LogLevel::kWarn, "connection_cap_above_descriptor_limit",
+            {{"max_connections", max_connections},
+             {"open_files_limit", static_cast<int64_t>(limit.rlim_cur)},
+             {"hint",
+              "raise the open files limit (ulimit -n, LimitNOFILE=) or lower "
+              "--max-connections"}});
   }
 
   std::shared_ptr<ServerState> state_;
@@ -441,7 +545,11 @@ class BeastServer final : public HttpServer {
   // write whose handler is still on the writers' pool has no operation on the io_context, and
   // without this its reply would be posted to threads that had returned.
   asio::executor_work_guard<asio::io_context::executor_type> keep_running_{io_.get_executor()};
-  tcp::acceptor acceptor_{io_};
+  // Its handlers, and the retry timer's, run one at a time on this strand.
+  tcp::acceptor acceptor_{asio::make_strand(io_)};
+  asio::steady_timer accept_retry_{acceptor_.get_executor()};
+  std::chrono::milliseconds accept_retry_delay_{0};  // none: the last accept succeeded
+  std::chrono::steady_clock::time_point next_cap_warning_;
   std::optional<asio::thread_pool> writers_;
   std::vector<std::thread> threads_;
   std::atomic<bool> stopped_{false};

@@ -1,7 +1,7 @@
 #pragma once
 // The server seam. Whatever listener sits behind it keeps these: body size (413 before the body
 // is read), header size (431 while the header is read), chunked bodies refused (411), a client that
-// dribbles cut off, and a drain on shutdown.
+// dribbles cut off, a cap on open connections, and a drain on shutdown.
 #include <chrono>
 #include <functional>
 #include <memory>
@@ -30,7 +30,7 @@ struct ServerOptions {
   int io_threads = 4;
   // Threads that run writes' handlers (POST, PATCH, DELETE), which wait for their commit: a create
   // for its group commit, `:wait` for an operation. Threads ≥ DB pool size + 2 × cores
-  // (docs/engineering.md §1.2), or the group commits shrink.
+  // (docs/performance.md, "Thread counts"), or the group commits shrink.
   int threads = 4;
   // Once a request's first byte is in, its header must be whole within header_timeout and its body
   // within body_timeout (what the shipped nginx file allows: client_header_timeout 10s,
@@ -40,6 +40,11 @@ struct ServerOptions {
   std::chrono::milliseconds body_timeout{30'000};
   std::chrono::milliseconds idle_timeout{75'000};
   std::chrono::milliseconds write_timeout{30'000};
+  // Connections open at once. At the cap the listener accepts no more until one closes: the
+  // kernel's backlog holds the newcomers, who are served late rather than refused. Chosen: room
+  // for thousands of pollers each keeping a connection, far below the 65,536 descriptors a
+  // service is commonly allowed, so requests' own files and database connections never run out.
+  int max_connections = 4096;
   // Counts the writes from their header to their reply, for the background loops that give way
   // to them (services/request_gauge.h); none: not counted. Must outlive the server.
   RequestGauge* writes_in_flight = nullptr;
@@ -49,7 +54,9 @@ class HttpServer {
  public:
   virtual ~HttpServer() = default;
   virtual Status Start() = 0;
-  // Stops accepting, waits up to `drain` for requests in flight, then closes.
+  // Stops accepting, waits up to `drain` for requests in flight, then closes. Until it is called
+  // the listener accepts and answers as ever: a drain period (serve --drain-period) is the
+  // caller's, which turns readiness to 503 meanwhile.
   virtual void Stop(std::chrono::milliseconds drain) = 0;
   virtual int InFlight() const = 0;
 };

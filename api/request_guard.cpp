@@ -30,8 +30,15 @@ bool IsPortText(std::string_view port) {
   });
 }
 
-// "http://Host:80" → "host"; "https://h:443" → "h"; other ports stay. Empty for "null" (a sandboxed
-// or file:// page) and anything that is not scheme://authority.
+// "host:443" → "host" for https, "host:80" → "host" for http; other ports stay, lowercased.
+std::string WithoutDefaultPort(std::string_view authority, std::string_view scheme) {
+  const std::string_view default_port = scheme == "https" ? ":443" : ":80";
+  if (authority.ends_with(default_port)) authority.remove_suffix(default_port.size());
+  return Lower(authority);
+}
+
+// "http://Host:80" → "http://host"; "https://h:443" → "https://h"; other ports stay. Empty for
+// "null" (a sandboxed or file:// page) and anything that is not scheme://authority.
 std::string NormalizedOrigin(std::string_view origin) {
   std::string lower = Lower(Trim(origin));
   std::string_view text = lower;
@@ -46,17 +53,25 @@ std::string NormalizedOrigin(std::string_view origin) {
   std::string_view authority = text.substr(scheme.size() + 3);
   if (authority.empty() || authority.find('/') != std::string_view::npos) return "";
   if (HostOfAuthority(authority).empty()) return "";
-  const std::string_view default_port = scheme == "http" ? ":80" : ":443";
-  if (authority.ends_with(default_port)) authority.remove_suffix(default_port.size());
-  return std::string(authority);
+  return std::string(scheme) + "://" + WithoutDefaultPort(authority, scheme);
 }
 
-std::string NormalizedHostHeader(std::string_view host) {
-  host = Trim(host);
-  for (std::string_view port : {":80", ":443"}) {
-    if (host.ends_with(port)) host.remove_suffix(port.size());
+// How the client reached this server: the scheme a TLS-ending proxy names (the shipped nginx file
+// sets X-Forwarded-Proto; a page cannot add that header without a CORS preflight, which this
+// server never grants), else the listener's own. Lowercase; whatever a proxy wrote, unchecked.
+std::string SchemeReached(const HttpRequest& request, const RequestGuardOptions& options) {
+  if (const std::string* proto = request.Header("x-forwarded-proto")) {
+    std::string_view first = *proto;
+    return Lower(Trim(first.substr(0, first.find(','))));  // a chain of proxies: the client's
   }
-  return Lower(host);
+  return options.tls ? "https" : "http";
+}
+
+// The origin of this server's own pages: the scheme it was reached with and its Host.
+std::string OwnOrigin(const HttpRequest& request, const RequestGuardOptions& options,
+                      std::string_view host) {
+  const std::string scheme = SchemeReached(request, options);
+  return scheme + "://" + WithoutDefaultPort(Trim(host), scheme);
 }
 
 GuardRefusal Refuse(int http_status, Code code, std::string message) {
@@ -131,11 +146,15 @@ std::optional<GuardRefusal> GuardRequest(const HttpRequest& request,
   const std::string* host = request.Header("host");
   if (const std::string* origin = request.Header("origin")) {
     const std::string from = NormalizedOrigin(*origin);
-    if (from.empty() || host == nullptr || from != NormalizedHostHeader(*host)) {
+    const std::string own = host == nullptr ? "" : OwnOrigin(request, options, *host);
+    if (from.empty() || own.empty() || from != own) {
+      // The origin it expected, so an operator whose proxy ends TLS without saying so
+      // (X-Forwarded-Proto) sees why the console's own requests are refused.
       return Refuse(403, Code::kPermissionDenied,
                     "requests from the web page at Origin \"" + *origin +
-                        "\" are refused: only this server's own pages (its /console/) may call "
-                        "it from a browser");
+                        "\" are refused: only this server's own pages (its /console/" +
+                        (own.empty() ? std::string() : ", at " + own) +
+                        ") may call it from a browser");
     }
   }
   if (!options.without_tokens) return std::nullopt;

@@ -4,9 +4,9 @@
 // preflight: text/plain, form encodings, or a Blob with no type) and, through DNS rebinding, can
 // even read the replies under a name of its own. The guard refuses:
 // - a body whose Content-Type is not application/json (gcloud, the Node SDK, our SDK and CLI all
-//   send it; ../shared/docs/vertex-wire.md, node-sdk.md);
-// - an Origin that is not the server's own (browsers send one on every cross-origin request and
-//   on same-origin POSTs; gcloud, the SDKs and curl send none);
+//   send it);
+// - an Origin that is not the server's own, scheme included (browsers send one on every
+//   cross-origin request and on same-origin POSTs; gcloud, the SDKs and curl send none);
 // - without tokens: a Host that is not a loopback name or one the operator named (DNS
 //   rebinding), and a request a proxy forwarded (a proxy would publish a server without tokens).
 #include <optional>
@@ -25,6 +25,10 @@ struct RequestGuardOptions {
   bool without_tokens = false;
   // Host names (without port) accepted besides the loopback ones (serve --allowed-host).
   std::vector<std::string> allowed_hosts;
+  // The listener speaks HTTPS (serve --tls-cert): its own pages' Origin is https://, and an
+  // http:// page (whoever answers plain HTTP for that name) is another site. Behind a proxy that
+  // ends TLS, its X-Forwarded-Proto says the scheme instead.
+  bool tls = false;
 };
 
 struct GuardRefusal {

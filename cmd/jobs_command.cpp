@@ -200,19 +200,18 @@ void AddJobsCommand(CLI::App& app, CommandRun* run) {
               [](sdk::Client& c, const JobsFlags& f, const CLI::App&) { return Delete(c, f); });
   add_name(del);
 
-  CLI::App* wait = AddVerb(
-      *jobs, run, flags, "wait",
-      "Wait until a job ends, one line per change (elapsed, state, reason or queue position)",
-      [](sdk::Client& c, const JobsFlags& f, const CLI::App&) {
-        return WaitAndReport(c, f, f.name);
-      });
+  CLI::App* wait =
+      AddVerb(*jobs, run, flags, "wait",
+              "Wait until a job ends, one line per change of state, reason or queue position",
+              [](sdk::Client& c, const JobsFlags& f, const CLI::App&) {
+                return WaitAndReport(c, f, f.name);
+              });
   add_name(wait);
   add_timeout(wait);
 
   CLI::App* logs =
       AddVerb(*jobs, run, flags, "logs",
-              "Print a job's log, one line per entry: TIMESTAMP SEVERITY TASK MESSAGE (--json: the "
-              "entries as JSON lines)",
+              "Print a job's log, one line per entry: TIMESTAMP SEVERITY TASK MESSAGE",
               [](sdk::Client& c, const JobsFlags& f, const CLI::App&) { return Logs(c, f); });
   add_name(logs);
   logs->add_flag("-f,--follow", flags->follow,

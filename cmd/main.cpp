@@ -9,6 +9,7 @@
 #include "cmd/client_commands.h"
 #include "cmd/serve.h"
 #include "cmd/simulate_command.h"
+#include "cmd/verb_help.h"
 
 int main(int argc, char** argv) {
   // OpenSSL must not tear itself down at exit: cpprestsdk's thread pool may still be freeing an
@@ -131,6 +132,10 @@ int main(int argc, char** argv) {
   serve_cmd->add_flag("--allow-remote-command-execution", serve.allow_remote_commands,
                       "with --runtime=local on a non-loopback --listen: every holder of an editor "
                       "token may then run any command on this host as the replicas' user");
+  serve_cmd->add_flag("--allow-unsandboxed-replicas", serve.allow_unsandboxed_replicas,
+                      "with --runtime=local and --auth=tokens on a server that is not root: run "
+                      "every project's replicas as the server's own user (they cannot be dropped "
+                      "to trainyard-run), each able to read what that user may read");
   serve_cmd
       ->add_option("--rate-limit", serve.rate_limit,
                    "requests per second per caller (per token; without tokens, all callers "
@@ -159,6 +164,7 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"debug", "info", "warn", "error"}))
       ->capture_default_str();
   serve_cmd->add_flag("--debug", serve.debug, "the same as --log-level=debug");
+  trainyard::cmd::AddServeLifecycleFlags(*serve_cmd, serve);
 
   trainyard::cmd::MigrateOptions migrate;
   CLI::App* migrate_cmd =
@@ -173,6 +179,7 @@ int main(int argc, char** argv) {
   trainyard::cmd::AddResourcesCommand(app, &client_run);
   trainyard::cmd::AddTokensCommand(app, &client_run);
   trainyard::cmd::AddSimulateCommand(app, &client_run);
+  trainyard::cmd::AddVerbHelp(app);  // after every verb: it lists them and adds their examples
 
   try {
     app.parse(argc, argv);

@@ -128,7 +128,7 @@ void AddResourcesCommand(CLI::App& app, CommandRun* run) {
 
   CLI::App* update =
       AddVerb(*group, run, flags, "update",
-              "Change displayName, labels or pools' replicaCount/autoscalingSpec from a JSON file",
+              "Resize pools (replicaCount, autoscalingSpec) or change displayName, labels",
               [](sdk::Client& c, const ResourcesFlags& f, const CLI::App& v) {
                 int exit_code = kExitOk;
                 auto body = ReadJsonFile(v, f.file, "a PersistentResource", &exit_code);

@@ -14,6 +14,7 @@
 
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
+#include <CLI/CLI.hpp>
 
 #include "api/api_service.h"
 #include "api/http_server.h"
@@ -71,6 +72,22 @@ sigset_t BlockShutdownSignals() {
   // not the end of the server. Replicas get the default back (local runtime).
   signal(SIGPIPE, SIG_IGN);
   return set;
+}
+
+// The drain period, until `until`: the listener still accepts and answers while /readyz says 503.
+// A second SIGINT or SIGTERM (Ctrl-C again) ends it at once.
+void WaitOutDrain(const sigset_t& signals, std::chrono::steady_clock::time_point until) {
+  for (auto left = until - std::chrono::steady_clock::now(); left > left.zero();
+       left = until - std::chrono::steady_clock::now()) {
+    const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(left).count();
+    const timespec timeout{static_cast<time_t>(ns / 1'000'000'000),
+                           static_cast<long>(ns % 1'000'000'000)};
+    if (int signal = sigtimedwait(&signals, nullptr, &timeout); signal > 0) {
+      LogJson(LogLevel::kInfo, "drain_cut_short", {{"signal", signal}});
+      return;
+    }
+    // EAGAIN: the period is over, as the loop finds; EINTR: woken for nothing, wait on.
+  }
 }
 
 std::string JoinRoles(const std::vector<std::string>& roles) {
@@ -151,28 +168,58 @@ StatusOr<std::unique_ptr<Runtime>> MakeSlurmRuntime(const ServeOptions& options,
       std::make_unique<slurm::SlurmRuntime>(std::move(client), std::move(runtime)));
 }
 
+// The local runtime, its replicas as isolated as this host allows; refused where they would not
+// keep projects apart and the API takes tokens (`tokens`).
+StatusOr<std::unique_ptr<Runtime>> MakeLocalRuntime(const ServeOptions& options, bool tokens) {
+  local::LocalRuntimeOptions local_options;
+  TY_ASSIGN_OR_RETURN(local_options.sandbox, local::DetectSandbox(local::kReplicaUser));
+  TY_RETURN_IF_ERROR(
+      local::ReviewIsolation(local_options.sandbox, tokens, options.allow_unsandboxed_replicas));
+  local_options.data_dir = std::filesystem::absolute(options.data_dir);
+  local_options.root = local::ReachableReplicaRoot(
+      std::filesystem::absolute(options.data_dir) / "replicas", local_options.sandbox);
+  local_options.grace =
+      std::chrono::milliseconds(static_cast<int64_t>(options.stop_grace_seconds * 1000));
+  local_options.encode_job_spec = EncodeJobSpec;
+  return std::unique_ptr<Runtime>(std::make_unique<local::LocalRuntime>(local_options));
+}
+
 // Every runtime `serve` can run jobs on, by --runtime's name.
-app::RuntimeRegistry Runtimes(const ServeOptions& options) {
+app::RuntimeRegistry Runtimes(const ServeOptions& options, bool tokens) {
   app::RuntimeRegistry registry;
   registry.Register("sim", [](const Fleet&) -> StatusOr<std::unique_ptr<Runtime>> {
     return std::unique_ptr<Runtime>(std::make_unique<sim::SimRuntime>());
   });
-  registry.Register("local", [&options](const Fleet&) -> StatusOr<std::unique_ptr<Runtime>> {
-    local::LocalRuntimeOptions local_options;
-    TY_ASSIGN_OR_RETURN(local_options.sandbox, local::DetectSandbox(local::kReplicaUser));
-    local_options.root = local::ReachableReplicaRoot(
-        std::filesystem::absolute(options.data_dir) / "replicas", local_options.sandbox);
-    local_options.grace =
-        std::chrono::milliseconds(static_cast<int64_t>(options.stop_grace_seconds * 1000));
-    local_options.encode_job_spec = EncodeJobSpec;
-    return std::unique_ptr<Runtime>(std::make_unique<local::LocalRuntime>(local_options));
-  });
+  registry.Register("local",
+                    [&options, tokens](const Fleet&) { return MakeLocalRuntime(options, tokens); });
   registry.Register("slurm",
                     [&options](const Fleet& fleet) { return MakeSlurmRuntime(options, fleet); });
   return registry;
 }
 
 }  // namespace
+
+void AddServeLifecycleFlags(CLI::App& serve_cmd, ServeOptions& serve) {
+  serve_cmd
+      .add_option("--database-url-file", serve.database_url_file,
+                  "a file holding --database-url (trimmed), readable by its owner alone (chmod "
+                  "600), so the URL stays off the command line; the password may instead come from "
+                  "PGPASSFILE or ~/.pgpass, which libpq reads when the URL has none")
+      ->excludes(serve_cmd.get_option("--database-url"));
+  serve_cmd
+      .add_option("--drain-period", serve.drain_period_seconds,
+                  "seconds after SIGTERM that the API still accepts and answers every request "
+                  "while /readyz says 503, so a load balancer takes this server out first (a "
+                  "second SIGTERM or Ctrl-C ends it); 0: the port closes at once")
+      ->check(CLI::Range(0.0, 3600.0))
+      ->capture_default_str();
+  serve_cmd
+      .add_option("--max-connections", serve.max_connections,
+                  "connections the API keeps open at once; more wait until one closes (keep it "
+                  "below the open files limit, ulimit -n)")
+      ->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
+}
 
 bool IsLoopbackHost(const std::string& host) {
   // "127.0.0.1", "localhost", "[::1]" as --listen spells them, and a bare "::1".
@@ -214,6 +261,13 @@ int RunServe(const ServeOptions& options) {
   // A bad fleet file stops start-up before anything listens.
   auto fleet = LoadFleetFile(options.fleet.empty() ? TRAINYARD_DEFAULT_FLEET : options.fleet);
   if (!fleet.ok()) return Fail("fleet_invalid", fleet.status());
+  // So does an unreadable or unprotected URL file.
+  std::string database_url = options.database_url;
+  if (!options.database_url_file.empty()) {
+    auto url = storage::ReadDatabaseUrlFile(options.database_url_file);
+    if (!url.ok()) return Fail("database_url_file_invalid", url.status());
+    database_url = *std::move(url);
+  }
 
   api::ServerOptions server_options;
   if (!SplitListen(options.listen, server_options.host, server_options.port)) {
@@ -223,6 +277,7 @@ int RunServe(const ServeOptions& options) {
   server_options.tls_cert_file = options.tls_cert;
   server_options.tls_key_file = options.tls_key;
   server_options.threads = options.http_threads;
+  server_options.max_connections = options.max_connections;
   RequestGauge writes_in_flight(std::max(1, options.http_threads / 2));
   server_options.writes_in_flight = &writes_in_flight;
   // Reads never wait on a commit: twice the cores (docs/performance.md).
@@ -280,14 +335,14 @@ int RunServe(const ServeOptions& options) {
         if (pool == nullptr) return Unavailable("database not migrated yet");
         return pool->Ping();
       },
-      api::RequestGuardOptions{auth == "off", options.allowed_hosts});
+      api::RequestGuardOptions{auth == "off", options.allowed_hosts, !options.tls_cert.empty()});
 
   // Listen first: /healthz answers while PostgreSQL starts.
   auto server = api::NewHttpServer(server_options, api.AsHandler());
   if (Status s = server->Start(); !s.ok()) return Fail("listen_failed", s);
   LogJson(LogLevel::kInfo, "listening", {{"listen", options.listen}});
 
-  auto db = storage::OpenDatabase(options.database_url, options.data_dir, options.db_pool);
+  auto db = storage::OpenDatabase(database_url, options.data_dir, options.db_pool);
   if (!db.ok()) return Fail("database_failed", db.status());
   if (Status s = storage::Migrate(*db->pool); !s.ok()) return Fail("migration_failed", s);
   auto clock = storage::LoadSimClock(*db->pool, options.sim_speed);
@@ -305,7 +360,7 @@ int RunServe(const ServeOptions& options) {
   app::PgAdapters adapters(*db->pool, *db->background_pool, db->conninfo, db->scheduler_session,
                            JobLogRetention{options.log_lines_per_job},
                            runs("api") ? static_cast<size_t>(options.job_cache_entries) : 0);
-  auto runtime = Runtimes(options).Make(options.runtime, *fleet);
+  auto runtime = Runtimes(options, auth == "tokens").Make(options.runtime, *fleet);
   if (!runtime.ok()) return Fail("runtime_failed", runtime.status());
   // On Slurm, the scheduler admits only onto nodes the cluster can run (read from slurmrestd).
   // Declared before the control plane that reads it, so it outlives it on every way out.
@@ -412,10 +467,16 @@ int RunServe(const ServeOptions& options) {
 
   int signal = 0;
   sigwait(&signals, &signal);
-  LogJson(LogLevel::kInfo, "shutting_down", {{"signal", signal}});
+  const auto drain_until =
+      std::chrono::steady_clock::now() +
+      std::chrono::milliseconds(static_cast<int64_t>(options.drain_period_seconds * 1000));
+  LogJson(LogLevel::kInfo, "shutting_down",
+          {{"signal", signal}, {"drain_period_seconds", options.drain_period_seconds}});
   draining = true;
-  // A stopped server ends its replicas; a killed one leaves them to be adopted on restart.
+  // A stopped server ends its replicas; a killed one leaves them to be adopted on restart. The
+  // scheduler's lead and the job leases go at once, the drain runs on without them.
   plane.Stop();
+  WaitOutDrain(signals, drain_until);
   if (metrics_server) metrics_server->Stop(kDrain);
   server->Stop(kDrain);
   if (Status s = db->CloseAfterServe(); !s.ok()) return Fail("postgres_stop_failed", s);

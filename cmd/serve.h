@@ -3,12 +3,18 @@
 #include <string>
 #include <vector>
 
+namespace CLI {
+class App;
+}
+
 namespace trainyard::cmd {
 
 struct ServeOptions {
   std::string listen = "127.0.0.1:8080";
   std::string data_dir = ".trainyard";
   std::string database_url;
+  // A file holding the URL instead (0600; any process of the host can read a command line).
+  std::string database_url_file;
   double sim_speed = 1.0;
   int http_threads = 16;
   int db_pool = 8;
@@ -46,6 +52,9 @@ struct ServeOptions {
   std::vector<std::string> allowed_hosts;
   // --runtime=local on a non-loopback --listen: every editor token may run commands here.
   bool allow_remote_commands = false;
+  // --runtime=local with tokens on a server that is not root: every project's replicas then run
+  // as the server's own user (workers/local/replica_sandbox.h).
+  bool allow_unsandboxed_replicas = false;
   // Requests per second per caller (per token; without tokens, all callers together; all routes
   // but health checks), and creates per second per project; 0: unlimited. Bursts of twice the
   // rate pass.
@@ -54,7 +63,15 @@ struct ServeOptions {
   // PEM files; both given: HTTPS only (TLS 1.2 or later).
   std::string tls_cert;
   std::string tls_key;
+  // After SIGTERM, seconds the API still accepts and answers while /readyz says 503, so a load
+  // balancer polling it moves traffic away before the port closes; 0: it closes at once.
+  double drain_period_seconds = 5;
+  // Connections the API listener keeps open at once (api/http_server.h).
+  int max_connections = 4096;
 };
+
+// serve's flags for the drain, the connection cap and the database URL's file.
+void AddServeLifecycleFlags(CLI::App& serve_cmd, ServeOptions& serve);
 
 // Whether `host` (of --listen) only accepts connections from this machine.
 bool IsLoopbackHost(const std::string& host);

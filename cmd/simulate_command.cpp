@@ -54,9 +54,8 @@ int RunSimulate(const SimulateOptions& options) {
 void AddSimulateCommand(CLI::App& app, CommandRun* run) {
   auto options = std::make_shared<SimulateOptions>();
   CLI::App* cmd = app.add_subcommand(
-      "simulate",
-      "Replay a workload trace through the server's scheduler under each scenario's capacity mix "
-      "and compare them (docs/simulate.md)");
+      "simulate", "Replay a workload trace under each scenario's capacity mix and compare them");
+  cmd->footer("Scenarios, traces and the reports: docs/simulate.md.");
   cmd->add_option("scenarios", options->scenarios, "scenario files (JSON)")
       ->required()
       ->check(CLI::ExistingFile);

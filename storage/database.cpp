@@ -1,6 +1,13 @@
 #include "storage/database.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 
 #include "services/log.h"
 #include "storage/backend_priority.h"
@@ -26,7 +33,57 @@ StatusOr<int64_t> OtherProcesses(const std::string& conninfo) {
   return r.GetInt64(0, 0);
 }
 
+std::string_view TrimSpace(std::string_view s) {
+  constexpr std::string_view kSpace = " \t\r\n";
+  s.remove_prefix(std::min(s.find_first_not_of(kSpace), s.size()));
+  s.remove_suffix(s.size() - (s.find_last_not_of(kSpace) + 1));
+  return s;
+}
+
+// A descriptor closed on every way out.
+struct FileCloser {
+  int fd;
+  ~FileCloser() { close(fd); }
+};
+
 }  // namespace
+
+StatusOr<std::string> ReadDatabaseUrlFile(const std::string& path) {
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    const int error = errno;
+    const std::string why =
+        "cannot read the database URL file " + path + ": " + std::strerror(error);
+    if (error == ENOENT) return NotFound(why);
+    return Status(error == EACCES ? Code::kPermissionDenied : Code::kInvalidArgument, why);
+  }
+  FileCloser closer{fd};
+  // Checked on the file opened, not on its name, so it cannot be swapped between the two.
+  struct stat st {};
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    return InvalidArgument("the database URL file " + path + " is not a regular file");
+  }
+  if ((st.st_mode & (S_IRWXG | S_IRWXO)) != 0) {
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%04o", st.st_mode & 07777);
+    return FailedPrecondition("the database URL file " + path +
+                              " may be read or written by others (mode " + mode +
+                              "); it may hold the database password: chmod 600 it");
+  }
+  std::string text;
+  char buffer[4096];
+  for (ssize_t n; (n = read(fd, buffer, sizeof buffer)) != 0;) {
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      return InvalidArgument("cannot read the database URL file " + path + ": " +
+                             std::strerror(errno));
+    }
+    text.append(buffer, static_cast<size_t>(n));
+  }
+  std::string url(TrimSpace(text));
+  if (url.empty()) return InvalidArgument("the database URL file " + path + " is empty");
+  return url;
+}
 
 StatusOr<Database> OpenDatabase(const std::string& database_url, const std::string& data_dir,
                                 int pool_size) {

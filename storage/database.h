@@ -31,6 +31,10 @@ struct Database {
 
 StatusOr<Database> OpenDatabase(const std::string& database_url, const std::string& data_dir,
                                 int pool_size);
+// The URL kept in a file (serve --database-url-file), trimmed; refused unless only its owner may
+// read or write it (libpq's rule for a password file). A URL without a password leaves it to
+// libpq, which reads PGPASSFILE (default ~/.pgpass) then: nothing here sets `passfile`.
+StatusOr<std::string> ReadDatabaseUrlFile(const std::string& path);
 // For serve's scheduler and runtime: fills db.background_pool (`size` sessions) and
 // db.scheduler_session.
 Status OpenBackgroundSessions(Database& db, int size);

@@ -3,8 +3,8 @@
 # in front of two servers on one database: a full one and an API-only one that adopts its
 # cluster. Over TLS, requests reach both upstreams; a client that sends its headers (or its body)
 # too slowly is cut off while others are served; an oversized body stops at nginx; GETs go on
-# when one upstream dies. Both run with tokens, as the README's recipe says: a request without
-# one is a 401 through nginx.
+# when one upstream dies; a token's flood is cut off at the edge with 429. Both run with tokens,
+# as the README's recipe says: a request without one is a 401 through nginx.
 source "$(dirname "$0")/lib.sh"
 
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
@@ -221,4 +221,30 @@ for i in $(seq 1 10); do
   curl -fsS -o /dev/null --cacert "$PKI/ca.pem" "${AUTH[@]}" "$EDGE/v1/$name" && served=$((served + 1))
 done
 check "GETs are served after one upstream is killed" "$served" 10
+
+# The edge's rate limit: one token's 600 GETs on one kept connection, far past its burst (100, then
+# 50/s), pass up to the burst and are then answered 429 by nginx, with Vertex's error body and
+# when to retry; once that time has passed the token is served again.
+FLOOD="$E2E_DIR/flood"
+mkdir -p "$FLOOD"
+curl -s --cacert "$PKI/ca.pem" "${AUTH[@]}" -i -o "$FLOOD/#1" -w '%{http_code}\n' \
+  "$EDGE/v1/$name?flood=[1-600]" >"$FLOOD/codes"
+served=$(grep -cx 200 "$FLOOD/codes" || true)
+limited=$(grep -cx 429 "$FLOOD/codes" || true)
+[ "$served" -ge 100 ] && pass "a token's burst passes the edge ($served of 600)" ||
+  fail "only $served of 600 GETs passed: the burst is 100"
+[ "$limited" -ge 1 ] && pass "past it, $limited answered 429" || fail "no 429 in 600 GETs at once"
+check "every GET was served or limited" "$((served + limited))" 600
+refusal=$(grep -l '^HTTP/1.1 429' "$FLOOD"/[0-9]* | head -n 1 || true)
+if [ -n "$refusal" ]; then
+  grep -qi '^retry-after: 1' "$refusal" && pass "a 429 says when to retry (Retry-After)" ||
+    fail "no Retry-After: $(cat "$refusal")"
+  body=$(sed '1,/^\r$/d' "$refusal")
+  check "its body is Vertex's" "$(jq -r .error.status <<<"$body" || true)" RESOURCE_EXHAUSTED
+  check "with a RetryInfo" "$(jq -r '.error.details[0]["@type"]' <<<"$body" || true)" \
+    type.googleapis.com/google.rpc.RetryInfo
+fi
+wait_until 10 "the token served again after Retry-After" \
+  curl -fsS -o /dev/null --cacert "$PKI/ca.pem" "${AUTH[@]}" "$EDGE/v1/$name"
+pass "the token is served again once the limit's time has passed"
 finish

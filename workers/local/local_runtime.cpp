@@ -15,12 +15,12 @@
 #include "services/runtime/replica_plan.h"
 #include "workers/files/output_tailer.h"
 #include "workers/files/text_file.h"
+#include "workers/local/bwrap.h"
 
 namespace trainyard::local {
 namespace fs = std::filesystem;
 using files::ParseNumber;
 using files::ReadFile;
-using files::WriteFileAtomically;
 
 namespace {
 
@@ -46,10 +46,18 @@ uint64_t CpuSecondsFor(const CustomJobSpec& spec) {
   return static_cast<uint64_t>(std::max<int64_t>(timeout, 1)) * cores + 60;
 }
 
-// State letter and start time (clock ticks since boot) of a process, from /proc/<pid>/stat: the
-// start time tells a recycled pid from the process we started.
+// The cgroup limits of a replica of worker pool `pool` (CgroupLimitsFor its machine).
+CgroupLimits CgroupLimitsOf(const CustomJobSpec& spec, int pool) {
+  if (pool < 0 || static_cast<size_t>(pool) >= spec.worker_pool_specs.size()) return {};
+  const std::optional<MachineSpec>& machine = spec.worker_pool_specs[pool].machine_spec;
+  return machine ? CgroupLimitsFor(*machine) : CgroupLimits{};
+}
+
+// State letter, session and start time (clock ticks since boot) of a process, from
+// /proc/<pid>/stat: the start time tells a recycled pid from the process we started.
 struct ProcStat {
   char state = '?';
+  int session = 0;
   uint64_t start_ticks = 0;
 };
 
@@ -62,9 +70,10 @@ std::optional<ProcStat> ReadProcStat(int pid) {
   std::string token;
   while (fields >> token) tokens.push_back(token);
   if (tokens.size() < 20) return std::nullopt;
+  auto session = ParseNumber<int>(tokens[3]);
   auto start = ParseNumber<uint64_t>(tokens[19]);
-  if (!start) return std::nullopt;
-  return ProcStat{tokens[0].empty() ? '?' : tokens[0][0], *start};
+  if (!session || !start) return std::nullopt;
+  return ProcStat{tokens[0].empty() ? '?' : tokens[0][0], *session, *start};
 }
 
 std::string Handle(int pid, uint64_t start_ticks) {
@@ -105,13 +114,30 @@ std::vector<char*> CStrings(std::vector<std::string>& strings) {
   return out;
 }
 
-void WriteAll(int fd, const char* text, size_t size) {
+bool WriteAll(int fd, const char* text, size_t size) {
   while (size > 0) {
     ssize_t n = write(fd, text, size);
-    if (n <= 0) return;
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
     text += n;
     size -= static_cast<size_t>(n);
   }
+  return true;
+}
+
+// WriteFileAtomically, but 0600 from the start: the replicas' group may pass through the folder
+// (MakeServerFolder), and a launch record holds the job's secrets.
+bool WritePrivateFile(const fs::path& path, const std::string& text) {
+  fs::path tmp = path;
+  tmp += ".tmp";
+  unlink(tmp.c_str());
+  const int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) return false;
+  bool ok = WriteAll(fd, text.data(), text.size());
+  ok = close(fd) == 0 && ok;
+  if (ok && rename(tmp.c_str(), path.c_str()) == 0) return true;
+  unlink(tmp.c_str());
+  return false;
 }
 
 // Runs in the forked keeper: only async-signal-safe calls from here on (the server has threads).
@@ -129,7 +155,9 @@ struct KeeperFiles {
 [[noreturn]] void RunKeeper(const KeeperFiles& files, char* const argv[], char* const envp[],
                             const int gate[2], const PreparedSandbox& sandbox) {
   close(gate[1]);  // only the server's copy may keep the gate open
-  setpgid(0, 0);
+  // A session of its own, not only a process group: no replica gets the server's terminal (a
+  // TIOCSTI there types into the operator's shell). The server waits for it (Start).
+  if (setsid() < 0) _exit(126);
   struct sigaction ignore {};
   ignore.sa_handler = SIG_IGN;
   // The keeper outlives the group's SIGTERM to record the command's status; SIGKILL ends it.
@@ -138,7 +166,7 @@ struct KeeperFiles {
   sigaction(SIGHUP, &ignore, nullptr);
   if (chdir(files.dir.c_str()) != 0) _exit(126);
   int out =
-      open(files.output.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644);
+      open(files.output.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
   int in = open("/dev/null", O_RDONLY);
   if (out < 0 || in < 0) _exit(126);
   dup2(in, 0);
@@ -155,9 +183,13 @@ struct KeeperFiles {
   if (child == 0) {
     struct sigaction dfl {};
     dfl.sa_handler = SIG_DFL;
-    sigaction(SIGTERM, &dfl, nullptr);
-    sigaction(SIGINT, &dfl, nullptr);
-    sigaction(SIGHUP, &dfl, nullptr);
+    // bwrap keeps the stop signals ignored, so it outlives them to report the command's status;
+    // the command gets them back inside (BwrapArgv).
+    if (!sandbox.in_bwrap) {
+      sigaction(SIGTERM, &dfl, nullptr);
+      sigaction(SIGINT, &dfl, nullptr);
+      sigaction(SIGHUP, &dfl, nullptr);
+    }
     sigaction(SIGPIPE, &dfl, nullptr);  // the server ignores it; shell pipelines rely on it
     sigset_t none;
     sigemptyset(&none);
@@ -196,7 +228,7 @@ struct KeeperFiles {
   for (int i = 0; i < len; ++i) text[i] = digits[len - 1 - i];
   text[len] = '\n';
   unlink(files.exit_tmp.c_str());
-  int fd = open(files.exit_tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0644);
+  int fd = open(files.exit_tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
   if (fd >= 0) {
     WriteAll(fd, text, static_cast<size_t>(len + 1));
     close(fd);
@@ -212,9 +244,64 @@ std::optional<int> ExitCodeIn(const fs::path& dir) {
   return ParseNumber<int>(text);
 }
 
+nlohmann::json LaunchJson(const ReplicaLaunch& launch, const std::string& image) {
+  return {{"argv", launch.argv},
+          {"env", launch.env},
+          {"image", image},
+          {"cpuSeconds", launch.cpu_seconds},
+          {"memoryMax", launch.cgroup.memory_bytes},
+          {"pidsMax", launch.cgroup.pids}};
+}
+
+std::optional<std::vector<std::string>> StringList(const nlohmann::json& json) {
+  if (!json.is_array()) return std::nullopt;
+  std::vector<std::string> out;
+  for (const nlohmann::json& item : json) {
+    if (!item.is_string()) return std::nullopt;
+    out.push_back(item.get<std::string>());
+  }
+  return out;
+}
+
+uint64_t CountIn(const nlohmann::json& json, const char* key) {
+  const auto it = json.find(key);
+  return it != json.end() && it->is_number_unsigned() ? it->get<uint64_t>() : 0;
+}
+
+// A launch record as LaunchJson wrote it (an older one has no cgroup limits: none are set).
+std::optional<ReplicaLaunch> ParseLaunch(const nlohmann::json& json) {
+  if (!json.is_object()) return std::nullopt;
+  std::optional<std::vector<std::string>> argv = StringList(json.value("argv", nlohmann::json()));
+  std::optional<std::vector<std::string>> env = StringList(json.value("env", nlohmann::json()));
+  if (!argv || !env) return std::nullopt;
+  return ReplicaLaunch{*std::move(argv), *std::move(env), CountIn(json, "cpuSeconds"),
+                       CgroupLimits{CountIn(json, "memoryMax"), CountIn(json, "pidsMax")}};
+}
+
+// How long Start waits for a new keeper to have made its session (wall time; the host may be
+// busy: a keeper that is not scheduled for seconds is still starting).
+constexpr auto kKeeperSessionWait = std::chrono::seconds(5);
+
+// The keeper `pid` once it leads a session of its own (RunKeeper's setsid), so that a signal to
+// its process group reaches the replica as soon as Start returns; nullopt if it never does.
+std::optional<ProcStat> AwaitKeeperSession(int pid) {
+  const auto deadline = std::chrono::steady_clock::now() + kKeeperSessionWait;
+  for (;;) {
+    std::optional<ProcStat> stat = ReadProcStat(pid);
+    if (stat && stat->session == pid) return stat;
+    if ((stat && stat->state == 'Z') || std::chrono::steady_clock::now() >= deadline) {
+      return std::nullopt;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
+
 }  // namespace
 
-LocalRuntime::LocalRuntime(LocalRuntimeOptions options) : options_(std::move(options)) { Adopt(); }
+LocalRuntime::LocalRuntime(LocalRuntimeOptions options)
+    : options_(std::move(options)), hidden_(HiddenFromReplicas(options_.data_dir, options_.root)) {
+  Adopt();
+}
 
 LocalRuntime::~LocalRuntime() = default;
 
@@ -292,14 +379,32 @@ bool LocalRuntime::Alive(const Process& p) {
   return true;
 }
 
+Status LocalRuntime::MakeReplicaDir(const fs::path& dir) const {
+  std::error_code ec;
+  fs::create_directories(options_.root.parent_path(), ec);
+  if (ec) return Internal("cannot create " + options_.root.parent_path().string());
+  fs::path folder = options_.root;
+  TY_RETURN_IF_ERROR(MakeServerFolder(folder, options_.sandbox));
+  for (const fs::path& step : dir.lexically_relative(options_.root)) {
+    folder /= step;
+    TY_RETURN_IF_ERROR(MakeServerFolder(folder, options_.sandbox));
+  }
+  return Status::Ok();
+}
+
+std::vector<std::string> LocalRuntime::ExecArgv(const fs::path& work_dir,
+                                                const std::vector<std::string>& command) const {
+  if (options_.sandbox.bwrap.empty()) return command;
+  return BwrapArgv(options_.sandbox.bwrap, SandboxView{hidden_, work_dir}, command);
+}
+
 StatusOr<LocalRuntime::Process> LocalRuntime::Start(int64_t job_id, const fs::path& dir,
-                                                    const std::vector<std::string>& argv_in,
-                                                    const std::vector<std::string>& env_in,
-                                                    uint64_t cpu_seconds) {
-  TY_ASSIGN_OR_RETURN(PreparedSandbox sandbox, PrepareSandbox(options_.sandbox, dir / kWorkDir,
-                                                              CgroupPrefix(dir), cpu_seconds));
-  std::vector<std::string> argv = argv_in;
-  std::vector<std::string> env = env_in;
+                                                    const ReplicaLaunch& launch) {
+  TY_ASSIGN_OR_RETURN(
+      PreparedSandbox sandbox,
+      PrepareSandbox(options_.sandbox, dir / kWorkDir, CgroupPrefix(dir), launch.cpu_seconds));
+  std::vector<std::string> argv = ExecArgv(dir / kWorkDir, launch.argv);
+  std::vector<std::string> env = launch.env;
   std::vector<char*> argv_c = CStrings(argv);
   std::vector<char*> env_c = CStrings(env);
   const KeeperFiles files{dir.string(), (dir / kOutputFile).string(),
@@ -317,24 +422,21 @@ StatusOr<LocalRuntime::Process> LocalRuntime::Start(int64_t job_id, const fs::pa
   }
   if (pid == 0) RunKeeper(files, argv_c.data(), env_c.data(), gate, sandbox);
   close(gate[0]);
-  setpgid(pid, pid);  // also here, so a signal sent at once reaches the group
   // The replica's cgroup exists before it is let go (the gate): it joins it first thing.
-  if (Status made = MakeCgroup(CgroupPath(CgroupPrefix(dir), pid)); !made.ok()) {
+  const CgroupLimits limits = options_.sandbox.cgroup_limits ? launch.cgroup : CgroupLimits{};
+  if (Status made = MakeCgroup(CgroupPath(CgroupPrefix(dir), pid), limits); !made.ok()) {
     close(gate[1]);
     return made;
   }
-  std::optional<ProcStat> stat;
-  for (int i = 0; i < 100 && !stat; ++i) {
-    stat = ReadProcStat(pid);
-    if (!stat) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
   // Closing the gate unsaid sends the keeper away without running the command.
+  std::optional<ProcStat> stat = AwaitKeeperSession(pid);
   if (!stat) {
     close(gate[1]);
-    return Internal("started replica " + std::to_string(pid) + " cannot be read in /proc");
+    return Internal("started replica " + std::to_string(pid) +
+                    " did not become a session of its own in /proc");
   }
   Process p = Known(job_id, dir.filename().string(), pid, stat->start_ticks, dir);
-  if (!WriteFileAtomically(dir / kPidFile, Handle(pid, stat->start_ticks))) {
+  if (!WritePrivateFile(dir / kPidFile, Handle(pid, stat->start_ticks))) {
     close(gate[1]);
     return Internal("cannot write the pid file in " + dir.string());
   }
@@ -383,17 +485,20 @@ StatusOr<JobRun> LocalRuntime::Launch(const JobRecord& job, int attempt, Timesta
   run.attempt = attempt;
   std::lock_guard lock(mu_);
   for (const Replica& r : replicas) {
-    std::vector<std::string> argv = r.command;
-    argv.insert(argv.end(), r.args.begin(), r.args.end());
-    std::vector<std::string> env = base_env;
-    if (user)
-      env.push_back("HOME=" + (ReplicaDir(job.id, attempt, r.task_name) / kWorkDir).string());
-    env.push_back("HOSTNAME=" + r.hostname);
-    for (const EnvVar& var : r.env) env.push_back(var.name + "=" + var.value);
+    ReplicaLaunch launch;
+    launch.argv = r.command;
+    launch.argv.insert(launch.argv.end(), r.args.begin(), r.args.end());
+    launch.env = base_env;
+    if (user) {
+      launch.env.push_back("HOME=" +
+                           (ReplicaDir(job.id, attempt, r.task_name) / kWorkDir).string());
+    }
+    launch.env.push_back("HOSTNAME=" + r.hostname);
+    for (const EnvVar& var : r.env) launch.env.push_back(var.name + "=" + var.value);
+    launch.cpu_seconds = CpuSecondsFor(job.job.job_spec);
+    launch.cgroup = CgroupLimitsOf(job.job.job_spec, r.pool);
     fs::path dir = ReplicaDir(job.id, attempt, r.task_name);
-    std::error_code ec;
-    fs::create_directories(dir, ec);
-    if (ec) return Internal("cannot create " + dir.string() + ": " + ec.message());
+    TY_RETURN_IF_ERROR(MakeReplicaDir(dir));
     // Launched before (a retried pass, or a server that died before storing the run): the same
     // replica is adopted, never started twice.
     if (auto handle = ParseHandle(ReadFile(dir / kPidFile))) {
@@ -404,17 +509,14 @@ StatusOr<JobRun> LocalRuntime::Launch(const JobRecord& job, int attempt, Timesta
       Tail(dir);
       continue;
     }
-    const uint64_t cpu_seconds = CpuSecondsFor(job.job.job_spec);
-    nlohmann::json launch = {
-        {"argv", argv}, {"env", env}, {"image", r.image_uri}, {"cpuSeconds", cpu_seconds}};
-    if (!WriteFileAtomically(dir / kLaunchFile, launch.dump())) {
+    if (!WritePrivateFile(dir / kLaunchFile, LaunchJson(launch, r.image_uri).dump())) {
       return Internal("cannot write " + (dir / kLaunchFile).string());
     }
     if (std::chrono::steady_clock::now() >= lease_deadline) {
       return Unavailable("the lease on job " + std::to_string(job.id) + " ran out before " +
                          r.task_name + " was started");
     }
-    TY_ASSIGN_OR_RETURN(Process p, Start(job.id, dir, argv, env, cpu_seconds));
+    TY_ASSIGN_OR_RETURN(Process p, Start(job.id, dir, launch));
     const std::string handle = Handle(p.pid, p.start_ticks);
     Tail(dir);
     processes_[handle] = std::move(p);
@@ -461,15 +563,14 @@ StatusOr<std::string> LocalRuntime::RestartReplica(const JobRecord& job, const R
     return Unavailable("the lease on job " + std::to_string(job.id) + " ran out");
   }
   fs::path dir = ReplicaDir(job.id, job.run->attempt, replica.task_name);
-  auto launch = nlohmann::json::parse(ReadFile(dir / kLaunchFile, kMaxLaunchFile), nullptr, false);
-  if (!launch.is_object() || !launch.contains("argv") || !launch.contains("env")) {
+  const std::optional<ReplicaLaunch> launch = ParseLaunch(
+      nlohmann::json::parse(ReadFile(dir / kLaunchFile, kMaxLaunchFile), nullptr, false));
+  if (!launch) {
     return Internal("replica " + replica.task_name + " has no launch record in " + dir.string());
   }
   std::lock_guard lock(mu_);
   // The same command, environment and working directory: checkpoints written there survive.
-  TY_ASSIGN_OR_RETURN(Process p, Start(job.id, dir, launch["argv"].get<std::vector<std::string>>(),
-                                       launch["env"].get<std::vector<std::string>>(),
-                                       launch.value("cpuSeconds", uint64_t{0})));
+  TY_ASSIGN_OR_RETURN(Process p, Start(job.id, dir, *launch));
   const std::string handle = Handle(p.pid, p.start_ticks);
   processes_[handle] = std::move(p);
   Tail(dir);

@@ -5,8 +5,9 @@
 // directory under the data dir, with its pool's env and the distributed environment
 // (services/runtime/replica_plan.h), where every hostname is 127.0.0.1 and every port a free one.
 //
-// Each replica is a process group led by a small keeper (a fork of this server that runs nothing
-// but waitpid): it starts the command, waits for it and writes its exit status to a file in the
+// Each replica is a process group, and a session, led by a small keeper (a fork of this server
+// that runs nothing but waitpid): it starts the command (in bubblewrap where it can start, see
+// workers/local/replica_sandbox.h), waits for it and writes its exit status to a file beside the
 // working directory. So a replica's outcome survives the server: after a kill -9 the new server
 // finds the process (its pid file and start time) and adopts it, or reads the status it left, and
 // never starts a replica twice. Output goes to a file in the working directory, which the runtime
@@ -32,10 +33,21 @@ struct LocalRuntimeOptions {
   // The server keeps each replica's files in root/jobs/<job>/attempt-<n>/<task>; the replica works
   // in that folder's work/, the only place it may write.
   std::filesystem::path root;
-  SandboxOptions sandbox;                  // the replicas' user, cgroups and limits
+  // The server's data directory, hidden from replicas with `root` (HiddenFromReplicas); empty:
+  // `root` alone.
+  std::filesystem::path data_dir;
+  SandboxOptions sandbox;                  // the replicas' user, bubblewrap, cgroups and limits
   std::chrono::milliseconds grace{10000};  // SIGTERM, then SIGKILL after this (wall time)
   JobSpecEncoder encode_job_spec;          // CLUSTER_SPEC's "job" (services/runtime/replica_plan.h)
   std::chrono::milliseconds poll{200};     // how often a running job is looked at (wall time)
+};
+
+// What starts a replica, as its launch record (launch.json) keeps it for restarts.
+struct ReplicaLaunch {
+  std::vector<std::string> argv;
+  std::vector<std::string> env;
+  uint64_t cpu_seconds = 0;  // RLIMIT_CPU; 0: none
+  CgroupLimits cgroup;       // where the replicas' cgroups take limits
 };
 
 class LocalRuntime : public Runtime {
@@ -76,9 +88,13 @@ class LocalRuntime : public Runtime {
   };
 
   std::filesystem::path ReplicaDir(int64_t job_id, int attempt, const std::string& task) const;
+  // The server's folders down to the replica's `dir` (MakeServerFolder).
+  Status MakeReplicaDir(const std::filesystem::path& dir) const;
   StatusOr<Process> Start(int64_t job_id, const std::filesystem::path& dir,
-                          const std::vector<std::string>& argv, const std::vector<std::string>& env,
-                          uint64_t cpu_seconds);
+                          const ReplicaLaunch& launch);
+  // The argv the keeper's child execs: bwrap's around the command, or the command.
+  std::vector<std::string> ExecArgv(const std::filesystem::path& work_dir,
+                                    const std::vector<std::string>& command) const;
   // The start of the names of the replica's cgroups, after its folder; empty without cgroups.
   std::string CgroupPrefix(const std::filesystem::path& dir) const;
   Process Known(int64_t job_id, const std::string& task, int pid, uint64_t start_ticks,
@@ -89,6 +105,7 @@ class LocalRuntime : public Runtime {
   void Signal(Process& p);
 
   LocalRuntimeOptions options_;
+  std::vector<std::filesystem::path> hidden_;  // from the replicas (HiddenFromReplicas)
   std::mutex mu_;
   std::map<std::string, Process> processes_;  // by handle
   files::OutputTailer tailer_;                // every replica's output.log

@@ -1,15 +1,21 @@
 // The listener over a real loopback socket, spoken to byte by byte as a client (or an attacker)
 // would: what the seam promises in api/http_server.h.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <poll.h>
+#include <sys/resource.h>
+#include <time.h>
 
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdlib>
 #include <future>
+#include <iostream>
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "api/http_server.h"
 #include "tests/free_port.h"
@@ -68,6 +74,11 @@ class RawClient {
     got_ = out.substr(std::min(want, out.size()));
     out.resize(std::min(want, out.size()));
     return out;
+  }
+
+  // True when nothing at all came back within `window` (nor did the server close).
+  bool Silent(std::chrono::milliseconds window) {
+    return ReadUntil("\x01never\x01", window).empty() && !closed_;
   }
 
   // True once the server has closed its side (recv sees the end), polled up to the deadline.
@@ -329,6 +340,96 @@ TEST_F(BeastServerTest, AStopWaitsForARequestInFlightAndRefusesNewOnes) {
   EXPECT_NE(reply.find("Connection: close"), std::string::npos) << reply;
   stopped.get();
   EXPECT_EQ(server_->InFlight(), 0);
+}
+
+TEST_F(BeastServerTest, PastItsConnectionCapANewcomerIsServedOnlyOnceAnotherCloses) {
+  ServerOptions options;
+  options.max_connections = 2;
+  StartServer(options);
+  auto first = std::make_unique<RawClient>(port_);
+  RawClient second(port_);
+  for (RawClient* c : {first.get(), &second}) {
+    c->Send("GET /x HTTP/1.1\r\nHost: h\r\n\r\n");
+    ASSERT_EQ(c->ReadResponse().rfind("HTTP/1.1 200", 0), 0u);  // taken, and kept open
+  }
+  RawClient third(port_);
+  ASSERT_TRUE(third.connected()) << "the kernel's backlog holds it, not a refusal";
+  third.Send("GET /third HTTP/1.1\r\nHost: h\r\n\r\n");
+  // Its absence can only be watched for a while: a broken cap answers within microseconds.
+  EXPECT_TRUE(third.Silent(500ms)) << "served past the cap of 2";
+  first.reset();  // one closes: its place goes to the one waiting
+  std::string reply = third.ReadResponse();
+  EXPECT_EQ(reply.rfind("HTTP/1.1 200", 0), 0u) << reply;
+  EXPECT_NE(reply.find("path=/third"), std::string::npos) << reply;
+  second.Send("GET /again HTTP/1.1\r\nHost: h\r\n\r\n");
+  EXPECT_NE(second.ReadResponse().find("path=/again"), std::string::npos)
+      << "a kept connection goes on at the cap";
+}
+
+// The process CPU time, all threads.
+std::chrono::nanoseconds CpuTime() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return std::chrono::seconds(t.tv_sec) + std::chrono::nanoseconds(t.tv_nsec);
+}
+
+int Failed(const std::string& why) {
+  std::cerr << why << "\n";
+  return 1;
+}
+
+// Run in a process of its own (it lowers the descriptor limit): 0 when the listener, out of
+// descriptors with a client waiting, kept off the CPU, then served the client once some were
+// free; else 1, saying why on stderr.
+int OutOfDescriptorsItWaitsThenServes() {
+  const int port = FreePort();
+  ServerOptions options;
+  options.port = port;
+  options.io_threads = 2;
+  auto server = NewHttpServer(options, [](HttpRequest&) { return HttpResponse{}; });
+  if (!server->Start().ok()) return Failed("cannot listen");
+  // The client's socket first, then every descriptor left taken, then the connect (which needs
+  // none): the server's accept of it fails with EMFILE for as long as the fillers stay open.
+  int client = socket(AF_INET, SOCK_STREAM, 0);
+  rlimit limit{};
+  getrlimit(RLIMIT_NOFILE, &limit);
+  limit.rlim_cur = static_cast<rlim_t>(client) + 64;
+  if (setrlimit(RLIMIT_NOFILE, &limit) != 0) return Failed("setrlimit failed");
+  std::vector<int> fillers;
+  for (int fd; (fd = open("/dev/null", O_RDONLY)) >= 0;) fillers.push_back(fd);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  if (connect(client, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    return Failed("connect failed");
+  }
+  // A measured second, not a wait for a state: spinning on the failing accept burns most of a
+  // core in it (however loaded the machine, far more than the bound); backing off, almost none.
+  const auto cpu_before = CpuTime();
+  std::this_thread::sleep_for(1s);
+  const auto cpu = CpuTime() - cpu_before;
+  if (cpu > 200ms) {
+    return Failed("the listener used " + std::to_string(cpu.count() / 1'000'000) +
+                  " ms of CPU in 1 s while out of descriptors");
+  }
+  for (int fd : fillers) close(fd);
+  const std::string request = "GET /x HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n";
+  send(client, request.data(), request.size(), MSG_NOSIGNAL);
+  pollfd p{client, POLLIN, 0};
+  char reply[12] = {};
+  if (poll(&p, 1, 5000) != 1 || recv(client, reply, sizeof reply, MSG_WAITALL) != sizeof reply ||
+      std::string(reply, sizeof reply) != "HTTP/1.1 200") {
+    return Failed("not served once descriptors were free: " + std::string(reply, sizeof reply));
+  }
+  close(client);
+  server->Stop(1000ms);
+  return 0;
+}
+
+TEST(BeastServerAcceptTest, OutOfDescriptorsItBacksOffInsteadOfSpinningThenServes) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");  // a fresh process: its threads, its limit
+  EXPECT_EXIT(std::exit(OutOfDescriptorsItWaitsThenServes()), ::testing::ExitedWithCode(0), "");
 }
 
 }  // namespace
