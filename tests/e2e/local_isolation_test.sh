@@ -24,6 +24,10 @@ fi
 pass "the server runs replicas in bubblewrap"
 DATA="$E2E_DIR/data"
 REPLICAS="$DATA/replicas/jobs"
+# Where the server's PostgreSQL listens (its socket folder, from the start-up log).
+PG_SOCKET=$(grep -m1 '"event":"embedded_postgres_ready"' "$E2E_DIR/server.log" | jq -r .socket_dir)
+[ -n "$PG_SOCKET" ] && [ -S "$PG_SOCKET/.s.PGSQL.5432" -o -n "$(ls -A "$PG_SOCKET" 2>/dev/null)" ] &&
+  pass "the database socket is at $PG_SOCKET" || fail "cannot find the database socket: [$PG_SOCKET]"
 
 # job_in PROJECT SCRIPT [JQ]: a one-replica job of PROJECT running `sh -c SCRIPT`; prints its name.
 job_in() {
@@ -69,6 +73,9 @@ b=$(job_in team-b "
   touch ../b 2>/dev/null && echo wrote-beside
   touch own && echo wrote-own
   touch /tmp/b && echo wrote-tmp
+  ls -A '$PG_SOCKET' >/dev/null 2>&1 && echo saw-db-socket
+  psql 'host=$PG_SOCKET user=postgres dbname=trainyard connect_timeout=3' -Atc 'SELECT 1' 2>/dev/null &&
+    echo reached-db
   echo end")
 wait_until 30 "B SUCCEEDED" state_of "$b" JOB_STATE_SUCCEEDED
 wait_until 20 "B's last line" has_line team-b "$b" end
@@ -77,6 +84,10 @@ line() { sed -n "s/^$1 //p" <<<"$out"; }
 
 grep -qF "$secret" <<<"$out" && fail "B read A's secret: $(grep -F "$secret" <<<"$out")" ||
   pass "B did not find A's secret"
+grep -qx "saw-db-socket" <<<"$out" && fail "B can see the database's socket folder" ||
+  pass "B cannot see the database's socket folder"
+grep -qx "reached-db" <<<"$out" && fail "B connected to the server's database" ||
+  pass "B cannot connect to the server's database"
 grep -q '^found ' <<<"$out" && fail "B found secrets: $(grep '^found ' <<<"$out" | tr '\n' ' ')" ||
   pass "B found no secret in any environ nor in the data directory"
 procs=$(line procs)
