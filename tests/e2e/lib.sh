@@ -33,10 +33,13 @@ cleanup() {
 trap cleanup EXIT
 
 # start_server [extra serve flags…]: sets PORT and BASE.
+# No drain unless the test asks for one (tests/e2e/drain_test.sh): each stop would wait it out.
 start_server() {
   PORT=$(free_port)
   BASE="http://127.0.0.1:$PORT"
-  "$TRAINYARD_BIN" serve --listen "127.0.0.1:$PORT" --data-dir "$E2E_DIR/data" "$@" \
+  local drain=(--drain-period 0)
+  [[ " $* " == *" --drain-period "* ]] && drain=()
+  "$TRAINYARD_BIN" serve --listen "127.0.0.1:$PORT" --data-dir "$E2E_DIR/data" "${drain[@]}" "$@" \
     >>"$E2E_DIR/server.log" 2>&1 &
   SERVER_PID=$!
   wait_until 60 "server ready" curl -fsS "$BASE/readyz"
