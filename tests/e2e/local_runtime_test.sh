@@ -126,6 +126,8 @@ name=$(shell_job 'exec sleep 300')
 wait_until 30 "last sleeper RUNNING" state_is "$name" JOB_STATE_RUNNING
 pgid=$(pgid_of "$name")
 stop_server
-group_gone "$pgid" && pass "a stopped server ended its replicas" || fail "group $pgid survived the stop"
+# The server sends the group SIGTERM as it stops; the sandbox's processes end a moment later.
+wait_until 10 "the stopped server's replica group gone" group_gone "$pgid" &&
+  pass "a stopped server ended its replicas" || fail "group $pgid survived the stop"
 
 finish

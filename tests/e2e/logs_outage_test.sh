@@ -8,6 +8,12 @@ if ! command -v gcloud >/dev/null 2>&1; then
   exit 77
 fi
 
+# The replica waits on gate files the test makes; a sandboxed replica has a /tmp of its own, so
+# they live where it can read the host's: /var/tmp.
+GATE=$(mktemp -d /var/tmp/trainyard-gate.XXXXXX)
+chmod 755 "$GATE"
+trap 'rm -rf "$GATE"; cleanup' EXIT
+
 start_server --runtime local --lease-seconds 60
 P="$BASE/v1/projects/demo/locations/us-central1"
 PGDATA="$E2E_DIR/data/pg/data"
@@ -20,7 +26,7 @@ script='for i in $(seq 1 100); do echo "n $i"; done
 while [ ! -e "$GATE/one" ]; do sleep 0.05; done
 for i in $(seq 101 300); do echo "n $i"; done
 while [ ! -e "$GATE/two" ]; do sleep 0.05; done'
-name=$(jq -n --arg s "$script" --arg gate "$E2E_DIR" '{displayName: "outage", jobSpec: {workerPoolSpecs: [{
+name=$(jq -n --arg s "$script" --arg gate "$GATE" '{displayName: "outage", jobSpec: {workerPoolSpecs: [{
     machineSpec: {machineType: "n2-standard-8"}, replicaCount: "1",
     containerSpec: {imageUri: "debian:12", command: ["sh", "-c", $s],
                     env: [{name: "GATE", value: $gate}]}}]}}' |
@@ -35,7 +41,7 @@ check "100 lines stored before the outage" "$(numbered)" 100
 
 pg_ctl_as_owner stop -m fast >/dev/null
 pass "PostgreSQL stopped under the server"
-touch "$E2E_DIR/one"
+touch "$GATE/one"
 # The replica prints the next 200 while the database is down, and the executor fails to store them.
 output=$(find "$E2E_DIR/data/replicas" -name output.log | head -1)
 wait_until 30 "the replica printed line 300" grep -q '^n 300$' "$output"
@@ -43,7 +49,7 @@ wait_until 30 "the executor met the outage" grep -Eq '"event":"(job_log_append_f
 pass "the executor's passes failed while PostgreSQL was down"
 pg_ctl_as_owner start -l "$E2E_DIR/data/pg/restart.log" >/dev/null
 pass "PostgreSQL started again"
-touch "$E2E_DIR/two"
+touch "$GATE/two"
 wait_until 120 "the job SUCCEEDED" state_is "$name" JOB_STATE_SUCCEEDED
 
 use_gcloud demo
