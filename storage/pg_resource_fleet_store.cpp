@@ -243,8 +243,7 @@ StatusOr<std::map<std::string, int64_t>> PgResourceFleetStore::IdleNodes(
 StatusOr<std::vector<JobRef>> PgResourceFleetStore::JobsOn(const ResourceRecord& record) {
   TY_ASSIGN_OR_RETURN(pg::Connection * conn, leader_.LeaderConnection());
   std::vector<int> terminal;
-  for (JobState s : {JobState::kSucceeded, JobState::kFailed, JobState::kCancelled,
-                     JobState::kExpired, JobState::kPartiallySucceeded}) {
+  for (JobState s : kTerminalJobStates) {
     terminal.push_back(static_cast<int>(s));
   }
   TY_ASSIGN_OR_RETURN(pg::Result r,

@@ -271,8 +271,7 @@ StatusOr<SchedulerStore::LiveJobs> PgSchedulerStore::ReadLiveJobs() {
   TY_ASSIGN_OR_RETURN(pg::Transaction tx,
                       pg::Transaction::Begin(*conn, pg::IsolationLevel::kRepeatableRead));
   std::vector<int> ended;
-  for (JobState s : {JobState::kSucceeded, JobState::kFailed, JobState::kCancelled,
-                     JobState::kExpired, JobState::kPartiallySucceeded}) {
+  for (JobState s : kTerminalJobStates) {
     ended.push_back(static_cast<int>(s));
   }
   LiveJobs out;

@@ -1,6 +1,7 @@
 #pragma once
 // The CustomJob resource as the domain sees it: plain values, no JSON, no SQL. Field names follow
 // the Vertex AI v1 protos (google.cloud.aiplatform.v1.CustomJob) in snake_case.
+#include <array>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -263,6 +264,11 @@ struct CustomJob {
   std::map<std::string, std::string> web_access_uris;
   std::optional<SchedulingStatus> trainyard;  // output only
 };
+
+// The states a job never leaves, spelled once: IsTerminal and the stores' queries read them.
+inline constexpr std::array<JobState, 5> kTerminalJobStates = {
+    JobState::kSucceeded, JobState::kFailed, JobState::kCancelled, JobState::kExpired,
+    JobState::kPartiallySucceeded};
 
 bool IsTerminal(JobState state);
 
