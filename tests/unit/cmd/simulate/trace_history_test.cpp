@@ -86,8 +86,8 @@ const char* kFleet = R"({"seed": 1, "bootTime": {"default": "0s"}, "imagePullGbp
     {"machineType": "a3-highgpu-8g", "model": "ON_DEMAND", "nodes": 8}]}]})";
 
 TEST(TraceHistoryTest, AReplayEndsFailedAndCancelledJobsAtTheirRecordedRunTime) {
-  const std::string dir = std::filesystem::temp_directory_path() /
-                          ("ty-history-replay-" + std::to_string(getpid()));
+  const std::string dir =
+      std::filesystem::temp_directory_path() / ("ty-history-replay-" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
   std::ofstream(dir + "/fleet.json") << kFleet;
   std::ofstream(dir + "/t.swf") << kSwf;

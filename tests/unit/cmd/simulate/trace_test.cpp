@@ -33,6 +33,17 @@ std::string Write(const std::string& name, const std::string& text) {
   return path.string();
 }
 
+// A trace job that ran to its end: line, run time, GPUs, nodes (0: the shape decides), project.
+TraceJob Job(int64_t line, Duration duration, int64_t gpus, int64_t nodes, std::string project) {
+  TraceJob job;
+  job.line = line;
+  job.duration = duration;
+  job.gpus = gpus;
+  job.nodes = nodes;
+  job.project = std::move(project);
+  return job;
+}
+
 TEST(TraceTest, SwfJobsKeepTheirSubmitRunTimeProcessorsAndProjectAndSkipThoseThatNeverRan) {
   Workload w;
   w.format = TraceFormat::kSwf;
@@ -124,7 +135,7 @@ TEST(JobBuilderTest, GpusFitTheSmallestShapeOrWholeNodesOfTheLargestAsAGang) {
   s.placement = {{{"research"}, 0, 16, "SPOT_THEN_ON_DEMAND", ""}, {{}, 0, 0, "ON_DEMAND", ""}};
   s.checkpoint_interval = 1800s;
   s.checkpoint_save = 60s;
-  TraceJob small{7, "", {}, 3600s, 3, 0, "research", std::nullopt, std::nullopt, TraceEnd::kCompleted, std::nullopt};
+  const TraceJob small = Job(7, 3600s, 3, 0, "research");
   auto one = BuildJob(s, small);
   ASSERT_TRUE(one.ok());
   EXPECT_EQ(one->machine_type, "a3-highgpu-4g");
@@ -137,7 +148,7 @@ TEST(JobBuilderTest, GpusFitTheSmallestShapeOrWholeNodesOfTheLargestAsAGang) {
   EXPECT_EQ(env[2].name, "TRAINYARD_CHECKPOINT_SAVE_TIME");
   EXPECT_EQ(env[2].value, "60s");
 
-  TraceJob large{8, "", {}, 60s, 20, 0, "research", std::nullopt, std::nullopt, TraceEnd::kCompleted, std::nullopt};
+  const TraceJob large = Job(8, 60s, 20, 0, "research");
   auto gang = BuildJob(s, large);
   ASSERT_TRUE(gang.ok());
   EXPECT_EQ(gang->machine_type, "a3-megagpu-8g");
@@ -149,7 +160,7 @@ TEST(JobBuilderTest, GpusFitTheSmallestShapeOrWholeNodesOfTheLargestAsAGang) {
             ReservationAffinityType::kNoReservation)
       << "ON_DEMAND never takes a reservation";
 
-  TraceJob spread{9, "", {}, 60s, 32, 2, "x", std::nullopt, std::nullopt, TraceEnd::kCompleted, std::nullopt};
+  const TraceJob spread = Job(9, 60s, 32, 2, "x");
   auto refused = BuildJob(s, spread);
   ASSERT_FALSE(refused.ok());
   EXPECT_NE(refused.status().message().find(":9: no shape has 16 GPUs a node"), std::string::npos);
@@ -161,22 +172,22 @@ TEST(JobBuilderTest, JobsOnAPersistentResourceTakeItsMachineTypeAndAGangLargerTh
   s.workload.path = "trace.csv";
   s.resources = {ResourcePlan{"team-pool", "team", "a3-megagpu-8g", 2, 1, 4}};
   s.placement = {{{"team"}, 0, 0, "STANDARD", "team-pool"}, {{}, 0, 0, "ON_DEMAND", ""}};
-  TraceJob one_gpu{3, "", {}, 600s, 1, 0, "team", std::nullopt, std::nullopt, TraceEnd::kCompleted, std::nullopt};
+  const TraceJob one_gpu = Job(3, 600s, 1, 0, "team");
   auto small = BuildJob(s, one_gpu);
   ASSERT_TRUE(small.ok()) << small.status().message();
   EXPECT_EQ(small->machine_type, "a3-megagpu-8g") << "the resource's, not the smallest shape";
   EXPECT_EQ(small->body.job_spec.persistent_resource_id, "team-pool");
-  TraceJob elsewhere{4, "", {}, 600s, 1, 0, "other", std::nullopt, std::nullopt, TraceEnd::kCompleted, std::nullopt};
+  const TraceJob elsewhere = Job(4, 600s, 1, 0, "other");
   auto other = BuildJob(s, elsewhere);
   ASSERT_TRUE(other.ok());
   EXPECT_EQ(other->machine_type, "a3-highgpu-1g");
   EXPECT_EQ(other->body.job_spec.persistent_resource_id, "");
 
-  TraceJob fits{5, "", {}, 600s, 32, 0, "team", std::nullopt, std::nullopt, TraceEnd::kCompleted, std::nullopt};
+  const TraceJob fits = Job(5, 600s, 32, 0, "team");
   auto four = BuildJob(s, fits);
   ASSERT_TRUE(four.ok());
   EXPECT_EQ(four->nodes, 4) << "up to its autoscaling maximum";
-  TraceJob too_large{6, "", {}, 600s, 40, 0, "team", std::nullopt, std::nullopt, TraceEnd::kCompleted, std::nullopt};
+  const TraceJob too_large = Job(6, 600s, 40, 0, "team");
   auto refused = BuildJob(s, too_large);
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.status().message(),

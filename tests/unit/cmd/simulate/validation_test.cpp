@@ -29,8 +29,8 @@ const char* kLog =
     "3 400   0  50 2 -1 -1 2 100 -1 1 3 1 -1 1 -1 -1 -1\n";
 
 TEST(ValidationTest, AReplayOnTheLogsMachineIsComparedFigureByFigure) {
-  const std::string dir = std::filesystem::temp_directory_path() /
-                          ("ty-validation-" + std::to_string(getpid()));
+  const std::string dir =
+      std::filesystem::temp_directory_path() / ("ty-validation-" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
   std::ofstream(dir + "/log.swf") << kLog;
   std::ofstream(dir + "/s.json") << R"({"name": "recorded", "fleet": {"seed": 1,
