@@ -14,6 +14,7 @@
 #include <set>
 #include <sstream>
 
+#include "cmd/simulate/figures.h"
 #include "cmd/simulate/scenario_files.h"
 #include "cmd/simulate/validation.h"
 #include "services/catalog.h"
@@ -24,20 +25,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::ordered_json;
-
-double Seconds(Duration d) { return std::chrono::duration<double>(d).count(); }
-// To `digits` decimals, as JSON prints them (0.288, not 0.28800000000000003).
-double Round(double x, int digits) {
-  const double scale = std::pow(10.0, digits);
-  return std::round(x * scale) / scale;
-}
-
-// Nearest-rank percentile of sorted values (0 when there are none).
-double Percentile(const std::vector<double>& sorted, double p) {
-  if (sorted.empty()) return 0;
-  size_t rank = static_cast<size_t>(std::ceil(p / 100.0 * static_cast<double>(sorted.size())));
-  return sorted[std::clamp<size_t>(rank, 1, sorted.size()) - 1];
-}
 
 std::string Fixed(double x, int digits) {
   std::ostringstream out;

@@ -82,6 +82,7 @@ void TraceCancels::Add(int64_t job_id, std::string project, Duration run) {
 std::vector<std::pair<int64_t, std::string>> TraceCancels::Due(storage::memory::MemoryDatabase& db,
                                                                Timestamp now) {
   std::vector<std::pair<int64_t, std::string>> due;
+  if (pending_.empty()) return due;  // asked at every event time: most traces cancel nothing
   std::lock_guard lock(db.mu);
   for (auto it = pending_.begin(); it != pending_.end();) {
     const CustomJob& job = db.jobs.at(it->first).record.job;
@@ -99,6 +100,7 @@ std::vector<std::pair<int64_t, std::string>> TraceCancels::Due(storage::memory::
 
 std::optional<Timestamp> TraceCancels::Next(storage::memory::MemoryDatabase& db) const {
   std::optional<Timestamp> next;
+  if (pending_.empty()) return next;
   std::lock_guard lock(db.mu);
   for (const auto& [id, p] : pending_) {
     const CustomJob& job = db.jobs.at(id).record.job;

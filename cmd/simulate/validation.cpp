@@ -4,25 +4,12 @@
 #include <cmath>
 #include <map>
 
+#include "cmd/simulate/figures.h"
+
 namespace trainyard::simulate {
 namespace {
 
 constexpr double kWeek = 7 * 86400;
-
-double Seconds(Duration d) { return std::chrono::duration<double>(d).count(); }
-
-double Round(double x, int digits) {
-  const double scale = std::pow(10.0, digits);
-  return std::round(x * scale) / scale;
-}
-
-double PercentileOf(std::vector<double> values, double p) {
-  if (values.empty()) return 0;
-  std::sort(values.begin(), values.end());
-  const size_t at = std::min(values.size() - 1,
-                             static_cast<size_t>(std::ceil(p / 100 * values.size())) - (p > 0));
-  return values[at];
-}
 
 // One job's submit, wait and run, in seconds from the trace's first submit.
 struct JobTimes {
@@ -46,8 +33,9 @@ HistoryFigures FiguresOf(const std::vector<JobTimes>& jobs, double capacity) {
   double sum = 0;
   for (double w : waits) sum += w;
   f.wait_mean = sum / static_cast<double>(waits.size());
-  f.wait_p50 = PercentileOf(waits, 50);
-  f.wait_p95 = PercentileOf(waits, 95);
+  std::sort(waits.begin(), waits.end());
+  f.wait_p50 = Percentile(waits, 50);
+  f.wait_p95 = Percentile(waits, 95);
   f.bounded_slowdown = slowdown / static_cast<double>(jobs.size());
   f.utilization = last > first && capacity > 0 ? work / (capacity * (last - first)) : 0;
   return f;
