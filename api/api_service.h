@@ -25,7 +25,7 @@
 #include "api/session_handler.h"
 #include "api/whatif_handler.h"
 #include "services/auth/token_service.h"
-#include "services/job_service.h"
+#include "services/jobs/job_service.h"
 #include "services/metrics/registry.h"
 
 namespace trainyard::api {

@@ -2,7 +2,7 @@
 // customJobs: create, get, list, cancel, delete; and the operations they return.
 #include "api/rendered_job_cache.h"
 #include "api/router.h"
-#include "services/job_service.h"
+#include "services/jobs/job_service.h"
 
 namespace trainyard::api {
 

@@ -6,7 +6,7 @@
 #include <optional>
 #include <string_view>
 
-#include "services/job_filter.h"
+#include "services/jobs/job_filter.h"
 #include "services/status.h"
 
 namespace trainyard {

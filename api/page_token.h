@@ -6,7 +6,7 @@
 
 #include "api/http_types.h"
 #include "services/admin/admin_repository.h"
-#include "services/job_repository.h"
+#include "services/jobs/job_repository.h"
 #include "services/logs/insert_id.h"
 #include "services/status.h"
 

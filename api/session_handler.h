@@ -3,7 +3,7 @@
 // tokens, the caller's role (so a page shows no button it may not use), whether it is the fleet's
 // admin, and the projects it may see (the project picker).
 #include "api/router.h"
-#include "services/job_repository.h"
+#include "services/jobs/job_repository.h"
 
 namespace trainyard::api {
 

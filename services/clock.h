@@ -3,7 +3,7 @@
 #include <atomic>
 #include <chrono>
 
-#include "services/model/time.h"
+#include "services/time.h"
 
 namespace trainyard {
 

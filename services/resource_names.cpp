@@ -60,4 +60,15 @@ IdSource& RandomIdSource() {
   return ids;
 }
 
+Status ValidateLocation(const std::string& location) {
+  bool ok = !location.empty() && location.size() <= 63;
+  for (char c : location) {
+    ok = ok && ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-');
+  }
+  if (!ok)
+    return InvalidArgument("invalid location \"" + location +
+                           "\": expected a region like us-central1");
+  return Status::Ok();
+}
+
 }  // namespace trainyard

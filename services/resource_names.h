@@ -46,6 +46,9 @@ std::string PersistentResourceName(int64_t project_number, const std::string& lo
 // Random 19-digit id, the shape of real Vertex job and operation ids.
 int64_t NewResourceId();
 
+// Location ids are region names ("us-central1"): lowercase letters, digits and '-'.
+Status ValidateLocation(const std::string& location);
+
 // Where new job and operation ids come from: random in a server, a seeded sequence of the same
 // shape where a run must repeat exactly (`simulate`: ids break ties in the queue's order).
 class IdSource {

@@ -5,7 +5,7 @@
 // dropped when the change feed hears of it (storage/job_change_listener.h). A list reads the page's
 // ids and versions, takes the rows it keeps at those versions and reads only the others: a page
 // the console refreshes decodes nothing.
-#include "services/job_repository.h"
+#include "services/jobs/job_repository.h"
 #include "storage/job_record_cache.h"
 
 namespace trainyard::storage {

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "services/job_filter.h"
+#include "services/jobs/job_filter.h"
 
 namespace trainyard {
 

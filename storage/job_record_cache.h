@@ -12,7 +12,7 @@
 #include <mutex>
 #include <unordered_map>
 
-#include "services/job_repository.h"
+#include "services/jobs/job_repository.h"
 
 namespace trainyard::storage {
 

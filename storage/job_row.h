@@ -3,7 +3,7 @@
 // the API's store and the scheduler's.
 #include <vector>
 
-#include "services/job_repository.h"
+#include "services/jobs/job_repository.h"
 #include "storage/pg.h"
 #include "storage/row_codec.h"
 

@@ -2,7 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "services/catalog.h"
+#include "services/jobs/catalog.h"
 #include "services/fleet/node_state.h"
 #include "storage/named_sql.h"
 #include "storage/node_sql.h"

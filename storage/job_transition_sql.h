@@ -1,11 +1,11 @@
 #pragma once
-// The one statement that applies a job transition (services/job_state_machine.h), shared by every
+// The one statement that applies a job transition (services/jobs/job_state_machine.h), shared by every
 // store that moves jobs: a compare-and-set on (id, version, from-state), optionally fenced by the
 // executor's lease, that writes every effect the transition carries and records the event with its
 // true from-state, all in one statement. States travel as parameters, never as SQL literals.
 #include <optional>
 
-#include "services/job_repository.h"
+#include "services/jobs/job_repository.h"
 #include "storage/pg.h"
 
 namespace trainyard::storage {

@@ -1,6 +1,6 @@
 #pragma once
 // customJobs on PostgreSQL: the API's repository and the runtime's leases over the same table.
-#include "services/job_repository.h"
+#include "services/jobs/job_repository.h"
 #include "storage/group_commit.h"
 #include "storage/pg.h"
 

@@ -2,7 +2,7 @@
 #include <mutex>
 #include <unordered_map>
 
-#include "services/job_repository.h"
+#include "services/jobs/job_repository.h"
 #include "storage/pg.h"
 
 namespace trainyard::storage {

@@ -8,7 +8,7 @@
 #include <unordered_set>
 
 #include "services/fleet/node_state.h"
-#include "services/job_state_machine.h"
+#include "services/jobs/job_state_machine.h"
 #include "services/scheduler/admission_planner.h"
 #include "storage/job_row.h"
 #include "storage/job_transition_sql.h"

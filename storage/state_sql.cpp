@@ -6,7 +6,7 @@
 #include <map>
 
 #include "services/fleet/node_state.h"
-#include "services/job_state_names.h"
+#include "services/jobs/job_state_names.h"
 #include "services/model/persistent_resource.h"
 #include "storage/named_sql.h"
 

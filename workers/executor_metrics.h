@@ -10,8 +10,8 @@
 #include <cstdint>
 
 #include "services/clock.h"
-#include "services/job_repository.h"
-#include "services/job_state_names.h"
+#include "services/jobs/job_repository.h"
+#include "services/jobs/job_state_names.h"
 #include "services/metrics/duration_counter.h"
 #include "services/metrics/exposition.h"
 #include "services/metrics/histogram.h"

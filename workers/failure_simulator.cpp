@@ -5,10 +5,10 @@
 #include <set>
 
 #include "services/fleet/failure_model.h"
-#include "services/job_state_machine.h"
+#include "services/jobs/job_state_machine.h"
 #include "services/log.h"
 #include "services/scheduler/verdict_text.h"
-#include "services/workload_model.h"
+#include "services/jobs/workload_model.h"
 
 namespace trainyard {
 namespace {

@@ -7,7 +7,7 @@
 #include <random>
 #include <vector>
 
-#include "services/job_state_machine.h"
+#include "services/jobs/job_state_machine.h"
 #include "services/log.h"
 #include "workers/background_priority.h"
 

@@ -15,7 +15,7 @@
 #include <thread>
 
 #include "services/clock.h"
-#include "services/job_repository.h"
+#include "services/jobs/job_repository.h"
 #include "services/logs/job_log_repository.h"
 #include "services/runtime/job_supervisor.h"
 #include "services/runtime/runtime.h"

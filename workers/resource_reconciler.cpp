@@ -4,7 +4,7 @@
 #include <map>
 #include <optional>
 
-#include "services/job_state_machine.h"
+#include "services/jobs/job_state_machine.h"
 #include "services/log.h"
 #include "services/persistent_resources/reboot_policy.h"
 #include "services/persistent_resources/resource_state_machine.h"

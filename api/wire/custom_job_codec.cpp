@@ -9,7 +9,7 @@
 
 #include "api/wire/enums.h"
 #include "api/wire/json_reader.h"
-#include "services/catalog.h"
+#include "services/jobs/catalog.h"
 
 namespace trainyard {
 namespace {

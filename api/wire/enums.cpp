@@ -2,12 +2,12 @@
 
 #include <array>
 
-#include "services/job_state_names.h"
+#include "services/jobs/job_state_names.h"
 
 namespace trainyard {
 namespace {
 
-// From the one list of job-state names (services/job_state_names.h).
+// From the one list of job-state names (services/jobs/job_state_names.h).
 constexpr std::array<EnumEntry, kJobStateSpellings.size()> kJobStates = [] {
   std::array<EnumEntry, kJobStateSpellings.size()> out{};
   for (size_t i = 0; i < out.size(); ++i) {

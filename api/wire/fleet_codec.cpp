@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "api/wire/json_reader.h"
-#include "services/catalog.h"
+#include "services/jobs/catalog.h"
 #include "services/fleet/failure_model.h"
 
 namespace trainyard {

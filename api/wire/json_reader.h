@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "api/wire/enums.h"
-#include "services/model/time.h"
+#include "services/time.h"
 #include "services/status.h"
 
 namespace trainyard {

@@ -1,7 +1,7 @@
 #pragma once
 #include <nlohmann/json.hpp>
 
-#include "services/operations/operation.h"
+#include "services/model/operation.h"
 
 namespace trainyard {
 

@@ -11,7 +11,7 @@
 #include "services/clock.h"
 #include "services/fleet/external_capacity.h"
 #include "services/fleet/fault_injection.h"
-#include "services/job_service.h"
+#include "services/jobs/job_service.h"
 #include "services/logs/job_log_service.h"
 #include "services/operations/operation_service.h"
 #include "services/persistent_resources/resource_service.h"

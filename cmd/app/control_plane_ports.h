@@ -6,7 +6,7 @@
 #include "services/auth/token_repository.h"
 #include "services/fleet/failure_store.h"
 #include "services/fleet/fault_injection.h"
-#include "services/job_repository.h"
+#include "services/jobs/job_repository.h"
 #include "services/logs/job_log_repository.h"
 #include "services/operations/operation_repository.h"
 #include "services/persistent_resources/resource_fleet_store.h"

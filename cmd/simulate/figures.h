@@ -5,7 +5,7 @@
 #include <cmath>
 #include <vector>
 
-#include "services/model/time.h"
+#include "services/time.h"
 
 namespace trainyard::simulate {
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "services/catalog.h"
+#include "services/jobs/catalog.h"
 
 namespace trainyard::simulate {
 namespace {

@@ -17,8 +17,8 @@
 #include "cmd/simulate/figures.h"
 #include "cmd/simulate/scenario_files.h"
 #include "cmd/simulate/validation.h"
-#include "services/catalog.h"
-#include "services/job_state_names.h"
+#include "services/jobs/catalog.h"
+#include "services/jobs/job_state_names.h"
 
 namespace trainyard::simulate {
 namespace {

@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api/wire/fleet_codec.h"
-#include "services/catalog.h"
+#include "services/jobs/catalog.h"
 #include "services/model/duration_text.h"
 
 namespace trainyard::simulate {

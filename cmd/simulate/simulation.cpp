@@ -5,7 +5,7 @@
 
 #include "cmd/app/control_plane.h"
 #include "cmd/app/memory_adapters.h"
-#include "services/catalog.h"
+#include "services/jobs/catalog.h"
 #include "services/resource_names.h"
 #include "workers/sim/sim_runtime.h"
 

@@ -16,7 +16,7 @@
 #include "cmd/simulate/job_builder.h"
 #include "cmd/simulate/scenario.h"
 #include "cmd/simulate/trace.h"
-#include "services/job_repository.h"
+#include "services/jobs/job_repository.h"
 #include "storage/memory/memory_database.h"
 
 namespace trainyard::simulate {

@@ -5,7 +5,7 @@
 #include <tuple>
 
 #include "services/fleet/node_state.h"
-#include "services/job_state_names.h"
+#include "services/jobs/job_state_names.h"
 
 namespace trainyard {
 namespace {

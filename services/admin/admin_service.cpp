@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <tuple>
 
-#include "services/job_service.h"
+#include "services/jobs/job_service.h"
 #include "services/scheduler/scheduler_job.h"
 
 namespace trainyard {

@@ -8,7 +8,7 @@
 #include "services/admin/admin_repository.h"
 #include "services/clock.h"
 #include "services/fleet/fleet.h"
-#include "services/job_repository.h"
+#include "services/jobs/job_repository.h"
 
 namespace trainyard {
 

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "services/auth/access.h"
-#include "services/model/time.h"
 #include "services/status.h"
+#include "services/time.h"
 
 namespace trainyard {
 

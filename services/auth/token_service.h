@@ -12,7 +12,7 @@
 #include "services/auth/access.h"
 #include "services/auth/token_repository.h"
 #include "services/clock.h"
-#include "services/job_repository.h"
+#include "services/jobs/job_repository.h"
 
 namespace trainyard {
 

@@ -12,7 +12,7 @@
 #include "services/fleet/fault_injection.h"
 #include "services/fleet/fleet.h"
 #include "services/fleet/node_state.h"
-#include "services/job_repository.h"
+#include "services/jobs/job_repository.h"
 
 namespace trainyard {
 

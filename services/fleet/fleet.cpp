@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <charconv>
 
-#include "services/catalog.h"
 #include "services/fleet/node_state.h"
+#include "services/jobs/catalog.h"
 
 namespace trainyard {
 namespace {

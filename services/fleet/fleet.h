@@ -14,7 +14,7 @@
 
 #include "services/fleet/spot_availability.h"
 #include "services/model/custom_job.h"
-#include "services/model/time.h"
+#include "services/time.h"
 
 namespace trainyard {
 

@@ -17,7 +17,7 @@
 #include <string_view>
 #include <vector>
 
-#include "services/model/time.h"
+#include "services/time.h"
 
 namespace trainyard {
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-#include "services/model/time.h"
+#include "services/time.h"
 
 namespace trainyard {
 

@@ -2,7 +2,7 @@
 
 #include <charconv>
 
-#include "services/job_service.h"
+#include "services/jobs/job_service.h"
 
 namespace trainyard {
 namespace {

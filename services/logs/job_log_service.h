@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "services/clock.h"
-#include "services/job_repository.h"
+#include "services/jobs/job_repository.h"
 #include "services/logs/job_log_repository.h"
 
 namespace trainyard {

@@ -7,7 +7,7 @@
 #include <string_view>
 
 #include "services/logs/insert_id.h"
-#include "services/model/time.h"
+#include "services/time.h"
 
 namespace trainyard {
 

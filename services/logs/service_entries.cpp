@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "services/job_state_names.h"
+#include "services/jobs/job_state_names.h"
 
 namespace trainyard {
 namespace {

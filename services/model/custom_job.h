@@ -10,8 +10,8 @@
 
 #include "services/model/goodput.h"
 #include "services/model/job_run.h"
-#include "services/model/time.h"
 #include "services/status.h"
+#include "services/time.h"
 
 namespace trainyard {
 

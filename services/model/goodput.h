@@ -11,7 +11,7 @@
 //               checkpoints took, the rest is productive
 #include <optional>
 
-#include "services/model/time.h"
+#include "services/time.h"
 
 namespace trainyard {
 
@@ -43,7 +43,7 @@ struct JobGoodput {
   std::optional<double> SchedulingRatio() const;
 };
 
-// What checkpoints cost in run time (services/workload_model.h).
+// What checkpoints cost in run time (services/jobs/workload_model.h).
 struct CheckpointCost {
   Duration save{};
   Duration restore{};

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "services/job_repository.h"
-#include "services/operations/operation.h"
+#include "services/jobs/job_repository.h"
+#include "services/model/operation.h"
 #include "services/status.h"
 
 namespace trainyard {

@@ -4,7 +4,7 @@
 #include <charconv>
 #include <thread>
 
-#include "services/job_service.h"
+#include "services/jobs/job_service.h"
 
 namespace trainyard {
 namespace {

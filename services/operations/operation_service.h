@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "services/clock.h"
-#include "services/job_repository.h"
+#include "services/jobs/job_repository.h"
 #include "services/operations/operation_repository.h"
 #include "services/resource_names.h"
 

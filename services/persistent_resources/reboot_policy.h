@@ -8,8 +8,8 @@
 // - neither: each replica restarts in place when its node is back, from the last checkpoint.
 #include <string>
 
-#include "services/job_repository.h"
-#include "services/job_state_machine.h"
+#include "services/jobs/job_repository.h"
+#include "services/jobs/job_state_machine.h"
 
 namespace trainyard {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "services/job_state_machine.h"
+#include "services/jobs/job_state_machine.h"
 #include "services/persistent_resources/resource_fleet_store.h"
 
 namespace trainyard {

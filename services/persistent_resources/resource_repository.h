@@ -7,9 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "services/job_repository.h"
+#include "services/jobs/job_repository.h"
+#include "services/jobs/resource_lookup.h"
+#include "services/model/operation.h"
 #include "services/model/persistent_resource.h"
-#include "services/operations/operation.h"
 #include "services/status.h"
 
 namespace trainyard {
@@ -51,14 +52,20 @@ struct ResourceChange {
   std::string superseded_message;
 };
 
-class ResourceRepository {
+class ResourceRepository : public ResourceLookup {
  public:
-  virtual ~ResourceRepository() = default;
+  ~ResourceRepository() override = default;
   // ALREADY_EXISTS when the id is taken in the location (or the operation id collides: the
   // message says which).
   virtual Status Insert(const ResourceChange& change) = 0;
   virtual StatusOr<ResourceRecord> Get(int64_t project_number, const std::string& location,
                                        const std::string& resource_id) = 0;
+  StatusOr<PersistentResource> LookupResource(int64_t project_number, const std::string& location,
+                                              const std::string& resource_id) final {
+    auto record = Get(project_number, location, resource_id);
+    if (!record.ok()) return record.status();
+    return std::move(record->resource);
+  }
   // Up to query.limit + 1 rows, newest first.
   virtual StatusOr<std::vector<ResourceRecord>> List(const ListResourcesQuery& query) = 0;
   // The operation as written (a born-finished one with its response); nullopt when the row moved

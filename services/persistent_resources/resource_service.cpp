@@ -1,6 +1,5 @@
 #include "services/persistent_resources/resource_service.h"
 
-#include "services/job_service.h"
 #include "services/persistent_resources/resource_state_machine.h"
 #include "services/persistent_resources/resource_validator.h"
 

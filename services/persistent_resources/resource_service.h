@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "services/clock.h"
-#include "services/job_repository.h"
+#include "services/jobs/job_repository.h"
 #include "services/persistent_resources/resource_repository.h"
 #include "services/resource_names.h"
 

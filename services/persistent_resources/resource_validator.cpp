@@ -2,7 +2,7 @@
 
 #include <set>
 
-#include "services/field_rules.h"
+#include "services/jobs/field_rules.h"
 
 namespace trainyard {
 namespace {

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "services/job_state_machine.h"
+#include "services/jobs/job_state_machine.h"
 #include "services/runtime/runtime.h"
 
 namespace trainyard {

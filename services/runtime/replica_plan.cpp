@@ -6,7 +6,7 @@
 #include <string_view>
 #include <utility>
 
-#include "services/catalog.h"
+#include "services/jobs/catalog.h"
 #include "services/json_text.h"
 
 namespace trainyard {

@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#include "services/job_repository.h"
+#include "services/jobs/job_repository.h"
 #include "services/logs/log_entry.h"
 #include "services/model/job_run.h"
 #include "services/status.h"

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "services/fleet/fleet.h"
-#include "services/job_state_machine.h"
+#include "services/jobs/job_state_machine.h"
 #include "services/scheduler/free_units.h"
 #include "services/scheduler/scheduler.h"
 

@@ -6,7 +6,7 @@
 #include <array>
 #include <queue>
 
-#include "services/catalog.h"
+#include "services/jobs/catalog.h"
 #include "services/scheduler/scheduler_internal.h"
 #include "services/scheduler/verdict_text.h"
 #include "services/scheduler/workload_key.h"

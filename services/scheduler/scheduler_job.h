@@ -11,22 +11,17 @@
 #include <vector>
 
 #include "services/fleet/fleet.h"
+#include "services/jobs/priority_label.h"
+#include "services/jobs/workload_model.h"
 #include "services/model/custom_job.h"
 #include "services/model/persistent_resource.h"
 #include "services/status.h"
-#include "services/workload_model.h"
 
 namespace trainyard {
 
-// Label that sets a job's priority (Kueue's WorkloadPriorityClass, through unchanged clients).
-inline constexpr std::string_view kPriorityLabel = "trainyard-priority";
 // Optional label with the job's expected run time ("3600s"), tighter than scheduling.timeout, so
 // backfill can plan around it.
 inline constexpr std::string_view kExpectedRuntimeLabel = "trainyard-expected-runtime";
-inline constexpr int kDefaultPriority = 500;
-
-// low/medium/high or a number; nullopt when the label is absent, an error when it is malformed.
-StatusOr<int> ParsePriorityLabel(const std::map<std::string, std::string>& labels);
 
 struct GangPool {
   std::string machine_type;

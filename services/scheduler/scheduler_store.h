@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "services/fleet/fleet.h"
-#include "services/job_repository.h"
+#include "services/jobs/job_repository.h"
 #include "services/persistent_resources/resource_repository.h"
 #include "services/scheduler/admission_planner.h"
 #include "services/scheduler/scheduler.h"

@@ -8,7 +8,7 @@ namespace {
 
 constexpr auto kWarmUp = std::chrono::seconds(90);
 constexpr auto kCheckpointSave = std::chrono::seconds(20);
-constexpr double kGpuMfu = 0.4;  // as services/workload_model.cpp
+constexpr double kGpuMfu = 0.4;  // as services/jobs/workload_model.cpp
 constexpr double kTpuMfu = 0.5;
 constexpr double kOptimizerBytesPerParam = 16;
 constexpr double kInputBytesPerSecond = 200e6;  // tokenized text or images, per host

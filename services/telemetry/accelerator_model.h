@@ -19,8 +19,8 @@
 #include <cstdint>
 #include <string>
 
-#include "services/model/time.h"
-#include "services/workload_model.h"
+#include "services/jobs/workload_model.h"
+#include "services/time.h"
 
 namespace trainyard {
 

@@ -4,9 +4,9 @@
 #include <cmath>
 #include <map>
 
-#include "services/catalog.h"
 #include "services/fleet/node_state.h"
-#include "services/job_service.h"
+#include "services/jobs/catalog.h"
+#include "services/jobs/job_service.h"
 
 namespace trainyard {
 namespace {

@@ -11,7 +11,7 @@
 #include "services/admin/admin_repository.h"
 #include "services/clock.h"
 #include "services/fleet/fleet.h"
-#include "services/job_repository.h"
+#include "services/jobs/job_repository.h"
 #include "services/model/custom_job.h"
 #include "services/status.h"
 #include "services/telemetry/accelerator_model.h"

@@ -13,8 +13,8 @@
 #include <thread>
 #include <vector>
 
-#include "services/model/time.h"
 #include "services/status.h"
+#include "services/time.h"
 
 namespace trainyard {
 

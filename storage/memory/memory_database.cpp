@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "services/job_record_update.h"
+#include "services/jobs/job_record_update.h"
 #include "services/persistent_resources/resource_holdings.h"
 #include "services/resource_names.h"
 

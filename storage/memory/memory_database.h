@@ -2,7 +2,7 @@
 // The control plane's state in memory: jobs with their leases and change feed, node slots,
 // persistent resources and their operations, projects. What `simulate` runs the server's code on
 // (storage/memory/memory_adapters.h): every adapter over it applies the same transitions
-// (services/job_record_update.h) and node moves as the PostgreSQL stores, under one lock, so a run
+// (services/jobs/job_record_update.h) and node moves as the PostgreSQL stores, under one lock, so a run
 // is exact and repeatable.
 #include <map>
 #include <mutex>
@@ -15,8 +15,8 @@
 #include "services/fleet/fleet.h"
 #include "services/fleet/node_state.h"
 #include "services/fleet/node_state_machine.h"
-#include "services/job_repository.h"
-#include "services/operations/operation.h"
+#include "services/jobs/job_repository.h"
+#include "services/model/operation.h"
 #include "services/persistent_resources/resource_repository.h"
 
 namespace trainyard::storage::memory {

@@ -2,7 +2,7 @@
 // Jobs in memory (storage/memory/memory_database.h): the API's repository and the runtime's
 // leases. Leases never expire by time here: one process holds them all, and a stopping one gives
 // them back.
-#include "services/job_repository.h"
+#include "services/jobs/job_repository.h"
 #include "storage/memory/memory_database.h"
 
 namespace trainyard::storage::memory {

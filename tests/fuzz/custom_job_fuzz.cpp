@@ -6,7 +6,7 @@
 #include <string>
 
 #include "api/wire/custom_job_codec.h"
-#include "services/custom_job_validator.h"
+#include "services/jobs/custom_job_validator.h"
 #include "services/scheduler/scheduler_job.h"
 #include "tests/fuzz/request_body.h"
 

@@ -11,7 +11,7 @@
 
 #include "cmd/app/control_plane.h"
 #include "cmd/app/pg_adapters.h"
-#include "services/job_service.h"
+#include "services/jobs/job_service.h"
 #include "services/logs/job_log_repository.h"
 #include "storage/pg.h"
 #include "workers/sim/sim_runtime.h"

@@ -22,7 +22,7 @@
 #include <sstream>
 #include <vector>
 
-#include "services/catalog.h"
+#include "services/jobs/catalog.h"
 #include "services/log.h"
 #include "workers/local/bwrap.h"
 

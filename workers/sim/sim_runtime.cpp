@@ -6,7 +6,7 @@
 #include <cstdio>
 
 #include "services/runtime/replica_plan.h"
-#include "services/workload_model.h"
+#include "services/jobs/workload_model.h"
 
 namespace trainyard::sim {
 namespace {

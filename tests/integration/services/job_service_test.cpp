@@ -5,7 +5,7 @@
 #include <set>
 
 #include "api/wire/fleet_codec.h"
-#include "services/job_service.h"
+#include "services/jobs/job_service.h"
 #include "services/operations/operation_service.h"
 #include "storage/pg.h"
 #include "storage/pg_job_store.h"

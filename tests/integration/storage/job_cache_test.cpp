@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "services/clock.h"
-#include "services/job_service.h"
+#include "services/jobs/job_service.h"
 #include "storage/cached_job_store.h"
 #include "storage/job_change_listener.h"
 #include "storage/job_record_cache.h"

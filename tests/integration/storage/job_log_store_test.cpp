@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "services/job_service.h"
+#include "services/jobs/job_service.h"
 #include "services/logs/job_log_service.h"
 #include "storage/pg.h"
 #include "storage/pg_job_log_store.h"

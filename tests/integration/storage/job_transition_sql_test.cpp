@@ -3,7 +3,7 @@
 // hold.
 #include <gtest/gtest.h>
 
-#include "services/job_state_machine.h"
+#include "services/jobs/job_state_machine.h"
 #include "tests/integration/sim_fixture.h"
 
 namespace trainyard {

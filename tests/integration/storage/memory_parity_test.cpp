@@ -11,7 +11,7 @@
 #include "api/wire/operation_codec.h"
 #include "api/wire/persistent_resource_codec.h"
 #include "cmd/app/memory_adapters.h"
-#include "services/job_state_names.h"
+#include "services/jobs/job_state_names.h"
 #include "tests/integration/resource_jobs.h"
 #include "tests/integration/sim_fixture.h"
 

@@ -2,7 +2,7 @@
 // Vertex limit, node failure and repair, and replay from the fleet's seed. A manual clock drives
 // the scheduler leader (which runs the failure simulator) and the executor; every assertion is
 // what a user sees through GET or in the job's events.
-#include "services/catalog.h"
+#include "services/jobs/catalog.h"
 #include "storage/pg_fault_injection_store.h"
 #include "tests/integration/sim_fixture.h"
 

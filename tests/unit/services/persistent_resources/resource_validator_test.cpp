@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include "services/persistent_resources/resource_fit.h"
+#include "services/jobs/resource_fit.h"
 
 namespace trainyard {
 namespace {

@@ -1,4 +1,4 @@
-#include "services/job_state_machine.h"
+#include "services/jobs/job_state_machine.h"
 
 #include <gtest/gtest.h>
 

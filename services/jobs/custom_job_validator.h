@@ -11,7 +11,7 @@ namespace trainyard {
 // and whose description says what is allowed. Checks run in this order: displayName, labels, each
 // worker pool in index order, jobSpec.scheduling, rules spanning pools (TPU, FLEX_START, SPOT),
 // the remaining jobSpec fields, then the simulator's run-time knobs in workerPoolSpecs[0].env
-// (services/workload_model.h). Output-only fields are ignored.
+// (services/jobs/workload_model.h). Output-only fields are ignored.
 Status ValidateCustomJob(const CustomJob& job);
 
 }  // namespace trainyard

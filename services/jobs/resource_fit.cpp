@@ -1,4 +1,4 @@
-#include "services/persistent_resources/resource_fit.h"
+#include "services/jobs/resource_fit.h"
 
 #include <algorithm>
 

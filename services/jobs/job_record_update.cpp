@@ -1,4 +1,4 @@
-#include "services/job_record_update.h"
+#include "services/jobs/job_record_update.h"
 
 #include <algorithm>
 

@@ -1,12 +1,12 @@
-#include "services/job_service.h"
+#include "services/jobs/job_service.h"
 
 #include <charconv>
 
-#include "services/custom_job_validator.h"
-#include "services/job_state_machine.h"
-#include "services/persistent_resources/resource_fit.h"
-#include "services/scheduler/scheduler_job.h"
-#include "services/workload_model.h"
+#include "services/jobs/custom_job_validator.h"
+#include "services/jobs/job_state_machine.h"
+#include "services/jobs/priority_label.h"
+#include "services/jobs/resource_fit.h"
+#include "services/jobs/workload_model.h"
 
 namespace trainyard {
 namespace {
@@ -54,21 +54,10 @@ void AccrueToNow(JobRecord& record, Timestamp now) {
   if (record.job.trainyard) Accrue(record, now, *record.job.trainyard);
 }
 
-Status ValidateLocation(const std::string& location) {
-  bool ok = !location.empty() && location.size() <= 63;
-  for (char c : location) {
-    ok = ok && ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-');
-  }
-  if (!ok)
-    return InvalidArgument("invalid location \"" + location +
-                           "\": expected a region like us-central1");
-  return Status::Ok();
-}
-
 Status JobService::CheckResource(const Project& project, const std::string& location,
                                  const CustomJobSpec& spec) {
   if (spec.persistent_resource_id.empty() || resources_ == nullptr) return Status::Ok();
-  auto resource = resources_->Get(project.number, location, spec.persistent_resource_id);
+  auto resource = resources_->LookupResource(project.number, location, spec.persistent_resource_id);
   if (!resource.ok()) {
     if (resource.status().code() != Code::kNotFound) return resource.status();
     return InvalidField("jobSpec.persistentResourceId",
@@ -76,13 +65,13 @@ Status JobService::CheckResource(const Project& project, const std::string& loca
                             "\" does not exist in projects/" + project.id + "/locations/" +
                             location + " (a job runs only on its own project's resources)");
   }
-  const ResourceState state = resource->resource.state;
+  const ResourceState state = resource->state;
   if (state == ResourceState::kStopping || state == ResourceState::kError) {
     return FailedPrecondition("persistent resource " + spec.persistent_resource_id + " is " +
                               (state == ResourceState::kError ? "in ERROR" : "being deleted") +
                               "; it takes no new jobs");
   }
-  return CheckJobFitsResource(spec, resource->resource);
+  return CheckJobFitsResource(spec, *resource);
 }
 
 StatusOr<CustomJob> JobService::Create(const ParentRef& parent, CustomJob job,

@@ -1,4 +1,4 @@
-#include "services/catalog.h"
+#include "services/jobs/catalog.h"
 
 #include <array>
 #include <string>

@@ -1,4 +1,4 @@
-#include "services/custom_job_validator.h"
+#include "services/jobs/custom_job_validator.h"
 
 #include <gtest/gtest.h>
 
@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "services/catalog.h"
+#include "services/jobs/catalog.h"
 
 namespace trainyard {
 namespace {

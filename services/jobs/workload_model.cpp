@@ -1,11 +1,11 @@
-#include "services/workload_model.h"
+#include "services/jobs/workload_model.h"
 
 #include <charconv>
 #include <cmath>
 #include <map>
 #include <span>
 
-#include "services/catalog.h"
+#include "services/jobs/catalog.h"
 #include "services/model/duration_text.h"
 
 namespace trainyard {

@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "services/job_filter.h"
-#include "services/job_state_machine.h"
+#include "services/jobs/job_filter.h"
+#include "services/jobs/job_state_machine.h"
 #include "services/model/custom_job.h"
 #include "services/model/job_run.h"
-#include "services/operations/operation.h"
+#include "services/model/operation.h"
 #include "services/resource_names.h"
 #include "services/status.h"
 
@@ -33,7 +33,7 @@ struct JobRecord {
   int64_t cost_micros = 0;
   int64_t hourly_price_micros = 0;
   // The run time whose work the job's checkpoints hold: a gang relaunched after a preemption, a
-  // node failure or a retry resumes from there (services/workload_model.h).
+  // node failure or a retry resumes from there (services/jobs/workload_model.h).
   Duration checkpointed{};
   Duration checkpoint_interval{};        // 0: the job never checkpoints
   CheckpointCost checkpoint_cost;        // what each save and restore takes

@@ -1,4 +1,4 @@
-#include "services/job_state_names.h"
+#include "services/jobs/job_state_names.h"
 
 namespace trainyard {
 

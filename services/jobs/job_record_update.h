@@ -4,7 +4,7 @@
 // `simulate` runs on). Whether a transition applies (the version, the state, the lease) is the
 // store's check; this only writes. tests/integration/storage/job_record_update_test.cpp applies
 // the same transitions through both and compares the records.
-#include "services/job_repository.h"
+#include "services/jobs/job_repository.h"
 
 namespace trainyard {
 

@@ -1,14 +1,14 @@
-#include "services/custom_job_validator.h"
+#include "services/jobs/custom_job_validator.h"
 
-#include "services/field_rules.h"
+#include "services/jobs/field_rules.h"
 
 #include <chrono>
 #include <string>
 #include <string_view>
 #include <unordered_set>
 
-#include "services/catalog.h"
-#include "services/workload_model.h"
+#include "services/jobs/catalog.h"
+#include "services/jobs/workload_model.h"
 
 namespace trainyard {
 namespace {

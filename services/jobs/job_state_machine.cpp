@@ -1,6 +1,6 @@
-#include "services/job_state_machine.h"
+#include "services/jobs/job_state_machine.h"
 
-#include "services/job_state_names.h"
+#include "services/jobs/job_state_names.h"
 
 namespace trainyard {
 

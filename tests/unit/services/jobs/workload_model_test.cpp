@@ -1,8 +1,8 @@
-#include "services/workload_model.h"
+#include "services/jobs/workload_model.h"
 
 #include <gtest/gtest.h>
 
-#include "services/custom_job_validator.h"
+#include "services/jobs/custom_job_validator.h"
 
 namespace trainyard {
 namespace {

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "services/clock.h"
-#include "services/job_repository.h"
-#include "services/persistent_resources/resource_repository.h"
+#include "services/jobs/job_repository.h"
+#include "services/jobs/resource_lookup.h"
 #include "services/status.h"
 
 namespace trainyard {
@@ -39,7 +39,7 @@ class JobService {
   // `resources` (optional) checks jobs that name a persistent resource against it; `ids` (none:
   // random) numbers new jobs and operations.
   JobService(ProjectRepository& projects, JobRepository& jobs, const Clock& clock,
-             ResourceRepository* resources = nullptr, IdSource* ids = nullptr)
+             ResourceLookup* resources = nullptr, IdSource* ids = nullptr)
       : projects_(projects),
         jobs_(jobs),
         clock_(clock),
@@ -67,7 +67,7 @@ class JobService {
   ProjectRepository& projects_;
   JobRepository& jobs_;
   const Clock& clock_;
-  ResourceRepository* resources_ = nullptr;
+  ResourceLookup* resources_ = nullptr;
   IdSource& ids_;
   std::function<void()> on_created_;
 };
@@ -87,8 +87,5 @@ struct JobKey {
   int64_t id = 0;
 };
 StatusOr<JobKey> ResolveJobRef(ProjectRepository& projects, const JobRef& ref);
-
-// Location ids are region names ("us-central1"): lowercase letters, digits and '-'.
-Status ValidateLocation(const std::string& location);
 
 }  // namespace trainyard

@@ -1,7 +1,7 @@
 #pragma once
 // The field rules jobs and persistent resources share (labels, machine and disk specs, resource
-// ids), defined once in services/custom_job_validator.cpp. Each returns INVALID_ARGUMENT with one
-// FieldViolation at `path` (camelCase), like ValidateCustomJob.
+// ids), defined once in services/jobs/custom_job_validator.cpp. Each returns INVALID_ARGUMENT with
+// one FieldViolation at `path` (camelCase), like ValidateCustomJob.
 #include <map>
 #include <string>
 #include <string_view>
