@@ -139,6 +139,44 @@ function seconds(text) {
   return Number.isFinite(n) ? n : 0;
 }
 
+// "8s", "5m8s", "2h5m": a model-time span as the CLI reads it out (cmd/job_output.cpp, Span).
+function span(total) {
+  const s = Math.max(0, Math.round(total));
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m${s % 60}s`;
+  return `${Math.floor(s / 3600)}h${Math.floor((s % 3600) / 60)}m`;
+}
+
+// The server's model time when it answered for `job` (ms since the epoch), or null. Its goodput
+// buckets add up every moment since it was created, accrued to the server's clock at the read
+// (services/model/goodput.h). The browser's clock will not do: under --sim-speed model time runs
+// faster than the wall, and its epoch is the simulator's.
+function modelNow(job) {
+  const g = job.trainyard?.goodput;
+  const created = Date.parse(job.createTime || '');
+  if (!g || Number.isNaN(created)) return null;
+  return created + 1000 * ['waitingTime', 'startingTime', 'restartingTime', 'runningTime']
+    .reduce((sum, key) => sum + seconds(g[key]), 0);
+}
+
+// What a PENDING job waits for before it runs, as `trainyard jobs wait` says it: "booting 1
+// a3-highgpu-8g (300 s), then pulling 10 GB (8 s): about 4m50s left" (model time, as of the last
+// refresh); '' for any other job.
+function startupText(job) {
+  const startup = job.trainyard?.startup;
+  if (job.state !== 'JOB_STATE_PENDING' || !startup) return '';
+  const secs = (text) => `${Number(seconds(text).toFixed(1))} s`;
+  const steps = [];
+  if (startup.bootNodes) steps.push(`booting ${startup.bootNodes} ${startup.machineType} (${secs(startup.bootDuration)})`);
+  if (startup.imageSizeGb) steps.push(`pulling ${startup.imageSizeGb} GB (${secs(startup.imagePullDuration)})`);
+  const what = steps.join(', then ') || 'starting';
+  const now = modelNow(job);
+  const ready = Date.parse(startup.readyTime || '');
+  if (now === null || Number.isNaN(ready)) return `${what}: ready at ${when(startup.readyTime)} (model time)`;
+  const left = (ready - now) / 1000;
+  return left >= 1 ? `${what}: about ${span(left)} left` : `${what}: about to start`;
+}
+
 // ---- the session: who is asking --------------------------------------------------------------
 
 // GET /trainyard/v1/session: the caller's role (a viewer is shown no button it may not use),
@@ -280,9 +318,12 @@ async function jobsPage(params) {
   await loadThenRefresh(load, status);
 }
 
-// A row's last word on a job: why it waits, why it failed (its error's first line), or where it ran.
+// A row's last word on a job: why it waits, what it starts up (and how long is left), why it
+// failed (its error's first line), or where it ran.
 function rowReason(job) {
   if (job.state === 'JOB_STATE_QUEUED') return reasonText(job);
+  const starting = startupText(job);
+  if (starting) return starting;
   if (job.state === 'JOB_STATE_FAILED' && job.error?.message) {
     return `Failed: ${job.error.message.split('\n')[0]}`;
   }
@@ -430,11 +471,14 @@ async function jobPage(project, location, id) {
   async function render() {
     job = await api(`/v1/${name}`);
     const t = job.trainyard || {};
+    const starting = startupText(job);
     why.replaceChildren();
     if (job.state === 'JOB_STATE_QUEUED' && t.reason?.code) {
       why.append(el('div', { class: 'why', role: 'status' },
         el('strong', {}, `${REASON_WORDS[t.reason.code] || t.reason.code}${t.queuePosition ? ` (position ${t.queuePosition} in its queue)` : ''}`),
         el('span', {}, t.reason.message || ''), ' ', el('code', {}, t.reason.code)));
+    } else if (starting) {
+      why.append(el('div', { class: 'why', role: 'status' }, el('strong', {}, 'Starting up'), el('span', {}, starting)));
     } else if (t.reason?.code && t.reason.code !== 'ADMITTED' && !ENDED.has(job.state)) {
       why.append(el('div', { class: 'why', role: 'status' }, reasonText(job)));
     }

@@ -3,7 +3,8 @@
 // tests/e2e/console_test.sh); what the console does is checked against the API.
 //
 // Environment: BASE (a server with --auth=off), TOKEN_BASE and TOKEN (one with --auth=tokens and a
-// viewer token for project demo), WAITING, LONG (job ids: one that cannot fit, one still running).
+// viewer token for project demo), WAITING, LONG (job ids: one that cannot fit, one still running),
+// BOOTING (one PENDING for a day of model time, its g2-standard-48 node booting).
 'use strict';
 
 const { chromium } = require('playwright-core');
@@ -15,6 +16,7 @@ const TOKEN = process.env.TOKEN;
 const WAITING = process.env.WAITING;
 const LONG = process.env.LONG;
 const FAILING = process.env.FAILING;
+const BOOTING = process.env.BOOTING;
 
 // The checks that must hold on every page: no script error, nothing logged as an error.
 // (The browser logs each refused request; a 401 before the token is given is the sign-in flow.)
@@ -27,10 +29,24 @@ function watch(page, errors, { refusals = false } = {}) {
   });
 }
 
-async function jobState(id) {
+async function apiJob(id) {
   const r = await fetch(`${BASE}/v1/projects/demo/locations/us-central1/customJobs/${id}`);
-  return (await r.json()).state;
+  return r.json();
 }
+
+async function jobState(id) {
+  return (await apiJob(id)).state;
+}
+
+// What is left of a PENDING job's startup on the server's model clock, in seconds: it became
+// PENDING when admitted, and its goodput's startingTime has counted from then to the read.
+function startupLeft(job) {
+  const seconds = (text) => Number.parseFloat(String(text).replace(/s$/, ''));
+  return seconds(job.trainyard.startup.duration) - seconds(job.trainyard.goodput.startingTime);
+}
+
+// The booting job's line, the same in its row and on its page; the time left in hours and minutes.
+const STARTUP_LINE = /booting 1 g2-standard-48 \(86400 s\), then pulling 10 GB \(8 s\): about (\d+)h(\d+)m left/;
 
 async function main() {
   const args = ['--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
@@ -43,7 +59,9 @@ async function main() {
     const page = await context.newPage();
     watch(page, errors);
 
-    // The jobs made with curl are in the table, newest first.
+    // The jobs made with curl are in the table, newest first. (What is left of the booting job's
+    // startup before the console first reads it: see below.)
+    const leftBefore = startupLeft(await apiJob(BOOTING));
     await page.goto(`${BASE}/console/`);
     await page.getByRole('heading', { name: 'Jobs' }).waitFor();
     await page.getByRole('cell', { name: 'console-waiting' }).waitFor();
@@ -65,6 +83,22 @@ async function main() {
       (await failedRow.textContent()).includes(`Failed: ${failedError.message.split('\n')[0]}`),
       await failedRow.textContent());
 
+    // A starting job's row says what it waits for and how long is left, as `trainyard jobs wait`
+    // does; the time left is counted on the server's model clock, which at --sim-speed 100 is far
+    // from the browser's: it lies between what the API said before the page read it and after.
+    const bootingRow = page.getByRole('row').filter({ hasText: 'console-booting' });
+    await bootingRow.waitFor();
+    let bootingText = '';
+    const shown = await until('the booting job\'s startup line', async () => {
+      bootingText = await bootingRow.textContent();
+      return STARTUP_LINE.exec(bootingText);
+    }, 30).catch(() => null);
+    const leftAfter = startupLeft(await apiJob(BOOTING));
+    check('a PENDING job\'s row says what it starts up and how long is left', shown !== null, bootingText);
+    const shownLeft = shown ? 3600 * Number(shown[1]) + 60 * Number(shown[2]) : NaN;
+    check('and the time left is the server\'s (model time), not the browser\'s',
+      leftAfter - 61 <= shownLeft && shownLeft <= leftBefore + 1, { shownLeft, leftBefore, leftAfter });
+
     // Filtering by state goes to the server.
     await page.getByLabel('State').selectOption('JOB_STATE_QUEUED');
     await page.getByRole('button', { name: 'Filter' }).click();
@@ -82,6 +116,14 @@ async function main() {
       (await why.first().textContent()).includes('NEVER_FITS'), await why.first().textContent());
     check('its timeline shows it was created',
       await page.getByRole('listitem').filter({ hasText: 'created' }).first().isVisible());
+
+    // The starting job's page says the same, under "Starting up".
+    await page.goto(`${BASE}/console/#/job/demo/us-central1/${BOOTING}`);
+    await page.getByRole('heading', { name: 'console-booting' }).waitFor();
+    const startingUp = page.getByRole('status').filter({ hasText: 'Starting up' });
+    await startingUp.waitFor();
+    check('a PENDING job\'s page says what it starts up and how long is left',
+      STARTUP_LINE.test(await startingUp.textContent()), await startingUp.textContent());
 
     // Cancel from the console, behind a confirmation; the API sees it.
     await page.goto(`${BASE}/console/#/job/demo/us-central1/${LONG}`);

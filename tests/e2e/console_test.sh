@@ -2,15 +2,19 @@
 # The web console at /console/ in a real browser: Debian's chromium driven by playwright-core
 # (pinned by tests/browser/package-lock.json). Jobs are made with curl; tests/browser/
 # console_test.js checks the console shows them, why one waits, cancels another (the API sees it),
-# shows the fleet to its admin, fits a phone's width, asks for a token when the server wants one,
-# offers a viewer no button it may not use, and throws no script error.
+# says what a starting job waits for and how long is left, shows the fleet to its admin, fits a
+# phone's width, asks for a token when the server wants one, offers a viewer no button it may not
+# use, and throws no script error.
 source "$(dirname "$0")/lib.sh"
 
 install_browser_tests
 
 # The open server (loopback, no tokens): one job that can never fit (a chief and 63 workers on a3-highgpu-8g),
-# one that runs for 100 simulated hours.
-start_server --sim-speed 100
+# one that runs for 100 simulated hours. Its fleet is the default one but for g2-standard-48's boot:
+# a day of model time (864 s of wall time at --sim-speed 100), so a job on it stays PENDING, its
+# node booting, for the whole browser run.
+jq '.bootTime["g2-standard-48"] = "86400s"' "$PAYLOADS/../fleets/default.json" >"$E2E_DIR/fleet.json"
+start_server --sim-speed 100 --fleet "$E2E_DIR/fleet.json"
 WAITING=$(create '.displayName = "console-waiting" | .jobSpec.workerPoolSpecs += [.jobSpec.workerPoolSpecs[0] | .replicaCount = "63"]' lora-single-node.json)
 LONG=$(create '.displayName = "console-long" | .jobSpec.workerPoolSpecs[0].containerSpec.env = [{"name": "TRAINYARD_SIM_DURATION", "value": "360000s"}]' lora-single-node.json)
 GANG=$(create '.displayName = "console-gang" | .jobSpec.workerPoolSpecs[0].containerSpec.env = [{"name": "TRAINYARD_SIM_DURATION", "value": "360000s"}, {"name": "TRAINYARD_SIM_SLOW_HOST", "value": "1"}]' nemo-pretrain-multinode.json)
@@ -50,8 +54,13 @@ TOKEN_JOB=$(jq '.displayName = "console-token-job"' "$PAYLOADS/lora-single-node.
   jq -r .name)
 [ -n "$TOKEN_JOB" ] && pass "a job on the token server" || fail "no job on the token server"
 
+# Last, so that it is still booting when the browser looks: a job admitted to a cold g2-standard-48.
+BOOTING=$(create '.displayName = "console-booting"' lora-g2-l4.json)
+wait_until 60 "the booting job PENDING with its startup" bash -c \
+  "curl -fsS '$BASE/v1/$BOOTING' | jq -e '.state == \"JOB_STATE_PENDING\" and .trainyard.startup.bootNodes == 1'"
+
 if BASE=$BASE TOKEN_BASE=$TOKEN_BASE TOKEN=$VIEWER WAITING=${WAITING##*/} LONG=${LONG##*/} FAILING=${FAILING##*/} \
-  TOKEN_JOB=${TOKEN_JOB##*/} GANG=${GANG##*/} \
+  TOKEN_JOB=${TOKEN_JOB##*/} GANG=${GANG##*/} BOOTING=${BOOTING##*/} \
   node "$BROWSER_DIR/console_test.js" >"$E2E_DIR/browser.out" 2>&1; then
   cat "$E2E_DIR/browser.out"
   pass "the console in chromium"
