@@ -2,13 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <set>
 
 #include "services/fleet/failure_model.h"
 #include "services/jobs/job_state_machine.h"
+#include "services/jobs/workload_model.h"
 #include "services/log.h"
 #include "services/scheduler/verdict_text.h"
-#include "services/jobs/workload_model.h"
 
 namespace trainyard {
 namespace {
@@ -36,7 +37,8 @@ bool FinishedBy(const JobRecord& record, Timestamp at) {
          *record.next_action_at <= at;
 }
 
-std::vector<std::string> PoolIds(const Fleet& fleet, bool (*wanted)(const CapacityPool&)) {
+std::vector<std::string> PoolIds(const Fleet& fleet,
+                                 const std::function<bool(const CapacityPool&)>& wanted) {
   std::vector<std::string> ids;
   for (const CapacityPool& pool : fleet.pools) {
     if (wanted(pool)) ids.push_back(pool.id);
@@ -202,12 +204,12 @@ Status FailureSimulator::DrawHazards(Timestamp now, FailureStepStats& stats) {
   };
 
   bool all_applied = true;
-  auto failing = [](const CapacityPool& p) { return p.failures_per_node_hour > 0; };
+  auto failing = [this](const CapacityPool& p) { return fleet_.NodeFailureRate(p) > 0; };
   TY_ASSIGN_OR_RETURN(std::vector<NodeStatus> fragile, store_.LiveNodes(PoolIds(fleet_, failing)));
   for (const NodeStatus& n : fragile) {
     const CapacityPool* pool = fleet_.FindPool(n.node.pool_id);
     auto hit = FirstHit(fleet_.seed, HazardStream::kNodeFailure, n.node.pool_id, n.node.ordinal,
-                        pool->failures_per_node_hour, from(n), last);
+                        fleet_.NodeFailureRate(*pool), from(n), last);
     if (!hit) continue;
     TY_ASSIGN_OR_RETURN(bool applied, Fail(n.node, TickEnd(fleet_.epoch, *hit), std::nullopt));
     all_applied = all_applied && applied;

@@ -165,7 +165,8 @@ function modelNow(job) {
 function startupText(job) {
   const startup = job.trainyard?.startup;
   if (job.state !== 'JOB_STATE_PENDING' || !startup) return '';
-  const secs = (text) => `${Number(seconds(text).toFixed(1))} s`;
+  // Whole seconds: a drawn boot (services/fleet/startup_model) is rarely a round figure.
+  const secs = (text) => `${Math.round(seconds(text))} s`;
   const steps = [];
   if (startup.bootNodes) steps.push(`booting ${startup.bootNodes} ${startup.machineType} (${secs(startup.bootDuration)})`);
   if (startup.imageSizeGb) steps.push(`pulling ${startup.imageSizeGb} GB (${secs(startup.imagePullDuration)})`);

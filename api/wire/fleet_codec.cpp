@@ -7,8 +7,8 @@
 #include <sstream>
 
 #include "api/wire/json_reader.h"
-#include "services/jobs/catalog.h"
 #include "services/fleet/failure_model.h"
+#include "services/jobs/catalog.h"
 
 namespace trainyard {
 namespace {
@@ -242,7 +242,9 @@ void ReadPool(const nlohmann::json& json, ObjectReader& r, const std::string& zo
     pool.availability = spot;
   });
   GetNumber(json, r, "preemptionsPerNodeHour", &pool.spot_preemptions_per_node_hour);
-  GetNumber(json, r, "failuresPerNodeHour", &pool.failures_per_node_hour);
+  if (double rate = 0; GetNumber(json, r, "failuresPerNodeHour", &rate)) {
+    pool.failures_per_node_hour = rate;
+  }
   pool.price_per_node_hour =
       ListPricePerNodeHour(pool.machine_type, pool.model, pool.term, machine->tpu_chips_per_host);
   GetNumber(json, r, "pricePerNodeHour", &pool.price_per_node_hour);
@@ -472,6 +474,20 @@ StatusOr<Fleet> ParseFleet(const std::string& json_text, const std::string& sour
   ReadDurationMap(json, r, "bootTime", &fleet.boot_time);
   GetNumber(json, r, "imagePullGbps", &fleet.image_pull_gbps);
   ReadNumberMap(json, r, "imageSizeGb", &fleet.image_size_gb);
+  if (json.is_object() && json.contains("startupSpread")) {
+    r.GetObject("startupSpread", "trainyard.fleet.StartupSpread", [&](ObjectReader& s) {
+      const nlohmann::json& spread = json["startupSpread"];
+      StartupSpread& out = fleet.startup_spread;
+      for (auto [name, ratio] : {std::pair{"bootP95Ratio", &out.boot_p95_ratio},
+                                 std::pair{"pullP95Ratio", &out.pull_p95_ratio}}) {
+        if (GetNumber(spread, s, name, ratio) && *ratio < 1) {
+          s.Fail(InvalidField(s.path().Field(name).json(),
+                              "must be at least 1 (1: every node takes exactly its figure)"));
+        }
+      }
+      GetNumber(spread, s, "tpuSliceGrowthPerDoubling", &out.tpu_slice_growth_per_doubling);
+    });
+  }
   r.GetDuration("spotNotice", &fleet.spot_notice);
   if (r.GetDuration("terminationGracePeriod", &fleet.termination_grace) &&
       fleet.termination_grace < Duration{}) {
@@ -486,6 +502,7 @@ StatusOr<Fleet> ParseFleet(const std::string& json_text, const std::string& sour
     r.Fail(InvalidField("fleet.neverFitsTimeout", "must not be negative (0s waits forever)"));
   }
   r.GetDuration("repairTime", &fleet.repair_time);
+  GetNumber(json, r, "failuresPerAcceleratorHour", &fleet.failures_per_accelerator_hour);
   if (json.is_object() && json.contains("quotas")) {
     r.GetObject("quotas", "trainyard.fleet.Quotas",
                 [&](ObjectReader& q) { ReadQuotas(json["quotas"], q, &fleet.quotas); });

@@ -6,6 +6,8 @@
 //   "name": "default", "seed": 7,
 //   "bootTime": {"default": "300s", "a3-megagpu-8g": "360s"},   // boot + driver, per machine type
 //   "imagePullGbps": 10, "imageSizeGb": {"default": 8, "<imageUri>": 20},
+//   "startupSpread": {"bootP95Ratio": 1.3, "pullP95Ratio": 1.5,   // a node's p95 ÷ median
+//                     "tpuSliceGrowthPerDoubling": 0.1},   // a TPU slice's median, per doubling
 //   "spotNotice": "30s", "repairTime": "600s",
 //   "terminationGracePeriod": "30s",   // what a preempted job runs on after its notice
 //   "neverFitsTimeout": "3600s",   // a job that can never fit fails after this wait; 0s: never

@@ -29,6 +29,8 @@ enum class HazardStream : uint64_t {
   kInjectionPick = 3,  // which nodes an injected preemption hits
   kSpotCapacity = 4,   // when a spot pool's capacity falls and comes back, and how far
   kSpotShrink = 5,     // which nodes go when it falls
+  kStartupBoot = 6,    // how long an admission's nodes take to boot (services/fleet/startup_model)
+  kStartupPull = 7,    // and to pull its image
 };
 
 // A uniform value in [0, 1) determined by its inputs alone.

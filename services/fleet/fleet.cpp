@@ -197,6 +197,16 @@ Duration Fleet::BootTime(std::string_view machine_type) const {
   return std::chrono::minutes(5);
 }
 
+double Fleet::NodeFailureRate(const CapacityPool& pool) const {
+  if (pool.failures_per_node_hour) return *pool.failures_per_node_hour;
+  if (pool.elastic) return 0;  // no node rows to fail
+  const MachineType* machine = FindMachineType(pool.machine_type);
+  if (machine == nullptr) return 0;
+  const int accelerators =
+      machine->is_tpu ? machine->tpu_chips_per_host : machine->accelerator_count;
+  return failures_per_accelerator_hour * accelerators;
+}
+
 double Fleet::ImageSizeGb(std::string_view image_uri) const {
   if (auto it = image_size_gb.find(std::string(image_uri)); it != image_size_gb.end()) {
     return it->second;

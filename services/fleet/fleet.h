@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "services/fleet/spot_availability.h"
+#include "services/fleet/startup_model.h"
 #include "services/model/custom_job.h"
 #include "services/time.h"
 
@@ -80,8 +81,9 @@ struct CapacityPool {
   int block_nodes = 0;
   double price_per_node_hour = 0;
   double spot_preemptions_per_node_hour = 0;  // SPOT: hazard per node-hour
-  double failures_per_node_hour = 0;          // any pool: node failure hazard (repaired)
-  std::vector<FlexStartStep> flex_start;      // FLEX_START: capacity over time, ascending
+  // Any pool: node failure hazard (repaired). Unset: the fleet's per-accelerator rate.
+  std::optional<double> failures_per_node_hour;
+  std::vector<FlexStartStep> flex_start;  // FLEX_START: capacity over time, ascending
   // SPOT, ON_DEMAND and FLEX_START: what the pool can be had of over time (the fleet file's
   // availability; none: always all of it), and its steps as Fleet::SetEpoch draws them from the
   // fleet's seed. For spot a fall reclaims the nodes beyond it; for on-demand it is a stockout
@@ -154,12 +156,16 @@ struct Fleet {
   std::map<std::string, Duration> boot_time;  // machine type (or "default") → boot + driver
   double image_pull_gbps = 10;
   std::map<std::string, double> image_size_gb;  // image uri (or "default") → size
+  StartupSpread startup_spread;  // how far a node's boot and pull stray from the figures above
   Duration spot_notice = std::chrono::seconds(30);
   // A job preempted for another (priority, reclaim, fair sharing) runs on this long after its
   // notice, as a pod's terminationGracePeriodSeconds (30 s by default) lets it; the preemptor
   // waits PREEMPTING meanwhile. 0: victims stop at once.
   Duration termination_grace = std::chrono::seconds(30);
   Duration repair_time = std::chrono::minutes(10);
+  // Unexpected interruptions per accelerator-hour, for every pool that sets no rate of its own
+  // (docs/capacity-model.md, "Failures"); 0: none.
+  double failures_per_accelerator_hour = 0;
   // A queued job that can never fit this fleet (NEVER_FITS) fails after waiting this long
   // (RESOURCE_EXHAUSTED, like a Vertex stockout); 0: it waits for a fleet change forever.
   Duration never_fits_timeout = std::chrono::hours(1);
@@ -176,6 +182,9 @@ struct Fleet {
   int PoolIndex(std::string_view id) const;  // -1 when unknown
 
   Duration BootTime(std::string_view machine_type) const;
+  // A node of `pool`'s failures per node-hour: the pool's own rate, else the fleet's
+  // per-accelerator rate times the accelerators (GPUs, TPU chips) one node carries.
+  double NodeFailureRate(const CapacityPool& pool) const;
   double ImageSizeGb(std::string_view image_uri) const;
   Duration ImagePullTime(std::string_view image_uri) const;
 };

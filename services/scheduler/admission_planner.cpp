@@ -87,20 +87,21 @@ int64_t HourlyPriceMicros(const std::vector<PoolChoice>& choices) {
 }
 
 // How long until the gang can start: the slowest pool boots its cold nodes, then pulls the image
-// where it is not cached.
+// where it is not cached; within a pool, the slowest node (services/fleet/startup_model).
 StartupDetail SlowestStartup(const Fleet& fleet, const std::string& image_uri,
-                             const std::vector<PoolChoice>& choices) {
+                             const std::vector<PoolChoice>& choices, const StartupKey& key) {
   StartupDetail slowest;
   for (const PoolChoice& c : choices) {
     StartupDetail pool;
     pool.machine_type = c.machine_type;
+    const int64_t nodes = c.units * c.pool->hosts_per_unit;
     if (c.taken.cold) {
-      pool.boot_nodes = c.units * c.pool->hosts_per_unit;
-      pool.boot = fleet.BootTime(c.machine_type);
+      pool.boot_nodes = nodes;
+      pool.boot = DrawBoot(fleet, *c.pool, c.machine_type, nodes, key);
     }
     if (c.taken.uncached && !image_uri.empty()) {
       pool.image_gb = fleet.ImageSizeGb(image_uri);
-      pool.image_pull = fleet.ImagePullTime(image_uri);
+      pool.image_pull = DrawImagePull(fleet, *c.pool, c.machine_type, image_uri, nodes, key);
     }
     if (pool.boot + pool.image_pull > slowest.boot + slowest.image_pull) slowest = pool;
   }
@@ -108,8 +109,8 @@ StartupDetail SlowestStartup(const Fleet& fleet, const std::string& image_uri,
 }
 
 void SetStartup(JobAdmission& admission, const Fleet& fleet, const std::string& image_uri,
-                const std::vector<PoolChoice>& choices) {
-  admission.startup_detail = SlowestStartup(fleet, image_uri, choices);
+                const std::vector<PoolChoice>& choices, const StartupKey& key) {
+  admission.startup_detail = SlowestStartup(fleet, image_uri, choices, key);
   admission.startup = admission.startup_detail.boot + admission.startup_detail.image_pull;
 }
 
@@ -231,7 +232,9 @@ std::optional<JobAdmissionPlan> AdmissionPlanner::PlanJob(const AdmissionDecisio
   if (!choices) return std::nullopt;
   JobAdmission admission = AdmissionOf(a.placement.zone, *choices);
   if (a.resource_uid > 0) admission.hourly_price_micros = 0;  // the resource bills its nodes
-  if (simulated_startup_) SetStartup(admission, fleet_, a.image_uri, *choices);
+  if (simulated_startup_) {
+    SetStartup(admission, fleet_, a.image_uri, *choices, StartupKey{false, a.job_id, a.version});
+  }
   std::string message = a.message + SpreadNote(*choices);
   auto transition = JobStateMachine::Admit(JobSnapshot{a.job_id, a.version, JobState::kQueued}, now,
                                            std::move(admission), std::move(message));
@@ -250,7 +253,10 @@ std::optional<HoldPlan> AdmissionPlanner::PlanHold(const HoldDecision& h, Timest
   plan.version = h.version;
   plan.claims = ClaimsOf(*choices);
   plan.placement = AdmissionOf(h.placement.zone, *choices);
-  if (simulated_startup_) SetStartup(plan.placement, fleet_, h.image_uri, *choices);
+  if (simulated_startup_) {
+    SetStartup(plan.placement, fleet_, h.image_uri, *choices,
+               StartupKey{true, h.resource_uid, h.version});
+  }
   plan.ready_at =
       now + std::chrono::duration_cast<std::chrono::microseconds>(plan.placement.startup);
   return plan;

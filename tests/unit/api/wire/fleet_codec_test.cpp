@@ -41,6 +41,50 @@ TEST(FleetFileTest, NoPoolKeepsItsNodesBootedUnlessTheFileSaysSo) {
       << bad.status().message();
 }
 
+constexpr const char* kOnePool = R"("zones": [{"zone": "us-central1-a", "pools": [
+    {"machineType": "a3-highgpu-8g", "model": "ON_DEMAND", "nodes": 1}]}])";
+
+TEST(FleetFileTest, TheStartupSpreadIsReadAndARatioBelowOneIsRefused) {
+  auto fleet = LoadFleetFile(TRAINYARD_SOURCE_DIR "/payloads/fleets/default.json");
+  ASSERT_TRUE(fleet.ok()) << fleet.status().message();
+  EXPECT_DOUBLE_EQ(fleet->startup_spread.boot_p95_ratio, 1.3);
+  EXPECT_DOUBLE_EQ(fleet->startup_spread.pull_p95_ratio, 1.5);
+  EXPECT_DOUBLE_EQ(fleet->startup_spread.tpu_slice_growth_per_doubling, 0.1);
+  auto plain = ParseFleet(std::string("{") + kOnePool + "}", "test");
+  ASSERT_TRUE(plain.ok()) << plain.status().message();
+  EXPECT_DOUBLE_EQ(plain->startup_spread.boot_p95_ratio, 1) << "no block: every node its figure";
+  auto bad = ParseFleet(
+      std::string(R"({"startupSpread": {"bootP95Ratio": 0.5}, )") + kOnePool + "}", "test");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("startupSpread.bootP95Ratio"), std::string::npos)
+      << bad.status().message();
+}
+
+TEST(FleetFileTest, EveryPoolOfTheDefaultFleetFailsAtThePublishedRatePerAccelerator) {
+  auto fleet = LoadFleetFile(TRAINYARD_SOURCE_DIR "/payloads/fleets/default.json");
+  ASSERT_TRUE(fleet.ok()) << fleet.status().message();
+  // Llama 3's 419 interruptions in 54 days on 16,384 GPUs, per GPU-hour.
+  EXPECT_NEAR(fleet->failures_per_accelerator_hour, 419.0 / (16384 * 54 * 24), 1e-8);
+  const CapacityPool* gpu = fleet->FindPool("us-central1-b/a3-highgpu-8g/SPOT");
+  ASSERT_NE(gpu, nullptr);
+  EXPECT_DOUBLE_EQ(fleet->NodeFailureRate(*gpu), 8 * fleet->failures_per_accelerator_hour);
+  const CapacityPool* tpu = fleet->FindPool("us-central1-b/ct5p-hightpu-4t/ON_DEMAND/4x4x4");
+  ASSERT_NE(tpu, nullptr);
+  EXPECT_DOUBLE_EQ(fleet->NodeFailureRate(*tpu), 4 * fleet->failures_per_accelerator_hour);
+  // A pool's own rate wins, 0 included; a fleet without the key has no failures.
+  auto own = ParseFleet(R"({"failuresPerAcceleratorHour": 0.001, "zones": [
+      {"zone": "us-central1-a", "pools": [
+        {"machineType": "a3-highgpu-8g", "model": "ON_DEMAND", "nodes": 1, "failuresPerNodeHour": 0},
+        {"machineType": "a3-megagpu-8g", "model": "ON_DEMAND", "nodes": 1}]}]})",
+                        "test");
+  ASSERT_TRUE(own.ok()) << own.status().message();
+  EXPECT_EQ(own->NodeFailureRate(own->pools[0]), 0);
+  EXPECT_DOUBLE_EQ(own->NodeFailureRate(own->pools[1]), 0.008);
+  auto none = ParseFleet(std::string("{") + kOnePool + "}", "test");
+  ASSERT_TRUE(none.ok());
+  EXPECT_EQ(none->NodeFailureRate(none->pools[0]), 0);
+}
+
 TEST(FleetFileTest, ASpotPoolsAvailabilityIsReadAndDrawnOnceTheEpochIsSet) {
   auto fleet = ParseFleet(R"({"seed": 5, "zones": [{"zone": "us-central1-a", "pools": [
       {"machineType": "a3-megagpu-8g", "model": "SPOT", "nodes": 8, "availability": {
