@@ -5,9 +5,9 @@
 
 #include "cmd/app/control_plane.h"
 #include "cmd/app/memory_adapters.h"
+#include "cmd/app/runtimes.h"
 #include "services/jobs/catalog.h"
 #include "services/resource_names.h"
-#include "workers/sim/sim_runtime.h"
 
 namespace trainyard::simulate {
 namespace {
@@ -128,15 +128,19 @@ StatusOr<SimulationResult> RunScenario(const Scenario& scenario, const Trace& tr
   ManualClock clock(epoch);
   SeededIds ids(scenario.seed);
   app::MemoryAdapters memory;
-  sim::SimRuntime runtime;
+  // The simulator, as `serve --runtime=sim` makes it.
+  TY_ASSIGN_OR_RETURN(app::RuntimeBundle runtime, app::SimulateRuntimes().Make("sim", fleet));
   app::ControlPlaneOptions options;
+  options.scheduler.simulated_startup = runtime.simulated_startup;
+  options.external_capacity = runtime.capacity.get();
   options.executor.owner = kOwner;
   // Leases are a server's fence against another; here one process holds them all, and a pass that
   // takes long in wall time must not give them up.
   options.executor.lease = std::chrono::hours(24 * 365);
   options.ids = &ids;
-  TY_ASSIGN_OR_RETURN(std::unique_ptr<app::ControlPlane> plane,
-                      app::ControlPlane::Build(memory.ports(), fleet, clock, runtime, options));
+  TY_ASSIGN_OR_RETURN(
+      std::unique_ptr<app::ControlPlane> plane,
+      app::ControlPlane::Build(memory.ports(), fleet, clock, *runtime.runtime, options));
   const std::string region = RegionOf(fleet);
   // The scenario's persistent resources, created as a client creates them, before any job.
   for (size_t i = 0; i < scenario.resources.size(); ++i) {

@@ -1,6 +1,7 @@
 #pragma once
 // Replays a trace through the control plane `serve` runs (cmd/app/control_plane.h) on memory
-// (cmd/app/memory_adapters.h), with the simulator's runtime, under a manual clock that jumps from
+// (cmd/app/memory_adapters.h), with the simulator's runtime (the registry entry `serve
+// --runtime=sim` makes it from: cmd/app/runtimes.h), under a manual clock that jumps from
 // event to event: arrivals, the executor's next due step (boots, ends, restarts), and while any
 // job is live (or a persistent resource has work ahead) a pass every simulated minute (the failure
 // simulator's hazards, DWS steps, the queue's deadlines, autoscaling). At each time the scheduler
