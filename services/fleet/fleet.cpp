@@ -65,28 +65,6 @@ constexpr double kVcpuHourPrice = 0.0475;
 
 }  // namespace
 
-std::string_view ConsumptionModelName(ConsumptionModel model) {
-  switch (model) {
-    case ConsumptionModel::kReservation:
-      return "RESERVATION";
-    case ConsumptionModel::kOnDemand:
-      return "ON_DEMAND";
-    case ConsumptionModel::kSpot:
-      return "SPOT";
-    case ConsumptionModel::kFlexStart:
-      return "FLEX_START";
-  }
-  return "";
-}
-
-std::optional<ConsumptionModel> ParseConsumptionModel(std::string_view name) {
-  for (auto m : {ConsumptionModel::kReservation, ConsumptionModel::kOnDemand,
-                 ConsumptionModel::kSpot, ConsumptionModel::kFlexStart}) {
-    if (ConsumptionModelName(m) == name) return m;
-  }
-  return std::nullopt;
-}
-
 int CapacityPool::UnitsAvailableAt(Timestamp now, Timestamp epoch) const {
   if (window_start && now < *window_start) return 0;
   if (window_end && now >= *window_end) return 0;

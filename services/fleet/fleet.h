@@ -13,21 +13,11 @@
 #include <vector>
 
 #include "services/fleet/spot_availability.h"
+#include "services/model/consumption_model.h"
 #include "services/model/custom_job.h"
 #include "services/time.h"
 
 namespace trainyard {
-
-// Kueue's ResourceFlavor, as Google sells capacity.
-enum class ConsumptionModel : int {
-  kReservation = 0,  // CUD reservation (1y/3y) or a DWS calendar-mode future reservation
-  kOnDemand = 1,
-  kSpot = 2,
-  kFlexStart = 3,  // DWS flex-start: all nodes at once, when capacity appears
-};
-
-std::string_view ConsumptionModelName(ConsumptionModel model);  // "RESERVATION", "SPOT", …
-std::optional<ConsumptionModel> ParseConsumptionModel(std::string_view name);
 
 // DWS flex-start capacity that becomes available `after` the fleet's epoch.
 struct FlexStartStep {
