@@ -178,8 +178,9 @@ struct NodeRef {
 // has it.
 std::optional<NodeRef> FindNode(const Fleet& fleet, std::string_view name);
 
-// List price of one node-hour of `machine_type` under `model` (docs/capacity-model.md, "Prices"):
-// the on-demand price times the model's discount. term matters for reservations only.
+// List price of one node-hour of `machine_type` under `model`: the catalog's figures for it
+// (chips_per_unit_host, when not 0, for its chips), priced by services/cost/price.h; 0 for a name
+// the catalog lacks. term matters for reservations only.
 double ListPricePerNodeHour(std::string_view machine_type, ConsumptionModel model,
                             std::string_view term, int chips_per_unit_host);
 // The same for an N1 VM with `count` GPUs of `attached` type, or a cloud-tpu host of the TPU
