@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "services/cost/resource_cost.h"
 #include "services/scheduler/scheduler_job.h"
 #include "storage/resource_row.h"
 #include "storage/row_codec.h"
@@ -89,13 +90,15 @@ const StateSql kFleetTotals("SELECT " TY_MODEL_COSTS(
           "sum(running_us)::bigint, sum(redone_us)::bigint, sum(checkpoint_saving_us)::bigint, "
           "sum(checkpoint_restoring_us)::bigint FROM custom_jobs GROUP BY 1 ORDER BY 1");
 
+// A live resource's cost to now is services/cost/resource_cost.h's, from its earlier holds and its
+// current one (price and start); a deleted one's whole cost is in resource_costs_ended.
 constexpr const char* kResourceCosts =
     "SELECT " TY_RESOURCE_NAME("") ", " TY_PLACEMENT_MODEL("placement") ", "
-    "hourly_price_micros, " TY_RESOURCE_COST_TO("$2") ", NULL::bigint, create_time, uid "
+    "hourly_price_micros, cost_micros, " TY_MICROS("held_since") ", NULL::bigint, create_time, uid "
     "FROM persistent_resources WHERE project_number = $1::bigint AND held_since IS NOT NULL "
     "UNION ALL SELECT " TY_RESOURCE_NAME("") ", consumption_model, hourly_price_micros, "
-    "cost_micros, " TY_MICROS("deleted_at") ", create_time, uid FROM resource_costs_ended "
-    "WHERE project_number = $1::bigint AND cost_micros > 0 ORDER BY 6, 7";
+    "cost_micros, NULL::bigint, " TY_MICROS("deleted_at") ", create_time, uid "
+    "FROM resource_costs_ended WHERE project_number = $1::bigint AND cost_micros > 0 ORDER BY 7, 8";
 
 // One row with NULL event columns when the job exists without events; none when it does not.
 constexpr const char* kJobEvents =
@@ -272,14 +275,16 @@ StatusOr<std::vector<ModelTotals>> PgAdminStore::FleetTotals(Timestamp now) {
 StatusOr<std::vector<ResourceCost>> PgAdminStore::ResourceCosts(int64_t project_number,
                                                                 Timestamp now) {
   TY_ASSIGN_OR_RETURN(auto conn, pool_.Acquire());
-  TY_ASSIGN_OR_RETURN(
-      pg::Result r, conn->Exec(kResourceCosts, {std::to_string(project_number), MicrosParam(now)}));
+  TY_ASSIGN_OR_RETURN(pg::Result r, conn->Exec(kResourceCosts, {std::to_string(project_number)}));
   std::vector<ResourceCost> out;
   for (int i = 0; i < r.rows(); ++i) {
-    ResourceCost& c =
-        out.emplace_back(ResourceCost{std::string(r.Get(i, 0)), std::string(r.Get(i, 1)),
-                                      r.GetInt64(i, 2), r.GetInt64(i, 3), std::nullopt});
-    if (!r.IsNull(i, 4)) c.deleted_at = FromUnixMicros(r.GetInt64(i, 4));
+    std::optional<Timestamp> held_since;
+    if (!r.IsNull(i, 4)) held_since = FromUnixMicros(r.GetInt64(i, 4));
+    const int64_t price = r.GetInt64(i, 2);
+    ResourceCost& c = out.emplace_back(ResourceCost{
+        std::string(r.Get(i, 0)), std::string(r.Get(i, 1)), price,
+        cost::ResourceCostMicros(r.GetInt64(i, 3), price, held_since, now), std::nullopt});
+    if (!r.IsNull(i, 5)) c.deleted_at = FromUnixMicros(r.GetInt64(i, 5));
   }
   return out;
 }

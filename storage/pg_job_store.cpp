@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api/wire/custom_job_codec.h"
+#include "services/cost/accrual.h"
 #include "services/scheduler/scheduler_job.h"
 #include "storage/job_filter_sql.h"
 #include "storage/job_row.h"
@@ -129,8 +130,8 @@ StatusOr<JobRecord> DecodeJobRow(const pg::Result& r, int row) {
   if (auto priority = ParsePriorityLabel(job.labels); priority.ok()) status.priority = *priority;
   if (!r.IsNull(row, 18)) DecodePlacement(r.Get(row, 18), status);
   status.admitted_at = OptionalTime(r, row, 19);
-  status.hourly_price_usd = static_cast<double>(rec.hourly_price_micros) / 1e6;
-  status.cost_usd = static_cast<double>(rec.cost_micros) / 1e6;
+  status.hourly_price_usd = cost::Usd(rec.hourly_price_micros);
+  status.cost_usd = cost::Usd(rec.cost_micros);
   rec.checkpointed = std::chrono::microseconds(r.GetInt64(row, 25));
   rec.spot_restarts = static_cast<int>(r.GetInt64(row, 26));
   status.spot_restarts = rec.spot_restarts;

@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "services/cost/resource_cost.h"
 #include "services/fleet/node_state.h"
 #include "services/persistent_resources/resource_holdings.h"
 #include "storage/job_row.h"
@@ -96,11 +97,11 @@ const StateSql kGrow(
 constexpr const char* kHeld =
     "SELECT pool_id, ordinal FROM nodes WHERE resource_uid = $1::bigint ORDER BY pool_id, ordinal";
 
-// The old price accrues up to now; the new one bills from now.
+// The old price accrues up to now ($7, services/cost/resource_cost.h's HoldCostMicros of the row
+// at $2); the new one bills from now.
 const StateSql kResized(
-    "UPDATE persistent_resources SET placement = $3::jsonb, ready_at = " TY_TS("$4") ", "
-    "cost_micros = cost_micros + (hourly_price_micros * extract(epoch from (" TY_TS("$6")
-    " - held_since)) / 3600)::bigint, held_since = " TY_TS("$6") ", "
+    "UPDATE persistent_resources SET placement = $3::jsonb, cost_micros = cost_micros + $7::bigint, "
+    "ready_at = " TY_TS("$4") ", held_since = " TY_TS("$6") ", "
     "hourly_price_micros = $5::bigint, sched_code = NULL, sched_message = NULL, "
     "version = version + 1 WHERE uid = $1::bigint AND version = $2::bigint "
     "AND state = :resource_updating");
@@ -109,8 +110,9 @@ constexpr const char* kResizeWaits =
     "UPDATE persistent_resources SET sched_code = $3, sched_message = $2 "
     "WHERE uid = $1::bigint";
 
-// The row goes and its cost to date stays, in resource_costs_ended ($3: now). One row either way,
-// so the count says whether the delete applied.
+// The row goes and its cost to date stays, in resource_costs_ended ($3: now; $4: what its current
+// hold has cost by then, HoldCostMicros of the row at $2). One row either way, so the count says
+// whether the delete applied.
 constexpr const char* kDelete =
     "WITH gone AS (DELETE FROM persistent_resources WHERE uid = $1::bigint AND version = "
     "$2::bigint RETURNING *) "
@@ -118,7 +120,7 @@ constexpr const char* kDelete =
     "consumption_model, hourly_price_micros, cost_micros, create_time, deleted_at) "
     "SELECT uid, project_number, location, resource_id, "
     TY_PLACEMENT_MODEL("placement") ", "
-    "hourly_price_micros, " TY_RESOURCE_COST_TO("$3") ", create_time, " TY_TS("$3") " FROM gone";
+    "hourly_price_micros, cost_micros + $4::bigint, create_time, " TY_TS("$3") " FROM gone";
 
 }  // namespace
 
@@ -208,7 +210,9 @@ StatusOr<bool> PgResourceFleetStore::Resize(const ResourceRecord& record,
   TY_ASSIGN_OR_RETURN(
       pg::Result r,
       tx.Exec(kResized.With({uid, std::to_string(record.version), EncodePlacement(placement),
-                             MicrosParam(ready_at), std::to_string(price), MicrosParam(now)})));
+                             MicrosParam(ready_at), std::to_string(price), MicrosParam(now),
+                             std::to_string(cost::HoldCostMicros(record.hourly_price_micros,
+                                                                 record.held_since, now))})));
   if (r.affected() != 1) return false;
   TY_RETURN_IF_ERROR(tx.Commit());
   return true;
@@ -265,7 +269,9 @@ StatusOr<bool> PgResourceFleetStore::Remove(const ResourceRecord& record, Timest
   TY_ASSIGN_OR_RETURN(pg::Result busy, tx.Exec(kBusyNodes, {uid}));
   if (busy.GetInt64(0, 0) > 0) return false;  // its jobs are still stopping
   TY_ASSIGN_OR_RETURN(pg::Result r,
-                      tx.Exec(kDelete, {uid, std::to_string(record.version), MicrosParam(now)}));
+                      tx.Exec(kDelete, {uid, std::to_string(record.version), MicrosParam(now),
+                                        std::to_string(cost::HoldCostMicros(
+                                            record.hourly_price_micros, record.held_since, now))}));
   if (r.affected() != 1) return false;
   TY_RETURN_IF_ERROR(tx.Exec(kReleaseNodes.With({uid, MicrosParam(now)})).status());
   if (record.operation_id) {

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api/wire/persistent_resource_codec.h"
+#include "services/cost/accrual.h"
 #include "services/persistent_resources/resource_holdings.h"
 #include "services/resource_names.h"
 #include "storage/job_transition_sql.h"
@@ -53,7 +54,7 @@ StatusOr<ResourceRecord> DecodeResourceRow(const pg::Result& r, int row) {
   rec.ready_at = OptionalTime(r, row, 15);
   rec.held_since = OptionalTime(r, row, 16);
   rec.hourly_price_micros = r.GetInt64(row, 17);
-  fleet.hourly_price_usd = static_cast<double>(rec.hourly_price_micros) / 1e6;
+  fleet.hourly_price_usd = cost::Usd(rec.hourly_price_micros);
   if (!r.IsNull(row, 18)) {
     fleet.reason_code = std::string(r.Get(row, 18));
     fleet.reason_message = std::string(r.Get(row, 19));

@@ -25,12 +25,6 @@ namespace trainyard::storage {
   "'projects/' || " r "project_number || '/locations/' || " r \
   "location || "                                              \
   "'/persistentResources/' || " r "resource_id"
-// What a persistent resource has cost up to `now` (a parameter): earlier holds, plus its hourly
-// price since it holds nodes.
-#define TY_RESOURCE_COST_TO(now) \
-  "cost_micros + CASE WHEN held_since IS NOT NULL AND held_since < " TY_TS(now)              \
-  " THEN (hourly_price_micros * extract(epoch from (" TY_TS(now) " - held_since)) / "        \
-  "3600)::bigint ELSE 0 END"
 #define TY_RESOURCE_FROM \
   " FROM persistent_resources r JOIN projects p ON p.number = r.project_number"
 

@@ -2,13 +2,14 @@
 
 #include "api/wire/enums.h"
 #include "api/wire/json_reader.h"
+#include "services/cost/accrual.h"
 
 namespace trainyard {
 namespace {
 
 using json = nlohmann::json;
 
-double Usd(int64_t micros) { return static_cast<double>(micros) / 1e6; }
+using cost::Usd;
 
 json NodesByState(const PoolNodeCounts& counts) {
   json out = json::object();

@@ -17,6 +17,8 @@
 #include "cmd/simulate/figures.h"
 #include "cmd/simulate/scenario_files.h"
 #include "cmd/simulate/validation.h"
+#include "services/cost/accrual.h"
+#include "services/cost/capacity_cost.h"
 #include "services/jobs/catalog.h"
 #include "services/jobs/job_state_names.h"
 
@@ -198,7 +200,7 @@ StatusOr<ScenarioReport> WriteScenario(const std::string& dir, const Scenario& s
     const CustomJob& job = j.record.job;
     const SchedulingStatus& s = *job.trainyard;
     const double submit = Seconds(*job.create_time - epoch);
-    const double this_cost = static_cast<double>(j.record.cost_micros) / 1e6;
+    const double this_cost = cost::Usd(j.record.cost_micros);
     std::string wait, jct, start, end;
     if (job.start_time) {
       waits.push_back(Seconds(*job.start_time - *job.create_time));
@@ -254,8 +256,7 @@ StatusOr<ScenarioReport> WriteScenario(const std::string& dir, const Scenario& s
   summary["succeeded"] = succeeded;
   summary["failed"] = failed;
   summary["unfinished"] = unfinished;
-  // What the capacity costs, from the nodes: a reservation is paid for every hour of the run,
-  // used or not (a commitment); on-demand, spot and DWS nodes for the hours jobs held them.
+  // What the capacity costs, from the nodes (services/cost/capacity_cost.h's PoolCostUsd).
   std::map<std::string, double> cost_by_model, busy_by_model, slots_by_model;
   for (const CapacityPool& pool : scenario.fleet.pools) {
     const std::string model(ConsumptionModelName(pool.model));
@@ -266,26 +267,27 @@ StatusOr<ScenarioReport> WriteScenario(const std::string& dir, const Scenario& s
     const double busy = at(result.busy_node_seconds), slots = at(result.node_seconds);
     busy_by_model[model] += busy;
     slots_by_model[model] += slots;
-    const double billed = pool.model == ConsumptionModel::kReservation ? slots : busy;
-    cost_by_model[model] += billed / 3600 * pool.price_per_node_hour;
+    cost_by_model[model] += cost::PoolCostUsd(pool.model, pool.price_per_node_hour, slots, busy);
   }
-  double cost = 0;
+  double capacity_cost = 0;
   ordered_json by_model = ordered_json::object();
   for (const auto& [model, c] : cost_by_model) {
-    cost += c;
+    capacity_cost += c;
     by_model[model] = Round(c, 2);
   }
-  summary["cost_usd"] = {{"total", Round(cost, 2)},
+  summary["cost_usd"] = {{"total", Round(capacity_cost, 2)},
                          {"by_consumption_model", by_model},
                          {"charged_to_jobs", Round(job_cost, 2)}};
   // What the capacity costs for each accelerator-hour that trained and kept its result.
-  summary["cost_per_productive_accelerator_hour"] =
-      Round(productive_accelerator_hours > 0 ? cost / productive_accelerator_hours : 0, 4);
+  summary["cost_per_productive_accelerator_hour"] = Round(
+      cost::PerProductiveAcceleratorHour(capacity_cost, productive_accelerator_hours).value_or(0),
+      4);
   ordered_json per_model = ordered_json::object();
   for (const auto& [model, c] : cost_by_model) {
     auto hours = productive_by_model.find(model);
-    if (hours != productive_by_model.end() && hours->second > 0) {
-      per_model[model] = Round(c / hours->second, 4);
+    if (hours == productive_by_model.end()) continue;
+    if (auto per_hour = cost::PerProductiveAcceleratorHour(c, hours->second)) {
+      per_model[model] = Round(*per_hour, 4);
     }
   }
   summary["cost_per_productive_accelerator_hour_by_consumption_model"] = per_model;

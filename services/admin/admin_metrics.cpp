@@ -4,6 +4,7 @@
 #include <string>
 #include <tuple>
 
+#include "services/cost/accrual.h"
 #include "services/fleet/node_state.h"
 #include "services/jobs/job_state_names.h"
 
@@ -126,9 +127,9 @@ Status WriteCostFamilies(AdminService& admin, metrics::Exposition& e) {
   for (const ModelTotals& t : totals) {
     const std::string_view model = ModelLabel(t.cost.consumption_model);
     e.Sample("trainyard_job_cost_dollars", {{"consumption_model", model}, {"kind", "accrued"}},
-             static_cast<double>(t.cost.accrued_micros) / 1e6);
+             cost::Usd(t.cost.accrued_micros));
     e.Sample("trainyard_job_cost_dollars", {{"consumption_model", model}, {"kind", "running"}},
-             static_cast<double>(t.cost.running_micros) / 1e6);
+             cost::Usd(t.cost.running_micros));
   }
   e.Family("trainyard_job_time_seconds", "gauge",
            "Where the jobs' wall time went, by consumption model: waiting (queued before the first "

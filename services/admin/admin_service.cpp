@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <tuple>
 
+#include "services/cost/capacity_cost.h"
 #include "services/jobs/job_service.h"
 #include "services/scheduler/scheduler_job.h"
 
@@ -164,24 +165,14 @@ StatusOr<std::vector<QueueView>> AdminService::Queues(int jobs_per_queue) {
   return out;
 }
 
-namespace {
-std::optional<double> PerProductiveAcceleratorHour(int64_t cost_micros,
-                                                   int64_t productive_accelerator_micros) {
-  if (productive_accelerator_micros <= 0) return std::nullopt;
-  // µs of cost over accelerator-µs, scaled to dollars per accelerator-hour.
-  return static_cast<double>(cost_micros) / 1e6 /
-         (static_cast<double>(productive_accelerator_micros) / 3.6e9);
-}
-}  // namespace
-
 // Both sides accrue when an admission ends (a run that goes on counts at its end), so a long run
 // does not show its cost without its work.
 std::optional<double> ModelCost::CostPerProductiveAcceleratorHour() const {
-  return PerProductiveAcceleratorHour(accrued_micros, productive_accelerator_micros);
+  return cost::PerProductiveAcceleratorHourMicros(accrued_micros, productive_accelerator_micros);
 }
 
 std::optional<double> ProjectCostView::CostPerProductiveAcceleratorHour() const {
-  return PerProductiveAcceleratorHour(accrued_micros, productive_accelerator_micros);
+  return cost::PerProductiveAcceleratorHourMicros(accrued_micros, productive_accelerator_micros);
 }
 
 StatusOr<ProjectCostView> AdminService::ProjectCosts(const std::string& project) {

@@ -3,90 +3,11 @@
 #include <algorithm>
 #include <charconv>
 
+#include "services/cost/price.h"
 #include "services/fleet/node_state.h"
 #include "services/jobs/catalog.h"
 
 namespace trainyard {
-namespace {
-
-using AT = AcceleratorType;
-
-// On-demand list price of one accelerator-hour (docs/capacity-model.md, "Prices"; us-central1,
-// approx.).
-double GpuHourPrice(AcceleratorType type) {
-  switch (type) {
-    case AT::kNvidiaH100Mega80gb:
-      return 11.5;
-    case AT::kNvidiaH100_80gb:
-      return 11.06;
-    case AT::kNvidiaH200_141gb:
-      return 13.0;
-    case AT::kNvidiaB200:
-      return 15.0;
-    case AT::kNvidiaGb200:
-      // No public list price for a4x-highgpu-4g (sold through reservations); our planning value
-      // sits just above B200 for the larger NVLink domain and the Grace host.
-      return 16.0;
-    case AT::kNvidiaRtxPro6000:
-      return 4.50;  // g4-standard-48, whole VM, us-central1 on-demand (Oct 2025)
-    case AT::kNvidiaA100_80gb:
-      return 5.07;
-    case AT::kNvidiaTeslaA100:
-      return 3.67;
-    case AT::kNvidiaL4:
-      return 0.71;
-    case AT::kNvidiaTeslaT4:
-      return 0.35;
-    case AT::kNvidiaTeslaV100:
-      return 2.48;
-    case AT::kNvidiaTeslaP100:
-      return 1.46;
-    case AT::kNvidiaTeslaP4:
-      return 0.60;
-    default:
-      return 2.0;
-  }
-}
-
-double TpuChipHourPrice(std::string_view family) {
-  if (family == "v5e") return 1.20;
-  if (family == "v5p") return 4.20;
-  if (family == "v4") return 3.22;
-  if (family == "v6e") return 2.70;  // us-central1 on-demand
-  // TPU7x has no public list price (access through the account team). Planning value: v5p's
-  // price per bf16 FLOP relative to H100 (~0.8x) applied to B200's $15 at 7x's 2,307 TFLOP/s.
-  if (family == "7x") return 12.0;
-  // cloud-tpu: a v2-8 host lists at $4.50/h, a v3-8 at $8.00/h, 4 chips each.
-  if (family == "v2") return 1.125;
-  return 2.0;  // v3
-}
-
-constexpr double kVcpuHourPrice = 0.0475;
-
-}  // namespace
-
-std::string_view ConsumptionModelName(ConsumptionModel model) {
-  switch (model) {
-    case ConsumptionModel::kReservation:
-      return "RESERVATION";
-    case ConsumptionModel::kOnDemand:
-      return "ON_DEMAND";
-    case ConsumptionModel::kSpot:
-      return "SPOT";
-    case ConsumptionModel::kFlexStart:
-      return "FLEX_START";
-  }
-  return "";
-}
-
-std::optional<ConsumptionModel> ParseConsumptionModel(std::string_view name) {
-  for (auto m : {ConsumptionModel::kReservation, ConsumptionModel::kOnDemand,
-                 ConsumptionModel::kSpot, ConsumptionModel::kFlexStart}) {
-    if (ConsumptionModelName(m) == name) return m;
-  }
-  return std::nullopt;
-}
-
 int CapacityPool::UnitsAvailableAt(Timestamp now, Timestamp epoch) const {
   if (window_start && now < *window_start) return 0;
   if (window_end && now >= *window_end) return 0;
@@ -223,22 +144,17 @@ Duration Fleet::ImagePullTime(std::string_view image_uri) const {
 
 namespace {
 
-// Discounts (docs/capacity-model.md, "Prices"): CUD 37% (1y) / 55% (3y); DWS flex-start and
-// calendar mode about half; spot 60% off GPUs and 65% off TPUs.
-double Discounted(double on_demand, ConsumptionModel model, std::string_view term, bool tpu) {
-  switch (model) {
-    case ConsumptionModel::kOnDemand:
-      return on_demand;
-    case ConsumptionModel::kReservation:
-      if (term == "3y") return on_demand * 0.45;
-      if (term == "1y") return on_demand * 0.63;
-      return on_demand * 0.5;  // calendar mode
-    case ConsumptionModel::kFlexStart:
-      return on_demand * 0.5;
-    case ConsumptionModel::kSpot:
-      return on_demand * (tpu ? 0.35 : 0.4);
-  }
-  return on_demand;
+// What a node of `machine` carries, as its price sees it; chips_per_host overrides the catalog's
+// (0: the catalog's).
+cost::PricedNode PricedNodeOf(const MachineType& machine, int chips_per_host) {
+  cost::PricedNode node;
+  node.tpu = machine.is_tpu;
+  node.tpu_family = machine.tpu_family;
+  node.tpu_chips = chips_per_host > 0 ? chips_per_host : machine.tpu_chips_per_host;
+  node.gpu = machine.accelerator;
+  node.gpus = machine.accelerator_count;
+  node.vcpus = machine.vcpus;
+  return node;
 }
 
 }  // namespace
@@ -247,28 +163,15 @@ double ListPricePerNodeHour(std::string_view machine_type, ConsumptionModel mode
                             std::string_view term, int chips_per_host) {
   const MachineType* machine = FindMachineType(machine_type);
   if (machine == nullptr) return 0;
-  double on_demand = 0;
-  if (machine->is_tpu) {
-    int chips = chips_per_host > 0 ? chips_per_host : machine->tpu_chips_per_host;
-    on_demand = TpuChipHourPrice(machine->tpu_family) * chips;
-  } else if (machine->accelerator != AT::kUnspecified) {
-    on_demand = GpuHourPrice(machine->accelerator) * machine->accelerator_count;
-  } else {
-    on_demand = kVcpuHourPrice * machine->vcpus;
-  }
-  return Discounted(on_demand, model, term, machine->is_tpu);
+  return cost::NodeHourPrice(PricedNodeOf(*machine, chips_per_host), model, term);
 }
 
 double ListPricePerNodeHour(std::string_view machine_type, AcceleratorType attached, int count,
                             ConsumptionModel model) {
-  if (attached == AT::kTpuV2 || attached == AT::kTpuV3) {
-    const double chips = count / 2.0;  // two TensorCores a chip
-    return Discounted(TpuChipHourPrice(attached == AT::kTpuV2 ? "v2" : "v3") * chips, model, "",
-                      true);
-  }
-  const double vm = ListPricePerNodeHour(machine_type, model, "", 0);
-  const double gpus = GpuHourPrice(attached) * count;
-  return vm + (model == ConsumptionModel::kSpot ? gpus * 0.4 : gpus);
+  const MachineType* machine = FindMachineType(machine_type);
+  std::optional<cost::PricedNode> vm;
+  if (machine != nullptr) vm = PricedNodeOf(*machine, 0);
+  return cost::AttachedNodeHourPrice(vm, attached, count, model);
 }
 
 std::string AttachedPoolType(std::string_view machine_type, AcceleratorType attached) {

@@ -14,21 +14,11 @@
 
 #include "services/fleet/spot_availability.h"
 #include "services/fleet/startup_model.h"
+#include "services/model/consumption_model.h"
 #include "services/model/custom_job.h"
 #include "services/time.h"
 
 namespace trainyard {
-
-// Kueue's ResourceFlavor, as Google sells capacity.
-enum class ConsumptionModel : int {
-  kReservation = 0,  // CUD reservation (1y/3y) or a DWS calendar-mode future reservation
-  kOnDemand = 1,
-  kSpot = 2,
-  kFlexStart = 3,  // DWS flex-start: all nodes at once, when capacity appears
-};
-
-std::string_view ConsumptionModelName(ConsumptionModel model);  // "RESERVATION", "SPOT", …
-std::optional<ConsumptionModel> ParseConsumptionModel(std::string_view name);
 
 // DWS flex-start capacity that becomes available `after` the fleet's epoch.
 struct FlexStartStep {
@@ -197,8 +187,9 @@ struct NodeRef {
 // has it.
 std::optional<NodeRef> FindNode(const Fleet& fleet, std::string_view name);
 
-// List price of one node-hour of `machine_type` under `model` (docs/capacity-model.md, "Prices"):
-// the on-demand price times the model's discount. term matters for reservations only.
+// List price of one node-hour of `machine_type` under `model`: the catalog's figures for it
+// (chips_per_unit_host, when not 0, for its chips), priced by services/cost/price.h; 0 for a name
+// the catalog lacks. term matters for reservations only.
 double ListPricePerNodeHour(std::string_view machine_type, ConsumptionModel model,
                             std::string_view term, int chips_per_unit_host);
 // The same for an N1 VM with `count` GPUs of `attached` type, or a cloud-tpu host of the TPU

@@ -3,6 +3,8 @@
 #include <array>
 #include <string>
 
+#include "services/cost/capacity_cost.h"
+
 namespace trainyard {
 namespace {
 
@@ -192,11 +194,8 @@ int64_t AcceleratorsHeld(const std::vector<PlacedPoolStatus>& pools) {
 }
 
 std::optional<double> CostPerProductiveAcceleratorHour(const SchedulingStatus& status) {
-  const double hours =
-      std::chrono::duration<double, std::ratio<3600>>(status.goodput.Productive()).count();
-  const int64_t accelerators = AcceleratorsHeld(status.pools);
-  if (hours <= 0 || accelerators <= 0) return std::nullopt;
-  return status.cost_usd / (hours * static_cast<double>(accelerators));
+  return cost::PerProductiveAcceleratorHour(status.cost_usd, status.goodput.Productive(),
+                                            AcceleratorsHeld(status.pools));
 }
 
 std::string AcceleratorName(AcceleratorType type) {

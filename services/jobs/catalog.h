@@ -41,8 +41,8 @@ const MachineType* FindMachineType(std::string_view name);
 int64_t AcceleratorsHeld(const std::vector<PlacedPoolStatus>& pools);
 
 // What a job's capacity cost for each accelerator-hour that trained and kept its result: its cost
-// over its productive time × the accelerators it holds. nullopt before any productive time, or
-// when the placement has no countable accelerators.
+// over its productive time × the accelerators it holds (services/cost/capacity_cost.h). nullopt
+// before any productive time, or when the placement has no countable accelerators.
 std::optional<double> CostPerProductiveAcceleratorHour(const SchedulingStatus& status);
 
 // The proto enum name ("NVIDIA_H100_MEGA_80GB"), for error text and quota metric names.

@@ -2,17 +2,9 @@
 
 #include <algorithm>
 
-#include <cmath>
+#include "services/cost/accrual.h"
 
 namespace trainyard {
-namespace {
-
-using std::chrono::microseconds;
-
-// PostgreSQL's numeric → bigint cast: to the nearest, halves away from zero.
-int64_t RoundHalfAway(long double x) { return static_cast<int64_t>(std::llround(x)); }
-
-}  // namespace
 
 void ApplyToRecord(const JobTransition& t, JobRecord& record) {
   CustomJob& job = record.job;
@@ -31,9 +23,8 @@ void ApplyToRecord(const JobTransition& t, JobRecord& record) {
   if (t.error()) job.error = t.error();
   record.next_action_at = t.next_action_at();
   if (t.ends_admission() && status.admitted_at) {
-    const auto held = std::chrono::duration_cast<microseconds>(t.at() - *status.admitted_at);
-    record.cost_micros += RoundHalfAway(static_cast<long double>(record.hourly_price_micros) *
-                                        static_cast<long double>(held.count()) / 3.6e9L);
+    record.cost_micros +=
+        cost::AccruedMicros(record.hourly_price_micros, t.at() - *status.admitted_at);
   }
   if (t.from() != t.to()) {
     record.state_since = t.at();
@@ -96,8 +87,8 @@ void ApplyToRecord(const JobTransition& t, JobRecord& record) {
   }
   if (record.run) record.run->attempt = record.attempt;
   // What a read shows beside the row's columns (storage/pg_job_store.cpp's DecodeJobRow).
-  status.hourly_price_usd = static_cast<double>(record.hourly_price_micros) / 1e6;
-  status.cost_usd = static_cast<double>(record.cost_micros) / 1e6;
+  status.hourly_price_usd = cost::Usd(record.hourly_price_micros);
+  status.cost_usd = cost::Usd(record.cost_micros);
   status.spot_restarts = record.spot_restarts;
   status.attempt = record.attempt;
   status.replicas = record.run ? record.run->replicas : std::vector<ReplicaRun>{};

@@ -2,6 +2,7 @@
 
 #include <charconv>
 
+#include "services/cost/accrual.h"
 #include "services/jobs/custom_job_validator.h"
 #include "services/jobs/job_state_machine.h"
 #include "services/jobs/priority_label.h"
@@ -45,9 +46,8 @@ void Accrue(const JobRecord& record, Timestamp now, SchedulingStatus& s) {
     s.goodput = GoodputAsOf(s.goodput, record.job.state, record.job.start_time.has_value(),
                             *record.state_since, now);
   }
-  if (!s.admitted_at || IsTerminal(record.job.state) || now <= *s.admitted_at) return;
-  double hours = std::chrono::duration<double>(now - *s.admitted_at).count() / 3600;
-  s.cost_usd += s.hourly_price_usd * hours;
+  if (!s.admitted_at || IsTerminal(record.job.state)) return;
+  s.cost_usd += cost::RunningUsd(s.hourly_price_usd, *s.admitted_at, now);
 }
 
 void AccrueToNow(JobRecord& record, Timestamp now) {

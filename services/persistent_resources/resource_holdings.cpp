@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "services/cost/price.h"
 #include "services/fleet/node_state.h"
 
 namespace trainyard {
@@ -46,8 +47,8 @@ JobAdmission ResizedPlacement(const ResourceFleetStatus& status,
          ++n) {
       pool.nodes.push_back(NodeName(pool.pool_id, list->second[next[pool.pool_id]++]));
     }
-    placement.hourly_price_micros += static_cast<int64_t>(pools[i].price_per_node_hour * 1e6) *
-                                     pool.units * pools[i].hosts_per_unit;
+    placement.hourly_price_micros +=
+        cost::NodesHourlyMicros(pools[i].price_per_node_hour, pool.units * pools[i].hosts_per_unit);
     placement.pools.push_back(std::move(pool));
   }
   return placement;

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <set>
 
+#include "services/cost/price.h"
 #include "services/fleet/node_state.h"
 
 namespace trainyard {
@@ -81,7 +82,7 @@ int64_t HourlyPriceMicros(const std::vector<PoolChoice>& choices) {
       node_hour =
           ListPricePerNodeHour(c.machine_type, c.pool->attached, c.attached_gpus, c.pool->model);
     }
-    micros += static_cast<int64_t>(node_hour * 1e6) * c.units * c.pool->hosts_per_unit;
+    micros += cost::NodesHourlyMicros(node_hour, c.units * c.pool->hosts_per_unit);
   }
   return micros;
 }

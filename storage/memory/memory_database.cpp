@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "services/cost/accrual.h"
 #include "services/jobs/job_record_update.h"
 #include "services/persistent_resources/resource_holdings.h"
 #include "services/resource_names.h"
@@ -130,7 +131,7 @@ ResourceRecord MemoryDatabase::ReadResourceLocked(const MemoryResource& stored) 
   PersistentResource& res = rec.resource;
   res.name = PersistentResourceName(rec.project_number, rec.location, rec.resource_id);
   ResourceFleetStatus& fleet = res.trainyard ? *res.trainyard : res.trainyard.emplace();
-  fleet.hourly_price_usd = static_cast<double>(rec.hourly_price_micros) / 1e6;
+  fleet.hourly_price_usd = cost::Usd(rec.hourly_price_micros);
   std::map<std::string, int64_t> busy;
   for (const auto& [pool_id, slots] : nodes) {
     for (const MemoryNode& n : slots) {

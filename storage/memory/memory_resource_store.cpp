@@ -1,9 +1,9 @@
 #include "storage/memory/memory_resource_store.h"
 
 #include <algorithm>
-#include <cmath>
 #include <tuple>
 
+#include "services/cost/resource_cost.h"
 #include "services/persistent_resources/resource_holdings.h"
 #include "storage/recorded_operation.h"
 
@@ -23,12 +23,6 @@ PersistentResource StoredForm(const PersistentResource& asked, const PersistentR
   out.trainyard = stored.trainyard;
   for (ResourcePool& pool : out.resource_pools) pool.used_replica_count = 0;
   return out;
-}
-
-// What a hold has cost from `since` to `now` at `price_micros` an hour (rounded as ::bigint is).
-int64_t Accrued(int64_t price_micros, Timestamp since, Timestamp now) {
-  const double seconds = std::chrono::duration<double>(now - since).count();
-  return std::llround(static_cast<double>(price_micros) * seconds / 3600.0);
 }
 
 }  // namespace
@@ -281,7 +275,7 @@ StatusOr<bool> MemoryResourceStore::Resize(const ResourceRecord& record,
   fleet.reason_message.clear();
   row.ready_at = ready_at;
   // The old price accrues up to now; the new one bills from now.
-  if (row.held_since) stored->cost_micros += Accrued(row.hourly_price_micros, *row.held_since, now);
+  stored->cost_micros += cost::HoldCostMicros(row.hourly_price_micros, row.held_since, now);
   row.held_since = now;
   row.hourly_price_micros = placement.hourly_price_micros;
   ++row.version;
