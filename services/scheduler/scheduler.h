@@ -16,6 +16,9 @@
 #include <vector>
 
 #include "services/fleet/fleet.h"
+#include "services/scheduler/capacity_snapshot.h"
+#include "services/scheduler/flavor_assigner.h"
+#include "services/scheduler/fleet_index.h"
 #include "services/scheduler/scheduler_job.h"
 #include "services/scheduler/slab_pool.h"
 #include "services/scheduler/text_interner.h"
@@ -129,7 +132,7 @@ struct CycleResult {
 class Scheduler {
  public:
   // What an elastic pool offers: more than any quota lets one project take.
-  static constexpr int64_t kElasticUnits = int64_t{1} << 40;
+  static constexpr int64_t kElasticUnits = CapacitySnapshot::kElasticUnits;
 
   Scheduler(const Fleet& fleet, SchedulerConfig config = {});
   ~Scheduler();
@@ -228,46 +231,15 @@ class Scheduler {
     std::optional<Verdict> reported;  // as last reported
     std::optional<Timestamp> never_fits_deadline;
   };
-  struct Hold {
-    int64_t job_id = 0;
-    int priority = 0;
-    Timestamp start{};
-    // pool → units later long jobs may still take. A gang's few pools: a vector searched in
-    // place beats a hash map on the path every fit walks for every hold.
-    std::vector<std::pair<int, int64_t>> slack;
-    int64_t* SlackOf(int pool) {
-      for (auto& [p, units] : slack) {
-        if (p == pool) return &units;
-      }
-      return nullptr;
-    }
-    const int64_t* SlackOf(int pool) const { return const_cast<Hold*>(this)->SlackOf(pool); }
-  };
+  using Hold = CapacityHold;
   // Extra units per pool beyond what is free (preemption and backfill planning).
-  using Extra = std::vector<std::pair<int, int64_t>>;
-  struct FitOutcome {
-    bool fits = false;
-    Placement placement;
-    ReasonCode code = ReasonCode::kNoCapacity;
-    std::string message;
-    const Hold* held_by = nullptr;
-  };
+  using Extra = FreedUnits;
   struct Cycle;
 
   int QueueFor(const std::string& project_id, const std::string& region);
   RankKey KeyOf(const SchedulerJob& job) const;
-  std::vector<ConsumptionModel> FlavorOrder(const SchedulerJob& job) const;
-  bool PoolMatches(int pool, const SchedulerJob& job, const GangPool& gp,
-                   ConsumptionModel model) const;
-  int64_t Available(int pool, Timestamp now) const;
-  // `explain`: say why a job that does not fit waits (code and message); without it a failed fit
-  // says nothing, which is all that planning (preemption, backfill holds) needs.
-  FitOutcome Fit(const SchedulerJob& job, Cycle& cycle, const Extra* extra, int only_zone,
-                 bool use_holds, const std::vector<ConsumptionModel>& models, bool explain) const;
   // A job that names a persistent resource: the resource's free held units, nothing else.
-  FitOutcome FitOnResource(const SchedulerJob& job) const;
-  std::optional<Verdict> CheckQuota(const SchedulerJob& job, Cycle& cycle,
-                                    std::vector<ConsumptionModel>& models) const;
+  FitResult FitOnResource(const SchedulerJob& job) const;
   struct PreemptionPlan {
     Placement placement;
     std::vector<int64_t> victims;
@@ -276,34 +248,8 @@ class Scheduler {
   };
   std::optional<PreemptionPlan> PlanPreemption(const SchedulerJob& job, int queue, Cycle& cycle,
                                                const std::vector<ConsumptionModel>& models) const;
-  // Cohorts. Units of pool `pool`'s cohort resource `project` may take now (a pool no cohort owns:
-  // no limit), with `extra` units of it freed by planned victims.
-  int64_t Headroom(const std::string& project, int pool, const Extra* extra) const;
-  // Whether `project` would stay within its nominal share of some resource the job asks for: only
-  // then may it reclaim what others borrowed.
-  bool MayReclaim(const SchedulerJob& job, const std::vector<ConsumptionModel>& models) const;
-  bool Borrowing(const RunningJob& job) const;
-  int64_t CohortUsage(int cohort, const std::string& resource, const std::string& project) const;
-  // Kueue's fair-sharing order: jobs that stay within their nominal first, then the lowest
-  // dominant-resource share after admission, (usage + request - nominal) / capacity / weight.
-  struct FairKey {
-    bool borrowing = false;
-    double drs = 0;
-    auto operator<=>(const FairKey&) const = default;
-  };
-  FairKey FairKeyOf(const SchedulerJob& job) const;
-  // A member's dominant-resource share now, with `less` units per resource taken away: the
-  // largest (usage - nominal) / capacity / weight over its cohort's resources, 0 when it borrows
-  // nothing.
-  using UnitsByResource = std::map<std::string, int64_t>;
-  double Drs(int cohort, const std::string& project, const UnitsByResource* less = nullptr) const;
-  // Fair sharing (Kueue's fairsharing strategies): `victim` of another member may stop for `job`
-  // if the job's project, after admission, holds no larger a share than the victim's will after
-  // it stops, or a smaller one than the victim's holds now. `taken` is what earlier victims of
-  // the same plan give back.
-  bool FairShareAllows(const SchedulerJob& job, const RunningJob& victim,
-                       const std::map<std::string, UnitsByResource>& taken) const;
-  std::string FairShareText(const SchedulerJob& job, int cohort) const;
+  using FairKey = ::trainyard::FairKey;
+  using UnitsByResource = CapacitySnapshot::UnitsByResource;
   void ReserveCapacity(const SchedulerJob& job, Cycle& cycle,
                        const std::vector<ConsumptionModel>& models, Verdict& verdict) const;
   void Evaluate(PendingEntry& entry, Cycle& cycle, CycleResult& result);
@@ -357,14 +303,6 @@ class Scheduler {
   void CompactActive();
   void UnparkQuotaWaiters();
   OrderedKeys& SetOf(Queue& queue, Parked parked);
-  int64_t QuotaUsed(const std::string& project_id, const std::string& metric) const;
-  // A project's account of one quota metric (PREEMPTIBLE_ prefix and all): its limit in the
-  // fleet and what its admitted jobs use. Numbered, so that pending jobs carry the numbers.
-  struct QuotaAccount {
-    std::optional<int64_t> limit;  // none: unlimited
-    int64_t used = 0;
-  };
-  int AccountOf(const std::string& project_id, const std::string& metric);  // made if new
   // `job` must be the one in running_ (the queue keeps its address).
   void AddUsage(const RunningJob& job, int sign);
   // The part of AddUsage that shares and quotas read (cohort usage, quota accounts), not the
@@ -374,22 +312,12 @@ class Scheduler {
 
   const Fleet& fleet_;
   SchedulerConfig config_;
+  // The parts (docs/scheduler.md, "Parts"): the fleet numbered once, the capacity every decision
+  // reads, and the flavor assigner that fits gangs on it.
+  FleetIndex index_;
+  CapacitySnapshot capacity_;
+  FlavorAssigner assigner_;
   std::unordered_map<int64_t, Preempting> preempting_;  // by preemptor
-  std::vector<std::vector<int>> zones_of_region_;       // region index → zone indexes
-  std::unordered_map<std::string, int> region_index_;
-  std::vector<std::string> zone_names_;
-  // zone index → type id → its pools and the zone's elastic pools; and the elastic alone.
-  std::unordered_map<std::string, int> type_ids_;
-  std::vector<std::vector<std::vector<int>>> typed_pools_of_zone_;
-  std::vector<std::vector<int>> elastic_pools_of_zone_;
-  const std::vector<int>& PoolsFor(int zone, const GangPool& gp) const;
-  int TypeIdOf(const GangPool& gp) const;
-  std::vector<int> zone_of_pool_;
-  std::vector<std::string> resource_of_pool_;  // its cohort resource; "" when no cohort owns it
-  // Per cohort: resource → project → units its running jobs hold on the cohort's pools.
-  std::vector<std::map<std::string, std::unordered_map<std::string, int64_t>>> cohort_usage_;
-  std::unordered_map<std::string, int> cohort_of_project_;
-  std::vector<Cohort::Now> cohort_now_;  // per cohort, as of the current cycle
   struct HeldPool {
     int64_t units = 0;
     int64_t down = 0;  // of the units, out of service
@@ -405,10 +333,6 @@ class Scheduler {
   mutable Shortfall resource_shortfall_;  // FitOnResource notes it; RunCycle starts it afresh
   // Per resource: fleet pool → units its running jobs take of what it holds.
   std::unordered_map<std::string, std::unordered_map<int, int64_t>> resource_used_;
-  std::vector<int64_t> used_;                         // per pool: units held by admitted jobs
-  std::vector<int64_t> down_;                         // per pool: units out of service
-  std::unordered_map<std::string, int> account_ids_;  // project|metric → index in accounts_
-  std::vector<QuotaAccount> accounts_;
   // Per region: each running job's (expected end, id, pool, units), in the order backfill walks
   // them. Kept as jobs start and stop, on a pool of its own, so a reservation reads a few dense
   // slabs rather than every running job's placement among all the jobs' allocations.

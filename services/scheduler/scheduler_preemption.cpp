@@ -39,19 +39,19 @@ std::optional<Scheduler::PreemptionPlan> Scheduler::PlanPreemption(
   std::unordered_set<int64_t> borrowers;        // reclaimed whatever fair sharing says
   std::unordered_map<std::string, double> drs;  // of the projects whose borrowers are candidates
   bool reclaim = false;
-  if (auto c = cohort_of_project_.find(job.project_id); c != cohort_of_project_.end()) {
-    reclaim = MayReclaim(job, models);
+  if (auto c = index_.cohort_of_project.find(job.project_id); c != index_.cohort_of_project.end()) {
+    reclaim = capacity_.MayReclaim(job, models);
     const Timestamp exempt_since =
         cycle.now - duration_cast<microseconds>(config_.preemption_exemption);
     for (const auto& [id, r] : running_) {
-      auto rc = cohort_of_project_.find(r.project_id);
-      if (r.project_id == job.project_id || rc == cohort_of_project_.end() ||
+      auto rc = index_.cohort_of_project.find(r.project_id);
+      if (r.project_id == job.project_id || rc == index_.cohort_of_project.end() ||
           rc->second != c->second || !r.running_since || *r.running_since > exempt_since ||
-          !Borrowing(r)) {
+          !capacity_.Borrowing(r)) {
         continue;
       }
       if (reclaim) borrowers.insert(id);
-      drs.try_emplace(r.project_id, Drs(c->second, r.project_id));
+      drs.try_emplace(r.project_id, capacity_.Drs(c->second, r.project_id));
       consider(r);
     }
   }
@@ -74,46 +74,51 @@ std::optional<Scheduler::PreemptionPlan> Scheduler::PlanPreemption(
       if (a->admitted_at != b->admitted_at) return a->admitted_at > b->admitted_at;
       return a->id > b->id;
     });
-    int zone_index = zone_of_pool_[candidates[0]->placement.pools[0].pool];
+    int zone_index = index_.zone_of_pool[candidates[0]->placement.pools[0].pool];
     // When every candidate together cannot make room, no subset can (a fit only gains from more
     // units): one fit says so, instead of one per candidate, which is how most plans end in a
     // full fleet.
     Extra all;
     for (const RunningJob* c : candidates) {
-      for (const PlacedPool& pp : c->placement.pools) AddExtra(all, pp.pool, pp.units);
+      for (const PlacedPool& pp : c->placement.pools) AddFreed(all, pp.pool, pp.units);
     }
-    if (!Fit(job, cycle, &all, zone_index, true, models, /*explain=*/false).fits) continue;
+    auto place = [&](const Extra& freed) {
+      return assigner_.Place(
+          job, capacity_,
+          FitOptions(models).WithFreed(freed).WithHolds(cycle.holds).InZone(zone_index));
+    };
+    if (!place(all)) continue;
     Extra extra;
     std::vector<const RunningJob*> victims;
     std::unordered_set<int64_t> fair_shared;
     std::map<std::string, UnitsByResource> taken;  // project → what its victims give back
-    FitOutcome fit;
+    std::optional<Placement> fit;
     for (const RunningJob* c : candidates) {
       // Removing victims only lowers their project's share: each is judged after the ones before.
       if (other_borrower(c) && !reclaim) {
-        if (!FairShareAllows(job, *c, taken)) continue;
+        if (!capacity_.FairShareAllows(job, *c, taken)) continue;
         fair_shared.insert(c->id);
       }
       for (const PlacedPool& pp : c->placement.pools) {
-        AddExtra(extra, pp.pool, pp.units);
-        if (!resource_of_pool_[pp.pool].empty()) {
-          taken[c->project_id][resource_of_pool_[pp.pool]] += pp.units;
+        AddFreed(extra, pp.pool, pp.units);
+        if (!index_.resource_of_pool[pp.pool].empty()) {
+          taken[c->project_id][index_.resource_of_pool[pp.pool]] += pp.units;
         }
       }
       victims.push_back(c);
-      fit = Fit(job, cycle, &extra, zone_index, true, models, /*explain=*/false);
-      if (fit.fits) break;
+      fit = place(extra);
+      if (fit) break;
     }
-    if (!fit.fits) continue;
+    if (!fit) continue;
     // Give back, newest pick first, every victim the fit does not need (its project then keeps
     // more, so the fair-sharing judgement of the others still holds).
     for (size_t i = victims.size(); i-- > 0;) {
       Extra without = extra;
       for (const PlacedPool& pp : victims[i]->placement.pools) {
-        AddExtra(without, pp.pool, -pp.units);
+        AddFreed(without, pp.pool, -pp.units);
       }
-      FitOutcome again = Fit(job, cycle, &without, zone_index, true, models, /*explain=*/false);
-      if (again.fits) {
+      std::optional<Placement> again = place(without);
+      if (again) {
         extra = std::move(without);
         fit = std::move(again);
         victims.erase(victims.begin() + static_cast<long>(i));
@@ -127,7 +132,7 @@ std::optional<Scheduler::PreemptionPlan> Scheduler::PlanPreemption(
         if (borrowers.count(v->id) > 0) best->reclaimed.push_back(v->id);
         if (fair_shared.count(v->id) > 0) best->fair_shared.push_back(v->id);
       }
-      best->placement = fit.placement;
+      best->placement = *fit;
     }
   }
   return best;
@@ -150,17 +155,19 @@ void Scheduler::ReserveCapacity(const SchedulerJob& job, Cycle& cycle,
     // Releases already due count as now.
     const Timestamp t = std::max(std::get<0>(*it), cycle.now);
     for (; within(it) && std::max(std::get<0>(*it), cycle.now) == t; ++it) {
-      AddExtra(extra, std::get<2>(*it), std::get<3>(*it));
+      AddFreed(extra, std::get<2>(*it), std::get<3>(*it));
     }
-    FitOutcome fit = Fit(job, cycle, &extra, -1, false, models, /*explain=*/false);
-    if (!fit.fits) continue;
+    // Holds of other jobs do not count: this job's own would start behind them anyway.
+    std::optional<Placement> fit =
+        assigner_.Place(job, capacity_, FitOptions(models).WithFreed(extra));
+    if (!fit) continue;
     Hold hold;
     hold.job_id = job.id;
     hold.priority = job.priority;
     hold.start = t;
-    for (const PlacedPool& pp : fit.placement.pools) {
-      const int64_t slack = Available(pp.pool, cycle.now) + ExtraFor(&extra, pp.pool) -
-                            TakenIn(fit.placement, pp.pool);
+    for (const PlacedPool& pp : fit->pools) {
+      const int64_t slack = capacity_.Available(pp.pool, cycle.now) + FreedIn(extra, pp.pool) -
+                            TakenIn(*fit, pp.pool);
       if (int64_t* s = hold.SlackOf(pp.pool)) {
         *s = slack;
       } else {
@@ -169,7 +176,7 @@ void Scheduler::ReserveCapacity(const SchedulerJob& job, Cycle& cycle,
     }
     cycle.holds.push_back(std::move(hold));
     --cycle.reservations_left;
-    verdict.message += ReservedSuffix(fit.placement.zone, t);
+    verdict.message += ReservedSuffix(fit->zone, t);
     return;
   }
 }
@@ -230,21 +237,22 @@ bool Scheduler::ContinuePreemption(PendingEntry& entry, Preempting& p, Cycle& cy
   std::vector<int64_t> saved;
   for (int64_t v : p.plan.victims) {
     const RunningJob& r = running_.at(v);
-    for (const PlacedPool& pp : r.placement.pools) AddExtra(extra, pp.pool, pp.units);
+    for (const PlacedPool& pp : r.placement.pools) AddFreed(extra, pp.pool, pp.units);
     if (r.emergency_checkpoint && *r.emergency_checkpoint <= fleet_.termination_grace) {
       saved.push_back(v);
     }
   }
   EndPreemption(p);  // from here the fit and the admission account for themselves
-  const auto zone = std::find(zone_names_.begin(), zone_names_.end(), p.plan.placement.zone);
-  if (zone == zone_names_.end()) return false;
-  FitOutcome fit = Fit(entry.job, cycle, &extra, static_cast<int>(zone - zone_names_.begin()), true,
-                       p.models, /*explain=*/false);
-  if (!fit.fits) return false;
+  const int zone = index_.ZoneIndex(p.plan.placement.zone);
+  if (zone < 0) return false;
+  std::optional<Placement> fit =
+      assigner_.Place(entry.job, capacity_,
+                      FitOptions(p.models).WithFreed(extra).WithHolds(cycle.holds).InZone(zone));
+  if (!fit) return false;
   const int64_t id = entry.job.id;
   const Timestamp notice_at = p.notice_at;
   PreemptionPlan plan = std::move(p.plan);
-  plan.placement = std::move(fit.placement);
+  plan.placement = std::move(*fit);
   preempting_.erase(id);  // `p` is gone
   const bool stops_any = !plan.victims.empty();
   AdmitPreempting(entry, std::move(plan), cycle, result);

@@ -36,10 +36,10 @@ void Scheduler::UpsertPending(SchedulerJob job) {
     Remove(job.id);
   }
   Remove(job.id);  // a requeued job leaves the running set
-  for (GangPool& gp : job.pools) gp.type_id = TypeIdOf(gp);
+  for (GangPool& gp : job.pools) gp.type_id = index_.TypeIdOf(gp);
   for (QuotaDemand& d : job.quota) {
-    d.accounts = {AccountOf(job.project_id, d.metric),
-                  AccountOf(job.project_id, PreemptibleQuotaMetric(d.metric))};
+    d.accounts = {capacity_.AccountOf(job.project_id, d.metric),
+                  capacity_.AccountOf(job.project_id, PreemptibleQuotaMetric(d.metric))};
   }
   PendingEntry entry;
   entry.queue = QueueFor(job.project_id, job.region);
@@ -183,14 +183,11 @@ void Scheduler::Clear() {
   queue_index_.clear();
   shape_ids_.clear();
   shape_verdicts_.clear();
-  account_ids_.clear();
-  accounts_.clear();
   releases_.clear();
   release_nodes_ = std::make_unique<NodePool>();
   resources_.clear();
   resource_used_.clear();
-  for (auto& usage : cohort_usage_) usage.clear();
-  std::fill(used_.begin(), used_.end(), 0);
+  capacity_.Clear();
 }
 
 const Verdict* Scheduler::ShapeVerdict(int64_t shape_key) const {
