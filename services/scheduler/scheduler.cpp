@@ -65,7 +65,8 @@ Scheduler::Scheduler(const Fleet& fleet, SchedulerConfig config)
       config_(config),
       index_(fleet),
       capacity_(fleet, index_),
-      assigner_(fleet, index_, config.preemption_exemption) {}
+      assigner_(fleet, index_, config.preemption_exemption),
+      preemptor_(fleet, index_, config.preemption_exemption) {}
 
 Scheduler::~Scheduler() { DeleteEntries(); }
 

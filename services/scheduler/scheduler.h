@@ -16,9 +16,11 @@
 #include <vector>
 
 #include "services/fleet/fleet.h"
+#include "services/scheduler/backfill.h"
 #include "services/scheduler/capacity_snapshot.h"
 #include "services/scheduler/flavor_assigner.h"
 #include "services/scheduler/fleet_index.h"
+#include "services/scheduler/preemptor.h"
 #include "services/scheduler/scheduler_job.h"
 #include "services/scheduler/slab_pool.h"
 #include "services/scheduler/text_interner.h"
@@ -240,12 +242,7 @@ class Scheduler {
   RankKey KeyOf(const SchedulerJob& job) const;
   // A job that names a persistent resource: the resource's free held units, nothing else.
   FitResult FitOnResource(const SchedulerJob& job) const;
-  struct PreemptionPlan {
-    Placement placement;
-    std::vector<int64_t> victims;
-    std::vector<int64_t> reclaimed;    // of the victims
-    std::vector<int64_t> fair_shared;  // of the victims
-  };
+  using PreemptionPlan = ::trainyard::PreemptionPlan;
   std::optional<PreemptionPlan> PlanPreemption(const SchedulerJob& job, int queue, Cycle& cycle,
                                                const std::vector<ConsumptionModel>& models) const;
   using FairKey = ::trainyard::FairKey;
@@ -313,10 +310,13 @@ class Scheduler {
   const Fleet& fleet_;
   SchedulerConfig config_;
   // The parts (docs/scheduler.md, "Parts"): the fleet numbered once, the capacity every decision
-  // reads, and the flavor assigner that fits gangs on it.
+  // reads, the flavor assigner that fits gangs on it, the preemptor that picks victims and the
+  // backfill that books holds.
   FleetIndex index_;
   CapacitySnapshot capacity_;
   FlavorAssigner assigner_;
+  Preemptor preemptor_;
+  Backfill backfill_;
   std::unordered_map<int64_t, Preempting> preempting_;  // by preemptor
   struct HeldPool {
     int64_t units = 0;
@@ -333,13 +333,6 @@ class Scheduler {
   mutable Shortfall resource_shortfall_;  // FitOnResource notes it; RunCycle starts it afresh
   // Per resource: fleet pool → units its running jobs take of what it holds.
   std::unordered_map<std::string, std::unordered_map<int, int64_t>> resource_used_;
-  // Per region: each running job's (expected end, id, pool, units), in the order backfill walks
-  // them. Kept as jobs start and stop, on a pool of its own, so a reservation reads a few dense
-  // slabs rather than every running job's placement among all the jobs' allocations.
-  using Release = std::tuple<Timestamp, int64_t, int, int64_t>;
-  using Releases = std::multiset<Release, std::less<Release>, PoolAllocator<Release>>;
-  std::unique_ptr<NodePool> release_nodes_ = std::make_unique<NodePool>();
-  std::unordered_map<std::string, Releases> releases_;
 
   // The entries and order nodes of the active jobs apart from the parked, which a cycle never
   // walks. Declared before the queues, which give their nodes back when they go.

@@ -1,5 +1,5 @@
-// Preemption plans (lower priorities, reclaim, fair sharing) and backfill holds for jobs that would
-// otherwise starve.
+// Preemptions (the preemptor picks the victims; here they run out their termination grace) and
+// backfill holds for jobs that would otherwise starve.
 #include "services/scheduler/scheduler.h"
 
 #include <algorithm>
@@ -18,167 +18,29 @@ using namespace scheduler_detail;
 std::optional<Scheduler::PreemptionPlan> Scheduler::PlanPreemption(
     const SchedulerJob& job, int queue, Cycle& cycle,
     const std::vector<ConsumptionModel>& models) const {
-  // Candidates: lower-priority admitted jobs of the same queue (Kueue's withinClusterQueue:
-  // LowerPriority), never DWS work, which runs to its end once provisioned; and the work other
-  // cohort members run on borrowed capacity, whatever its priority, once it has run the
-  // exemption: all of it for a member still within its nominal share (Kueue's
-  // reclaimWithinCohort), and otherwise what fair sharing allows — never an owner's share.
-  std::unordered_map<std::string, std::vector<const RunningJob*>> by_zone;
-  auto consider = [&](const RunningJob& r) {
-    // A persistent resource's hold, and the jobs on its nodes, are never victims.
-    if (cycle.claimed.count(r.id) > 0 || IsHoldKey(r.id) || !r.on_resource.empty()) return;
-    bool dws = false;
-    for (const PlacedPool& pp : r.placement.pools) {
-      dws = dws || fleet_.pools[pp.pool].model == CM::kFlexStart;
-    }
-    if (!dws) by_zone[r.placement.zone].push_back(&r);
-  };
+  std::vector<const RunningJob*> lower;
   for (const Queue::RunningRef& r : queues_[static_cast<size_t>(queue)].running) {
-    if (r.priority < job.priority) consider(*r.job);
+    if (r.priority < job.priority) lower.push_back(r.job);
   }
-  std::unordered_set<int64_t> borrowers;        // reclaimed whatever fair sharing says
-  std::unordered_map<std::string, double> drs;  // of the projects whose borrowers are candidates
-  bool reclaim = false;
-  if (auto c = index_.cohort_of_project.find(job.project_id); c != index_.cohort_of_project.end()) {
-    reclaim = capacity_.MayReclaim(job, models);
-    const Timestamp exempt_since =
-        cycle.now - duration_cast<microseconds>(config_.preemption_exemption);
-    for (const auto& [id, r] : running_) {
-      auto rc = index_.cohort_of_project.find(r.project_id);
-      if (r.project_id == job.project_id || rc == index_.cohort_of_project.end() ||
-          rc->second != c->second || !r.running_since || *r.running_since > exempt_since ||
-          !capacity_.Borrowing(r)) {
-        continue;
-      }
-      if (reclaim) borrowers.insert(id);
-      drs.try_emplace(r.project_id, capacity_.Drs(c->second, r.project_id));
-      consider(r);
-    }
+  std::vector<const RunningJob*> cohort;  // other members' borrowers are candidates too
+  if (index_.cohort_of_project.count(job.project_id) > 0) {
+    cohort.reserve(running_.size());
+    for (const auto& [id, r] : running_) cohort.push_back(&r);
   }
-  auto other_borrower = [&](const RunningJob* r) { return drs.count(r->project_id) > 0; };
-  std::optional<PreemptionPlan> best;
-  for (auto& [zone, candidates] : by_zone) {
-    // Other members' borrowed work first, the largest share's first; then the least work lost
-    // (the time since its last checkpoint), the lowest priority, the newest admitted.
-    std::sort(candidates.begin(), candidates.end(), [&](const RunningJob* a, const RunningJob* b) {
-      const bool ba = other_borrower(a), bb = other_borrower(b);
-      if (ba != bb) return ba;
-      if (ba && drs.at(a->project_id) != drs.at(b->project_id)) {
-        return drs.at(a->project_id) > drs.at(b->project_id);
-      }
-      const Duration grace = fleet_.termination_grace;
-      const Duration la = WorkLostIfStopped(*a, cycle.now, grace),
-                     lb = WorkLostIfStopped(*b, cycle.now, grace);
-      if (la != lb) return la < lb;
-      if (a->priority != b->priority) return a->priority < b->priority;
-      if (a->admitted_at != b->admitted_at) return a->admitted_at > b->admitted_at;
-      return a->id > b->id;
-    });
-    int zone_index = index_.zone_of_pool[candidates[0]->placement.pools[0].pool];
-    // When every candidate together cannot make room, no subset can (a fit only gains from more
-    // units): one fit says so, instead of one per candidate, which is how most plans end in a
-    // full fleet.
-    Extra all;
-    for (const RunningJob* c : candidates) {
-      for (const PlacedPool& pp : c->placement.pools) AddFreed(all, pp.pool, pp.units);
-    }
-    auto place = [&](const Extra& freed) {
-      return assigner_.Place(
-          job, capacity_,
-          FitOptions(models).WithFreed(freed).WithHolds(cycle.holds).InZone(zone_index));
-    };
-    if (!place(all)) continue;
-    Extra extra;
-    std::vector<const RunningJob*> victims;
-    std::unordered_set<int64_t> fair_shared;
-    std::map<std::string, UnitsByResource> taken;  // project → what its victims give back
-    std::optional<Placement> fit;
-    for (const RunningJob* c : candidates) {
-      // Removing victims only lowers their project's share: each is judged after the ones before.
-      if (other_borrower(c) && !reclaim) {
-        if (!capacity_.FairShareAllows(job, *c, taken)) continue;
-        fair_shared.insert(c->id);
-      }
-      for (const PlacedPool& pp : c->placement.pools) {
-        AddFreed(extra, pp.pool, pp.units);
-        if (!index_.resource_of_pool[pp.pool].empty()) {
-          taken[c->project_id][index_.resource_of_pool[pp.pool]] += pp.units;
-        }
-      }
-      victims.push_back(c);
-      fit = place(extra);
-      if (fit) break;
-    }
-    if (!fit) continue;
-    // Give back, newest pick first, every victim the fit does not need (its project then keeps
-    // more, so the fair-sharing judgement of the others still holds).
-    for (size_t i = victims.size(); i-- > 0;) {
-      Extra without = extra;
-      for (const PlacedPool& pp : victims[i]->placement.pools) {
-        AddFreed(without, pp.pool, -pp.units);
-      }
-      std::optional<Placement> again = place(without);
-      if (again) {
-        extra = std::move(without);
-        fit = std::move(again);
-        victims.erase(victims.begin() + static_cast<long>(i));
-      }
-    }
-    if (static_cast<int>(victims.size()) > cycle.victims_left) continue;
-    if (!best || victims.size() < best->victims.size()) {
-      best.emplace();
-      for (const RunningJob* v : victims) {
-        best->victims.push_back(v->id);
-        if (borrowers.count(v->id) > 0) best->reclaimed.push_back(v->id);
-        if (fair_shared.count(v->id) > 0) best->fair_shared.push_back(v->id);
-      }
-      best->placement = *fit;
-    }
-  }
-  return best;
+  return preemptor_.Plan(job,
+                         PreemptionCandidates{lower, cohort, &cycle.claimed, cycle.victims_left},
+                         capacity_, assigner_, FitOptions(models).WithHolds(cycle.holds));
 }
 
 void Scheduler::ReserveCapacity(const SchedulerJob& job, Cycle& cycle,
                                 const std::vector<ConsumptionModel>& models,
                                 Verdict& verdict) const {
-  // Slurm-style backfill on counts: walk running jobs' expected ends and book the first time the
-  // gang fits.
-  auto found = releases_.find(job.region);
-  if (found == releases_.end()) return;
-  const Releases& releases = found->second;
-  const Timestamp horizon = cycle.now + duration_cast<microseconds>(config_.backfill_horizon);
-  auto within = [&](Releases::const_iterator it) {
-    return it != releases.end() && std::get<0>(*it) <= horizon;
-  };
-  Extra extra;
-  for (auto it = releases.begin(); within(it);) {
-    // Releases already due count as now.
-    const Timestamp t = std::max(std::get<0>(*it), cycle.now);
-    for (; within(it) && std::max(std::get<0>(*it), cycle.now) == t; ++it) {
-      AddFreed(extra, std::get<2>(*it), std::get<3>(*it));
-    }
-    // Holds of other jobs do not count: this job's own would start behind them anyway.
-    std::optional<Placement> fit =
-        assigner_.Place(job, capacity_, FitOptions(models).WithFreed(extra));
-    if (!fit) continue;
-    Hold hold;
-    hold.job_id = job.id;
-    hold.priority = job.priority;
-    hold.start = t;
-    for (const PlacedPool& pp : fit->pools) {
-      const int64_t slack = capacity_.Available(pp.pool, cycle.now) + FreedIn(extra, pp.pool) -
-                            TakenIn(*fit, pp.pool);
-      if (int64_t* s = hold.SlackOf(pp.pool)) {
-        *s = slack;
-      } else {
-        hold.slack.push_back({pp.pool, slack});
-      }
-    }
-    cycle.holds.push_back(std::move(hold));
-    --cycle.reservations_left;
-    verdict.message += ReservedSuffix(fit->zone, t);
-    return;
-  }
+  std::optional<Reservation> reserved =
+      backfill_.Reserve(job, capacity_, assigner_, models, config_.backfill_horizon);
+  if (!reserved) return;
+  verdict.message += ReservedSuffix(reserved->zone, reserved->hold.start);
+  cycle.holds.push_back(std::move(reserved->hold));
+  --cycle.reservations_left;
 }
 
 void Scheduler::AdmitPreempting(PendingEntry& entry, PreemptionPlan plan, Cycle& cycle,

@@ -183,8 +183,7 @@ void Scheduler::Clear() {
   queue_index_.clear();
   shape_ids_.clear();
   shape_verdicts_.clear();
-  releases_.clear();
-  release_nodes_ = std::make_unique<NodePool>();
+  backfill_.Clear();
   resources_.clear();
   resource_used_.clear();
   capacity_.Clear();

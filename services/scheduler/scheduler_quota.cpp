@@ -16,17 +16,7 @@ namespace trainyard {
 using namespace scheduler_detail;
 
 void Scheduler::AddUsage(const RunningJob& job, int sign) {
-  Releases& releases =
-      releases_.try_emplace(job.region, Releases::allocator_type(release_nodes_.get()))
-          .first->second;
-  for (const PlacedPool& pp : job.placement.pools) {
-    const Release release{job.expected_end, job.id, pp.pool, pp.units};
-    if (sign > 0) {
-      releases.insert(release);
-    } else if (auto it = releases.find(release); it != releases.end()) {
-      releases.erase(it);
-    }
-  }
+  backfill_.AddRunning(job, sign);
   if (!job.on_resource.empty()) {
     // On a resource's nodes: the resource's own hold already counts the pools and the quota.
     auto& used = resource_used_[job.on_resource];
