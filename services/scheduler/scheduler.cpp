@@ -68,7 +68,7 @@ Scheduler::Scheduler(const Fleet& fleet, SchedulerConfig config)
       assigner_(fleet, index_, config.preemption_exemption),
       preemptor_(fleet, index_, config.preemption_exemption) {}
 
-Scheduler::~Scheduler() { DeleteEntries(); }
+Scheduler::~Scheduler() = default;
 
 void Scheduler::Admit(PendingEntry& entry, const Placement& placement, std::vector<int64_t> victims,
                       Cycle& cycle, CycleResult& result) {
@@ -217,10 +217,10 @@ CycleResult Scheduler::RunCycle(Timestamp now, bool report_positions) {
   ++cycles_;
   messages_.Age();
   resource_shortfall_.clear();
-  UnparkQuotaWaiters();
+  queues_.UnparkQuotaWaiters();
   // Victims already told to stop are no one else's: claimed before any plan looks.
   for (auto it = preempting_.begin(); it != preempting_.end();) {
-    if (pending_.count(it->first) == 0) {  // the preemptor left the queue (cancelled, failed)
+    if (queues_.Find(it->first) == nullptr) {  // the preemptor left the queue (cancelled, failed)
       CallOffPreemption(it->first, it->second, result);
       it = preempting_.erase(it);
       continue;
@@ -230,19 +230,17 @@ CycleResult Scheduler::RunCycle(Timestamp now, bool report_positions) {
   }
 
   // DWS requests that waited their maxWaitDuration fail (Vertex: FLEX_START, default 24h).
-  while (!dws_deadlines_.empty() && dws_deadlines_.begin()->first <= now) {
-    int64_t id = dws_deadlines_.begin()->second;
-    const PendingEntry& entry = *pending_.at(id);
+  while (std::optional<int64_t> id = queues_.DwsDue(now)) {
+    const PendingEntry& entry = *queues_.Find(*id);
     Fail(entry, DwsTimeoutMessage(entry.job), result);
-    Remove(id);
+    Remove(*id);
   }
   // So do jobs that can never fit this fleet once it has not changed for the fleet's
   // neverFitsTimeout (like a Vertex stockout).
-  while (!never_fits_deadlines_.empty() && never_fits_deadlines_.begin()->first <= now) {
-    int64_t id = never_fits_deadlines_.begin()->second;
-    const PendingEntry& entry = *pending_.at(id);
+  while (std::optional<int64_t> id = queues_.NeverFitsDue(now)) {
+    const PendingEntry& entry = *queues_.Find(*id);
     Fail(entry, NeverFitsTimeoutMessage(entry.verdict.message, fleet_.never_fits_timeout), result);
-    Remove(id);
+    Remove(*id);
   }
 
   // One cursor per queue, best head first (docs/scheduler.md, "The cycle": refill within the
@@ -295,10 +293,7 @@ CycleResult Scheduler::RunCycle(Timestamp now, bool report_positions) {
   }
   ReportPositions(cycle, result);
   evaluated_scratch_ = std::move(cycle.evaluated);
-  if (active_entries_->slots() >= kCompactAtSlots &&
-      active_entries_->live() * 2 < active_entries_->slots()) {
-    CompactActive();
-  }
+  queues_.CompactIfSparse();
   return result;
 }
 

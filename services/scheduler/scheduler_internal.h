@@ -21,24 +21,12 @@ using CM = ConsumptionModel;
 using std::chrono::duration_cast;
 using std::chrono::microseconds;
 
-// Below this many active entry slots (a few slabs) compaction is not worth its copies.
-constexpr size_t kCompactAtSlots = 4096;
-
 inline int64_t TakenIn(const Placement& placement, int pool) {
   int64_t sum = 0;
   for (const PlacedPool& pp : placement.pools) {
     if (pp.pool == pool) sum += pp.units;
   }
   return sum;
-}
-
-// Puts `v`'s elements on `to` (an allocator-extended move), unless they are there already.
-template <typename PmrVector>
-void Rehome(PmrVector& v, std::pmr::memory_resource* to) {
-  if (v.get_allocator().resource() == to) return;
-  PmrVector moved(std::move(v), to);
-  std::destroy_at(&v);
-  std::construct_at(&v, std::move(moved));  // a move keeps the allocator
 }
 
 }  // namespace scheduler_detail

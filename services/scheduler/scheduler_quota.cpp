@@ -21,31 +21,18 @@ void Scheduler::AddUsage(const RunningJob& job, int sign) {
     // On a resource's nodes: the resource's own hold already counts the pools and the quota.
     auto& used = resource_used_[job.on_resource];
     for (const PlacedPool& pp : job.placement.pools) used[pp.pool] += sign * pp.units;
-    SetRunning(queues_[QueueFor(job.project_id, job.region)], job, sign);
+    queues_.SetRunning(job, sign);
     return;
   }
   capacity_.AddPlacement(job.placement, sign);
   AddShare(job, sign);
-  SetRunning(queues_[QueueFor(job.project_id, job.region)], job, sign);
+  queues_.SetRunning(job, sign);
 }
 
 void Scheduler::AddShare(const RunningJob& job, int sign) {
   if (!job.on_resource.empty()) return;
   capacity_.AddShare(job, sign);
-  if (sign < 0 && !job.quota.empty()) quota_freed_.insert(job.project_id);
-}
-
-void Scheduler::SetRunning(Queue& queue, const RunningJob& job, int sign) {
-  if (sign > 0) {
-    queue.running.push_back({job.priority, &job});  // UpsertRunning removed any earlier one
-    return;
-  }
-  // By address, which reads no job; order does not matter (plans sort their candidates).
-  auto it = std::find_if(queue.running.begin(), queue.running.end(),
-                         [&](const Queue::RunningRef& r) { return r.job == &job; });
-  if (it == queue.running.end()) return;
-  *it = queue.running.back();
-  queue.running.pop_back();
+  if (sign < 0 && !job.quota.empty()) queues_.QuotaFreed(job.project_id);
 }
 
 std::optional<std::string> Scheduler::QuotaBlock(const std::string& project_id,
