@@ -47,6 +47,25 @@ std::optional<PreemptionPlan> Preemptor::Plan(const SchedulerJob& job,
                                               const CapacitySnapshot& snapshot,
                                               const FlavorAssigner& assigner,
                                               const FitOptions& options) const {
+  Gathered g = Gather(job, candidates, snapshot, options);
+  std::optional<PreemptionPlan> best;
+  for (auto& [zone, zone_candidates] : g.by_zone) {
+    std::sort(zone_candidates.begin(), zone_candidates.end(),
+              [&](const RunningJob* a, const RunningJob* b) {
+                return StopsBefore(*a, g.DrsOf(*a), *b, g.DrsOf(*b), snapshot.now());
+              });
+    std::optional<PreemptionPlan> plan =
+        PlanInZone(job, zone_candidates, g, snapshot, assigner, options);
+    if (!plan || static_cast<int>(plan->victims.size()) > candidates.victims_left) continue;
+    if (!best || plan->victims.size() < best->victims.size()) best = std::move(plan);
+  }
+  return best;
+}
+
+Preemptor::Gathered Preemptor::Gather(const SchedulerJob& job,
+                                      const PreemptionCandidates& candidates,
+                                      const CapacitySnapshot& snapshot,
+                                      const FitOptions& options) const {
   // Candidates: lower-priority admitted jobs of the same queue (Kueue's withinClusterQueue:
   // LowerPriority), never DWS work, which runs to its end once provisioned; and the work other
   // cohort members run on borrowed capacity, whatever its priority, once it has run the
@@ -79,18 +98,7 @@ std::optional<PreemptionPlan> Preemptor::Plan(const SchedulerJob& job,
       consider(*r);
     }
   }
-  std::optional<PreemptionPlan> best;
-  for (auto& [zone, zone_candidates] : g.by_zone) {
-    std::sort(zone_candidates.begin(), zone_candidates.end(),
-              [&](const RunningJob* a, const RunningJob* b) {
-                return StopsBefore(*a, g.DrsOf(*a), *b, g.DrsOf(*b), snapshot.now());
-              });
-    std::optional<PreemptionPlan> plan =
-        PlanInZone(job, zone_candidates, g, snapshot, assigner, options);
-    if (!plan || static_cast<int>(plan->victims.size()) > candidates.victims_left) continue;
-    if (!best || plan->victims.size() < best->victims.size()) best = std::move(plan);
-  }
-  return best;
+  return g;
 }
 
 std::optional<PreemptionPlan> Preemptor::PlanInZone(
@@ -144,13 +152,19 @@ std::optional<PreemptionPlan> Preemptor::PlanInZone(
       victims.erase(victims.begin() + static_cast<long>(i));
     }
   }
+  return PlanOf(victims, g, fair_shared, std::move(*fit));
+}
+
+PreemptionPlan Preemptor::PlanOf(const std::vector<const RunningJob*>& victims, const Gathered& g,
+                                 const std::unordered_set<int64_t>& fair_shared,
+                                 Placement placement) {
   PreemptionPlan plan;
   for (const RunningJob* v : victims) {
     plan.victims.push_back(v->id);
     if (g.borrowers.count(v->id) > 0) plan.reclaimed.push_back(v->id);
     if (fair_shared.count(v->id) > 0) plan.fair_shared.push_back(v->id);
   }
-  plan.placement = std::move(*fit);
+  plan.placement = std::move(placement);
   return plan;
 }
 

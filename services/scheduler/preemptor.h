@@ -55,6 +55,10 @@ class Preemptor {
 
  private:
   struct Gathered;
+  Gathered Gather(const SchedulerJob& job, const PreemptionCandidates& candidates,
+                  const CapacitySnapshot& snapshot, const FitOptions& options) const;
+  static PreemptionPlan PlanOf(const std::vector<const RunningJob*>& victims, const Gathered& g,
+                               const std::unordered_set<int64_t>& fair_shared, Placement placement);
   std::optional<PreemptionPlan> PlanInZone(const SchedulerJob& job,
                                            const std::vector<const RunningJob*>& candidates,
                                            const Gathered& g, const CapacitySnapshot& snapshot,

@@ -3,7 +3,8 @@
 // admitted jobs over a fleet's pools, and a cycle that admits whole gangs, preempts lower
 // priorities, holds capacity for jobs that would otherwise starve, and explains every job that
 // waits. No I/O: the leader loop (workers/scheduler_loop) feeds it changes and commits what it
-// decides.
+// decides. It composes the parts ("Parts" there): the queue manager, the capacity snapshot, the
+// flavor assigner, the preemptor and backfill, each tested alone.
 #include <functional>
 #include <map>
 #include <memory>

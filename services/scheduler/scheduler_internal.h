@@ -1,11 +1,13 @@
 #pragma once
-// What the scheduler's files share and nothing else includes: the cycle's scratch state and the
-// small helpers over pools and placements. The scheduler composes its parts (docs/scheduler.md,
-// "Parts"): FleetIndex numbers the fleet, CapacitySnapshot counts free units, quota and cohorts,
-// FlavorAssigner fits gangs. Its own files: scheduler.cpp runs the cycle (evaluate, admit, fail);
-// scheduler_queues.cpp keeps queue order, parking, positions and verdict interning;
-// scheduler_fit.cpp keeps units down and what persistent resources hold; scheduler_quota.cpp
-// books what admitted jobs hold; scheduler_preemption.cpp plans preemptions and backfill holds.
+// What the scheduler's files share and nothing else includes: the cycle's scratch state and a
+// helper over placements. The scheduler composes its parts (docs/scheduler.md, "Parts"):
+// FleetIndex numbers the fleet, CapacitySnapshot counts free units, quota and cohorts,
+// FlavorAssigner fits gangs, Preemptor picks victims, Backfill books holds, QueueManager keeps the
+// waiting jobs. Its own files: scheduler.cpp runs the cycle (evaluate, admit, fail);
+// scheduler_queues.cpp feeds the queues and reports positions and verdicts;
+// scheduler_resources.cpp keeps units down and what persistent resources hold;
+// scheduler_quota.cpp books what admitted jobs hold; scheduler_preemption.cpp runs preemptions
+// through their grace and keeps the cycle's holds.
 #include <memory>
 #include <memory_resource>
 #include <string>
