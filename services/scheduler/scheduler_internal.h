@@ -44,6 +44,9 @@ struct Scheduler::Cycle {
   int reservations_left = 0;
   // Each at most once a cycle; an entry admitted (and erased) since is null.
   std::vector<PendingEntry*> evaluated;
+  // Preemption candidates of the job being planned for (Scheduler::PlanPreemption's scratch).
+  std::vector<const RunningJob*> lower_priority;
+  std::vector<const RunningJob*> cohort;
 };
 
 }  // namespace trainyard

@@ -18,13 +18,15 @@ using namespace scheduler_detail;
 std::optional<Scheduler::PreemptionPlan> Scheduler::PlanPreemption(
     const SchedulerJob& job, int queue, Cycle& cycle,
     const std::vector<ConsumptionModel>& models) const {
-  std::vector<const RunningJob*> lower;
+  // On the cycle's scratch: a plan for every job that does not fit would otherwise allocate.
+  std::vector<const RunningJob*>& lower = cycle.lower_priority;
+  lower.clear();
   for (const Queue::RunningRef& r : queues_[static_cast<size_t>(queue)].running) {
     if (r.priority < job.priority) lower.push_back(r.job);
   }
-  std::vector<const RunningJob*> cohort;  // other members' borrowers are candidates too
+  std::vector<const RunningJob*>& cohort = cycle.cohort;  // other members' borrowers too
+  cohort.clear();
   if (index_.cohort_of_project.count(job.project_id) > 0) {
-    cohort.reserve(running_.size());
     for (const auto& [id, r] : running_) cohort.push_back(&r);
   }
   return preemptor_.Plan(job,
