@@ -60,59 +60,15 @@ std::optional<Timestamp> AdmissionDecision::SavedAt(int64_t victim) const {
   return notice_at;
 }
 
-Scheduler::Scheduler(const Fleet& fleet, SchedulerConfig config) : fleet_(fleet), config_(config) {
-  std::unordered_map<std::string, int> zone_index;
-  for (size_t p = 0; p < fleet_.pools.size(); ++p) {
-    const CapacityPool& pool = fleet_.pools[p];
-    auto [zit, new_zone] = zone_index.try_emplace(pool.zone, static_cast<int>(zone_names_.size()));
-    if (new_zone) {
-      zone_names_.push_back(pool.zone);
-      std::string region = pool.region.empty() ? RegionOfZone(pool.zone) : pool.region;
-      auto [rit, new_region] =
-          region_index_.try_emplace(region, static_cast<int>(zones_of_region_.size()));
-      if (new_region) zones_of_region_.emplace_back();
-      zones_of_region_[rit->second].push_back(zit->second);
-    }
-    zone_of_pool_.push_back(zit->second);
-  }
-  resource_of_pool_.assign(fleet_.pools.size(), "");
-  for (size_t p = 0; p < fleet_.pools.size(); ++p) {
-    if (fleet_.pools[p].cohort >= 0) resource_of_pool_[p] = CohortResource(fleet_.pools[p]);
-  }
-  cohort_usage_.resize(fleet_.cohorts.size());
-  for (const Cohort& cohort : fleet_.cohorts) cohort_now_.push_back({&cohort, cohort.capacity});
-  for (size_t c = 0; c < fleet_.cohorts.size(); ++c) {
-    for (const CohortMember& m : fleet_.cohorts[c].members) {
-      cohort_of_project_[m.project] = static_cast<int>(c);
-    }
-  }
-  // Per zone, the pools a machine type can use: its own, then the zone's elastic ones. Types are
-  // numbered once (an attached-GPU pool's machine_type, "n1+NVIDIA_TESLA_T4", is its type), and
-  // each pending job carries its numbers, so Fit looks pools up without hashing.
-  for (const CapacityPool& pool : fleet_.pools) {
-    if (!pool.elastic) type_ids_.try_emplace(pool.machine_type, static_cast<int>(type_ids_.size()));
-  }
-  typed_pools_of_zone_.assign(zone_names_.size(), std::vector<std::vector<int>>(type_ids_.size()));
-  elastic_pools_of_zone_.resize(zone_names_.size());
-  for (size_t p = 0; p < fleet_.pools.size(); ++p) {
-    const CapacityPool& pool = fleet_.pools[p];
-    if (pool.elastic) {
-      elastic_pools_of_zone_[zone_of_pool_[p]].push_back(static_cast<int>(p));
-    } else {
-      typed_pools_of_zone_[zone_of_pool_[p]][type_ids_.at(pool.machine_type)].push_back(
-          static_cast<int>(p));
-    }
-  }
-  for (size_t z = 0; z < zone_names_.size(); ++z) {
-    for (std::vector<int>& pools : typed_pools_of_zone_[z]) {
-      pools.insert(pools.end(), elastic_pools_of_zone_[z].begin(), elastic_pools_of_zone_[z].end());
-    }
-  }
-  used_.assign(fleet_.pools.size(), 0);
-  down_.assign(fleet_.pools.size(), 0);
-}
+Scheduler::Scheduler(const Fleet& fleet, SchedulerConfig config)
+    : fleet_(fleet),
+      config_(config),
+      index_(fleet),
+      capacity_(fleet, index_),
+      assigner_(fleet, index_, config.preemption_exemption),
+      preemptor_(fleet, index_, config.preemption_exemption) {}
 
-Scheduler::~Scheduler() { DeleteEntries(); }
+Scheduler::~Scheduler() = default;
 
 void Scheduler::Admit(PendingEntry& entry, const Placement& placement, std::vector<int64_t> victims,
                       Cycle& cycle, CycleResult& result) {
@@ -189,29 +145,30 @@ void Scheduler::Evaluate(PendingEntry& entry, Cycle& cycle, CycleResult& result)
   ++result.evaluations;
 
   if (!job.on_resource.empty()) {
-    FitOutcome fit = FitOnResource(job);
-    if (fit.fits) {
-      Admit(entry, fit.placement, {}, cycle, result);
+    FitResult fit = FitOnResource(job);
+    if (fit.fits()) {
+      Admit(entry, *fit.placement, {}, cycle, result);
       return;
     }
-    entry.verdict.code = fit.code;
-    entry.verdict.message = fit.message;
+    entry.verdict.code = CodeOf(fit.reason);
+    entry.verdict.message = WhyNotText(fit.reason);
     return;
   }
   std::vector<ConsumptionModel> models = FlavorOrder(job);
-  if (std::optional<Verdict> blocked = CheckQuota(job, cycle, models)) {
+  if (std::optional<Verdict> blocked = capacity_.CheckQuota(job, models)) {
     entry.verdict.code = blocked->code;
     entry.verdict.message = blocked->message;
     RememberShapeVerdict(shape_key, entry.verdict);
     return;
   }
-  FitOutcome fit = Fit(job, cycle, nullptr, -1, true, models, /*explain=*/true);
-  if (fit.fits) {
-    Admit(entry, fit.placement, {}, cycle, result);
+  FitResult fit = assigner_.Assign(job, capacity_, FitOptions(models).WithHolds(cycle.holds));
+  if (fit.fits()) {
+    Admit(entry, *fit.placement, {}, cycle, result);
     return;
   }
+  const ReasonCode code = CodeOf(fit.reason);
   // A persistent resource's hold takes only free capacity: creating one never stops a job.
-  if (fit.code != ReasonCode::kNeverFits && !flex && !IsHoldKey(job.id) && cycle.victims_left > 0) {
+  if (code != ReasonCode::kNeverFits && !flex && !IsHoldKey(job.id) && cycle.victims_left > 0) {
     if (std::optional<PreemptionPlan> plan = PlanPreemption(job, entry.queue, cycle, models)) {
       if (fleet_.termination_grace > Duration{}) {
         StartPreemption(entry, std::move(*plan), std::move(models), cycle, result);
@@ -221,10 +178,10 @@ void Scheduler::Evaluate(PendingEntry& entry, Cycle& cycle, CycleResult& result)
       return;
     }
   }
-  entry.verdict.code = fit.code;
-  entry.verdict.message = fit.message;
+  entry.verdict.code = code;
+  entry.verdict.message = WhyNotText(fit.reason);
   const bool capacity_bound =
-      fit.code == ReasonCode::kNoCapacity || fit.code == ReasonCode::kNoZoneFitsGang;
+      code == ReasonCode::kNoCapacity || code == ReasonCode::kNoZoneFitsGang;
   if (eligible && capacity_bound && cycle.reservations_left > 0) {
     ReserveCapacity(job, cycle, models, entry.verdict);
     return;
@@ -256,16 +213,14 @@ CycleResult Scheduler::RunCycle(Timestamp now, bool report_positions) {
   cycle.reservations_left = config_.max_reservations;
 
   if (!first_cycle_) first_cycle_ = now;
-  for (size_t c = 0; c < fleet_.cohorts.size(); ++c) {
-    cohort_now_[c] = fleet_.cohorts[c].At(fleet_.pools, now, fleet_.epoch);
-  }
+  capacity_.Refresh(now);
   ++cycles_;
   messages_.Age();
   resource_shortfall_.clear();
-  UnparkQuotaWaiters();
+  queues_.UnparkQuotaWaiters();
   // Victims already told to stop are no one else's: claimed before any plan looks.
   for (auto it = preempting_.begin(); it != preempting_.end();) {
-    if (pending_.count(it->first) == 0) {  // the preemptor left the queue (cancelled, failed)
+    if (queues_.Find(it->first) == nullptr) {  // the preemptor left the queue (cancelled, failed)
       CallOffPreemption(it->first, it->second, result);
       it = preempting_.erase(it);
       continue;
@@ -275,19 +230,17 @@ CycleResult Scheduler::RunCycle(Timestamp now, bool report_positions) {
   }
 
   // DWS requests that waited their maxWaitDuration fail (Vertex: FLEX_START, default 24h).
-  while (!dws_deadlines_.empty() && dws_deadlines_.begin()->first <= now) {
-    int64_t id = dws_deadlines_.begin()->second;
-    const PendingEntry& entry = *pending_.at(id);
+  while (std::optional<int64_t> id = queues_.DwsDue(now)) {
+    const PendingEntry& entry = *queues_.Find(*id);
     Fail(entry, DwsTimeoutMessage(entry.job), result);
-    Remove(id);
+    Remove(*id);
   }
   // So do jobs that can never fit this fleet once it has not changed for the fleet's
   // neverFitsTimeout (like a Vertex stockout).
-  while (!never_fits_deadlines_.empty() && never_fits_deadlines_.begin()->first <= now) {
-    int64_t id = never_fits_deadlines_.begin()->second;
-    const PendingEntry& entry = *pending_.at(id);
+  while (std::optional<int64_t> id = queues_.NeverFitsDue(now)) {
+    const PendingEntry& entry = *queues_.Find(*id);
     Fail(entry, NeverFitsTimeoutMessage(entry.verdict.message, fleet_.never_fits_timeout), result);
-    Remove(id);
+    Remove(*id);
   }
 
   // One cursor per queue, best head first (docs/scheduler.md, "The cycle": refill within the
@@ -310,7 +263,7 @@ CycleResult Scheduler::RunCycle(Timestamp now, bool report_positions) {
   for (size_t q = 0; q < queues_.size(); ++q) {
     if (!queues_[q].order.empty()) {
       auto it = queues_[q].order.begin();
-      heap.push({FairKeyOf(it->second->job), it->first, static_cast<int>(q), it, 0});
+      heap.push({capacity_.FairKeyOf(it->second->job), it->first, static_cast<int>(q), it, 0});
     }
   }
   while (!heap.empty() && cycle.budget > 0) {
@@ -318,7 +271,7 @@ CycleResult Scheduler::RunCycle(Timestamp now, bool report_positions) {
     heap.pop();
     // Keys are lazy: an admission since this head was pushed may have raised its project's share;
     // then it goes back to wait behind whoever is now ahead.
-    if (FairKey now_key = FairKeyOf(c.it->second->job); now_key != c.fair) {
+    if (FairKey now_key = capacity_.FairKeyOf(c.it->second->job); now_key != c.fair) {
       c.fair = now_key;
       if (!heap.empty() && c > heap.top()) {
         heap.push(c);
@@ -335,15 +288,12 @@ CycleResult Scheduler::RunCycle(Timestamp now, bool report_positions) {
     int visited = c.visited + 1;
     if (!admitted && Park(entry, cycle)) visited = c.visited;
     if (next != queues_[c.queue].order.end() && visited < config_.lookback) {
-      heap.push({FairKeyOf(next->second->job), next->first, c.queue, next, visited});
+      heap.push({capacity_.FairKeyOf(next->second->job), next->first, c.queue, next, visited});
     }
   }
   ReportPositions(cycle, result);
   evaluated_scratch_ = std::move(cycle.evaluated);
-  if (active_entries_->slots() >= kCompactAtSlots &&
-      active_entries_->live() * 2 < active_entries_->slots()) {
-    CompactActive();
-  }
+  queues_.CompactIfSparse();
   return result;
 }
 

@@ -3,7 +3,8 @@
 // admitted jobs over a fleet's pools, and a cycle that admits whole gangs, preempts lower
 // priorities, holds capacity for jobs that would otherwise starve, and explains every job that
 // waits. No I/O: the leader loop (workers/scheduler_loop) feeds it changes and commits what it
-// decides.
+// decides. It composes the parts ("Parts" there): the queue manager, the capacity snapshot, the
+// flavor assigner, the preemptor and backfill, each tested alone.
 #include <functional>
 #include <map>
 #include <memory>
@@ -16,6 +17,12 @@
 #include <vector>
 
 #include "services/fleet/fleet.h"
+#include "services/scheduler/backfill.h"
+#include "services/scheduler/capacity_snapshot.h"
+#include "services/scheduler/flavor_assigner.h"
+#include "services/scheduler/fleet_index.h"
+#include "services/scheduler/preemptor.h"
+#include "services/scheduler/queue_manager.h"
 #include "services/scheduler/scheduler_job.h"
 #include "services/scheduler/slab_pool.h"
 #include "services/scheduler/text_interner.h"
@@ -129,7 +136,7 @@ struct CycleResult {
 class Scheduler {
  public:
   // What an elastic pool offers: more than any quota lets one project take.
-  static constexpr int64_t kElasticUnits = int64_t{1} << 40;
+  static constexpr int64_t kElasticUnits = CapacitySnapshot::kElasticUnits;
 
   Scheduler(const Fleet& fleet, SchedulerConfig config = {});
   ~Scheduler();
@@ -173,137 +180,32 @@ class Scheduler {
   std::optional<std::string> QuotaBlock(const std::string& project_id,
                                         const std::vector<QuotaDemand>& more) const;
 
-  size_t pending_count() const { return pending_.size(); }
+  size_t pending_count() const { return queues_.pending_count(); }
   size_t running_count() const { return running_.size(); }
   // Slots the active jobs' entries take: compaction keeps them under twice the active jobs once
   // many have parked (and at least a few slabs' worth).
-  size_t active_entry_slots() const { return active_entries_->slots(); }
+  size_t active_entry_slots() const { return queues_.active_entry_slots(); }
   int64_t FreeUnits(int pool, Timestamp now) const;
   const Fleet& fleet() const { return fleet_; }
 
  private:
-  using RankKey = std::tuple<int, int64_t, int64_t>;  // (-priority, queue time µs, id)
-  struct PendingEntry;
-  // Rank → the job's entry, so walks need no lookups. Its nodes come from the scheduler's pools
-  // (active_nodes_, parked_nodes_).
-  using OrderedKeys = std::map<RankKey, PendingEntry*, std::less<RankKey>,
-                               PoolAllocator<std::pair<const RankKey, PendingEntry*>>>;
-
-  // Why a job is out of the active order (Kueue's inadmissible workloads): it waits for a change
-  // elsewhere, costs nothing per cycle until then and takes no place in the lookback.
-  enum class Parked : uint8_t {
-    kNo,
-    kUntilQuotaFrees,    // QUOTA_EXCEEDED: until its project's usage drops
-    kUntilFleetChanges,  // NEVER_FITS: until the fleet (pools, quotas) is another one
-  };
-  struct Queue {
-    Queue(NodePool* active, NodePool* parked)
-        : order(OrderedKeys::allocator_type(active)),
-          quota_parked(OrderedKeys::allocator_type(parked)),
-          never_parked(OrderedKeys::allocator_type(parked)) {}
-    std::string project_id;
-    std::string region;
-    OrderedKeys order;         // active: looked at in this order, at most `lookback` a cycle
-    OrderedKeys quota_parked;  // Parked::kUntilQuotaFrees
-    OrderedKeys never_parked;  // Parked::kUntilFleetChanges
-    // Its admitted jobs, with their priority beside them: preemption planning filters on it
-    // without loading every job (each a cache miss in a deep queue's heap).
-    struct RunningRef {
-      int priority = 0;
-      const RunningJob* job = nullptr;  // in running_, whose nodes never move
-    };
-    std::vector<RunningRef> running;
-    // Jobs joined or left since positions were last reported: positions are walked again.
-    bool positions_stale = true;
-  };
-  struct PendingEntry {
-    // What the walk reads first, then the job (whose first line holds its rank and strategy).
-    int64_t evaluated_in = -1;  // the cycle that last evaluated it
-    int queue = 0;
-    int shape = 0;          // job.shape's number: jobs of one shape get one verdict a cycle
-    bool admitted = false;  // this cycle
-    Parked parked = Parked::kNo;
-    SchedulerJob job;
-    Verdict verdict;                  // the latest decided (this cycle's, when evaluated)
-    std::optional<Verdict> reported;  // as last reported
-    std::optional<Timestamp> never_fits_deadline;
-  };
-  struct Hold {
-    int64_t job_id = 0;
-    int priority = 0;
-    Timestamp start{};
-    // pool → units later long jobs may still take. A gang's few pools: a vector searched in
-    // place beats a hash map on the path every fit walks for every hold.
-    std::vector<std::pair<int, int64_t>> slack;
-    int64_t* SlackOf(int pool) {
-      for (auto& [p, units] : slack) {
-        if (p == pool) return &units;
-      }
-      return nullptr;
-    }
-    const int64_t* SlackOf(int pool) const { return const_cast<Hold*>(this)->SlackOf(pool); }
-  };
+  using RankKey = QueueManager::RankKey;
+  using OrderedKeys = QueueManager::OrderedKeys;
+  using Parked = QueueManager::Parked;
+  using Queue = QueueManager::Queue;
+  using PendingEntry = QueueManager::Entry;
+  using Hold = CapacityHold;
   // Extra units per pool beyond what is free (preemption and backfill planning).
-  using Extra = std::vector<std::pair<int, int64_t>>;
-  struct FitOutcome {
-    bool fits = false;
-    Placement placement;
-    ReasonCode code = ReasonCode::kNoCapacity;
-    std::string message;
-    const Hold* held_by = nullptr;
-  };
+  using Extra = FreedUnits;
   struct Cycle;
 
-  int QueueFor(const std::string& project_id, const std::string& region);
-  RankKey KeyOf(const SchedulerJob& job) const;
-  std::vector<ConsumptionModel> FlavorOrder(const SchedulerJob& job) const;
-  bool PoolMatches(int pool, const SchedulerJob& job, const GangPool& gp,
-                   ConsumptionModel model) const;
-  int64_t Available(int pool, Timestamp now) const;
-  // `explain`: say why a job that does not fit waits (code and message); without it a failed fit
-  // says nothing, which is all that planning (preemption, backfill holds) needs.
-  FitOutcome Fit(const SchedulerJob& job, Cycle& cycle, const Extra* extra, int only_zone,
-                 bool use_holds, const std::vector<ConsumptionModel>& models, bool explain) const;
   // A job that names a persistent resource: the resource's free held units, nothing else.
-  FitOutcome FitOnResource(const SchedulerJob& job) const;
-  std::optional<Verdict> CheckQuota(const SchedulerJob& job, Cycle& cycle,
-                                    std::vector<ConsumptionModel>& models) const;
-  struct PreemptionPlan {
-    Placement placement;
-    std::vector<int64_t> victims;
-    std::vector<int64_t> reclaimed;    // of the victims
-    std::vector<int64_t> fair_shared;  // of the victims
-  };
+  FitResult FitOnResource(const SchedulerJob& job) const;
+  using PreemptionPlan = ::trainyard::PreemptionPlan;
   std::optional<PreemptionPlan> PlanPreemption(const SchedulerJob& job, int queue, Cycle& cycle,
                                                const std::vector<ConsumptionModel>& models) const;
-  // Cohorts. Units of pool `pool`'s cohort resource `project` may take now (a pool no cohort owns:
-  // no limit), with `extra` units of it freed by planned victims.
-  int64_t Headroom(const std::string& project, int pool, const Extra* extra) const;
-  // Whether `project` would stay within its nominal share of some resource the job asks for: only
-  // then may it reclaim what others borrowed.
-  bool MayReclaim(const SchedulerJob& job, const std::vector<ConsumptionModel>& models) const;
-  bool Borrowing(const RunningJob& job) const;
-  int64_t CohortUsage(int cohort, const std::string& resource, const std::string& project) const;
-  // Kueue's fair-sharing order: jobs that stay within their nominal first, then the lowest
-  // dominant-resource share after admission, (usage + request - nominal) / capacity / weight.
-  struct FairKey {
-    bool borrowing = false;
-    double drs = 0;
-    auto operator<=>(const FairKey&) const = default;
-  };
-  FairKey FairKeyOf(const SchedulerJob& job) const;
-  // A member's dominant-resource share now, with `less` units per resource taken away: the
-  // largest (usage - nominal) / capacity / weight over its cohort's resources, 0 when it borrows
-  // nothing.
-  using UnitsByResource = std::map<std::string, int64_t>;
-  double Drs(int cohort, const std::string& project, const UnitsByResource* less = nullptr) const;
-  // Fair sharing (Kueue's fairsharing strategies): `victim` of another member may stop for `job`
-  // if the job's project, after admission, holds no larger a share than the victim's will after
-  // it stops, or a smaller one than the victim's holds now. `taken` is what earlier victims of
-  // the same plan give back.
-  bool FairShareAllows(const SchedulerJob& job, const RunningJob& victim,
-                       const std::map<std::string, UnitsByResource>& taken) const;
-  std::string FairShareText(const SchedulerJob& job, int cohort) const;
+  using FairKey = ::trainyard::FairKey;
+  using UnitsByResource = CapacitySnapshot::UnitsByResource;
   void ReserveCapacity(const SchedulerJob& job, Cycle& cycle,
                        const std::vector<ConsumptionModel>& models, Verdict& verdict) const;
   void Evaluate(PendingEntry& entry, Cycle& cycle, CycleResult& result);
@@ -338,58 +240,24 @@ class Scheduler {
   // Takes a job whose verdict only a change elsewhere can lift out of the active order, and its
   // entry out of the active pool (`entry` is gone then); true when it did.
   bool Park(PendingEntry& entry, Cycle& cycle);
-  // Entries live in one of two pools, by whether they are parked; pending_ and the orders point
-  // at them.
-  using EntryPool = SlabPool<sizeof(PendingEntry)>;
   using JobArena = std::pmr::unsynchronized_pool_resource;
-  EntryPool& PoolOf(Parked parked);
-  // The memory a job's pools and quota live on, by whether it is parked.
-  std::pmr::memory_resource* ArenaOf(Parked parked) const;
-  PendingEntry* NewEntry(EntryPool& pool, std::pmr::memory_resource* arena, PendingEntry&& from);
-  void DeleteEntry(EntryPool& pool, PendingEntry* entry);
-  void DeleteEntries();  // all of pending_
-  // Moves `entry` to the pool and arena of its new state `to`, and points pending_ at it.
-  PendingEntry* MoveEntry(PendingEntry* entry, Parked to);
-  // Moves the active entries and order nodes into fresh pools, and their jobs' pools and quota
-  // into a fresh arena, in the order a cycle walks them (rank across all queues), once most of
-  // the active slots have gone to parked jobs: the walk then reads dense memory at ascending
-  // addresses. Costs O(active log active), at most once per as many parks.
-  void CompactActive();
-  void UnparkQuotaWaiters();
-  OrderedKeys& SetOf(Queue& queue, Parked parked);
-  int64_t QuotaUsed(const std::string& project_id, const std::string& metric) const;
-  // A project's account of one quota metric (PREEMPTIBLE_ prefix and all): its limit in the
-  // fleet and what its admitted jobs use. Numbered, so that pending jobs carry the numbers.
-  struct QuotaAccount {
-    std::optional<int64_t> limit;  // none: unlimited
-    int64_t used = 0;
-  };
-  int AccountOf(const std::string& project_id, const std::string& metric);  // made if new
   // `job` must be the one in running_ (the queue keeps its address).
   void AddUsage(const RunningJob& job, int sign);
   // The part of AddUsage that shares and quotas read (cohort usage, quota accounts), not the
   // nodes: a preemption under way moves it from its victims to its preemptor at once.
   void AddShare(const RunningJob& job, int sign);
-  void SetRunning(Queue& queue, const RunningJob& job, int sign);
 
   const Fleet& fleet_;
   SchedulerConfig config_;
+  // The parts (docs/scheduler.md, "Parts"): the fleet numbered once, the capacity every decision
+  // reads, the flavor assigner that fits gangs on it, the preemptor that picks victims and the
+  // backfill that books holds; the queue manager keeps the waiting jobs.
+  FleetIndex index_;
+  CapacitySnapshot capacity_;
+  FlavorAssigner assigner_;
+  Preemptor preemptor_;
+  Backfill backfill_;
   std::unordered_map<int64_t, Preempting> preempting_;  // by preemptor
-  std::vector<std::vector<int>> zones_of_region_;       // region index → zone indexes
-  std::unordered_map<std::string, int> region_index_;
-  std::vector<std::string> zone_names_;
-  // zone index → type id → its pools and the zone's elastic pools; and the elastic alone.
-  std::unordered_map<std::string, int> type_ids_;
-  std::vector<std::vector<std::vector<int>>> typed_pools_of_zone_;
-  std::vector<std::vector<int>> elastic_pools_of_zone_;
-  const std::vector<int>& PoolsFor(int zone, const GangPool& gp) const;
-  int TypeIdOf(const GangPool& gp) const;
-  std::vector<int> zone_of_pool_;
-  std::vector<std::string> resource_of_pool_;  // its cohort resource; "" when no cohort owns it
-  // Per cohort: resource → project → units its running jobs hold on the cohort's pools.
-  std::vector<std::map<std::string, std::unordered_map<std::string, int64_t>>> cohort_usage_;
-  std::unordered_map<std::string, int> cohort_of_project_;
-  std::vector<Cohort::Now> cohort_now_;  // per cohort, as of the current cycle
   struct HeldPool {
     int64_t units = 0;
     int64_t down = 0;  // of the units, out of service
@@ -405,34 +273,8 @@ class Scheduler {
   mutable Shortfall resource_shortfall_;  // FitOnResource notes it; RunCycle starts it afresh
   // Per resource: fleet pool → units its running jobs take of what it holds.
   std::unordered_map<std::string, std::unordered_map<int, int64_t>> resource_used_;
-  std::vector<int64_t> used_;                         // per pool: units held by admitted jobs
-  std::vector<int64_t> down_;                         // per pool: units out of service
-  std::unordered_map<std::string, int> account_ids_;  // project|metric → index in accounts_
-  std::vector<QuotaAccount> accounts_;
-  // Per region: each running job's (expected end, id, pool, units), in the order backfill walks
-  // them. Kept as jobs start and stop, on a pool of its own, so a reservation reads a few dense
-  // slabs rather than every running job's placement among all the jobs' allocations.
-  using Release = std::tuple<Timestamp, int64_t, int, int64_t>;
-  using Releases = std::multiset<Release, std::less<Release>, PoolAllocator<Release>>;
-  std::unique_ptr<NodePool> release_nodes_ = std::make_unique<NodePool>();
-  std::unordered_map<std::string, Releases> releases_;
 
-  // The entries and order nodes of the active jobs apart from the parked, which a cycle never
-  // walks. Declared before the queues, which give their nodes back when they go.
-  std::unique_ptr<NodePool> active_nodes_ = std::make_unique<NodePool>();
-  std::unique_ptr<NodePool> parked_nodes_ = std::make_unique<NodePool>();
-  std::unique_ptr<EntryPool> active_entries_ = std::make_unique<EntryPool>();
-  std::unique_ptr<EntryPool> parked_entries_ = std::make_unique<EntryPool>();
-  // The active jobs' pools and quota (SchedulerJob::pools, ::quota), which every evaluation reads,
-  // on memory of their own rather than among all the jobs' allocations on the heap; the parked
-  // jobs' on another, so that parking thousands does not spread what later cycles read (the
-  // admitted jobs, the messages) across the heap.
-  std::unique_ptr<JobArena> job_arena_ = std::make_unique<JobArena>();
-  std::unique_ptr<JobArena> parked_arena_ = std::make_unique<JobArena>();
-  std::vector<Queue> queues_;
-  std::unordered_map<std::string, int> shape_ids_;
-  std::unordered_map<std::string, int> queue_index_;
-  std::unordered_map<int64_t, PendingEntry*> pending_;  // in active_entries_ or parked_entries_
+  QueueManager queues_;
   // Admitted jobs, on slots of their own: preemption planning reads a queue's admitted jobs for
   // every job it evaluates, and from malloc they would spread over as many pages as they are.
   using RunningEntry = std::pair<const int64_t, RunningJob>;
@@ -443,10 +285,7 @@ class Scheduler {
                      PoolAllocator<RunningEntry, RunningPool>>
       running_{0, std::hash<int64_t>{}, std::equal_to<int64_t>{},
                PoolAllocator<RunningEntry, RunningPool>(running_slots_.get())};
-  std::set<std::pair<Timestamp, int64_t>> dws_deadlines_;
-  std::set<std::pair<Timestamp, int64_t>> never_fits_deadlines_;
-  std::unordered_set<std::string> quota_freed_;  // projects whose usage dropped since the cycle
-  std::optional<Timestamp> first_cycle_;         // the never-fits wait counts from here at least
+  std::optional<Timestamp> first_cycle_;  // the never-fits wait counts from here at least
   int64_t cycles_ = 0;
   std::vector<PendingEntry*> evaluated_scratch_;  // Cycle::evaluated's storage between cycles
   // Shape id × 2 (+1 when the job may reserve capacity) → the verdict of the first job of it this

@@ -93,15 +93,16 @@ std::string GangSplitMessage(const std::string& region, size_t pools) {
          " worker pools at once; each fits alone in some zone";
 }
 
-std::string WaitingForDwsMessage(const GangText& gang, const SchedulerJob& job, Timestamp now) {
+std::string WaitingForDwsMessage(const fit_reason::WaitingForDws& reason) {
+  const GangText& gang = reason.gang;
   std::string out = "waiting for DWS capacity for " + std::to_string(gang.units) + " " +
                     What(gang) + " in " + gang.region + " (";
-  if (job.dws_deadline) {
-    out += "max wait " + ShortDuration(*job.dws_deadline - job.queue_time) + ", ";
+  if (reason.deadline) {
+    out += "max wait " + ShortDuration(*reason.deadline - reason.queue_time) + ", ";
   } else {
     out += "no max wait, ";
   }
-  return out + ShortDuration(now - job.queue_time) + " elapsed)";
+  return out + ShortDuration(reason.now - reason.queue_time) + " elapsed)";
 }
 
 std::string DwsTimeoutMessage(const SchedulerJob& job) {
@@ -155,6 +156,56 @@ std::string HeldMessage(int64_t job_id, int priority, Timestamp start) {
   return "capacity held for job " + std::to_string(job_id) + " (priority " +
          std::to_string(priority) + "), expected start " + ClockText(start);
 }
+
+namespace {
+
+std::string NoCapacityText(const fit_reason::NoCapacity& r) {
+  std::string out = r.split_over_zones ? NoZoneFitsMessage(r.gang, r.best_zone, r.best_free)
+                                       : NoCapacityMessage(r.gang, r.best_zone, r.best_free);
+  if (!r.short_now.empty()) out += "; " + CapacityShortMessage(r.short_now);
+  if (r.cohort_full) {
+    const fit_reason::CohortFull& full = *r.cohort_full;
+    out += "; " +
+           CohortFullMessage(full.cohort, full.resource, full.used, full.capacity, full.project,
+                             full.project_used, full.nominal) +
+           "; " +
+           FairShareMessage(full.fair.project, full.fair.share, full.fair.top_project,
+                            full.fair.top, full.exemption);
+  }
+  return out;
+}
+
+// One overload per reason, for std::visit.
+struct WhyNotWords {
+  std::string operator()(const fit_reason::NoRegion& r) const { return NoRegionMessage(r.region); }
+  std::string operator()(const fit_reason::HeldForReservation& r) const {
+    return HeldMessage(r.job_id, r.priority, r.start);
+  }
+  std::string operator()(const fit_reason::NeverFits& r) const {
+    return NeverFitsCapacityMessage(r.gang, r.largest_pool);
+  }
+  std::string operator()(const fit_reason::ShareExhausted& r) const {
+    return ShareExhaustedMessage(r.cohort, r.project, r.resource, r.used, r.nominal,
+                                 r.borrowing_limit, r.may_take, r.need);
+  }
+  std::string operator()(const fit_reason::WaitingForDws& r) const {
+    return WaitingForDwsMessage(r);
+  }
+  std::string operator()(const fit_reason::NoCapacity& r) const { return NoCapacityText(r); }
+  std::string operator()(const fit_reason::GangSplit& r) const {
+    return GangSplitMessage(r.region, r.pools);
+  }
+  std::string operator()(const fit_reason::ResourceNotReady& r) const {
+    return ResourceNotReadyMessage(r.resource);
+  }
+  std::string operator()(const fit_reason::ResourceBusy& r) const {
+    return ResourceBusyMessage(r.resource, r.machine_type, r.need, r.free, r.held);
+  }
+};
+
+}  // namespace
+
+std::string WhyNotText(const FitReason& reason) { return std::visit(WhyNotWords{}, reason); }
 
 std::string ReservedSuffix(const std::string& zone, Timestamp start) {
   return "; capacity reserved in " + zone + ", expected start " + ClockText(start);

@@ -6,34 +6,25 @@
 
 #include "services/fleet/fleet.h"
 #include "services/model/duration_text.h"
+#include "services/scheduler/fit_reason.h"
 #include "services/scheduler/scheduler_job.h"
 #include "services/scheduler/verdict.h"
 
 namespace trainyard {
 
-struct GangText {
-  std::string machine_type;
-  int tpu_chips = 0;
-  int64_t units = 0;
-  std::string region;
-  std::vector<ConsumptionModel> models;
-};
+// Why a job does not fit, in words: the message of the verdict whose code is CodeOf(reason).
+std::string WhyNotText(const FitReason& reason);
 
 std::string NoRegionMessage(const std::string& region);
 std::string NeverFitsCapacityMessage(const GangText& gang, int64_t largest_pool);
 std::string NeverFitsQuotaMessage(const std::string& metric, int64_t need, int64_t limit);
 std::string QuotaMessage(const std::string& metric, int64_t used, int64_t limit, int64_t need);
-// A pool whose capacity is down now: an on-demand stockout, or spot capacity that fell.
-struct ShortPool {
-  const CapacityPool* pool = nullptr;
-  int units_now = 0;
-};
 // "short now: us-central1-a a3-megagpu-8g ON_DEMAND stocked out (2 of 8 obtainable), …"
 std::string CapacityShortMessage(const std::vector<ShortPool>& pools);
 std::string NoCapacityMessage(const GangText& gang, const std::string& zone, int64_t best_free);
 std::string NoZoneFitsMessage(const GangText& gang, const std::string& zone, int64_t best_free);
 std::string GangSplitMessage(const std::string& region, size_t pools);
-std::string WaitingForDwsMessage(const GangText& gang, const SchedulerJob& job, Timestamp now);
+std::string WaitingForDwsMessage(const fit_reason::WaitingForDws& reason);
 std::string DwsTimeoutMessage(const SchedulerJob& job);
 // The error of a job failed after waiting the fleet's neverFitsTimeout; `why` is its NEVER_FITS
 // verdict.

@@ -1,0 +1,91 @@
+// Backfill alone: the earliest time a job blocked by capacity fits as running jobs end.
+#include "services/scheduler/backfill.h"
+
+#include <gtest/gtest.h>
+
+namespace trainyard {
+namespace {
+
+using namespace std::chrono_literals;
+using CM = ConsumptionModel;
+
+const Timestamp kT0 = FromUnixMicros(1'800'000'000'000'000);
+
+Fleet EightNodes() {
+  Fleet f;
+  f.epoch = kT0;
+  CapacityPool p;
+  p.zone = "us-central1-b";
+  p.region = "us-central1";
+  p.machine_type = "a3-megagpu-8g";
+  p.model = CM::kOnDemand;
+  p.units = 8;
+  p.id = "b/od";
+  f.pools.push_back(p);
+  return f;
+}
+
+struct Parts {
+  explicit Parts(const Fleet& fleet)
+      : index(fleet), snapshot(fleet, index), assigner(fleet, index, 10min) {
+    snapshot.Refresh(kT0);
+  }
+  RunningJob Running(int64_t id, int64_t nodes, Timestamp ends) {
+    RunningJob r;
+    r.id = id;
+    r.project_id = "demo";
+    r.region = "us-central1";
+    r.expected_end = ends;
+    r.placement.zone = "us-central1-b";
+    r.placement.pools.push_back({0, nodes, "a3-megagpu-8g", 0});
+    snapshot.AddPlacement(r.placement, +1);
+    backfill.AddRunning(r, +1);
+    return r;
+  }
+  std::optional<Reservation> Reserve(int64_t nodes, Duration horizon = 24h) {
+    SchedulerJob job;
+    job.id = 99;
+    job.priority = 1000;
+    job.project_id = "demo";
+    job.region = "us-central1";
+    job.affinity = ReservationAffinityType::kNoReservation;
+    GangPool gp;
+    gp.machine_type = "a3-megagpu-8g";
+    gp.units = nodes;
+    gp.type_id = index.TypeIdOf(gp);
+    job.pools.push_back(gp);
+    return backfill.Reserve(job, snapshot, assigner, FlavorOrder(job), horizon);
+  }
+  FleetIndex index;
+  CapacitySnapshot snapshot;
+  FlavorAssigner assigner;
+  Backfill backfill;
+};
+
+TEST(BackfillTest, HoldsTheEarliestTimeTheGangFits) {
+  const Fleet fleet = EightNodes();
+  Parts parts(fleet);
+  parts.Running(1, 6, kT0 + 1h);
+  const RunningJob late = parts.Running(2, 2, kT0 + 3h);
+  std::optional<Reservation> four = parts.Reserve(4);
+  ASSERT_TRUE(four);
+  EXPECT_EQ(four->zone, "us-central1-b");
+  EXPECT_EQ(four->hold.job_id, 99);
+  EXPECT_EQ(four->hold.start, kT0 + 1h);
+  // Of the 6 nodes free then, 2 are left to later long jobs.
+  ASSERT_EQ(four->hold.slack.size(), 1u);
+  EXPECT_EQ(four->hold.slack[0], (std::pair<int, int64_t>{0, 2}));
+  std::optional<Reservation> eight = parts.Reserve(8);
+  ASSERT_TRUE(eight);
+  EXPECT_EQ(eight->hold.start, kT0 + 3h);
+  EXPECT_FALSE(parts.Reserve(8, /*horizon=*/2h));
+  EXPECT_FALSE(parts.Reserve(9));
+  // A job that stops no longer frees its nodes later.
+  parts.backfill.AddRunning(late, -1);
+  EXPECT_FALSE(parts.Reserve(8));
+  parts.backfill.Clear();
+  EXPECT_FALSE(parts.Reserve(4));
+}
+
+}  // namespace
+}  // namespace trainyard
