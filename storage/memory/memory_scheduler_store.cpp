@@ -167,7 +167,7 @@ bool MemorySchedulerStore::ApplyHoldLocked(const HoldPlan& plan, Timestamp now) 
     for (int64_t ordinal : claim.ordinals) {
       MemoryNode& node = *db_.NodeLocked(claim.pool_id, ordinal);
       node.resource_uid = plan.resource_uid;
-      if (node.state != NodeState::kReady) node.state = NodeState::kProvisioning;
+      node.state = *NodeStateMachine::Next(node.state, NodeEvent::kHeld);
       node.since = now;
     }
   }
