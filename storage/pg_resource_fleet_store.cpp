@@ -7,6 +7,7 @@
 #include "services/persistent_resources/resource_holdings.h"
 #include "storage/job_row.h"
 #include "storage/job_transition_sql.h"
+#include "storage/node_moves.h"
 #include "storage/node_sql.h"
 #include "storage/operation_sql.h"
 #include "storage/recorded_operation.h"
@@ -84,14 +85,13 @@ const StateSql kShrink("UPDATE nodes SET resource_uid = NULL, " TY_NODE_GIVEN_BA
                        "WHERE resource_uid = $1::bigint AND pool_id = $2 AND job_id IS NULL "
                        "ORDER BY ordinal DESC LIMIT $3::int)");
 
-// A growing pool takes free nodes of its fleet pool, warm ones first; cold ones boot for it.
-const StateSql kGrow(
-    "UPDATE nodes SET resource_uid = $1::bigint, "
-    "state = CASE WHEN state = :node_ready THEN :node_ready ELSE :node_provisioning END, "
-    "state_since = " TY_TS("$4") " WHERE (pool_id, ordinal) IN (SELECT pool_id, ordinal FROM nodes "
-    "WHERE pool_id = $2 AND resource_uid IS NULL AND job_id IS NULL "
+// A growing pool takes free nodes of its fleet pool ($1, $2 of them), warm ones first, locked:
+// each is then held as NodeStateMachine's kHeld says (a warm one stays READY, a cold one boots).
+const StateSql kGrowable(
+    "SELECT pool_id, ordinal, state FROM nodes "
+    "WHERE pool_id = $1 AND resource_uid IS NULL AND job_id IS NULL "
     "AND state IN (:node_ready, :node_deleted) "
-    "ORDER BY state = :node_ready DESC, ordinal LIMIT $3::int)");
+    "ORDER BY state = :node_ready DESC, ordinal LIMIT $2::int FOR UPDATE");
 
 // The nodes each pool holds now, for the placement.
 constexpr const char* kHeld =
@@ -180,6 +180,26 @@ StatusOr<std::vector<JobRecord>> PgResourceFleetStore::JobsHoldingNodes(
   return DecodeJobRows(r);
 }
 
+namespace {
+
+// Up to `count` of the pool's free nodes held for resource `uid` (kGrowable): the moves it
+// applied; fewer than `count` when the pool has fewer free.
+StatusOr<NodeMovesApplied> Grow(pg::Transaction& tx, int64_t uid, const std::string& pool_id,
+                                int64_t count, Timestamp now) {
+  TY_ASSIGN_OR_RETURN(pg::Result free, tx.Exec(kGrowable.With({pool_id, std::to_string(count)})));
+  std::vector<NodeMove> moves;
+  for (int i = 0; i < free.rows(); ++i) {
+    if (std::optional<NodeMove> move =
+            PlanNodeMove(std::string(free.Get(i, 0)), free.GetInt64(i, 1),
+                         static_cast<NodeState>(free.GetInt64(i, 2)), NodeEvent::kHeld, uid)) {
+      moves.push_back(std::move(*move));
+    }
+  }
+  return ApplyNodeMoves(tx, NodeWrite::kHoldForResource, moves, now);
+}
+
+}  // namespace
+
 StatusOr<bool> PgResourceFleetStore::Resize(const ResourceRecord& record,
                                             const std::vector<PoolResize>& pools,
                                             Timestamp ready_at, Timestamp now, std::string& why) {
@@ -190,12 +210,19 @@ StatusOr<bool> PgResourceFleetStore::Resize(const ResourceRecord& record,
   for (const auto& [pool_id, nodes] : ResizeNodeDeltas(status, pools)) {
     const bool grow = nodes > 0;
     const int64_t count = grow ? nodes : -nodes;
-    TY_ASSIGN_OR_RETURN(
-        pg::Result r, tx.Exec((grow ? kGrow : kShrink)
-                                  .With({uid, pool_id, std::to_string(count), MicrosParam(now)})));
-    if (r.affected() != count) {
+    int64_t moved = 0;
+    if (grow) {
+      TY_ASSIGN_OR_RETURN(NodeMovesApplied held, Grow(tx, record.uid, pool_id, count, now));
+      moved = static_cast<int64_t>(held.applied.size());
+    } else {
+      TY_ASSIGN_OR_RETURN(
+          pg::Result r,
+          tx.Exec(kShrink.With({uid, pool_id, std::to_string(count), MicrosParam(now)})));
+      moved = r.affected();
+    }
+    if (moved != count) {
       TY_RETURN_IF_ERROR(tx.Rollback());
-      why = ResizeWaitReason(pool_id, count, r.affected(), grow);
+      why = ResizeWaitReason(pool_id, count, moved, grow);
       TY_RETURN_IF_ERROR(conn->Exec(kResizeWaits, {uid, why, "NO_CAPACITY"}).status());
       return false;
     }
