@@ -1,8 +1,10 @@
 #pragma once
 // The one owner of a node slot's moves, as JobStateMachine is of a job's: for each event, the
 // states a node may leave and the one it reaches. The in-memory stores (storage/memory/) ask it;
-// the PostgreSQL stores apply the same moves as compare-and-sets whose states are named, never
-// numbered (storage/state_sql.h), and the memory parity test holds the two to the same history.
+// so do the PostgreSQL stores' claims, holds, repairs and grows, applying its moves as
+// compare-and-sets on the state they read (storage/node_moves.h); their other node statements
+// name their states, never number them (storage/state_sql.h), and the memory parity test holds the
+// two to the same history.
 //
 //   DELETED ──claim──▶ PROVISIONING ──job runs──▶ BUSY ──given back──▶ READY (warm) / DELETED
 //   READY   ──claim──▶ BUSY
