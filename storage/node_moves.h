@@ -24,19 +24,27 @@ struct NodeMove {
   NodeState to = NodeState::kDeleted;
   int64_t owner = 0;   // the job or resource the move is for (NodeWrite says which)
   int64_t holder = 0;  // kClaimForJob: the resource whose held node it must be (0: the pool's)
+  // kReleaseFromResource: what the node keeps (NodeStateMachine::GiveBack).
+  bool keeps_images = true;
+  bool keeps_since = false;
 };
 
 // The move `event` makes of a node read in `from`; nullopt when the machine refuses it there.
 std::optional<NodeMove> PlanNodeMove(std::string pool_id, int64_t ordinal, NodeState from,
                                      NodeEvent event, int64_t owner = 0, NodeFacts facts = {});
+// The move of a node given back (kGivenBack) by `owner`, with what it keeps.
+NodeMove PlanGiveBack(std::string pool_id, int64_t ordinal, NodeState from, bool warm,
+                      int64_t owner);
 
 // What a move writes besides the state and its time, and what else its node must still be.
 enum class NodeWrite {
-  kClaimForJob,      // job_id = owner; no job on it, held by `holder` (or by no resource)
-  kHoldForResource,  // resource_uid = owner; no job on it and held by no resource
-  kUnclaim,          // job_id = NULL; it is the owner job's
-  kUnhold,           // resource_uid = NULL; it is the owner resource's
-  kRepaired,         // ready_at = NULL: its repair is done
+  kClaimForJob,          // job_id = owner; no job on it, held by `holder` (or by no resource)
+  kHoldForResource,      // resource_uid = owner; no job on it and held by no resource
+  kUnclaim,              // job_id = NULL; it is the owner job's
+  kUnhold,               // resource_uid = NULL; it is the owner resource's
+  kRepaired,             // ready_at = NULL: its repair is done
+  kReleaseFromResource,  // resource_uid = NULL, images and time kept as the move says; the
+                         // owner resource's
 };
 
 // The one statement that applies `moves` (at `now`); its rows are the moves it applied.
