@@ -29,17 +29,17 @@ constexpr const char* kEpoch =
     "ON CONFLICT (singleton) DO NOTHING RETURNING epoch) "
     "SELECT " TY_MICROS("epoch") " FROM i UNION ALL SELECT " TY_MICROS("epoch") " FROM fleet_epoch";
 
-// One slot per node of each pool; existing slots keep their state and cache, and take the fleet
-// file's keepBooted (a node it no longer keeps stays as it is until its holder gives it back).
-const StateSql kSyncNodes(
+// One slot per node of each pool, new ones in NodeStateMachine::Initial's state ($7); existing
+// slots keep their state and cache, and take the fleet file's keepBooted (a node it no longer
+// keeps stays as it is until its holder gives it back).
+constexpr const char* kSyncNodes =
     "INSERT INTO nodes (pool_id, ordinal, zone, machine_type, keep_warm, state, state_since) "
-    "SELECT p.pool_id, g.ordinal, p.zone, p.machine_type, p.keep_warm, "
-    "CASE WHEN p.keep_warm THEN :node_ready ELSE :node_deleted END, " TY_TS("$6") " "
-    "FROM unnest($1::text[], $2::text[], $3::text[], $4::boolean[], $5::int[]) "
-    "AS p(pool_id, zone, machine_type, keep_warm, nodes) "
+    "SELECT p.pool_id, g.ordinal, p.zone, p.machine_type, p.keep_warm, p.state, " TY_TS("$6") " "
+    "FROM unnest($1::text[], $2::text[], $3::text[], $4::boolean[], $5::int[], $7::smallint[]) "
+    "AS p(pool_id, zone, machine_type, keep_warm, nodes, state) "
     "CROSS JOIN LATERAL generate_series(0, p.nodes - 1) AS g(ordinal) "
     "ON CONFLICT (pool_id, ordinal) DO UPDATE SET keep_warm = EXCLUDED.keep_warm "
-    "WHERE nodes.keep_warm IS DISTINCT FROM EXCLUDED.keep_warm");
+    "WHERE nodes.keep_warm IS DISTINCT FROM EXCLUDED.keep_warm";
 
 // Only transactions below the snapshot's xmin: every one of them has finished, so no row can
 // still appear behind the cursor (migrations/0006_change_xid.sql). ORDER BY names the table's
@@ -198,9 +198,10 @@ Status PgSchedulerStore::Resign() {
 StatusOr<Timestamp> PgSchedulerStore::SyncNodes(const Fleet& fleet, Timestamp now) {
   TY_ASSIGN_OR_RETURN(pg::Connection * conn, Connection());
   std::vector<std::string> ids, zones, machines, warm;
-  std::vector<int> nodes;
+  std::vector<int> nodes, states;
   for (const CapacityPool& pool : fleet.pools) {
     if (pool.elastic) continue;  // no node rows: its VMs exist only while a job holds them
+    states.push_back(static_cast<int>(NodeStateMachine::Initial(pool.keep_booted)));
     ids.push_back(pool.id);
     zones.push_back(pool.zone);
     machines.push_back(pool.machine_type);
@@ -211,8 +212,8 @@ StatusOr<Timestamp> PgSchedulerStore::SyncNodes(const Fleet& fleet, Timestamp no
   for (size_t i = 0; i < warm.size(); ++i) warm_array += (i > 0 ? "," : "") + warm[i];
   warm_array += "}";
   TY_RETURN_IF_ERROR(
-      conn->Exec(kSyncNodes.With({TextArray(ids), TextArray(zones), TextArray(machines), warm_array,
-                                  NumberArray(nodes), MicrosParam(now)}))
+      conn->Exec(kSyncNodes, {TextArray(ids), TextArray(zones), TextArray(machines), warm_array,
+                              NumberArray(nodes), MicrosParam(now), NumberArray(states)})
           .status());
   // The node rows were just written (thousands on a fresh fleet): without statistics the planner
   // takes `pool_id = $1` for one row and walks a whole pool per node claim (1 ms each instead of

@@ -14,6 +14,8 @@ bool NodeStateMachine::IsDown(NodeState s) {
 
 bool NodeStateMachine::IsFree(NodeState s) { return s == S::kReady || s == S::kDeleted; }
 
+NodeState NodeStateMachine::Initial(bool warm) { return warm ? S::kReady : S::kDeleted; }
+
 NodeGivenBack NodeStateMachine::GiveBack(NodeState from, bool warm) {
   const bool down = IsDown(from);
   return NodeGivenBack{*Next(from, NodeEvent::kGivenBack, NodeFacts{false, warm}), warm && !down,

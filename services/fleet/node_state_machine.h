@@ -52,6 +52,8 @@ class NodeStateMachine {
   // Where `event` takes a node in `from`, or nullopt when it may not happen there (the store
   // leaves the node as it is: a compare-and-set that matched nothing).
   static std::optional<NodeState> Next(NodeState from, NodeEvent event, NodeFacts facts = {});
+  // A new slot's state: booted when `warm` (a keepBooted pool's), else DELETED (no VM yet).
+  static NodeState Initial(bool warm);
   // kGivenBack with what the node keeps (`warm`: a persistent resource's or a keepBooted pool's).
   static NodeGivenBack GiveBack(NodeState from, bool warm);
   static bool IsLive(NodeState state);  // PROVISIONING, READY, BUSY

@@ -18,7 +18,7 @@ StatusOr<Timestamp> MemorySchedulerStore::SyncNodes(const Fleet& fleet, Timestam
     while (static_cast<int64_t>(slots.size()) < pool.nodes()) {
       MemoryNode node;
       node.keep_warm = warm;
-      node.state = warm ? NodeState::kReady : NodeState::kDeleted;  // booted, or not made yet
+      node.state = NodeStateMachine::Initial(warm);  // booted, or not made yet
       node.since = now;
       slots.push_back(std::move(node));
     }

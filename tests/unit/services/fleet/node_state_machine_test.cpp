@@ -36,6 +36,11 @@ TEST(NodeStateMachineTest, AGivenBackNodeStaysWarmOnlyWhereItIsKeptAndDownStaysD
   }
 }
 
+TEST(NodeStateMachineTest, ANewSlotIsBootedOnlyInAPoolKeptBooted) {
+  EXPECT_EQ(NodeStateMachine::Initial(/*warm=*/true), S::kReady);
+  EXPECT_EQ(NodeStateMachine::Initial(/*warm=*/false), S::kDeleted);
+}
+
 TEST(NodeStateMachineTest, AGivenBackNodeKeepsItsImagesOnlyWarmAndItsTimeOnlyDown) {
   const NodeGivenBack warm = NodeStateMachine::GiveBack(S::kBusy, /*warm=*/true);
   EXPECT_EQ(warm.to, S::kReady);
