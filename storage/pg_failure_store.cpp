@@ -3,6 +3,7 @@
 #include "services/fleet/failure_model.h"
 #include "storage/job_row.h"
 #include "storage/job_transition_sql.h"
+#include "storage/node_moves.h"
 #include "storage/node_sql.h"
 #include "storage/pg_fault_injection_store.h"
 #include "storage/row_codec.h"
@@ -78,13 +79,11 @@ const StateSql kFailNode(
 const StateSql kStartRepairs("UPDATE nodes SET state = :node_repairing, state_since = " TY_TS(
     "$1") " WHERE state = :node_failed");
 
-// Back with its job, BUSY (a held node is never READY, as at admission); else warm (a
-// keepBooted pool's, or a persistent resource's) or given back.
-const StateSql kNodeRepaired(
-    "UPDATE nodes SET state = CASE WHEN job_id IS NOT NULL THEN :node_busy "
-    "WHEN keep_warm OR resource_uid IS NOT NULL THEN :node_ready ELSE :node_deleted END, "
-    "ready_at = NULL, state_since = " TY_TS("$3") " "
-    "WHERE pool_id = $1 AND ordinal = $2::int AND state = :node_repairing");
+// A repaired node as it is now, locked, with what decides where NodeStateMachine's kRepaired
+// takes it: its job, and whether it is warm (a keepBooted pool's, or a persistent resource's).
+constexpr const char* kLockRepairedNode =
+    "SELECT state, job_id IS NOT NULL, keep_warm OR resource_uid IS NOT NULL FROM nodes "
+    "WHERE pool_id = $1 AND ordinal = $2::int FOR UPDATE";
 
 const StateSql kGiveBackPreempted(
     "UPDATE nodes SET state = :node_deleted, state_since = ready_at, ready_at = NULL "
@@ -270,10 +269,21 @@ StatusOr<bool> PgFailureStore::FinishRepair(const Repair& repair) {
   TY_ASSIGN_OR_RETURN(pg::Connection * conn, leader_.LeaderConnection());
   TY_ASSIGN_OR_RETURN(pg::Transaction tx, pg::Transaction::Begin(*conn));
   TY_RETURN_IF_ERROR(tx.Exec(kLockJobOfNode, NodeParams(repair.node)).status());
-  pg::Params node = NodeParams(repair.node);
-  node.push_back(MicrosParam(repair.at));
-  TY_ASSIGN_OR_RETURN(pg::Result repaired, tx.Exec(kNodeRepaired.With(node)));
-  if (repaired.affected() != 1) {
+  TY_ASSIGN_OR_RETURN(pg::Result read, tx.Exec(kLockRepairedNode, NodeParams(repair.node)));
+  std::optional<NodeMove> move;
+  if (read.rows() == 1) {
+    move = PlanNodeMove(repair.node.pool_id, repair.node.ordinal,
+                        static_cast<NodeState>(read.GetInt64(0, 0)), NodeEvent::kRepaired, 0,
+                        NodeFacts{read.GetBool(0, 1), read.GetBool(0, 2)});
+  }
+  // Not REPAIRING (repaired already, or never failed): nothing to do.
+  if (!move) {
+    TY_RETURN_IF_ERROR(tx.Rollback());
+    return false;
+  }
+  TY_ASSIGN_OR_RETURN(NodeMovesApplied repaired,
+                      ApplyNodeMoves(tx, NodeWrite::kRepaired, {*move}, repair.at));
+  if (!repaired.lost.empty()) {
     TY_RETURN_IF_ERROR(tx.Rollback());
     return false;
   }

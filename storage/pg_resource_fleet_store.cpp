@@ -7,7 +7,7 @@
 #include "services/persistent_resources/resource_holdings.h"
 #include "storage/job_row.h"
 #include "storage/job_transition_sql.h"
-#include "storage/node_sql.h"
+#include "storage/node_moves.h"
 #include "storage/operation_sql.h"
 #include "storage/recorded_operation.h"
 #include "storage/resource_row.h"
@@ -73,25 +73,25 @@ constexpr const char* kJobsOn =
 constexpr const char* kBusyNodes =
     "SELECT count(*) FROM nodes WHERE resource_uid = $1::bigint AND job_id IS NOT NULL";
 
-// The nodes go back to their pools as a job's do (storage/node_sql.h): reservation nodes stay
-// warm, the rest are given back; down nodes stay down.
-const StateSql kReleaseNodes("UPDATE nodes SET resource_uid = NULL, " TY_NODE_GIVEN_BACK(
-    "keep_warm", "$2") "WHERE resource_uid = $1::bigint");
+// The nodes go back to their pools as a job's do (NodeStateMachine::GiveBack): reservation nodes
+// stay warm, the rest are given back; down nodes stay down. Each read locked, then moved.
+constexpr const char* kHeldNodes =
+    "SELECT pool_id, ordinal, state, keep_warm FROM nodes WHERE resource_uid = $1::bigint "
+    "FOR UPDATE";
 
 // A shrinking pool gives back its highest idle nodes ($3 of them).
-const StateSql kShrink("UPDATE nodes SET resource_uid = NULL, " TY_NODE_GIVEN_BACK(
-    "keep_warm", "$4") "WHERE (pool_id, ordinal) IN (SELECT pool_id, ordinal FROM nodes "
-                       "WHERE resource_uid = $1::bigint AND pool_id = $2 AND job_id IS NULL "
-                       "ORDER BY ordinal DESC LIMIT $3::int)");
+constexpr const char* kShrinkable =
+    "SELECT pool_id, ordinal, state, keep_warm FROM nodes "
+    "WHERE resource_uid = $1::bigint AND pool_id = $2 AND job_id IS NULL "
+    "ORDER BY ordinal DESC LIMIT $3::int FOR UPDATE";
 
-// A growing pool takes free nodes of its fleet pool, warm ones first; cold ones boot for it.
-const StateSql kGrow(
-    "UPDATE nodes SET resource_uid = $1::bigint, "
-    "state = CASE WHEN state = :node_ready THEN :node_ready ELSE :node_provisioning END, "
-    "state_since = " TY_TS("$4") " WHERE (pool_id, ordinal) IN (SELECT pool_id, ordinal FROM nodes "
-    "WHERE pool_id = $2 AND resource_uid IS NULL AND job_id IS NULL "
+// A growing pool takes free nodes of its fleet pool ($1, $2 of them), warm ones first, locked:
+// each is then held as NodeStateMachine's kHeld says (a warm one stays READY, a cold one boots).
+const StateSql kGrowable(
+    "SELECT pool_id, ordinal, state FROM nodes "
+    "WHERE pool_id = $1 AND resource_uid IS NULL AND job_id IS NULL "
     "AND state IN (:node_ready, :node_deleted) "
-    "ORDER BY state = :node_ready DESC, ordinal LIMIT $3::int)");
+    "ORDER BY state = :node_ready DESC, ordinal LIMIT $2::int FOR UPDATE");
 
 // The nodes each pool holds now, for the placement.
 constexpr const char* kHeld =
@@ -180,6 +180,38 @@ StatusOr<std::vector<JobRecord>> PgResourceFleetStore::JobsHoldingNodes(
   return DecodeJobRows(r);
 }
 
+namespace {
+
+// Up to `count` of the pool's free nodes held for resource `uid` (kGrowable): the moves it
+// applied; fewer than `count` when the pool has fewer free.
+StatusOr<NodeMovesApplied> Grow(pg::Transaction& tx, int64_t uid, const std::string& pool_id,
+                                int64_t count, Timestamp now) {
+  TY_ASSIGN_OR_RETURN(pg::Result free, tx.Exec(kGrowable.With({pool_id, std::to_string(count)})));
+  std::vector<NodeMove> moves;
+  for (int i = 0; i < free.rows(); ++i) {
+    if (std::optional<NodeMove> move =
+            PlanNodeMove(std::string(free.Get(i, 0)), free.GetInt64(i, 1),
+                         static_cast<NodeState>(free.GetInt64(i, 2)), NodeEvent::kHeld, uid)) {
+      moves.push_back(std::move(*move));
+    }
+  }
+  return ApplyNodeMoves(tx, NodeWrite::kHoldForResource, moves, now);
+}
+
+// The nodes `read` (kHeldNodes' columns) given back by resource `uid`.
+StatusOr<NodeMovesApplied> GiveBack(pg::Transaction& tx, int64_t uid, const pg::Result& read,
+                                    Timestamp now) {
+  std::vector<NodeMove> moves;
+  for (int i = 0; i < read.rows(); ++i) {
+    moves.push_back(PlanGiveBack(std::string(read.Get(i, 0)), read.GetInt64(i, 1),
+                                 static_cast<NodeState>(read.GetInt64(i, 2)), read.GetBool(i, 3),
+                                 uid));
+  }
+  return ApplyNodeMoves(tx, NodeWrite::kReleaseFromResource, moves, now);
+}
+
+}  // namespace
+
 StatusOr<bool> PgResourceFleetStore::Resize(const ResourceRecord& record,
                                             const std::vector<PoolResize>& pools,
                                             Timestamp ready_at, Timestamp now, std::string& why) {
@@ -190,12 +222,19 @@ StatusOr<bool> PgResourceFleetStore::Resize(const ResourceRecord& record,
   for (const auto& [pool_id, nodes] : ResizeNodeDeltas(status, pools)) {
     const bool grow = nodes > 0;
     const int64_t count = grow ? nodes : -nodes;
-    TY_ASSIGN_OR_RETURN(
-        pg::Result r, tx.Exec((grow ? kGrow : kShrink)
-                                  .With({uid, pool_id, std::to_string(count), MicrosParam(now)})));
-    if (r.affected() != count) {
+    int64_t moved = 0;
+    if (grow) {
+      TY_ASSIGN_OR_RETURN(NodeMovesApplied held, Grow(tx, record.uid, pool_id, count, now));
+      moved = static_cast<int64_t>(held.applied.size());
+    } else {
+      TY_ASSIGN_OR_RETURN(pg::Result idle,
+                          tx.Exec(kShrinkable, {uid, pool_id, std::to_string(count)}));
+      TY_ASSIGN_OR_RETURN(NodeMovesApplied back, GiveBack(tx, record.uid, idle, now));
+      moved = static_cast<int64_t>(back.applied.size());
+    }
+    if (moved != count) {
       TY_RETURN_IF_ERROR(tx.Rollback());
-      why = ResizeWaitReason(pool_id, count, r.affected(), grow);
+      why = ResizeWaitReason(pool_id, count, moved, grow);
       TY_RETURN_IF_ERROR(conn->Exec(kResizeWaits, {uid, why, "NO_CAPACITY"}).status());
       return false;
     }
@@ -273,7 +312,10 @@ StatusOr<bool> PgResourceFleetStore::Remove(const ResourceRecord& record, Timest
                                         std::to_string(cost::HoldCostMicros(
                                             record.hourly_price_micros, record.held_since, now))}));
   if (r.affected() != 1) return false;
-  TY_RETURN_IF_ERROR(tx.Exec(kReleaseNodes.With({uid, MicrosParam(now)})).status());
+  TY_ASSIGN_OR_RETURN(pg::Result held, tx.Exec(kHeldNodes, {uid}));
+  TY_ASSIGN_OR_RETURN(NodeMovesApplied back, GiveBack(tx, record.uid, held, now));
+  // Locked above: a node that moved anyway is a bug, not a race to retry.
+  if (!back.lost.empty()) return Internal("a released node moved under its lock");
   if (record.operation_id) {
     pg::Params finish = {std::to_string(*record.operation_id), kEmptyResponseJson, std::nullopt,
                          std::nullopt, MicrosParam(now)};

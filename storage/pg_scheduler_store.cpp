@@ -12,6 +12,7 @@
 #include "services/scheduler/admission_planner.h"
 #include "storage/job_row.h"
 #include "storage/job_transition_sql.h"
+#include "storage/node_moves.h"
 #include "storage/node_sql.h"
 #include "storage/resource_row.h"
 #include "storage/row_codec.h"
@@ -28,17 +29,17 @@ constexpr const char* kEpoch =
     "ON CONFLICT (singleton) DO NOTHING RETURNING epoch) "
     "SELECT " TY_MICROS("epoch") " FROM i UNION ALL SELECT " TY_MICROS("epoch") " FROM fleet_epoch";
 
-// One slot per node of each pool; existing slots keep their state and cache, and take the fleet
-// file's keepBooted (a node it no longer keeps stays as it is until its holder gives it back).
-const StateSql kSyncNodes(
+// One slot per node of each pool, new ones in NodeStateMachine::Initial's state ($7); existing
+// slots keep their state and cache, and take the fleet file's keepBooted (a node it no longer
+// keeps stays as it is until its holder gives it back).
+constexpr const char* kSyncNodes =
     "INSERT INTO nodes (pool_id, ordinal, zone, machine_type, keep_warm, state, state_since) "
-    "SELECT p.pool_id, g.ordinal, p.zone, p.machine_type, p.keep_warm, "
-    "CASE WHEN p.keep_warm THEN :node_ready ELSE :node_deleted END, " TY_TS("$6") " "
-    "FROM unnest($1::text[], $2::text[], $3::text[], $4::boolean[], $5::int[]) "
-    "AS p(pool_id, zone, machine_type, keep_warm, nodes) "
+    "SELECT p.pool_id, g.ordinal, p.zone, p.machine_type, p.keep_warm, p.state, " TY_TS("$6") " "
+    "FROM unnest($1::text[], $2::text[], $3::text[], $4::boolean[], $5::int[], $7::smallint[]) "
+    "AS p(pool_id, zone, machine_type, keep_warm, nodes, state) "
     "CROSS JOIN LATERAL generate_series(0, p.nodes - 1) AS g(ordinal) "
     "ON CONFLICT (pool_id, ordinal) DO UPDATE SET keep_warm = EXCLUDED.keep_warm "
-    "WHERE nodes.keep_warm IS DISTINCT FROM EXCLUDED.keep_warm");
+    "WHERE nodes.keep_warm IS DISTINCT FROM EXCLUDED.keep_warm";
 
 // Only transactions below the snapshot's xmin: every one of them has finished, so no row can
 // still appear behind the cursor (migrations/0006_change_xid.sql). ORDER BY names the table's
@@ -104,34 +105,6 @@ constexpr const char* kResourceStamps =
     "SELECT r.uid, r.version, COALESCE(o.cancel_requested, false) FROM persistent_resources r "
     "LEFT JOIN operations o ON o.id = r.operation_id";
 
-// Claims exactly the chosen nodes of a commit's admissions, if each is still free: a row of c a
-// node, holder 0 for nodes no resource holds, $5 now. It returns the job of each node it claimed:
-// fewer than a job chose means something moved them meanwhile (a failure, another writer) and
-// that admission is skipped. READY nodes go BUSY; DELETED ones are provisioned first.
-const StateSql kClaimNodesOfJobs(
-    "UPDATE nodes SET job_id = c.job, "
-    "state = CASE WHEN nodes.state = :node_ready THEN :node_busy ELSE :node_provisioning END, "
-    "state_since = " TY_TS("$5") " "
-    "FROM unnest($1::bigint[], $2::text[], $3::int[], $4::bigint[]) AS c(job, pool, ordinal, holder) "
-    "WHERE nodes.pool_id = c.pool AND nodes.ordinal = c.ordinal AND nodes.job_id IS NULL "
-    "AND nodes.state IN (:node_ready, :node_deleted) "
-    "AND nodes.resource_uid IS NOT DISTINCT FROM NULLIF(c.holder, 0) RETURNING c.job");
-
-// A persistent resource takes free nodes ($1 its uid): READY ones stay READY (with their cache),
-// DELETED ones are provisioned for it.
-const StateSql kHoldNodes(
-    "UPDATE nodes SET resource_uid = $1::bigint, "
-    "state = CASE WHEN state = :node_ready THEN :node_ready ELSE :node_provisioning END, "
-    "state_since = " TY_TS("$4") " "
-    "WHERE pool_id = $2 AND ordinal = ANY($3::int[]) AND job_id IS NULL "
-    "AND state IN (:node_ready, :node_deleted) AND resource_uid IS NULL");
-
-// Gives back what a skipped hold took in this transaction.
-const StateSql kUnholdNodes(
-    "UPDATE nodes SET resource_uid = NULL, "
-    "state = CASE WHEN state = :node_provisioning THEN :node_deleted ELSE state END, "
-    "state_since = " TY_TS("$2") " WHERE resource_uid = $1::bigint");
-
 // The resource's hold placed: a compare-and-set on its version while it is PROVISIONING.
 const StateSql
     kPlaceResource("UPDATE persistent_resources SET placement = $3::jsonb, ready_at = " TY_TS(
@@ -161,14 +134,6 @@ const StateSql kFailResource(
     "error_message = $2, update_time = " TY_TS("$3") ", operation_id = NULL, sched_code = NULL, "
     "sched_message = NULL, version = version + 1 "
     "WHERE uid = $1::bigint AND version = $4::bigint AND state = :resource_provisioning");
-
-// Gives back what a skipped admission claimed in this transaction: BUSY came from READY,
-// PROVISIONING from DELETED (kClaimNodesOfJobs).
-const StateSql kUnclaimNodes(
-    "UPDATE nodes SET job_id = NULL, "
-    "state = CASE WHEN state = :node_busy THEN :node_ready ELSE :node_deleted END, "
-    "state_since = " TY_TS("$2") " WHERE job_id = $1::bigint "
-    "AND state IN (:node_provisioning, :node_busy)");
 
 // Verdicts annotate QUEUED jobs ($5) only: they are not transitions, so the version stays. A
 // position of 0 is none reported yet.
@@ -233,9 +198,10 @@ Status PgSchedulerStore::Resign() {
 StatusOr<Timestamp> PgSchedulerStore::SyncNodes(const Fleet& fleet, Timestamp now) {
   TY_ASSIGN_OR_RETURN(pg::Connection * conn, Connection());
   std::vector<std::string> ids, zones, machines, warm;
-  std::vector<int> nodes;
+  std::vector<int> nodes, states;
   for (const CapacityPool& pool : fleet.pools) {
     if (pool.elastic) continue;  // no node rows: its VMs exist only while a job holds them
+    states.push_back(static_cast<int>(NodeStateMachine::Initial(pool.keep_booted)));
     ids.push_back(pool.id);
     zones.push_back(pool.zone);
     machines.push_back(pool.machine_type);
@@ -246,8 +212,8 @@ StatusOr<Timestamp> PgSchedulerStore::SyncNodes(const Fleet& fleet, Timestamp no
   for (size_t i = 0; i < warm.size(); ++i) warm_array += (i > 0 ? "," : "") + warm[i];
   warm_array += "}";
   TY_RETURN_IF_ERROR(
-      conn->Exec(kSyncNodes.With({TextArray(ids), TextArray(zones), TextArray(machines), warm_array,
-                                  NumberArray(nodes), MicrosParam(now)}))
+      conn->Exec(kSyncNodes, {TextArray(ids), TextArray(zones), TextArray(machines), warm_array,
+                              NumberArray(nodes), MicrosParam(now), NumberArray(states)})
           .status());
   // The node rows were just written (thousands on a fresh fleet): without statistics the planner
   // takes `pool_id = $1` for one row and walks a whole pool per node claim (1 ms each instead of
@@ -329,7 +295,8 @@ StatusOr<SchedulerStore::UnitsDownView> PgSchedulerStore::UnitsDown(const Fleet&
 }
 
 Status PgSchedulerStore::LoadFree(pg::Transaction& tx, const Fleet& fleet,
-                                  const std::vector<FreeNodesRead>& reads, FreeByPool& free) {
+                                  const std::vector<FreeNodesRead>& reads, FreeByPool& free,
+                                  NodeStatesRead& states) {
   std::vector<std::string> whole;
   std::vector<std::string> images;
   for (const FreeNodesRead& read : reads) {
@@ -339,11 +306,13 @@ Status PgSchedulerStore::LoadFree(pg::Transaction& tx, const Fleet& fleet,
     }
   }
   std::map<std::pair<std::string, int64_t>, std::vector<FreeNode>> nodes;
-  auto decode = [&nodes](const pg::Result& r) {
+  auto decode = [&nodes, &states](const pg::Result& r) {
     for (int i = 0; i < r.rows(); ++i) {
       FreeNode n;
       n.ordinal = r.GetInt64(i, 1);
-      n.warm = r.GetInt64(i, 2) == static_cast<int>(NodeState::kReady);
+      const auto state = static_cast<NodeState>(r.GetInt64(i, 2));
+      n.warm = state == NodeState::kReady;
+      states.insert_or_assign({std::string(r.Get(i, 0)), n.ordinal}, state);
       if (r.Get(i, 3) != "[]") {
         auto cache = nlohmann::json::parse(r.Get(i, 3), nullptr, false);
         if (cache.is_array()) {
@@ -386,80 +355,67 @@ Status PgSchedulerStore::LoadFree(pg::Transaction& tx, const Fleet& fleet,
 
 namespace {
 
-// One admission's writes: the node claims (one per pool, each a compare-and-set on the chosen
-// ordinals) and the job's transition, or the resource's placement.
+// One admission's writes: its node moves (each a compare-and-set on the state the commit read the
+// node in, storage/node_moves.h) and the job's transition, or the resource's placement.
 struct PlannedWrites {
   int64_t job_id = 0;        // an admission's job…
   int64_t resource_uid = 0;  // …or a hold's resource
-  // A hold's: its claims (one per pool, each a compare-and-set on the chosen ordinals), the nodes
-  // each must return, and its placement.
-  std::vector<pg::Statement> claims;
-  std::vector<int> claim_rows;
-  pg::Statement admit;
-  // An admission's: the nodes it chose (claimed with the others', kClaimNodesOfJobs), whose held
-  // nodes they are (0: the pools'), and its transition.
-  std::vector<NodeClaim> nodes;
-  int64_t holder = 0;
-  std::optional<StateUpdate> update;
+  // The nodes it chose, claimed (a job's) or held (a resource's) with the others' in one
+  // statement: NodeStateMachine's move of each from the state LoadFree read it in. Not `whole`
+  // when one has no such move (it was not read free): the admission is skipped.
+  std::vector<NodeMove> moves;
+  bool whole = true;
+  pg::Statement admit;                // a hold's placement
+  std::optional<StateUpdate> update;  // an admission's transition
+  int64_t owner() const { return update ? job_id : resource_uid; }
 };
 
-// kClaimNodesOfJobs for `admissions`; none when they chose no nodes (elastic pools only).
-std::optional<pg::Statement> ClaimsOf(const std::vector<const PlannedWrites*>& admissions,
-                                      Timestamp now) {
-  std::vector<int64_t> jobs, ordinals, holders;
-  std::vector<std::string> pools;
-  for (const PlannedWrites* plan : admissions) {
-    for (const NodeClaim& claim : plan->nodes) {
-      for (int64_t ordinal : claim.ordinals) {
-        jobs.push_back(plan->job_id);
-        pools.push_back(claim.pool_id);
-        ordinals.push_back(ordinal);
-        holders.push_back(plan->holder);
+std::vector<NodeMove> MovesOf(const std::vector<NodeClaim>& claims, NodeEvent event, int64_t owner,
+                              int64_t holder, const NodeStatesRead& states, bool& whole) {
+  std::vector<NodeMove> out;
+  for (const NodeClaim& claim : claims) {
+    for (int64_t ordinal : claim.ordinals) {
+      auto it = states.find({claim.pool_id, ordinal});
+      std::optional<NodeMove> move =
+          it == states.end() ? std::nullopt
+                             : PlanNodeMove(claim.pool_id, ordinal, it->second, event, owner);
+      if (!move) {
+        whole = false;
+        continue;
       }
+      move->holder = holder;
+      out.push_back(std::move(*move));
     }
   }
-  if (jobs.empty()) return std::nullopt;
-  return kClaimNodesOfJobs.With({NumberArray(jobs), TextArray(pools), NumberArray(ordinals),
-                                 NumberArray(holders), MicrosParam(now)});
-}
-
-// kClaimNodesOfJobs' rows counted by job.
-std::unordered_map<int64_t, size_t> ClaimedByJob(const pg::Result& r) {
-  std::unordered_map<int64_t, size_t> out;
-  for (int i = 0; i < r.rows(); ++i) ++out[r.GetInt64(i, 0)];
   return out;
 }
 
-// Whether every node the admission chose was claimed.
-bool ClaimedWhole(const PlannedWrites& plan, const std::unordered_map<int64_t, size_t>& claimed) {
-  size_t chose = 0;
-  for (const NodeClaim& claim : plan.nodes) chose += claim.ordinals.size();
-  auto it = claimed.find(plan.job_id);
-  return (it == claimed.end() ? 0 : it->second) == chose;
-}
-
-PlannedWrites WritesOf(const JobAdmissionPlan& plan) {
+PlannedWrites WritesOf(const JobAdmissionPlan& plan, const NodeStatesRead& states) {
   PlannedWrites w;
   w.job_id = plan.job_id;
-  w.nodes = plan.claims;
-  w.holder = plan.resource_uid;
+  w.moves =
+      MovesOf(plan.claims, NodeEvent::kClaimed, plan.job_id, plan.resource_uid, states, w.whole);
   w.update = StateUpdate{plan.job_id, plan.version, plan.transition, {}};
   return w;
 }
 
-PlannedWrites WritesOf(const HoldPlan& plan, Timestamp now) {
+PlannedWrites WritesOf(const HoldPlan& plan, const NodeStatesRead& states, Timestamp now) {
   const std::string uid = std::to_string(plan.resource_uid);
   PlannedWrites w;
   w.resource_uid = plan.resource_uid;
-  for (const NodeClaim& c : plan.claims) {
-    w.claims.push_back(
-        kHoldNodes.With({uid, c.pool_id, NumberArray(c.ordinals), MicrosParam(now)}));
-    w.claim_rows.push_back(static_cast<int>(c.ordinals.size()));
-  }
+  // A hold takes the pools' own nodes (holder 0).
+  w.moves = MovesOf(plan.claims, NodeEvent::kHeld, plan.resource_uid, 0, states, w.whole);
   w.admit = kPlaceResource.With({uid, std::to_string(plan.version), EncodePlacement(plan.placement),
                                  MicrosParam(plan.ready_at), MicrosParam(now),
                                  std::to_string(plan.placement.hourly_price_micros)});
   return w;
+}
+
+// The applied moves by owner.
+std::unordered_map<int64_t, std::vector<NodeMove>> ByOwner(const NodeMovesApplied& moves) {
+  std::unordered_map<int64_t, std::vector<NodeMove>> out;
+  for (const NodeMove& m : moves.applied) out[m.owner].push_back(m);
+  return out;
 }
 
 }  // namespace
@@ -485,7 +441,8 @@ StatusOr<bool> PgSchedulerStore::RequeueVictim(pg::Transaction& tx, const Admiss
 
 Status PgSchedulerStore::AdmitPreempting(pg::Transaction& tx, const AdmissionPlanner& planner,
                                          const AdmissionDecision& a, Timestamp now,
-                                         FreeByPool& free, CommitOutcome& outcome) {
+                                         FreeByPool& free, NodeStatesRead& states,
+                                         CommitOutcome& outcome) {
   TY_RETURN_IF_ERROR(tx.Exec("SAVEPOINT admission").status());
   int preempted = 0;
   auto skip = [&]() -> Status {
@@ -498,14 +455,16 @@ Status PgSchedulerStore::AdmitPreempting(pg::Transaction& tx, const AdmissionPla
     ++preempted;
   }
   // The victims' nodes are free now: see them.
-  TY_RETURN_IF_ERROR(LoadFree(tx, planner.fleet(), planner.FreeNodesToRead(a), free));
+  TY_RETURN_IF_ERROR(LoadFree(tx, planner.fleet(), planner.FreeNodesToRead(a), free, states));
   std::optional<JobAdmissionPlan> plan = planner.PlanJob(a, now, free);
   if (!plan) return skip();
-  PlannedWrites writes = WritesOf(*plan);
-  if (std::optional<pg::Statement> claims = ClaimsOf({&writes}, now)) {
-    TY_ASSIGN_OR_RETURN(pg::Result claimed, tx.Exec(*claims));
-    if (!ClaimedWhole(writes, ClaimedByJob(claimed))) return skip();
-  }
+  PlannedWrites writes = WritesOf(*plan, states);
+  if (!writes.whole) return skip();
+  // A node that moved since it was read (a failure, another writer) loses the race: the savepoint
+  // takes back the rest of the claim.
+  TY_ASSIGN_OR_RETURN(NodeMovesApplied claimed,
+                      ApplyNodeMoves(tx, NodeWrite::kClaimForJob, writes.moves, now));
+  if (!claimed.lost.empty()) return skip();
   TY_ASSIGN_OR_RETURN(pg::Result job, tx.Exec(TransitionStatement(*writes.update)));
   if (job.affected() != 1) return skip();
   ++outcome.admitted;
@@ -515,16 +474,18 @@ Status PgSchedulerStore::AdmitPreempting(pg::Transaction& tx, const AdmissionPla
 
 Status PgSchedulerStore::AdmitAll(pg::Transaction& tx, const AdmissionPlanner& planner,
                                   const CycleResult& cycle, Timestamp now, FreeByPool& free,
-                                  CommitOutcome& outcome) {
+                                  const NodeStatesRead& states, CommitOutcome& outcome) {
   std::vector<PlannedWrites> plans;
-  std::vector<pg::Statement> claims;
   auto add = [&](PlannedWrites writes) {
-    claims.insert(claims.end(), writes.claims.begin(), writes.claims.end());
-    plans.push_back(std::move(writes));
+    if (writes.whole) {
+      plans.push_back(std::move(writes));
+    } else {
+      ++outcome.skipped;
+    }
   };
   for (const HoldDecision& h : cycle.holds) {
     if (std::optional<HoldPlan> plan = planner.PlanHold(h, now, free)) {
-      add(WritesOf(*plan, now));
+      add(WritesOf(*plan, states, now));
     } else {
       ++outcome.skipped;
     }
@@ -532,33 +493,40 @@ Status PgSchedulerStore::AdmitAll(pg::Transaction& tx, const AdmissionPlanner& p
   for (const AdmissionDecision& a : cycle.admissions) {
     if (!a.victims.empty()) continue;  // admitted already, one at a time
     if (std::optional<JobAdmissionPlan> plan = planner.PlanJob(a, now, free)) {
-      add(WritesOf(*plan));
+      add(WritesOf(*plan, states));
     } else {
       ++outcome.skipped;
     }
   }
   if (plans.empty()) return Status::Ok();
-  // Round trip 1: every claim, the holds' one statement a pool, the admissions' all in one. A
-  // short one (a node failed meanwhile) skips its admission.
-  std::vector<const PlannedWrites*> admissions;
+  // Round trip 1: every node move, the holds' in one statement and the admissions' in another. A
+  // plan with a node that moved meanwhile (a failure) lost its race and is skipped.
+  std::vector<NodeMove> holds, claims;
   for (const PlannedWrites& plan : plans) {
-    if (plan.update) admissions.push_back(&plan);
+    std::vector<NodeMove>& into = plan.update ? claims : holds;
+    into.insert(into.end(), plan.moves.begin(), plan.moves.end());
   }
-  const std::optional<pg::Statement> admission_claims = ClaimsOf(admissions, now);
-  if (admission_claims) claims.push_back(*admission_claims);
-  TY_ASSIGN_OR_RETURN(std::vector<pg::Result> claimed, tx.connection().ExecBatch(claims));
-  const std::unordered_map<int64_t, size_t> claimed_of_job =
-      admission_claims ? ClaimedByJob(claimed.back()) : std::unordered_map<int64_t, size_t>{};
-  std::vector<const PlannedWrites*> whole, undo;
+  std::vector<pg::Statement> moves;
+  if (!holds.empty()) moves.push_back(NodeMovesStatement(NodeWrite::kHoldForResource, holds, now));
+  if (!claims.empty()) moves.push_back(NodeMovesStatement(NodeWrite::kClaimForJob, claims, now));
+  TY_ASSIGN_OR_RETURN(std::vector<pg::Result> moved, tx.connection().ExecBatch(moves));
   size_t next = 0;
+  const NodeMovesApplied held =
+      holds.empty() ? NodeMovesApplied{} : SortNodeMoves(holds, moved[next++]);
+  const NodeMovesApplied claimed =
+      claims.empty() ? NodeMovesApplied{} : SortNodeMoves(claims, moved[next++]);
+  const auto held_by = ByOwner(held);
+  const auto claimed_by = ByOwner(claimed);
+  auto applied_of = [&](const PlannedWrites& plan) -> const std::vector<NodeMove>* {
+    const auto& by = plan.update ? claimed_by : held_by;
+    auto it = by.find(plan.owner());
+    return it == by.end() ? nullptr : &it->second;
+  };
+  std::vector<const PlannedWrites*> whole, undo;
   for (const PlannedWrites& plan : plans) {
-    bool complete = true;
-    if (plan.update) {
-      complete = ClaimedWhole(plan, claimed_of_job);
-    } else {
-      for (int rows : plan.claim_rows) complete = complete && claimed[next++].affected() == rows;
-    }
-    (complete ? whole : undo).push_back(&plan);
+    const std::vector<NodeMove>* applied = applied_of(plan);
+    const size_t count = applied == nullptr ? 0 : applied->size();
+    (count == plan.moves.size() ? whole : undo).push_back(&plan);
   }
   // Round trip 2: every admission, a compare-and-set on the job's (or resource's) version (a job
   // cancelled meanwhile is not admitted, and its nodes go back): the holds' one statement each,
@@ -591,15 +559,31 @@ Status PgSchedulerStore::AdmitAll(pg::Transaction& tx, const AdmissionPlanner& p
   }
   if (undo.empty()) return Status::Ok();
   outcome.skipped += static_cast<int>(undo.size());
-  std::vector<pg::Statement> unclaims;
+  // What the skipped ones moved goes back, each node from the state its move left it in (the
+  // rows are this transaction's now: no other writer can have moved them).
+  std::vector<NodeMove> unclaims, unholds;
   for (const PlannedWrites* plan : undo) {
-    if (plan->resource_uid > 0) {
-      unclaims.push_back(kUnholdNodes.With({std::to_string(plan->resource_uid), MicrosParam(now)}));
-    } else {
-      unclaims.push_back(kUnclaimNodes.With({std::to_string(plan->job_id), MicrosParam(now)}));
+    const std::vector<NodeMove>* applied = applied_of(*plan);
+    if (applied == nullptr) continue;
+    for (const NodeMove& m : *applied) {
+      std::optional<NodeMove> back =
+          PlanNodeMove(m.pool_id, m.ordinal, m.to,
+                       plan->update ? NodeEvent::kUnclaimed : NodeEvent::kUnheld, m.owner);
+      if (!back) return Internal("no way back for a node claimed in this commit");
+      (plan->update ? unclaims : unholds).push_back(std::move(*back));
     }
   }
-  return tx.connection().ExecBatch(unclaims).status();
+  std::vector<pg::Statement> backs;
+  if (!unclaims.empty()) backs.push_back(NodeMovesStatement(NodeWrite::kUnclaim, unclaims, now));
+  if (!unholds.empty()) backs.push_back(NodeMovesStatement(NodeWrite::kUnhold, unholds, now));
+  if (backs.empty()) return Status::Ok();
+  TY_ASSIGN_OR_RETURN(std::vector<pg::Result> gone_back, tx.connection().ExecBatch(backs));
+  int rows = 0;
+  for (const pg::Result& r : gone_back) rows += r.rows();
+  if (rows != static_cast<int>(unclaims.size() + unholds.size())) {
+    return Internal("a node claimed in this commit moved before it was given back");
+  }
+  return Status::Ok();
 }
 
 StatusOr<CommitOutcome> PgSchedulerStore::Commit(const AdmissionPlanner& planner,
@@ -609,13 +593,16 @@ StatusOr<CommitOutcome> PgSchedulerStore::Commit(const AdmissionPlanner& planner
   CommitOutcome outcome;
   TY_ASSIGN_OR_RETURN(pg::Transaction tx, pg::Transaction::Begin(*conn));
   FreeByPool free;
-  TY_RETURN_IF_ERROR(LoadFree(tx, planner.fleet(), planner.FreeNodesToRead(cycle), free));
+  NodeStatesRead states;
+  TY_RETURN_IF_ERROR(LoadFree(tx, planner.fleet(), planner.FreeNodesToRead(cycle), free, states));
   // Preemptions first, one at a time (at most 64 a cycle), since they free nodes; then the holds
   // and every other admission in two round trips.
   for (const AdmissionDecision& a : cycle.admissions) {
-    if (!a.victims.empty()) TY_RETURN_IF_ERROR(AdmitPreempting(tx, planner, a, now, free, outcome));
+    if (!a.victims.empty()) {
+      TY_RETURN_IF_ERROR(AdmitPreempting(tx, planner, a, now, free, states, outcome));
+    }
   }
-  TY_RETURN_IF_ERROR(AdmitAll(tx, planner, cycle, now, free, outcome));
+  TY_RETURN_IF_ERROR(AdmitAll(tx, planner, cycle, now, free, states, outcome));
   for (const HoldFailure& f : cycle.hold_failures) {
     pg::Params params = {std::to_string(f.resource_uid), f.message, MicrosParam(now),
                          std::to_string(f.version),

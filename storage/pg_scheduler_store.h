@@ -6,6 +6,7 @@
 
 #include "services/scheduler/admission_planner.h"
 #include "services/scheduler/scheduler_store.h"
+#include "storage/node_moves.h"
 #include "storage/pg.h"
 
 namespace trainyard::storage {
@@ -34,9 +35,10 @@ class PgSchedulerStore final : public SchedulerStore {
  private:
   StatusOr<pg::Connection*> Connection();
   // The free units of `pools` (fleet pool indexes, none elastic), read once per commit: see
-  // services/scheduler/free_units.h.
+  // services/scheduler/free_units.h. `states`: each free node's state as read, which its claim
+  // moves from (storage/node_moves.h).
   Status LoadFree(pg::Transaction& tx, const Fleet& fleet, const std::vector<FreeNodesRead>& reads,
-                  FreeByPool& free);
+                  FreeByPool& free, NodeStatesRead& states);
   // An admission that preempts: its victims requeued and their nodes freed, then its own claims,
   // all under a savepoint so a short claim undoes only this admission.
   // Requeues one victim of a preemption, locked and compare-and-set as it is now; false when it
@@ -45,11 +47,12 @@ class PgSchedulerStore final : public SchedulerStore {
                                const AdmissionDecision& a, int64_t victim, Timestamp now);
   Status AdmitPreempting(pg::Transaction& tx, const AdmissionPlanner& planner,
                          const AdmissionDecision& a, Timestamp now, FreeByPool& free,
-                         CommitOutcome& outcome);
+                         NodeStatesRead& states, CommitOutcome& outcome);
   // The holds and every other admission in two round trips: all node claims, then all
   // compare-and-sets; one whose claim came back short or whose row moved gives its nodes back.
   Status AdmitAll(pg::Transaction& tx, const AdmissionPlanner& planner, const CycleResult& cycle,
-                  Timestamp now, FreeByPool& free, CommitOutcome& outcome);
+                  Timestamp now, FreeByPool& free, const NodeStatesRead& states,
+                  CommitOutcome& outcome);
 
   std::string conninfo_;
   pg::SessionOptions session_;

@@ -14,6 +14,14 @@ bool NodeStateMachine::IsDown(NodeState s) {
 
 bool NodeStateMachine::IsFree(NodeState s) { return s == S::kReady || s == S::kDeleted; }
 
+NodeState NodeStateMachine::Initial(bool warm) { return warm ? S::kReady : S::kDeleted; }
+
+NodeGivenBack NodeStateMachine::GiveBack(NodeState from, bool warm) {
+  const bool down = IsDown(from);
+  return NodeGivenBack{*Next(from, NodeEvent::kGivenBack, NodeFacts{false, warm}), warm && !down,
+                       down};
+}
+
 std::optional<NodeState> NodeStateMachine::Next(NodeState from, NodeEvent event, NodeFacts facts) {
   switch (event) {
     case NodeEvent::kClaimed:

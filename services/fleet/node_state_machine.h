@@ -1,8 +1,10 @@
 #pragma once
 // The one owner of a node slot's moves, as JobStateMachine is of a job's: for each event, the
 // states a node may leave and the one it reaches. The in-memory stores (storage/memory/) ask it;
-// the PostgreSQL stores apply the same moves as compare-and-sets whose states are named, never
-// numbered (storage/state_sql.h), and the memory parity test holds the two to the same history.
+// so do the PostgreSQL stores' claims, holds, repairs and resizes, applying its moves as
+// compare-and-sets on the state they read (storage/node_moves.h); their other node statements
+// name their states, never number them (storage/state_sql.h), and the memory parity test holds the
+// two to the same history.
 //
 //   DELETED ──claim──▶ PROVISIONING ──job runs──▶ BUSY ──given back──▶ READY (warm) / DELETED
 //   READY   ──claim──▶ BUSY
@@ -37,11 +39,23 @@ struct NodeFacts {
   bool warm = false;       // a persistent resource's node, or a keepBooted pool's: kept booted
 };
 
+// A node given back (kGivenBack) and what it keeps: a down one stays down with its time and no
+// image; a warm one stays READY with its images; any other is DELETED, its images gone.
+struct NodeGivenBack {
+  NodeState to = NodeState::kDeleted;
+  bool keeps_images = false;
+  bool keeps_since = false;  // its state_since stays (it did not move)
+};
+
 class NodeStateMachine {
  public:
   // Where `event` takes a node in `from`, or nullopt when it may not happen there (the store
   // leaves the node as it is: a compare-and-set that matched nothing).
   static std::optional<NodeState> Next(NodeState from, NodeEvent event, NodeFacts facts = {});
+  // A new slot's state: booted when `warm` (a keepBooted pool's), else DELETED (no VM yet).
+  static NodeState Initial(bool warm);
+  // kGivenBack with what the node keeps (`warm`: a persistent resource's or a keepBooted pool's).
+  static NodeGivenBack GiveBack(NodeState from, bool warm);
   static bool IsLive(NodeState state);  // PROVISIONING, READY, BUSY
   static bool IsDown(NodeState state);  // PREEMPTED, FAILED, REPAIRING
   static bool IsFree(NodeState state);  // READY, DELETED: a holder may take it

@@ -72,10 +72,10 @@ void MemoryDatabase::SetNodeJobLocked(const std::string& pool_id, int64_t ordina
 }
 
 void MemoryDatabase::GiveBack(MemoryNode& node, bool warm, Timestamp at) {
-  const bool down = NodeStateMachine::IsDown(node.state);
-  node.state = *NodeStateMachine::Next(node.state, NodeEvent::kGivenBack, {false, warm});
-  if (down || !warm) node.image_cache.clear();  // a cold or broken node keeps no image
-  if (!down) node.since = at;
+  const NodeGivenBack back = NodeStateMachine::GiveBack(node.state, warm);
+  node.state = back.to;
+  if (!back.keeps_images) node.image_cache.clear();  // a cold or broken node keeps no image
+  if (!back.keeps_since) node.since = at;
 }
 
 bool MemoryDatabase::ApplyLocked(const StateUpdate& update) {

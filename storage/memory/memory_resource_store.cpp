@@ -252,7 +252,7 @@ StatusOr<bool> MemoryResourceStore::Resize(const ResourceRecord& record,
     for (MemoryNode* n : chosen) {
       if (grow) {
         n->resource_uid = record.uid;
-        n->state = n->state == NodeState::kReady ? NodeState::kReady : NodeState::kProvisioning;
+        n->state = *NodeStateMachine::Next(n->state, NodeEvent::kHeld);
         n->since = now;
       } else {
         n->resource_uid.reset();

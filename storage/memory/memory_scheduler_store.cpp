@@ -18,7 +18,7 @@ StatusOr<Timestamp> MemorySchedulerStore::SyncNodes(const Fleet& fleet, Timestam
     while (static_cast<int64_t>(slots.size()) < pool.nodes()) {
       MemoryNode node;
       node.keep_warm = warm;
-      node.state = warm ? NodeState::kReady : NodeState::kDeleted;  // booted, or not made yet
+      node.state = NodeStateMachine::Initial(warm);  // booted, or not made yet
       node.since = now;
       slots.push_back(std::move(node));
     }
@@ -167,7 +167,7 @@ bool MemorySchedulerStore::ApplyHoldLocked(const HoldPlan& plan, Timestamp now) 
     for (int64_t ordinal : claim.ordinals) {
       MemoryNode& node = *db_.NodeLocked(claim.pool_id, ordinal);
       node.resource_uid = plan.resource_uid;
-      if (node.state != NodeState::kReady) node.state = NodeState::kProvisioning;
+      node.state = *NodeStateMachine::Next(node.state, NodeEvent::kHeld);
       node.since = now;
     }
   }

@@ -36,6 +36,28 @@ TEST(NodeStateMachineTest, AGivenBackNodeStaysWarmOnlyWhereItIsKeptAndDownStaysD
   }
 }
 
+TEST(NodeStateMachineTest, ANewSlotIsBootedOnlyInAPoolKeptBooted) {
+  EXPECT_EQ(NodeStateMachine::Initial(/*warm=*/true), S::kReady);
+  EXPECT_EQ(NodeStateMachine::Initial(/*warm=*/false), S::kDeleted);
+}
+
+TEST(NodeStateMachineTest, AGivenBackNodeKeepsItsImagesOnlyWarmAndItsTimeOnlyDown) {
+  const NodeGivenBack warm = NodeStateMachine::GiveBack(S::kBusy, /*warm=*/true);
+  EXPECT_EQ(warm.to, S::kReady);
+  EXPECT_TRUE(warm.keeps_images);
+  EXPECT_FALSE(warm.keeps_since);
+  const NodeGivenBack cold = NodeStateMachine::GiveBack(S::kReady, /*warm=*/false);
+  EXPECT_EQ(cold.to, S::kDeleted);
+  EXPECT_FALSE(cold.keeps_images);
+  EXPECT_FALSE(cold.keeps_since);
+  for (S down : {S::kPreempted, S::kFailed, S::kRepairing}) {
+    const NodeGivenBack back = NodeStateMachine::GiveBack(down, /*warm=*/true);
+    EXPECT_EQ(back.to, down);
+    EXPECT_FALSE(back.keeps_images) << NodeStateName(down) << " keeps no image";
+    EXPECT_TRUE(back.keeps_since) << NodeStateName(down) << " did not move";
+  }
+}
+
 TEST(NodeStateMachineTest, FailuresTakeOnlyLiveNodesAndRepairsBringThemBackWhereTheyBelong) {
   for (S live : {S::kProvisioning, S::kReady, S::kBusy}) {
     EXPECT_EQ(Next(live, E::kReclaimed), S::kPreempted);
