@@ -443,7 +443,7 @@ PlannedWrites WritesOf(const JobAdmissionPlan& plan) {
   w.job_id = plan.job_id;
   w.nodes = plan.claims;
   w.holder = plan.resource_uid;
-  w.update = StateUpdate{plan.job_id, plan.version, plan.transition, {}};
+  w.update = StateUpdate{plan.job_id, plan.version, plan.transition, {}, {}};
   return w;
 }
 
@@ -474,7 +474,8 @@ StatusOr<bool> PgSchedulerStore::RequeueVictim(pg::Transaction& tx, const Admiss
   std::optional<JobTransition> transition = planner.PlanVictim(a, snapshot, now);
   // A victim that moved on meanwhile (cancelled, finished) is no victim: the admission waits.
   if (!transition) return false;
-  StateUpdate update{victim, snapshot.version, std::move(*transition), {}};
+  StateUpdate update{victim, snapshot.version, std::move(*transition), {}, {}};
+  TY_RETURN_IF_ERROR(ReadTransitionBases(tx.connection(), {&update}));
   pg::Statement requeue = TransitionStatement(update);
   TY_ASSIGN_OR_RETURN(pg::Result applied, tx.Exec(requeue.sql, requeue.params));
   if (applied.affected() != 1) return false;
@@ -506,6 +507,7 @@ Status PgSchedulerStore::AdmitPreempting(pg::Transaction& tx, const AdmissionPla
     TY_ASSIGN_OR_RETURN(pg::Result claimed, tx.Exec(*claims));
     if (!ClaimedWhole(writes, ClaimedByJob(claimed))) return skip();
   }
+  TY_RETURN_IF_ERROR(ReadTransitionBases(tx.connection(), {&*writes.update}));
   TY_ASSIGN_OR_RETURN(pg::Result job, tx.Exec(TransitionStatement(*writes.update)));
   if (job.affected() != 1) return skip();
   ++outcome.admitted;
@@ -546,7 +548,18 @@ Status PgSchedulerStore::AdmitAll(pg::Transaction& tx, const AdmissionPlanner& p
   }
   const std::optional<pg::Statement> admission_claims = ClaimsOf(admissions, now);
   if (admission_claims) claims.push_back(*admission_claims);
+  // With them, the admitted rows the writes are computed from (storage/job_transition_sql.h).
+  std::vector<StateUpdate*> admitting;
+  for (PlannedWrites& plan : plans) {
+    if (plan.update) admitting.push_back(&*plan.update);
+  }
+  const std::optional<pg::Statement> bases = TransitionBasesStatement(admitting);
+  if (bases) claims.push_back(*bases);
   TY_ASSIGN_OR_RETURN(std::vector<pg::Result> claimed, tx.connection().ExecBatch(claims));
+  if (bases) {
+    TakeTransitionBases(claimed.back(), admitting);
+    claimed.pop_back();
+  }
   const std::unordered_map<int64_t, size_t> claimed_of_job =
       admission_claims ? ClaimedByJob(claimed.back()) : std::unordered_map<int64_t, size_t>{};
   std::vector<const PlannedWrites*> whole, undo;
@@ -624,10 +637,16 @@ StatusOr<CommitOutcome> PgSchedulerStore::Commit(const AdmissionPlanner& planner
     TY_ASSIGN_OR_RETURN(pg::Result r, tx.Exec(kFailResource.With(params)));
     outcome.failed += static_cast<int>(r.affected());
   }
+  std::vector<StateUpdate> failures;
   for (const FailureDecision& f : cycle.failures) {
     TY_ASSIGN_OR_RETURN(JobTransition transition, planner.PlanFailure(f, now));
-    pg::Statement fail =
-        TransitionStatement(StateUpdate{f.job_id, f.version, std::move(transition), {}});
+    failures.push_back(StateUpdate{f.job_id, f.version, std::move(transition), {}, {}});
+  }
+  std::vector<StateUpdate*> failing;
+  for (StateUpdate& update : failures) failing.push_back(&update);
+  TY_RETURN_IF_ERROR(ReadTransitionBases(tx.connection(), failing));
+  for (const StateUpdate& update : failures) {
+    pg::Statement fail = TransitionStatement(update);
     TY_ASSIGN_OR_RETURN(pg::Result r, tx.Exec(fail.sql, fail.params));
     outcome.failed += static_cast<int>(r.affected());
   }
