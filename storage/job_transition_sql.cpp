@@ -1,9 +1,12 @@
 #include "storage/job_transition_sql.h"
 
+#include <unordered_map>
+
 #include <nlohmann/json.hpp>
 
-#include "services/jobs/catalog.h"
 #include "services/fleet/node_state.h"
+#include "services/jobs/catalog.h"
+#include "services/jobs/job_record_update.h"
 #include "storage/named_sql.h"
 #include "storage/node_sql.h"
 #include "storage/row_codec.h"
@@ -13,30 +16,14 @@ namespace {
 
 // Named parameters (storage/named_sql.h): the job (:id, :version), the move (:from, :to, :at,
 // :reason), its stamps and error, when the runtime looks next and whose lease fences it, the
-// admission's effects (:ends_admission accrues its cost, :clears_admission drops it, :placement
-// and :hourly_price set a new one), the goodput clock the time in :from goes to, the run's
-// interruption and spot restarts, the scheduling note, the run (:run_attempt, :run_replicas,
-// :stops_replicas), and whether none of the job's nodes may be down (:down_node_states).
+// admission's effects (:clears_admission drops it, :placement and :hourly_price set a new one),
+// what the move writes from the row it read (:cost_micros, :state_since, the goodput buckets and
+// :checkpointed_us, services/jobs/job_record_update.h's WriteOf), the run's spot restarts, the
+// scheduling note, the run (:run_attempt, :run_replicas, :stops_replicas), and whether none of
+// the job's nodes may be down (:down_node_states).
 //
-// SET expressions read the row as it was, so the cost accrues on the old admission, and the time
-// in the old state (since state_since) goes to its goodput bucket: before the first start
-// (start_time still NULL) QUEUED is waiting and PENDING starting, after it both are restarting.
-// An interrupted run keeps the work of its whole checkpoint intervals; the rest is redone.
-#define TY_IN_STATE "GREATEST(0, :at::bigint - " TY_MICROS("COALESCE(state_since, update_time)") ")"
-// A run that ends splits as SplitRun (services/model/goodput.h) says: an emergency save in the
-// notice (:progress_saved_at) keeps all before it, so only the time after it (TY_AFTER_SAVE) is
-// redone; the rest of the run (TY_SPLIT_RUN) is a restore of the last checkpoint when it resumed
-// from one (TY_RESTORE), then work and saves alternating, TY_SAVES of them complete.
-#define TY_AFTER_SAVE                                                         \
-  "(CASE WHEN :progress_saved_at::bigint IS NOT NULL THEN LEAST(" TY_IN_STATE \
-  ", GREATEST(0, :at::bigint - :progress_saved_at::bigint)) ELSE 0 END)"
-#define TY_SPLIT_RUN "(" TY_IN_STATE " - " TY_AFTER_SAVE ")"
-#define TY_RESTORE \
-  "(CASE WHEN checkpointed_us > 0 THEN LEAST(" TY_SPLIT_RUN ", checkpoint_restore_us) ELSE 0 END)"
-#define TY_WORK "(" TY_SPLIT_RUN " - " TY_RESTORE ")"
-#define TY_SAVES                                        \
-  "(CASE WHEN checkpoint_interval_us > 0 THEN " TY_WORK \
-  " / (checkpoint_interval_us + checkpoint_save_us) ELSE 0 END)"
+// Nothing here computes from the row: the values that follow from it were computed from the row
+// at :version, which the compare-and-set below requires.
 // The SET list; then the compare-and-set; then what job_events records of it.
 #define TY_TRANSITION_SET \
   "state = :to::smallint, version = version + 1, " \
@@ -48,27 +35,13 @@ namespace {
   "next_action_at = " TY_TS(":next_action_at") ", " \
   "lease_owner = CASE WHEN :next_action_at::bigint IS NULL THEN NULL ELSE lease_owner END, " \
   "lease_expires_at = CASE WHEN :next_action_at::bigint IS NULL THEN NULL ELSE lease_expires_at END, " \
-  "cost_micros = cost_micros + CASE WHEN :ends_admission::boolean AND admitted_at IS NOT NULL THEN " \
-  "(hourly_price_micros * extract(epoch from (" TY_TS(":at") " - admitted_at)) / 3600)::bigint " \
-  "ELSE 0 END, " \
-  "state_since = CASE WHEN :from::smallint = :to::smallint THEN state_since ELSE " TY_TS(":at") " END, " \
-  "waiting_us = waiting_us + CASE WHEN :goodput_clock::text = 'queued' AND start_time IS NULL " \
-  "THEN " TY_IN_STATE " ELSE 0 END, " \
-  "starting_us = starting_us + CASE WHEN :goodput_clock::text = 'pending' AND start_time IS NULL " \
-  "THEN " TY_IN_STATE " ELSE 0 END, " \
-  "restarting_us = restarting_us + CASE WHEN :goodput_clock::text IN ('queued', 'pending') " \
-  "AND start_time IS NOT NULL THEN " TY_IN_STATE " ELSE 0 END, " \
-  "running_us = running_us + CASE WHEN :goodput_clock::text = 'running' THEN " TY_IN_STATE " ELSE 0 END, " \
-  "checkpoint_restoring_us = checkpoint_restoring_us + CASE WHEN :goodput_clock::text = 'running' " \
-  "THEN " TY_RESTORE " ELSE 0 END, " \
-  "checkpoint_saving_us = checkpoint_saving_us + CASE WHEN :goodput_clock::text = 'running' " \
-  "THEN " TY_SAVES " * checkpoint_save_us ELSE 0 END, " \
-  "redone_us = redone_us + CASE WHEN NOT :interrupts_run::boolean THEN 0 " \
-  "WHEN :progress_saved_at::bigint IS NOT NULL THEN " TY_AFTER_SAVE " " \
-  "ELSE " TY_WORK " - " TY_SAVES " * (checkpoint_interval_us + checkpoint_save_us) END, " \
-  "checkpointed_us = checkpointed_us + CASE WHEN NOT :interrupts_run::boolean THEN 0 " \
-  "WHEN :progress_saved_at::bigint IS NOT NULL THEN " TY_WORK " - " TY_SAVES " * checkpoint_save_us " \
-  "ELSE " TY_SAVES " * checkpoint_interval_us END, " \
+  "cost_micros = :cost_micros::bigint, " \
+  "state_since = " TY_TS(":state_since") ", " \
+  "waiting_us = :waiting_us::bigint, starting_us = :starting_us::bigint, " \
+  "restarting_us = :restarting_us::bigint, running_us = :running_us::bigint, " \
+  "checkpoint_restoring_us = :checkpoint_restoring_us::bigint, " \
+  "checkpoint_saving_us = :checkpoint_saving_us::bigint, redone_us = :redone_us::bigint, " \
+  "checkpointed_us = :checkpointed_us::bigint, " \
   "admitted_at = CASE WHEN :placement::jsonb IS NOT NULL THEN " TY_TS(":at") " " \
   "WHEN :clears_admission::boolean THEN NULL ELSE admitted_at END, " \
   "placement = CASE WHEN :placement::jsonb IS NOT NULL THEN :placement::jsonb " \
@@ -135,6 +108,14 @@ const std::string& ApplyTransitionsSql() {
   return sql;
 }
 
+// What a transition's writes follow from (JobTransitionBasis), in TakeTransitionBases' order.
+constexpr const char* kTransitionBases =
+    "SELECT id, version, " TY_MICROS("state_since") ", " TY_MICROS("update_time") ", "
+    "start_time IS NOT NULL, " TY_MICROS("admitted_at") ", hourly_price_micros, cost_micros, "
+    "waiting_us, starting_us, restarting_us, running_us, redone_us, checkpoint_saving_us, "
+    "checkpoint_restoring_us, checkpointed_us, checkpoint_interval_us, checkpoint_save_us, "
+    "checkpoint_restore_us FROM custom_jobs WHERE id = ANY($1::bigint[])";
+
 // How many images a node keeps (its boot disk holds this many training images).
 #define TY_IMAGE_CACHE_SIZE "8"
 
@@ -165,23 +146,6 @@ const StateSql
 
 std::string Number(auto value) { return std::to_string(static_cast<int64_t>(value)); }
 std::string Bool(bool value) { return value ? "true" : "false"; }
-
-// The goodput bucket the time in the old state goes to; none on a self-transition (the state goes
-// on) or from a state that has none.
-std::optional<std::string> GoodputClockName(const JobTransition& t) {
-  if (t.from() == t.to()) return std::nullopt;
-  switch (GoodputClockOf(t.from())) {
-    case GoodputClock::kQueued:
-      return "queued";
-    case GoodputClock::kPending:
-      return "pending";
-    case GoodputClock::kRunning:
-      return "running";
-    case GoodputClock::kNone:
-      break;
-  }
-  return std::nullopt;
-}
 
 std::string NodeStates(std::initializer_list<NodeState> states) {
   std::vector<int> numbers;
@@ -296,8 +260,12 @@ void ForEachTransitionValue(const StateUpdate& update, Set&& set) {
     return field(*t.note());
   };
   auto some = [](std::string text) { return std::optional<std::string>(std::move(text)); };
+  // Without the basis of its version (the row was not there) it is a compare-and-set that loses.
+  const bool read = update.basis && update.basis->version == update.expected_version;
+  static const JobTransitionBasis kNone;
+  const JobTransitionBasis& basis = read ? *update.basis : kNone;
   set("id", Number(update.id));
-  set("version", Number(update.expected_version));
+  set("version", read ? Number(update.expected_version) : "-1");
   set("from", Number(t.from()));
   set("to", Number(t.to()));
   set("at", MicrosParam(t.at()));
@@ -308,11 +276,21 @@ void ForEachTransitionValue(const StateUpdate& update, Set&& set) {
   set("next_action_at", MicrosParam(t.next_action_at()));
   set("lease_owner", update.lease_owner);
   set("reason", t.reason());
-  set("ends_admission", Bool(t.ends_admission()));
   set("clears_admission", Bool(t.clears_admission()));
-  set("interrupts_run", Bool(t.interrupts_run()));
-  set("progress_saved_at", MicrosParam(t.progress_saved_at()));
-  set("goodput_clock", GoodputClockName(t));
+  const JobTransitionWrite w = WriteOf(t, basis);
+  auto micros = [](Duration d) {
+    return Number(std::chrono::duration_cast<std::chrono::microseconds>(d).count());
+  };
+  set("cost_micros", Number(w.cost_micros));
+  set("state_since", MicrosParam(w.state_since));
+  set("waiting_us", micros(w.goodput.waiting));
+  set("starting_us", micros(w.goodput.starting));
+  set("restarting_us", micros(w.goodput.restarting));
+  set("running_us", micros(w.goodput.running));
+  set("checkpoint_restoring_us", micros(w.goodput.checkpoint_restore));
+  set("checkpoint_saving_us", micros(w.goodput.checkpoint_save));
+  set("redone_us", micros(w.goodput.redone));
+  set("checkpointed_us", micros(w.checkpointed));
   set("spot_restarts", t.spot_restart() ? "1" : "0");
   set("sets_note", Bool(t.note().has_value()));
   set("note_code", note([](const SchedulingNote& n) { return n.code; }));
@@ -332,6 +310,59 @@ std::string DownNodeStates() {
 }
 
 }  // namespace
+
+bool LacksBasis(const StateUpdate& update) {
+  return !update.basis || update.basis->version != update.expected_version;
+}
+
+std::optional<pg::Statement> TransitionBasesStatement(const std::vector<StateUpdate*>& updates) {
+  std::vector<int64_t> ids;
+  for (const StateUpdate* update : updates) {
+    if (LacksBasis(*update)) ids.push_back(update->id);
+  }
+  if (ids.empty()) return std::nullopt;
+  return pg::Statement{kTransitionBases, {NumberArray(ids)}};
+}
+
+void TakeTransitionBases(const pg::Result& read, const std::vector<StateUpdate*>& updates) {
+  std::unordered_map<int64_t, JobTransitionBasis> bases;
+  auto micros = [&](int row, int column) {
+    return std::chrono::microseconds(read.GetInt64(row, column));
+  };
+  auto time = [&](int row, int column) -> std::optional<Timestamp> {
+    if (read.IsNull(row, column)) return std::nullopt;
+    return FromUnixMicros(read.GetInt64(row, column));
+  };
+  for (int i = 0; i < read.rows(); ++i) {
+    JobTransitionBasis b;
+    b.version = read.GetInt64(i, 1);
+    b.state_since = time(i, 2);
+    b.update_time = time(i, 3);
+    b.started = read.GetBool(i, 4);
+    b.admitted_at = time(i, 5);
+    b.hourly_price_micros = read.GetInt64(i, 6);
+    b.cost_micros = read.GetInt64(i, 7);
+    b.goodput = JobGoodput{micros(i, 8),  micros(i, 9),  micros(i, 10), micros(i, 11),
+                           micros(i, 12), micros(i, 13), micros(i, 14)};
+    b.checkpointed = micros(i, 15);
+    b.checkpoint_interval = micros(i, 16);
+    b.checkpoint_cost = CheckpointCost{micros(i, 17), micros(i, 18)};
+    bases.emplace(read.GetInt64(i, 0), b);
+  }
+  for (StateUpdate* update : updates) {
+    if (!LacksBasis(*update)) continue;
+    auto it = bases.find(update->id);
+    if (it != bases.end()) update->basis = it->second;
+  }
+}
+
+Status ReadTransitionBases(pg::Connection& conn, const std::vector<StateUpdate*>& updates) {
+  std::optional<pg::Statement> read = TransitionBasesStatement(updates);
+  if (!read) return Status::Ok();
+  TY_ASSIGN_OR_RETURN(pg::Result r, conn.Exec(*read));
+  TakeTransitionBases(r, updates);
+  return Status::Ok();
+}
 
 pg::Statement TransitionStatement(const StateUpdate& update) {
   NamedParams params(ApplyTransitionSql());

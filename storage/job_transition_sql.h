@@ -1,14 +1,27 @@
 #pragma once
-// The one statement that applies a job transition (services/jobs/job_state_machine.h), shared by every
-// store that moves jobs: a compare-and-set on (id, version, from-state), optionally fenced by the
-// executor's lease, that writes every effect the transition carries and records the event with its
-// true from-state, all in one statement. States travel as parameters, never as SQL literals.
+// The one statement that applies a job transition (services/jobs/job_state_machine.h), shared by
+// every store that moves jobs: a compare-and-set on (id, version, from-state), optionally fenced by
+// the executor's lease, that writes every effect the transition carries and records the event with
+// its true from-state, all in one statement. States travel as parameters, never as SQL literals.
 #include <optional>
 
 #include "services/jobs/job_repository.h"
 #include "storage/pg.h"
 
 namespace trainyard::storage {
+
+// What a transition writes is computed from the row at the version it expects
+// (services/jobs/job_record_update.h's WriteOf, the memory stores' rule too), so each update
+// carries that row's basis: the caller's read when it made one at that version, else the rows as
+// read here, in the same transaction, right before. The compare-and-set makes either exact: if
+// the row moved on, the write is not applied. An update without the basis of its version loses.
+bool LacksBasis(const StateUpdate& update);
+// The read of the bases `updates` lack, one statement; none when none lacks one.
+std::optional<pg::Statement> TransitionBasesStatement(const std::vector<StateUpdate*>& updates);
+// Gives each update that lacks its basis the one `read` (that statement's result) holds.
+void TakeTransitionBases(const pg::Result& read, const std::vector<StateUpdate*>& updates);
+// Both, one round trip when any lacks one.
+Status ReadTransitionBases(pg::Connection& conn, const std::vector<StateUpdate*>& updates);
 
 // The statement for `update`; it affects one row when it applied and none when the job moved on.
 pg::Statement TransitionStatement(const StateUpdate& update);

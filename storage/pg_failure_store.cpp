@@ -117,7 +117,8 @@ std::string AdmittedStates() {
 }
 
 // Applies the job's transition in `tx`; false when the job moved on (nothing written).
-StatusOr<bool> ApplyJob(pg::Transaction& tx, const StateUpdate& update) {
+StatusOr<bool> ApplyJob(pg::Transaction& tx, StateUpdate update) {
+  TY_RETURN_IF_ERROR(ReadTransitionBases(tx.connection(), {&update}));
   pg::Statement statement = TransitionStatement(update);
   TY_ASSIGN_OR_RETURN(pg::Result r, tx.Exec(statement.sql, statement.params));
   return r.affected() == 1;

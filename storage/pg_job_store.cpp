@@ -1,5 +1,6 @@
 #include "storage/pg_job_store.h"
 
+#include <algorithm>
 #include <unordered_set>
 
 #include <cstdlib>
@@ -265,17 +266,35 @@ StatusOr<std::vector<bool>> PgJobStore::ApplyTransitions(const std::vector<State
   for (const StateUpdate& update : updates) ids.insert(update.id);
   TY_ASSIGN_OR_RETURN(auto conn, pool_.Acquire());
   TY_ASSIGN_OR_RETURN(pg::Transaction tx, pg::Transaction::Begin(*conn));
-  if (ids.size() == updates.size() && updates.size() > 1) {
-    TY_ASSIGN_OR_RETURN(pg::Result r, conn->Exec(TransitionsStatement(updates)));
-    std::unordered_set<int64_t> moved;
-    for (int i = 0; i < r.rows(); ++i) moved.insert(r.GetInt64(i, 0));
-    for (const StateUpdate& update : updates) applied.push_back(moved.contains(update.id));
+  // The writes are computed from each row at its expected version: the caller's read (the
+  // executor's), else one read here of every row that lacks it (a round trip more).
+  std::vector<StateUpdate> read;
+  const bool reads = std::any_of(updates.begin(), updates.end(), LacksBasis);
+  if (reads) read = updates;
+  const std::vector<StateUpdate>& ready = reads ? read : updates;
+  if (ids.size() == updates.size()) {
+    if (reads) {
+      std::vector<StateUpdate*> lacking;
+      for (StateUpdate& update : read) lacking.push_back(&update);
+      TY_RETURN_IF_ERROR(ReadTransitionBases(*conn, lacking));
+    }
+    if (updates.size() > 1) {
+      TY_ASSIGN_OR_RETURN(pg::Result r, conn->Exec(TransitionsStatement(ready)));
+      std::unordered_set<int64_t> moved;
+      for (int i = 0; i < r.rows(); ++i) moved.insert(r.GetInt64(i, 0));
+      for (const StateUpdate& update : updates) applied.push_back(moved.contains(update.id));
+    } else {
+      TY_ASSIGN_OR_RETURN(pg::Result r, conn->Exec(TransitionStatement(ready.front())));
+      applied.push_back(r.affected() == 1);
+    }
   } else {
-    std::vector<pg::Statement> transitions;
-    transitions.reserve(updates.size());
-    for (const StateUpdate& update : updates) transitions.push_back(TransitionStatement(update));
-    TY_ASSIGN_OR_RETURN(std::vector<pg::Result> results, conn->ExecBatch(transitions));
-    for (const pg::Result& result : results) applied.push_back(result.affected() == 1);
+    // One at a time, each read after the one before applied.
+    std::vector<StateUpdate> each = updates;
+    for (StateUpdate& update : each) {
+      TY_RETURN_IF_ERROR(ReadTransitionBases(*conn, {&update}));
+      TY_ASSIGN_OR_RETURN(pg::Result r, conn->Exec(TransitionStatement(update)));
+      applied.push_back(r.affected() == 1);
+    }
   }
   std::vector<const StateUpdate*> moved;
   for (size_t i = 0; i < updates.size(); ++i) {

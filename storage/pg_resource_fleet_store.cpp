@@ -153,7 +153,8 @@ StatusOr<bool> PgResourceFleetStore::StartReboot(const ResourceRecord& record, T
                       tx.Exec(kReboot.With({uid, std::to_string(record.version),
                                             MicrosParam(ready_at), MicrosParam(now)})));
   if (r.affected() != 1) return false;
-  for (const StateUpdate& stop : stops) {
+  for (StateUpdate stop : stops) {
+    TY_RETURN_IF_ERROR(ReadTransitionBases(*conn, {&stop}));
     pg::Statement s = TransitionStatement(stop);
     TY_ASSIGN_OR_RETURN(pg::Result applied, tx.Exec(s.sql, s.params));
     if (applied.affected() != 1) {  // the job moved on meanwhile: next pass

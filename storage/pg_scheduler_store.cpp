@@ -395,7 +395,7 @@ PlannedWrites WritesOf(const JobAdmissionPlan& plan, const NodeStatesRead& state
   w.job_id = plan.job_id;
   w.moves =
       MovesOf(plan.claims, NodeEvent::kClaimed, plan.job_id, plan.resource_uid, states, w.whole);
-  w.update = StateUpdate{plan.job_id, plan.version, plan.transition, {}};
+  w.update = StateUpdate{plan.job_id, plan.version, plan.transition, {}, {}};
   return w;
 }
 
@@ -430,7 +430,8 @@ StatusOr<bool> PgSchedulerStore::RequeueVictim(pg::Transaction& tx, const Admiss
   std::optional<JobTransition> transition = planner.PlanVictim(a, snapshot, now);
   // A victim that moved on meanwhile (cancelled, finished) is no victim: the admission waits.
   if (!transition) return false;
-  StateUpdate update{victim, snapshot.version, std::move(*transition), {}};
+  StateUpdate update{victim, snapshot.version, std::move(*transition), {}, {}};
+  TY_RETURN_IF_ERROR(ReadTransitionBases(tx.connection(), {&update}));
   pg::Statement requeue = TransitionStatement(update);
   TY_ASSIGN_OR_RETURN(pg::Result applied, tx.Exec(requeue.sql, requeue.params));
   if (applied.affected() != 1) return false;
@@ -465,6 +466,7 @@ Status PgSchedulerStore::AdmitPreempting(pg::Transaction& tx, const AdmissionPla
   TY_ASSIGN_OR_RETURN(NodeMovesApplied claimed,
                       ApplyNodeMoves(tx, NodeWrite::kClaimForJob, writes.moves, now));
   if (!claimed.lost.empty()) return skip();
+  TY_RETURN_IF_ERROR(ReadTransitionBases(tx.connection(), {&*writes.update}));
   TY_ASSIGN_OR_RETURN(pg::Result job, tx.Exec(TransitionStatement(*writes.update)));
   if (job.affected() != 1) return skip();
   ++outcome.admitted;
@@ -509,7 +511,18 @@ Status PgSchedulerStore::AdmitAll(pg::Transaction& tx, const AdmissionPlanner& p
   std::vector<pg::Statement> moves;
   if (!holds.empty()) moves.push_back(NodeMovesStatement(NodeWrite::kHoldForResource, holds, now));
   if (!claims.empty()) moves.push_back(NodeMovesStatement(NodeWrite::kClaimForJob, claims, now));
+  // With them, the admitted rows the writes are computed from (storage/job_transition_sql.h).
+  std::vector<StateUpdate*> admitting;
+  for (PlannedWrites& plan : plans) {
+    if (plan.update) admitting.push_back(&*plan.update);
+  }
+  const std::optional<pg::Statement> bases = TransitionBasesStatement(admitting);
+  if (bases) moves.push_back(*bases);
   TY_ASSIGN_OR_RETURN(std::vector<pg::Result> moved, tx.connection().ExecBatch(moves));
+  if (bases) {
+    TakeTransitionBases(moved.back(), admitting);
+    moved.pop_back();
+  }
   size_t next = 0;
   const NodeMovesApplied held =
       holds.empty() ? NodeMovesApplied{} : SortNodeMoves(holds, moved[next++]);
@@ -611,10 +624,16 @@ StatusOr<CommitOutcome> PgSchedulerStore::Commit(const AdmissionPlanner& planner
     TY_ASSIGN_OR_RETURN(pg::Result r, tx.Exec(kFailResource.With(params)));
     outcome.failed += static_cast<int>(r.affected());
   }
+  std::vector<StateUpdate> failures;
   for (const FailureDecision& f : cycle.failures) {
     TY_ASSIGN_OR_RETURN(JobTransition transition, planner.PlanFailure(f, now));
-    pg::Statement fail =
-        TransitionStatement(StateUpdate{f.job_id, f.version, std::move(transition), {}});
+    failures.push_back(StateUpdate{f.job_id, f.version, std::move(transition), {}, {}});
+  }
+  std::vector<StateUpdate*> failing;
+  for (StateUpdate& update : failures) failing.push_back(&update);
+  TY_RETURN_IF_ERROR(ReadTransitionBases(tx.connection(), failing));
+  for (const StateUpdate& update : failures) {
+    pg::Statement fail = TransitionStatement(update);
     TY_ASSIGN_OR_RETURN(pg::Result r, tx.Exec(fail.sql, fail.params));
     outcome.failed += static_cast<int>(r.affected());
   }

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "services/fleet/failure_model.h"
+#include "services/jobs/job_record_update.h"
 #include "services/jobs/job_state_machine.h"
 #include "services/jobs/workload_model.h"
 #include "services/log.h"
@@ -103,7 +104,9 @@ Status FailureSimulator::FinishRepairs(Timestamp now, FailureStepStats& stats) {
           SnapshotOf(record.id, record.version, record.job), repair.at, Later(repair.at, pull),
           "node " + NodeName(n.node.pool_id, n.node.ordinal) +
               " repaired; all replicas restart after the image pull (" + ShortDuration(pull) + ")");
-      if (resume.ok()) repair.job = StateUpdate{record.id, record.version, std::move(*resume), {}};
+      if (resume.ok())
+        repair.job =
+            StateUpdate{record.id, record.version, std::move(*resume), {}, BasisOf(record)};
     }
     TY_ASSIGN_OR_RETURN(bool done, store_.FinishRepair(repair));
     stats.repaired += done;
@@ -349,7 +352,8 @@ Status FailureSimulator::ReclaimDue(Timestamp now, FailureStepStats& stats) {
                                                        /*spot=*/true, saved_at)
                             : JobStateMachine::Stockout(snapshot, reclaim.at, outcome.message);
       if (!transition.ok()) continue;  // moved on since it was read; looked at again next pass
-      reclaim.job = StateUpdate{record.id, record.version, std::move(*transition), {}};
+      reclaim.job =
+          StateUpdate{record.id, record.version, std::move(*transition), {}, BasisOf(record)};
     }
     TY_ASSIGN_OR_RETURN(bool done, store_.ReclaimNode(reclaim));
     stats.reclaimed += done;
@@ -377,7 +381,7 @@ StatusOr<bool> FailureSimulator::Fail(const NodeRef& ref, Timestamp at,
               "node " + NodeName(ref.pool_id, ref.ordinal) +
                   " failed; the whole gang stops and restarts when it is repaired (repair takes " +
                   ShortDuration(fleet_.repair_time) + "), keeping its progress"));
-      failure.job = StateUpdate{record.id, record.version, std::move(stop), {}};
+      failure.job = StateUpdate{record.id, record.version, std::move(stop), {}, BasisOf(record)};
     }
   }
   return store_.FailNode(failure);

@@ -7,6 +7,7 @@
 #include <random>
 #include <vector>
 
+#include "services/jobs/job_record_update.h"
 #include "services/jobs/job_state_machine.h"
 #include "services/log.h"
 #include "workers/background_priority.h"
@@ -175,8 +176,9 @@ StatusOr<int> JobExecutor::RunOnce() {
     std::optional<Step> step = StepJob(record, now);
     if (!step) continue;
     // The transition moves into the update; the step keeps what follows the commit (the stop).
+    // The row as read here is what the store computes the writes from (no read of its own).
     updates.push_back(StateUpdate{record.id, record.version, std::move(*step->verdict.transition),
-                                  options_.owner});
+                                  options_.owner, BasisOf(record)});
     steps.push_back(std::move(*step));
   }
   // One transaction for the whole pass: one commit instead of one per step.

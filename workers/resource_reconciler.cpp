@@ -4,6 +4,7 @@
 #include <map>
 #include <optional>
 
+#include "services/jobs/job_record_update.h"
 #include "services/jobs/job_state_machine.h"
 #include "services/log.h"
 #include "services/persistent_resources/reboot_policy.h"
@@ -45,7 +46,7 @@ StatusOr<bool> ResourceReconciler::StartReboot(const ResourceRecord& record, Tim
   for (const JobRecord& job : jobs) {
     auto stop = OnResourceReboot(job, record.resource_id, boot, now, max_job_retries_);
     if (!stop.ok()) continue;  // not admitted any more
-    stops.push_back(StateUpdate{job.id, job.version, std::move(stop).value(), {}});
+    stops.push_back(StateUpdate{job.id, job.version, std::move(stop).value(), {}, BasisOf(job)});
   }
   return store_.StartReboot(record, ready_at, now, stops);
 }

@@ -6,14 +6,74 @@
 
 namespace trainyard {
 
+JobTransitionBasis BasisOf(const JobRecord& record) {
+  JobTransitionBasis basis;
+  basis.version = record.version;
+  basis.state_since = record.state_since;
+  basis.update_time = record.job.update_time;
+  basis.started = record.job.start_time.has_value();
+  if (record.job.trainyard) {
+    basis.admitted_at = record.job.trainyard->admitted_at;
+    basis.goodput = record.job.trainyard->goodput;
+  }
+  basis.hourly_price_micros = record.hourly_price_micros;
+  basis.cost_micros = record.cost_micros;
+  basis.checkpointed = record.checkpointed;
+  basis.checkpoint_interval = record.checkpoint_interval;
+  basis.checkpoint_cost = record.checkpoint_cost;
+  return basis;
+}
+
+JobTransitionWrite WriteOf(const JobTransition& t, const JobTransitionBasis& basis) {
+  JobTransitionWrite w{basis.cost_micros, basis.state_since, basis.goodput, basis.checkpointed};
+  // Every rule reads the row as it was: the cost accrues on the old admission, and the time in
+  // the old state goes to its bucket (before the first start QUEUED is waiting and PENDING
+  // starting, after it both are restarting).
+  const Timestamp since = basis.state_since.value_or(basis.update_time.value_or(t.at()));
+  const Duration in_state = std::max(Duration{}, Duration(t.at() - since));
+  if (t.ends_admission() && basis.admitted_at) {
+    w.cost_micros += cost::AccruedMicros(basis.hourly_price_micros, t.at() - *basis.admitted_at);
+  }
+  if (t.from() == t.to()) return w;  // the state goes on
+  w.state_since = t.at();
+  JobGoodput& g = w.goodput;
+  switch (GoodputClockOf(t.from())) {
+    case GoodputClock::kQueued:
+      (basis.started ? g.restarting : g.waiting) += in_state;
+      break;
+    case GoodputClock::kPending:
+      (basis.started ? g.restarting : g.starting) += in_state;
+      break;
+    case GoodputClock::kRunning: {
+      g.running += in_state;
+      // A run that ends splits as SplitRun says. An emergency save in the notice keeps
+      // everything up to it: only the time since is redone.
+      const Duration after_save =
+          t.interrupts_run() && t.progress_saved_at()
+              ? std::clamp<Duration>(t.at() - *t.progress_saved_at(), Duration{}, in_state)
+              : Duration{};
+      const RunSplit split = SplitRun(in_state - after_save, basis.checkpointed > Duration{},
+                                      basis.checkpoint_interval, basis.checkpoint_cost);
+      g.checkpoint_restore += split.restore;
+      g.checkpoint_save += split.saving;
+      if (t.interrupts_run()) {
+        const bool saved = t.progress_saved_at().has_value();
+        g.redone += saved ? after_save : split.redone;
+        w.checkpointed += saved ? split.kept + split.redone : split.kept;
+      }
+      break;
+    }
+    case GoodputClock::kNone:
+      break;
+  }
+  return w;
+}
+
 void ApplyToRecord(const JobTransition& t, JobRecord& record) {
   CustomJob& job = record.job;
   if (!job.trainyard) job.trainyard = SchedulingStatus{};
   SchedulingStatus& status = *job.trainyard;
-  // Every rule reads the record as it was (as an UPDATE's SET expressions read the old row).
-  const Timestamp since = record.state_since.value_or(job.update_time.value_or(t.at()));
-  const Duration in_state = std::max(Duration{}, Duration(t.at() - since));
-  const bool started = job.start_time.has_value();
+  const JobTransitionWrite w = WriteOf(t, BasisOf(record));
 
   job.state = t.to();
   ++record.version;
@@ -22,43 +82,11 @@ void ApplyToRecord(const JobTransition& t, JobRecord& record) {
   if (t.end_time()) job.end_time = t.end_time();
   if (t.error()) job.error = t.error();
   record.next_action_at = t.next_action_at();
-  if (t.ends_admission() && status.admitted_at) {
-    record.cost_micros +=
-        cost::AccruedMicros(record.hourly_price_micros, t.at() - *status.admitted_at);
-  }
-  if (t.from() != t.to()) {
-    record.state_since = t.at();
-    switch (GoodputClockOf(t.from())) {
-      case GoodputClock::kQueued:
-        (started ? status.goodput.restarting : status.goodput.waiting) += in_state;
-        break;
-      case GoodputClock::kPending:
-        (started ? status.goodput.restarting : status.goodput.starting) += in_state;
-        break;
-      case GoodputClock::kRunning:
-        status.goodput.running += in_state;
-        break;
-      case GoodputClock::kNone:
-        break;
-    }
-    status.queue_position.reset();
-  }
-  if (t.from() != t.to() && GoodputClockOf(t.from()) == GoodputClock::kRunning) {
-    // An emergency save in the notice keeps everything up to it: only the time since is redone.
-    const Duration after_save =
-        t.interrupts_run() && t.progress_saved_at()
-            ? std::clamp<Duration>(t.at() - *t.progress_saved_at(), Duration{}, in_state)
-            : Duration{};
-    const RunSplit split = SplitRun(in_state - after_save, record.checkpointed > Duration{},
-                                    record.checkpoint_interval, record.checkpoint_cost);
-    status.goodput.checkpoint_restore += split.restore;
-    status.goodput.checkpoint_save += split.saving;
-    if (t.interrupts_run()) {
-      const bool saved = t.progress_saved_at().has_value();
-      status.goodput.redone += saved ? after_save : split.redone;
-      record.checkpointed += saved ? split.kept + split.redone : split.kept;
-    }
-  }
+  record.cost_micros = w.cost_micros;
+  record.state_since = w.state_since;
+  status.goodput = w.goodput;
+  record.checkpointed = w.checkpointed;
+  if (t.from() != t.to()) status.queue_position.reset();
   if (t.admission()) {
     status.admitted_at = t.at();
     status.zone = t.admission()->zone;

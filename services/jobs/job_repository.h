@@ -63,13 +63,32 @@ struct ListJobsQuery {
   std::optional<JobCursor> after;
 };
 
+// What of a job's row, at one version, a transition's writes follow from (the cost its admission
+// ran up, the goodput buckets, the checkpoint split): services/jobs/job_record_update.h computes
+// the writes from it, and a store only applies them.
+struct JobTransitionBasis {
+  int64_t version = 0;
+  std::optional<Timestamp> state_since;
+  std::optional<Timestamp> update_time;  // when state_since is unknown
+  bool started = false;                  // start_time is set
+  std::optional<Timestamp> admitted_at;
+  int64_t hourly_price_micros = 0;
+  int64_t cost_micros = 0;
+  JobGoodput goodput;
+  Duration checkpointed{};
+  Duration checkpoint_interval{};
+  CheckpointCost checkpoint_cost;
+};
+
 // A transition applied as one compare-and-set on (id, version, from-state); fenced by the lease
-// when lease_owner is set.
+// when lease_owner is set. basis: the row as the caller read it at expected_version, when it did
+// (a store reads it otherwise, storage/job_transition_sql.h).
 struct StateUpdate {
   int64_t id = 0;
   int64_t expected_version = 0;
   JobTransition transition;
   std::optional<std::string> lease_owner;  // fence: only the lease holder may apply it
+  std::optional<JobTransitionBasis> basis;
 };
 
 class ProjectRepository {

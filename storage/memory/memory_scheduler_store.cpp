@@ -152,7 +152,7 @@ bool MemorySchedulerStore::ApplyPlanLocked(const JobAdmissionPlan& plan, Timesta
       db_.SetNodeJobLocked(claim.pool_id, ordinal, plan.job_id);
     }
   }
-  return db_.ApplyLocked(StateUpdate{plan.job_id, plan.version, plan.transition, {}});
+  return db_.ApplyLocked(StateUpdate{plan.job_id, plan.version, plan.transition, {}, {}});
 }
 
 bool MemorySchedulerStore::ApplyHoldLocked(const HoldPlan& plan, Timestamp now) {
@@ -223,7 +223,7 @@ StatusOr<CommitOutcome> MemorySchedulerStore::Commit(const AdmissionPlanner& pla
       JobSnapshot snapshot{victim, r.version, r.job.state, r.job.start_time.has_value()};
       std::optional<JobTransition> t = planner.PlanVictim(a, snapshot, now);
       if (!t) break;
-      requeues.push_back(StateUpdate{victim, r.version, std::move(*t), {}});
+      requeues.push_back(StateUpdate{victim, r.version, std::move(*t), {}, {}});
     }
     auto job = db_.jobs.find(a.job_id);
     FreeByPool once_released;
@@ -275,7 +275,7 @@ StatusOr<CommitOutcome> MemorySchedulerStore::Commit(const AdmissionPlanner& pla
   }
   for (const FailureDecision& f : cycle.failures) {
     TY_ASSIGN_OR_RETURN(JobTransition t, planner.PlanFailure(f, now));
-    if (db_.ApplyLocked(StateUpdate{f.job_id, f.version, std::move(t), {}})) ++outcome.failed;
+    if (db_.ApplyLocked(StateUpdate{f.job_id, f.version, std::move(t), {}, {}})) ++outcome.failed;
   }
   for (const PreemptionNotice& n : cycle.notices) {
     auto it = db_.jobs.find(n.job_id);

@@ -172,7 +172,7 @@ TEST_F(JobCacheTest, ADeleteOnOneProcessIsNotFoundOnTheOther) {
   auto stopped = JobStateMachine::Transition(SnapshotOf(id_, record->version, record->job),
                                              JobState::kCancelled, clock_.Now(), "stopped");
   ASSERT_TRUE(stopped.ok()) << stopped.status().message();
-  StateUpdate update{id_, record->version, *stopped, std::nullopt};
+  StateUpdate update{id_, record->version, *stopped, std::nullopt, std::nullopt};
   ASSERT_TRUE(*a_->cached->ApplyTransition(update));
   ASSERT_TRUE(a_->service->Delete(ref_).ok());
   EXPECT_TRUE(WaitFor([&] { return GetOn(*b_).status().code() == Code::kNotFound; }));

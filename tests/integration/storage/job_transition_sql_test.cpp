@@ -1,8 +1,10 @@
 // A pass's transitions in one statement (storage/job_transition_sql.h, TransitionsStatement):
 // each job's compare-and-set holds on its own, and the values arrive as written, whatever they
-// hold.
+// hold. And what a transition writes from the row it moves (services/jobs/job_record_update.h)
+// is the same on PostgreSQL as on memory's ApplyToRecord, from the store's read or the caller's.
 #include <gtest/gtest.h>
 
+#include "services/jobs/job_record_update.h"
 #include "services/jobs/job_state_machine.h"
 #include "tests/integration/sim_fixture.h"
 
@@ -25,7 +27,7 @@ class JobTransitionSqlTest : public testing::SimFixture {
     auto t = JobStateMachine::FailInQueue(JobSnapshot{IdOf(job), version, JobState::kQueued},
                                           clock_.Now(), message);
     EXPECT_TRUE(t.ok()) << t.status().message();
-    return StateUpdate{IdOf(job), version, std::move(t).value(), std::nullopt};
+    return StateUpdate{IdOf(job), version, std::move(t).value(), std::nullopt, std::nullopt};
   }
   CustomJob Get(const CustomJob& job) {
     auto got = service_->Get(JobRef{ParentRef{"demo", "us-central1"}, std::to_string(IdOf(job))});
@@ -64,6 +66,107 @@ TEST_F(JobTransitionSqlTest, APassAppliesEachJobsTransitionOnItsOwnCompareAndSet
   ASSERT_TRUE(got.error.has_value());
   EXPECT_EQ(got.error->message, odd);
   EXPECT_EQ(Events(last), events_before + 1);
+}
+
+// Checkpoints every 600 s that take 45 s to save and 90 s to restore.
+class JobTransitionSplitTest : public JobTransitionSqlTest {
+ protected:
+  void SetUp() override {
+    checkpoint_interval_ = "600s";
+    primary_env_ = {{"TRAINYARD_CHECKPOINT_SAVE_TIME", "45s"},
+                    {"TRAINYARD_CHECKPOINT_RESTORE_TIME", "90s"}};
+    ASSERT_NO_FATAL_FAILURE(StartFleet(kFleet));
+  }
+  JobRecord Read(const CustomJob& job) {
+    const int64_t project = std::stoll(job.name.substr(9, job.name.find('/', 9) - 9));
+    auto got = store_->Get(project, "us-central1", IdOf(job));
+    EXPECT_TRUE(got.ok()) << got.status().message();
+    return got.ok() ? *got : JobRecord{};
+  }
+  void RunUntilRunning(const CustomJob& job) {
+    for (int i = 0; i < 40 && Get(job).state != JobState::kRunning; ++i) {
+      ASSERT_NO_FATAL_FAILURE(Step());
+      clock_.Advance(std::chrono::seconds(30));
+    }
+    ASSERT_EQ(Get(job).state, JobState::kRunning);
+  }
+  // Applies `update` on PostgreSQL and `ApplyToRecord` on `before` (the row it moves), and
+  // expects the same row of both.
+  void ExpectBothWriteAlike(const JobRecord& before, const StateUpdate& update) {
+    JobRecord memory = before;
+    ApplyToRecord(update.transition, memory);
+    auto applied = store_->ApplyTransitions({update});
+    ASSERT_TRUE(applied.ok()) << applied.status().message();
+    ASSERT_EQ(*applied, std::vector<bool>{true});
+    const JobRecord pg = Read(before.job);
+    EXPECT_EQ(pg.version, memory.version);
+    EXPECT_EQ(pg.job.state, memory.job.state);
+    EXPECT_EQ(pg.cost_micros, memory.cost_micros);
+    EXPECT_EQ(pg.state_since, memory.state_since);
+    EXPECT_EQ(pg.checkpointed, memory.checkpointed);
+    const JobGoodput& p = pg.job.trainyard->goodput;
+    const JobGoodput& m = memory.job.trainyard->goodput;
+    EXPECT_EQ(p.waiting, m.waiting);
+    EXPECT_EQ(p.starting, m.starting);
+    EXPECT_EQ(p.restarting, m.restarting);
+    EXPECT_EQ(p.running, m.running);
+    EXPECT_EQ(p.redone, m.redone);
+    EXPECT_EQ(p.checkpoint_save, m.checkpoint_save);
+    EXPECT_EQ(p.checkpoint_restore, m.checkpoint_restore);
+  }
+};
+
+TEST_F(JobTransitionSplitTest, ARunInterruptedMidCheckpointSplitsAlikeInBothStores) {
+  using std::chrono::seconds;
+  CustomJob job = CreateGang("demo", SchedulingStrategy::kStandard, 0, "7200s");
+  ASSERT_NO_FATAL_FAILURE(RunUntilRunning(job));
+  // About 1000 s into its first run: one interval and its save kept, the time since redone.
+  clock_.Advance(seconds(1000));
+  JobRecord before = Read(job);
+  auto reclaimed = JobStateMachine::Requeue(SnapshotOf(before.id, before.version, before.job),
+                                            clock_.Now(), "reclaimed", /*spot_restart=*/true);
+  ASSERT_TRUE(reclaimed.ok()) << reclaimed.status().message();
+  // No basis: the store reads the row itself.
+  ASSERT_NO_FATAL_FAILURE(ExpectBothWriteAlike(
+      before, StateUpdate{before.id, before.version, *reclaimed, std::nullopt, std::nullopt}));
+  const JobRecord first = Read(job);
+  EXPECT_EQ(first.checkpointed, seconds(600));
+  EXPECT_EQ(first.job.trainyard->goodput.checkpoint_save, seconds(45));
+  const JobGoodput& once = first.job.trainyard->goodput;
+  EXPECT_EQ(once.redone, once.running - seconds(600 + 45));
+  EXPECT_GT(once.redone, seconds(0));
+  EXPECT_GT(first.cost_micros, 0);
+
+  // It resumes from the checkpoint (a 90 s restore) and is reclaimed 1500 s in, mid-save, with
+  // an emergency checkpoint 100 s before: the caller's read is the basis.
+  ASSERT_NO_FATAL_FAILURE(RunUntilRunning(job));
+  clock_.Advance(seconds(1500));
+  before = Read(job);
+  auto saved =
+      JobStateMachine::Requeue(SnapshotOf(before.id, before.version, before.job), clock_.Now(),
+                               "reclaimed", /*spot_restart=*/true, clock_.Now() - seconds(100));
+  ASSERT_TRUE(saved.ok()) << saved.status().message();
+  ASSERT_NO_FATAL_FAILURE(ExpectBothWriteAlike(
+      before, StateUpdate{before.id, before.version, *saved, std::nullopt, BasisOf(before)}));
+  const JobRecord second = Read(job);
+  EXPECT_EQ(second.job.trainyard->goodput.checkpoint_restore, seconds(90));
+  EXPECT_EQ(second.job.trainyard->goodput.redone, once.redone + seconds(100));
+  EXPECT_GT(second.cost_micros, first.cost_micros);
+}
+
+TEST_F(JobTransitionSplitTest, ABasisOfAnotherVersionIsReadAgain) {
+  CustomJob job = CreateGang("demo", SchedulingStrategy::kStandard, 0, "600s");
+  JobRecord before = Read(job);
+  auto t = JobStateMachine::FailInQueue(SnapshotOf(before.id, before.version, before.job),
+                                        clock_.Now(), "never fits");
+  ASSERT_TRUE(t.ok());
+  JobTransitionBasis stale = BasisOf(before);
+  stale.version = before.version + 1;  // read at another version: the store reads it again
+  auto applied =
+      store_->ApplyTransitions({StateUpdate{before.id, before.version, *t, std::nullopt, stale}});
+  ASSERT_TRUE(applied.ok()) << applied.status().message();
+  EXPECT_EQ(*applied, std::vector<bool>{true});
+  EXPECT_EQ(Get(job).state, JobState::kFailed);
 }
 
 }  // namespace
