@@ -73,9 +73,14 @@ bench: build
 bench-scheduler: build
 	$(BUILD_DIR)/bench/trainyard_bench --benchmark_counters_tabular=true
 
-# The long runs: each fuzz target for SOAK_FUZZ_SECONDS, then the crash soak (tests/soak/).
+# The long runs: each fuzz target for SOAK_FUZZ_SECONDS, the store property test over
+# SOAK_PROPERTY_SEEDS seeds (tests/integration/storage/store_property_test.cpp: every seed, each
+# divergence named; make test runs 28), then the crash soak (tests/soak/).
+SOAK_PROPERTY_SEEDS ?= 500
 soak: build fuzz-build
 	bash tests/fuzz/run $(FUZZ_DIR) $(SOAK_FUZZ_SECONDS)
+	TRAINYARD_PROPERTY_SEEDS=$(SOAK_PROPERTY_SEEDS) TRAINYARD_PROPERTY_KEEP_GOING=1 \
+	  $(BUILD_DIR)/tests/integration_tests --gtest_filter='StorePropertyTest.EveryHistory*'
 	python3 tests/soak/crash_soak.py $(BUILD_DIR)/trainyard --kills 100 --pg-restarts 10
 	python3 tests/soak/crash_soak.py $(BUILD_DIR)/trainyard --scenario handover --kills 20 --pg-restarts 0
 	python3 tests/soak/crash_soak.py $(BUILD_DIR)/trainyard --scenario handover --all-full --kills 20 --pg-restarts 0

@@ -441,13 +441,20 @@ StatusOr<bool> PgSchedulerStore::RequeueVictim(pg::Transaction& tx, const Admiss
 }
 
 Status PgSchedulerStore::AdmitPreempting(pg::Transaction& tx, const AdmissionPlanner& planner,
-                                         const AdmissionDecision& a, Timestamp now,
-                                         FreeByPool& free, NodeStatesRead& states,
+                                         const AdmissionDecision& a,
+                                         const std::vector<FreeNodesRead>& cycle_reads,
+                                         Timestamp now, FreeByPool& free, NodeStatesRead& states,
                                          CommitOutcome& outcome) {
   TY_RETURN_IF_ERROR(tx.Exec("SAVEPOINT admission").status());
   int preempted = 0;
+  // What the rest of the commit sees as free goes back with the savepoint, as the memory store
+  // never changes it for a preemption it skips.
+  const FreeByPool free_before = free;
+  const NodeStatesRead states_before = states;
   auto skip = [&]() -> Status {
     ++outcome.skipped;
+    free = free_before;
+    states = states_before;
     return tx.Exec("ROLLBACK TO SAVEPOINT admission").status();
   };
   for (int64_t victim : a.victims) {
@@ -455,8 +462,19 @@ Status PgSchedulerStore::AdmitPreempting(pg::Transaction& tx, const AdmissionPla
     if (!requeued) return skip();
     ++preempted;
   }
-  // The victims' nodes are free now: see them.
-  TY_RETURN_IF_ERROR(LoadFree(tx, planner.fleet(), planner.FreeNodesToRead(a), free, states));
+  // The victims' nodes are free now: see them. The pools are read again as the whole cycle
+  // reads them, since a read replaces what `free` held of a pool: bounded by this admission's
+  // units alone, it left nothing for the cycle's other admissions there, which were skipped.
+  std::vector<FreeNodesRead> reads;
+  for (const FreeNodesRead& read : cycle_reads) {
+    for (const PlacedPool& pp : a.placement.pools) {
+      if (pp.pool == read.pool) {
+        reads.push_back(read);
+        break;
+      }
+    }
+  }
+  TY_RETURN_IF_ERROR(LoadFree(tx, planner.fleet(), reads, free, states));
   std::optional<JobAdmissionPlan> plan = planner.PlanJob(a, now, free);
   if (!plan) return skip();
   PlannedWrites writes = WritesOf(*plan, states);
@@ -607,12 +625,13 @@ StatusOr<CommitOutcome> PgSchedulerStore::Commit(const AdmissionPlanner& planner
   TY_ASSIGN_OR_RETURN(pg::Transaction tx, pg::Transaction::Begin(*conn));
   FreeByPool free;
   NodeStatesRead states;
-  TY_RETURN_IF_ERROR(LoadFree(tx, planner.fleet(), planner.FreeNodesToRead(cycle), free, states));
+  const std::vector<FreeNodesRead> reads = planner.FreeNodesToRead(cycle);
+  TY_RETURN_IF_ERROR(LoadFree(tx, planner.fleet(), reads, free, states));
   // Preemptions first, one at a time (at most 64 a cycle), since they free nodes; then the holds
   // and every other admission in two round trips.
   for (const AdmissionDecision& a : cycle.admissions) {
     if (!a.victims.empty()) {
-      TY_RETURN_IF_ERROR(AdmitPreempting(tx, planner, a, now, free, states, outcome));
+      TY_RETURN_IF_ERROR(AdmitPreempting(tx, planner, a, reads, now, free, states, outcome));
     }
   }
   TY_RETURN_IF_ERROR(AdmitAll(tx, planner, cycle, now, free, states, outcome));

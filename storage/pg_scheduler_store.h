@@ -45,9 +45,12 @@ class PgSchedulerStore final : public SchedulerStore {
   // is no longer a PENDING or RUNNING job.
   StatusOr<bool> RequeueVictim(pg::Transaction& tx, const AdmissionPlanner& planner,
                                const AdmissionDecision& a, int64_t victim, Timestamp now);
+  // `cycle_reads`: the whole cycle's free-node reads; the admission's pools are read again with
+  // them once its victims are gone, so the admissions after it in those pools still find theirs.
   Status AdmitPreempting(pg::Transaction& tx, const AdmissionPlanner& planner,
-                         const AdmissionDecision& a, Timestamp now, FreeByPool& free,
-                         NodeStatesRead& states, CommitOutcome& outcome);
+                         const AdmissionDecision& a, const std::vector<FreeNodesRead>& cycle_reads,
+                         Timestamp now, FreeByPool& free, NodeStatesRead& states,
+                         CommitOutcome& outcome);
   // The holds and every other admission in two round trips: all node claims, then all
   // compare-and-sets; one whose claim came back short or whose row moved gives its nodes back.
   Status AdmitAll(pg::Transaction& tx, const AdmissionPlanner& planner, const CycleResult& cycle,

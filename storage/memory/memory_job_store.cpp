@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "services/jobs/priority_label.h"
+
 namespace trainyard::storage::memory {
 
 StatusOr<Project> MemoryProjectRepository::Resolve(const std::string& id_or_number,
@@ -44,6 +46,10 @@ Status MemoryJobStore::Insert(const JobRecord& record, const std::string&) {
   }
   stored.state_since = record.job.create_time;
   if (!stored.job.trainyard) stored.job.trainyard = SchedulingStatus{};
+  // The priority a job shows is its label's from the start, as a read on PostgreSQL gives it.
+  if (auto priority = ParsePriorityLabel(stored.job.labels); priority.ok()) {
+    stored.job.trainyard->priority = *priority;
+  }
   db_.InsertLocked(std::move(stored));
   return Status::Ok();
 }

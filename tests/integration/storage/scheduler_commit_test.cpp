@@ -123,6 +123,36 @@ TEST_F(SchedulerCommitTest, AnAdmissionTakesTheWarmNodeWithItsImageAboveLowerOne
   EXPECT_EQ(Nodes(on_demand_), on_demand);
 }
 
+// A preemption and another admission into the same pool in one commit are both admitted. The
+// pool's read once the victim was gone used to be bounded by the preemptor's own units and to
+// replace the commit's view of the pool, which left nothing for the admission after it: it was
+// skipped, and admitted a pass later than on the memory store (found by StorePropertyTest).
+TEST_F(SchedulerCommitTest, APreemptionLeavesTheOtherAdmissionsOfItsPoolTheirNodes) {
+  CustomJob victim = CreateGang("demo", SchedulingStrategy::kStandard, 0, "600s");
+  CycleResult first;
+  first.admissions.push_back(Admit(victim, 1, on_demand_, 1));
+  auto admitted = CommitAsLeader(first);
+  ASSERT_TRUE(admitted.ok()) << admitted.status().message();
+  ASSERT_EQ(admitted->admitted, 1);
+
+  CustomJob preemptor = CreateGang("demo", SchedulingStrategy::kStandard, 0, "600s");
+  CustomJob other = CreateGang("demo", SchedulingStrategy::kStandard, 0, "600s");
+  CycleResult cycle;
+  AdmissionDecision preempting = Admit(preemptor, 1, on_demand_, 1);
+  preempting.victims = {IdOf(victim)};
+  cycle.admissions.push_back(preempting);
+  cycle.admissions.push_back(Admit(other, 1, on_demand_, 1));
+  auto outcome = CommitAsLeader(cycle);
+  ASSERT_TRUE(outcome.ok()) << outcome.status().message();
+  EXPECT_EQ(outcome->admitted, 2);
+  EXPECT_EQ(outcome->preempted, 1);
+  EXPECT_EQ(outcome->skipped, 0);
+  // The victim's cold node went back and the preemptor took it; the other took the free one.
+  const std::vector<std::pair<int, int64_t>> on_demand = {{1, IdOf(preemptor)}, {1, IdOf(other)}};
+  EXPECT_EQ(Nodes(on_demand_), on_demand);
+  EXPECT_EQ(Get(victim).state, JobState::kQueued);
+}
+
 // The change feed: a transaction that took its sequence values first but commits after a later one
 // is still read (creates are group-committed and runtime passes are one transaction, so this
 // happens all the time under load).
