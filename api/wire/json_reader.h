@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "api/wire/enums.h"
-#include "services/time.h"
 #include "services/status.h"
+#include "services/time.h"
 
 namespace trainyard {
 

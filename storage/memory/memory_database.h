@@ -2,8 +2,8 @@
 // The control plane's state in memory: jobs with their leases and change feed, node slots,
 // persistent resources and their operations, projects. What `simulate` runs the server's code on
 // (storage/memory/memory_adapters.h): every adapter over it applies the same transitions
-// (services/jobs/job_record_update.h) and node moves as the PostgreSQL stores, under one lock, so a run
-// is exact and repeatable.
+// (services/jobs/job_record_update.h) and node moves as the PostgreSQL stores, under one lock, so a
+// run is exact and repeatable.
 #include <map>
 #include <mutex>
 #include <optional>

@@ -5,8 +5,8 @@
 #include <cmath>
 #include <cstdio>
 
-#include "services/runtime/replica_plan.h"
 #include "services/jobs/workload_model.h"
+#include "services/runtime/replica_plan.h"
 
 namespace trainyard::sim {
 namespace {

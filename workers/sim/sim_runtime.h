@@ -3,8 +3,8 @@
 // end times, kept as each replica's handle in the job's row, so the simulation needs no memory of
 // its own and any executor can take a job over. A replica runs from its launch (the scheduler has
 // already waited for boot and image pull) for the job's run time: TRAINYARD_SIM_DURATION or the
-// workload model (services/jobs/workload_model.h), or what a preempted or repaired job had left. Then
-// it exits: the primary with TRAINYARD_SIM_EXIT_CODE (0 when unset), the others with 0.
+// workload model (services/jobs/workload_model.h), or what a preempted or repaired job had left.
+// Then it exits: the primary with TRAINYARD_SIM_EXIT_CODE (0 when unset), the others with 0.
 #include <mutex>
 #include <optional>
 #include <string>
