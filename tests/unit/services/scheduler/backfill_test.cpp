@@ -3,27 +3,17 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/unit/services/scheduler/scheduler_parts_fixture.h"
+
 namespace trainyard {
 namespace {
 
 using namespace std::chrono_literals;
 using CM = ConsumptionModel;
 
-const Timestamp kT0 = FromUnixMicros(1'800'000'000'000'000);
+const Timestamp kT0 = test::kPartsT0;
 
-Fleet EightNodes() {
-  Fleet f;
-  f.epoch = kT0;
-  CapacityPool p;
-  p.zone = "us-central1-b";
-  p.region = "us-central1";
-  p.machine_type = "a3-megagpu-8g";
-  p.model = CM::kOnDemand;
-  p.units = 8;
-  p.id = "b/od";
-  f.pools.push_back(p);
-  return f;
-}
+Fleet EightNodes() { return test::OneA3MegaPool(8); }
 
 struct Parts {
   explicit Parts(const Fleet& fleet)
@@ -43,17 +33,8 @@ struct Parts {
     return r;
   }
   std::optional<Reservation> Reserve(int64_t nodes, Duration horizon = 24h) {
-    SchedulerJob job;
-    job.id = 99;
+    SchedulerJob job = test::A3MegaGang(index, 99, nodes);
     job.priority = 1000;
-    job.project_id = "demo";
-    job.region = "us-central1";
-    job.affinity = ReservationAffinityType::kNoReservation;
-    GangPool gp;
-    gp.machine_type = "a3-megagpu-8g";
-    gp.units = nodes;
-    gp.type_id = index.TypeIdOf(gp);
-    job.pools.push_back(gp);
     return backfill.Reserve(job, snapshot, assigner, FlavorOrder(job), horizon);
   }
   FleetIndex index;

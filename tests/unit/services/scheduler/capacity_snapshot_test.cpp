@@ -3,26 +3,16 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/unit/services/scheduler/scheduler_parts_fixture.h"
+
 namespace trainyard {
 namespace {
 
 using CM = ConsumptionModel;
 
-const Timestamp kT0 = FromUnixMicros(1'800'000'000'000'000);
+const Timestamp kT0 = test::kPartsT0;
 
-Fleet OnePool() {
-  Fleet f;
-  f.epoch = kT0;
-  CapacityPool p;
-  p.zone = "us-central1-b";
-  p.region = "us-central1";
-  p.machine_type = "a3-megagpu-8g";
-  p.model = CM::kOnDemand;
-  p.units = 8;
-  p.id = "b/od";
-  f.pools.push_back(p);
-  return f;
-}
+Fleet OnePool() { return test::OneA3MegaPool(8); }
 
 TEST(CapacitySnapshotTest, FreeIsCapacityLessHeldAndDown) {
   const Fleet fleet = OnePool();

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/unit/services/scheduler/scheduler_parts_fixture.h"
+
 #include "services/scheduler/verdict_text.h"
 
 namespace trainyard {
@@ -43,18 +45,9 @@ struct Parts {
   }
   SchedulerJob Job(int64_t id, int64_t nodes,
                    SchedulingStrategy strategy = SchedulingStrategy::kUnspecified) {
-    SchedulerJob job;
-    job.id = id;
-    job.project_id = "demo";
-    job.region = "us-central1";
+    SchedulerJob job = test::A3MegaGang(index, id, nodes);
     job.strategy = strategy;
-    job.affinity = ReservationAffinityType::kNoReservation;
     job.queue_time = kT0;
-    GangPool gp;
-    gp.machine_type = "a3-megagpu-8g";
-    gp.units = nodes;
-    gp.type_id = index.TypeIdOf(gp);
-    job.pools.push_back(gp);
     return job;
   }
   FleetIndex index;

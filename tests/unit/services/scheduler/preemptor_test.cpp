@@ -6,27 +6,20 @@
 #include <deque>
 #include <unordered_set>
 
+#include "tests/unit/services/scheduler/scheduler_parts_fixture.h"
+
 namespace trainyard {
 namespace {
 
 using namespace std::chrono_literals;
 using CM = ConsumptionModel;
 
-const Timestamp kT0 = FromUnixMicros(1'800'000'000'000'000);
+const Timestamp kT0 = test::kPartsT0;
 
 // One on-demand pool of 4 A3 Mega nodes.
 Fleet FourNodes(Duration grace = Duration{}) {
-  Fleet f;
-  f.epoch = kT0;
+  Fleet f = test::OneA3MegaPool(4);
   f.termination_grace = grace;
-  CapacityPool p;
-  p.zone = "us-central1-b";
-  p.region = "us-central1";
-  p.machine_type = "a3-megagpu-8g";
-  p.model = CM::kOnDemand;
-  p.units = 4;
-  p.id = "b/od";
-  f.pools.push_back(p);
   return f;
 }
 
@@ -54,17 +47,8 @@ struct Parts {
     return r;
   }
   std::optional<PreemptionPlan> PlanFor(int64_t nodes, int victims_left = 64) {
-    SchedulerJob job;
-    job.id = 99;
-    job.project_id = "demo";
-    job.region = "us-central1";
+    SchedulerJob job = test::A3MegaGang(index, 99, nodes);
     job.priority = 1000;
-    job.affinity = ReservationAffinityType::kNoReservation;
-    GangPool gp;
-    gp.machine_type = "a3-megagpu-8g";
-    gp.units = nodes;
-    gp.type_id = index.TypeIdOf(gp);
-    job.pools.push_back(gp);
     std::vector<const RunningJob*> lower;
     for (const RunningJob& r : running) lower.push_back(&r);
     const std::vector<CM> flavors = FlavorOrder(job);
