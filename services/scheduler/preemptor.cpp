@@ -17,7 +17,9 @@ using std::chrono::microseconds;
 
 // The candidates of one plan: per zone, and what reclaim and fair sharing say of them.
 struct Preemptor::Gathered {
-  std::unordered_map<std::string, std::vector<const RunningJob*>> by_zone;
+  // By zone index: zones are tried in the region's order, as fits try them, so a tie between two
+  // zones never follows the order the running jobs came in (which differs between the stores).
+  std::map<int, std::vector<const RunningJob*>> by_zone;
   std::unordered_set<int64_t> borrowers;        // reclaimed whatever fair sharing says
   std::unordered_map<std::string, double> drs;  // of the projects whose borrowers are candidates
   bool reclaim = false;
@@ -55,7 +57,7 @@ std::optional<PreemptionPlan> Preemptor::Plan(const SchedulerJob& job,
                 return StopsBefore(*a, g.DrsOf(*a), *b, g.DrsOf(*b), snapshot.now());
               });
     std::optional<PreemptionPlan> plan =
-        PlanInZone(job, zone_candidates, g, snapshot, assigner, options);
+        PlanInZone(job, zone, zone_candidates, g, snapshot, assigner, options);
     if (!plan || static_cast<int>(plan->victims.size()) > candidates.victims_left) continue;
     if (!best || plan->victims.size() < best->victims.size()) best = std::move(plan);
   }
@@ -79,7 +81,7 @@ Preemptor::Gathered Preemptor::Gather(const SchedulerJob& job,
     for (const PlacedPool& pp : r.placement.pools) {
       dws = dws || fleet_.pools[pp.pool].model == ConsumptionModel::kFlexStart;
     }
-    if (!dws) g.by_zone[r.placement.zone].push_back(&r);
+    if (!dws) g.by_zone[index_.zone_of_pool[r.placement.pools[0].pool]].push_back(&r);
   };
   for (const RunningJob* r : candidates.lower_priority) consider(*r);
   if (auto c = index_.cohort_of_project.find(job.project_id); c != index_.cohort_of_project.end()) {
@@ -102,11 +104,11 @@ Preemptor::Gathered Preemptor::Gather(const SchedulerJob& job,
 }
 
 std::optional<PreemptionPlan> Preemptor::PlanInZone(
-    const SchedulerJob& job, const std::vector<const RunningJob*>& candidates, const Gathered& g,
-    const CapacitySnapshot& snapshot, const FlavorAssigner& assigner,
+    const SchedulerJob& job, int zone, const std::vector<const RunningJob*>& candidates,
+    const Gathered& g, const CapacitySnapshot& snapshot, const FlavorAssigner& assigner,
     const FitOptions& options) const {
   FitOptions in_zone = options;
-  in_zone.only_zone = index_.zone_of_pool[candidates[0]->placement.pools[0].pool];
+  in_zone.only_zone = zone;
   auto place = [&](const FreedUnits& freed) {
     in_zone.freed = freed;
     return assigner.Place(job, snapshot, in_zone);

@@ -59,7 +59,7 @@ class Preemptor {
                   const CapacitySnapshot& snapshot, const FitOptions& options) const;
   static PreemptionPlan PlanOf(const std::vector<const RunningJob*>& victims, const Gathered& g,
                                const std::unordered_set<int64_t>& fair_shared, Placement placement);
-  std::optional<PreemptionPlan> PlanInZone(const SchedulerJob& job,
+  std::optional<PreemptionPlan> PlanInZone(const SchedulerJob& job, int zone,
                                            const std::vector<const RunningJob*>& candidates,
                                            const Gathered& g, const CapacitySnapshot& snapshot,
                                            const FlavorAssigner& assigner,
