@@ -53,6 +53,31 @@ StatusOr<std::optional<Duration>> DurationField(const std::string& src, const js
   return std::optional<Duration>(*d);
 }
 
+// `scheduler`: when a queued job starts to hold the capacity it needs (`holdAfter`, 0s: at
+// once) and how many may hold in one cycle (`holdsPerCycle`). 0s and 1 make it EASY backfilling:
+// the queue's head alone holds, and the rest backfill only where they do not delay it.
+StatusOr<SchedulerConfig> ParseSchedulerKnobs(const std::string& src, const json& k) {
+  SchedulerConfig out;
+  if (!k.is_object()) return Bad(src, "scheduler", "must be an object");
+  for (const auto& [key, value] : k.items()) {
+    if (key == "holdAfter") {
+      auto d = value.is_string() ? ParseDurationText(value.get<std::string>()) : std::nullopt;
+      if (!d || d->count() < 0) {
+        return Bad(src, "scheduler.holdAfter", "must be a duration such as \"0s\" or \"1800s\"");
+      }
+      out.reserve_min_wait = *d;
+    } else if (key == "holdsPerCycle") {
+      if (!value.is_number_integer() || value.get<int64_t>() < 1 || value.get<int64_t>() > 1000) {
+        return Bad(src, "scheduler.holdsPerCycle", "must be a whole number from 1 to 1000");
+      }
+      out.max_reservations = value.get<int>();
+    } else {
+      return Bad(src, "scheduler." + key, "is not a scheduler knob (holdAfter, holdsPerCycle)");
+    }
+  }
+  return out;
+}
+
 StatusOr<Workload> ParseWorkload(const std::string& src, const json& w, const fs::path& dir,
                                  const FileRules& rules) {
   Workload out;
@@ -327,6 +352,9 @@ StatusOr<Scenario> LoadScenario(const std::string& path, std::optional<uint64_t>
   TY_ASSIGN_OR_RETURN(s.checkpoint_save, DurationField(path, j, "checkpointSaveTime", ""));
   TY_ASSIGN_OR_RETURN(s.checkpoint_restore, DurationField(path, j, "checkpointRestoreTime", ""));
   TY_ASSIGN_OR_RETURN(s.max_wait, DurationField(path, j, "flexStartMaxWait", ""));
+  if (j.contains("scheduler")) {
+    TY_ASSIGN_OR_RETURN(s.scheduler, ParseSchedulerKnobs(path, j["scheduler"]));
+  }
   return s;
 }
 

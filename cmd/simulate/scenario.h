@@ -12,6 +12,7 @@
 #include "cmd/simulate/scenario_files.h"
 #include "services/fleet/fleet.h"
 #include "services/model/custom_job.h"
+#include "services/scheduler/scheduler.h"
 #include "services/status.h"
 
 namespace trainyard::simulate {
@@ -79,6 +80,9 @@ struct Scenario {
   std::optional<Duration> checkpoint_save;
   std::optional<Duration> checkpoint_restore;
   std::optional<Duration> max_wait;  // FLEX_START's maxWaitDuration
+  // The scheduler's knobs the scenario may turn (`scheduler`: `holdAfter`, `holdsPerCycle`), so a
+  // replay can run under a policy closer to the one a log's machine ran; the server's by default.
+  SchedulerConfig scheduler;
   uint64_t seed = 1;
 };
 

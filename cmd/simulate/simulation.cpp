@@ -132,6 +132,7 @@ StatusOr<SimulationResult> RunScenario(const Scenario& scenario, const Trace& tr
   TY_ASSIGN_OR_RETURN(app::RuntimeBundle runtime, app::SimulateRuntimes().Make("sim", fleet));
   app::ControlPlaneOptions options;
   options.scheduler.simulated_startup = runtime.simulated_startup;
+  options.scheduler.config = scenario.scheduler;
   options.external_capacity = runtime.capacity.get();
   options.executor.owner = kOwner;
   // Leases are a server's fence against another; here one process holds them all, and a pass that
