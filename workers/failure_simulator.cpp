@@ -33,8 +33,8 @@ bool Holds(JobState state) { return state == JobState::kPending || state == JobS
 
 // A RUNNING job whose run ended by `at` finished before the fault reached it: the runtime
 // completes it, and the fault only hits the node.
-bool FinishedBy(const JobRecord& record, Timestamp at) {
-  return record.job.state == JobState::kRunning && record.next_action_at &&
+bool FinishedBy(const JobRecord& record, Timestamp at, bool run_ends_known) {
+  return run_ends_known && record.job.state == JobState::kRunning && record.next_action_at &&
          *record.next_action_at <= at;
 }
 
@@ -302,7 +302,7 @@ Status FailureSimulator::EndWindows(Timestamp now, FailureStepStats& stats) {
                          "reservation " + pool.reservation + "'s window ends at " +
                              ClockText(*pool.window_end) + ": node " +
                              NodeName(n.node.pool_id, n.node.ordinal) + " is stopped then",
-                         "WINDOW_END"});
+                         std::string(kWindowEndNotice)});
     }
   }
   if (notices.empty()) return Status::Ok();
@@ -320,7 +320,7 @@ Status FailureSimulator::ReclaimDue(Timestamp now, FailureStepStats& stats) {
     reclaim.node = n.node;
     reclaim.at = n.preempt_at.value_or(now);
     auto job = n.job_id ? jobs.find(*n.job_id) : jobs.end();
-    if (job != jobs.end() && FinishedBy(job->second, reclaim.at)) continue;
+    if (job != jobs.end() && FinishedBy(job->second, reclaim.at, run_ends_known_)) continue;
     if (job != jobs.end() && Holds(job->second.job.state)) {
       if (!restarted.insert(job->first).second) continue;  // released with the first one
       const JobRecord& record = job->second;
@@ -372,7 +372,8 @@ StatusOr<bool> FailureSimulator::Fail(const NodeRef& ref, Timestamp at,
   if (node.job_id) {
     TY_ASSIGN_OR_RETURN(auto jobs, store_.Jobs({*node.job_id}));
     auto job = jobs.find(*node.job_id);
-    if (job != jobs.end() && Holds(job->second.job.state) && !FinishedBy(job->second, at)) {
+    if (job != jobs.end() && Holds(job->second.job.state) &&
+        !FinishedBy(job->second, at, run_ends_known_)) {
       const JobRecord& record = job->second;
       TY_ASSIGN_OR_RETURN(
           JobTransition stop,

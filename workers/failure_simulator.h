@@ -22,7 +22,11 @@ struct FailureStepStats {
 
 class FailureSimulator {
  public:
-  FailureSimulator(FailureStore& store, const Fleet& fleet) : store_(store), fleet_(fleet) {}
+  // `run_ends_known`: the runtime is the simulator, whose next action for a RUNNING job is its
+  // run's end, so a job whose next action falls before a reclaim or a failure ends first. A real
+  // runtime's next action is only its next look.
+  FailureSimulator(FailureStore& store, const Fleet& fleet, bool run_ends_known = true)
+      : store_(store), fleet_(fleet), run_ends_known_(run_ends_known) {}
 
   // Everything due at virtual time `now`: repairs, injected faults, hazard draws, reclaims.
   StatusOr<FailureStepStats> Step(Timestamp now);
@@ -46,6 +50,7 @@ class FailureSimulator {
 
   FailureStore& store_;
   const Fleet& fleet_;
+  bool run_ends_known_ = true;
 };
 
 }  // namespace trainyard

@@ -66,6 +66,13 @@ std::optional<JobExecutor::Step> JobExecutor::StepJob(const JobRecord& record, T
   }
   backoff_.Answered(record.id);
   SupervisorVerdict verdict = Supervise(record, observation, now, options_.policy);
+  if (verdict.notice) {
+    Status warned = runtime_.Notice(record);
+    if (!warned.ok()) {
+      LogJson(LogLevel::kWarn, "replica_notice_failed",
+              {{"job", record.job.name}, {"error", warned.message()}});
+    }
+  }
   if (!verdict.transition) return std::nullopt;
   if (!verdict.restart.empty() && !LeaseHeld()) return std::nullopt;
   // Restarts in place happen before the transition that counts them is written: a crash between

@@ -34,7 +34,7 @@ ControlPlane::ControlPlane(const ControlPlanePorts& ports, const Fleet& fleet, c
       logs_(*ports.logs, *ports.projects, clock),
       tokens_(*ports.tokens, *ports.projects, wall_clock_),
       scheduler_(*ports.scheduler, fleet, clock, options.scheduler),
-      failures_(*ports.failures, fleet),
+      failures_(*ports.failures, fleet, options.scheduler.simulated_startup),
       reconciler_(*ports.resource_fleet, fleet,
                   [this](const JobRef& job) { return jobs_.Cancel(job); }),
       executor_(*ports.job_leases, ports.runtime_jobs ? *ports.runtime_jobs : *ports.jobs, runtime,

@@ -13,6 +13,7 @@
 #include "services/fleet/fleet.h"
 #include "services/fleet/node_state.h"
 #include "services/jobs/job_repository.h"
+#include "services/model/stop_notice.h"
 
 namespace trainyard {
 
@@ -36,7 +37,7 @@ struct SpotNotice {
   Timestamp preempt_at{};
   std::string reason;  // for the job's reason and event
   // The job's reason code meanwhile: SPOT_NOTICE, or WINDOW_END for a calendar reservation's end.
-  std::string code = "SPOT_NOTICE";
+  std::string code = std::string(kSpotNotice);
 };
 
 struct Reclaim {

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "services/log.h"
+#include "services/model/stop_notice.h"
 
 namespace trainyard {
 namespace {
@@ -218,6 +219,8 @@ SupervisorVerdict Supervise(const JobRecord& job, const std::optional<Observatio
     return verdict;
   }
   JobRun run = Merge(job, *observation);
+  // A replica that saves and exits at the warning, as a trainer should, waits for the stop.
+  verdict.notice = IsStopNotice(ReasonCodeOf(job));
   const std::optional<Timestamp> deadline = RunDeadline(job.job);
   if (deadline && now >= *deadline) {
     const auto seconds =
@@ -229,6 +232,10 @@ SupervisorVerdict Supervise(const JobRecord& job, const std::optional<Observatio
     return verdict;
   }
   for (const ReplicaRun& r : run.replicas) {
+    if (Failed(r) && verdict.notice) {
+      verdict.look_again = After(now, policy.poll);
+      return verdict;
+    }
     if (Failed(r)) {
       const ReplicaRun failed = r;
       OnReplicaFailure(verdict, job, std::move(run), failed, now, policy);

@@ -11,6 +11,8 @@
 //   are transient: the whole job is retried at once. disableRetries turns all of this off.
 // - A job that finally fails is FAILED naming the replica and its exit code.
 // - scheduling.timeout (7 days unset) bounds the time since the first start: DEADLINE_EXCEEDED.
+// - Under a stop notice (a spot reclaim, a window's end, a preemption's grace) the replicas are
+//   warned, and one that exits meanwhile is no failure: the stop that follows requeues the job.
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,7 +32,8 @@ struct SupervisorVerdict {
   std::optional<JobTransition> transition;  // to apply (checked by JobStateMachine)
   std::vector<std::string> restart;         // replicas to restart in place before applying
   bool stop = false;                        // stop every replica (after applying)
-  std::optional<Timestamp> look_again;      // no transition: when to look next
+  bool notice = false;  // the job's machines stop at a known time: warn its replicas now
+  std::optional<Timestamp> look_again;  // no transition: when to look next
 };
 
 // What to do with a due `job` now. `observation` is nullopt when nothing is launched (a PENDING

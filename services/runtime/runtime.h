@@ -77,6 +77,13 @@ class Runtime {
   // Stops every replica of the job (gracefully, then forcibly); idempotent, and a job it has no
   // replicas of is already stopped.
   virtual Status Stop(const JobRecord& job) = 0;
+  // The job's machines stop at a known time (services/model/stop_notice.h): a runtime of real
+  // processes warns them now (SIGTERM), as a VM's shutdown script would, and Stop ends them once
+  // the notice runs out. Idempotent; the others have nothing to warn.
+  virtual Status Notice(const JobRecord& job) {
+    (void)job;
+    return Status::Ok();
+  }
   // Jobs this runtime still has replicas of (running or not yet reaped), one entry per attempt, so
   // the executor can stop the ones whose job has moved on (requeued, retried, finished, deleted)
   // without a lease on them.

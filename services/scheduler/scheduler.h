@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "services/fleet/fleet.h"
+#include "services/model/stop_notice.h"
 #include "services/scheduler/backfill.h"
 #include "services/scheduler/capacity_snapshot.h"
 #include "services/scheduler/flavor_assigner.h"
@@ -114,7 +115,8 @@ struct HoldVerdict {
 struct PreemptionNotice {
   int64_t job_id = 0;
   std::string message;
-  std::string code = "PREEMPTION_NOTICE";  // ADMITTED again when the preemption is called off
+  std::string code =
+      std::string(kPreemptionNotice);  // ADMITTED again when the preemption is called off
 };
 
 struct CycleResult {

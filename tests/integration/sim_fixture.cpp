@@ -21,6 +21,8 @@ void SimFixture::StartFleet(const char* fleet_json) {
   options.executor.owner = "exec";
   options.ids = &ids_;
   options.scheduler.positions_period = positions_period_;
+  // As serve does: only the simulator's start-up and run ends are the model's.
+  options.scheduler.simulated_startup = &FleetRuntime() == &runtime_;
   auto plane = app::ControlPlane::Build(ports, fleet_, clock_, FleetRuntime(), options);
   ASSERT_TRUE(plane.ok()) << plane.status().message();
   plane_ = std::move(plane).value();

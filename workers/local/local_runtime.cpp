@@ -589,8 +589,7 @@ void LocalRuntime::Signal(Process& p) {
   }
 }
 
-Status LocalRuntime::Stop(const JobRecord& job) {
-  std::lock_guard lock(mu_);
+void LocalRuntime::AdoptLocked(const JobRecord& job) {
   // What this process started or adopted, and whatever the row names (taken over from another).
   if (job.run) {
     for (const ReplicaRun& r : job.run->replicas) {
@@ -603,6 +602,21 @@ Status LocalRuntime::Stop(const JobRecord& job) {
       if (Alive(p)) processes_[key] = std::move(p);
     }
   }
+}
+
+Status LocalRuntime::Notice(const JobRecord& job) {
+  std::lock_guard lock(mu_);
+  AdoptLocked(job);
+  // SIGTERM once, now; the SIGKILL waits for Stop, after the grace counted from here.
+  for (auto& [handle, p] : processes_) {
+    if (p.job_id == job.id && !p.term_sent && Alive(p)) Signal(p);
+  }
+  return Status::Ok();
+}
+
+Status LocalRuntime::Stop(const JobRecord& job) {
+  std::lock_guard lock(mu_);
+  AdoptLocked(job);
   for (auto it = processes_.begin(); it != processes_.end();) {
     Process& p = it->second;
     if (p.job_id != job.id) {

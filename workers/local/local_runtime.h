@@ -62,6 +62,7 @@ class LocalRuntime : public Runtime {
   StatusOr<std::string> RestartReplica(const JobRecord& job, const ReplicaRun& replica,
                                        Timestamp now, LeaseDeadline lease_deadline) override;
   Status Stop(const JobRecord& job) override;
+  Status Notice(const JobRecord& job) override;
   std::vector<ReplicaOwner> JobsWithReplicas() override;
   Status StopOtherAttempts(int64_t job_id, int keep) override;
 
@@ -100,6 +101,8 @@ class LocalRuntime : public Runtime {
   Process Known(int64_t job_id, const std::string& task, int pid, uint64_t start_ticks,
                 const std::filesystem::path& dir) const;
   void Adopt();  // processes left by an earlier server, found by their pid files
+  // Takes on the job's live replicas its row names that this process does not hold yet.
+  void AdoptLocked(const JobRecord& job);
   void Tail(const std::filesystem::path& dir);  // follows the replica's output.log
   bool Alive(const Process& p);
   void Signal(Process& p);

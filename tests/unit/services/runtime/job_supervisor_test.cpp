@@ -309,5 +309,32 @@ TEST(JobSupervisorTest, AnUnreachableRuntimeIsTheJobsReasonOnceAndClearsWhenItAn
   EXPECT_FALSE(RuntimeUnavailable(Gang(S::kSucceeded), kNow, "x")) << "only live jobs";
 }
 
+// A stop notice (a spot reclaim's 30 s) warns the replicas; one that saves and exits meanwhile is
+// no failure to restart or retry: the reclaim that follows requeues the job.
+TEST(JobSupervisorTest, UnderAStopNoticeTheReplicasAreWarnedAndAnExitWaitsForTheStop) {
+  JobRecord record = Gang(S::kRunning);
+  SupervisorVerdict calm = Supervise(record, WithExit(record, "workerpool1-0", 143), kNow);
+  EXPECT_FALSE(calm.notice);
+  ASSERT_TRUE(calm.transition.has_value());  // without a notice: restarted in place
+  EXPECT_EQ(calm.restart, std::vector<std::string>{"workerpool1-0"});
+
+  for (const char* code : {"SPOT_NOTICE", "WINDOW_END", "PREEMPTION_NOTICE"}) {
+    record.job.trainyard = SchedulingStatus{};
+    record.job.trainyard->reason_code = code;
+    SupervisorVerdict running = Supervise(record, AllRunning(record), kNow);
+    EXPECT_TRUE(running.notice) << code;
+    SupervisorVerdict exited = Supervise(record, WithExit(record, "workerpool1-0", 143), kNow);
+    EXPECT_TRUE(exited.notice) << code;
+    EXPECT_FALSE(exited.transition.has_value()) << code;
+    EXPECT_TRUE(exited.restart.empty()) << code;
+    EXPECT_FALSE(exited.stop) << code;
+    ASSERT_TRUE(exited.look_again.has_value()) << code;
+    // The primary exiting 0 still ends the job: it finished before the stop.
+    SupervisorVerdict done = Supervise(record, WithExit(record, "workerpool0-0", 0), kNow);
+    ASSERT_TRUE(done.transition.has_value()) << code;
+    EXPECT_EQ(done.transition->to(), S::kSucceeded) << code;
+  }
+}
+
 }  // namespace
 }  // namespace trainyard
