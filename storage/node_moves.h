@@ -2,7 +2,8 @@
 // Node moves applied as compare-and-sets. services/fleet/node_state_machine.h decides where each
 // node goes from the state this transaction read it in; the statement here only sets that state
 // where the node is still in the one read (`nodes.state = v.from_state`), and says which moves
-// found their node moved meanwhile (a lost race) instead of choosing a state of its own.
+// found their node moved meanwhile (a lost race) instead of choosing a state of its own. The
+// moves themselves are planned in services/fleet/node_move.h.
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -10,31 +11,12 @@
 #include <utility>
 #include <vector>
 
+#include "services/fleet/node_move.h"
 #include "services/fleet/node_state_machine.h"
 #include "services/time.h"
 #include "storage/pg.h"
 
 namespace trainyard::storage {
-
-// One node's move: from the state it was read in to the one NodeStateMachine gives the event.
-struct NodeMove {
-  std::string pool_id;
-  int64_t ordinal = 0;
-  NodeState from = NodeState::kDeleted;
-  NodeState to = NodeState::kDeleted;
-  int64_t owner = 0;   // the job or resource the move is for (NodeWrite says which)
-  int64_t holder = 0;  // kClaimForJob: the resource whose held node it must be (0: the pool's)
-  // kReleaseFromResource: what the node keeps (NodeStateMachine::GiveBack).
-  bool keeps_images = true;
-  bool keeps_since = false;
-};
-
-// The move `event` makes of a node read in `from`; nullopt when the machine refuses it there.
-std::optional<NodeMove> PlanNodeMove(std::string pool_id, int64_t ordinal, NodeState from,
-                                     NodeEvent event, int64_t owner = 0, NodeFacts facts = {});
-// The move of a node given back (kGivenBack) by `owner`, with what it keeps.
-NodeMove PlanGiveBack(std::string pool_id, int64_t ordinal, NodeState from, bool warm,
-                      int64_t owner);
 
 // What a move writes besides the state and its time, and what else its node must still be.
 enum class NodeWrite {
@@ -62,8 +44,5 @@ NodeMovesApplied SortNodeMoves(const std::vector<NodeMove>& moves, const pg::Res
 // NodeMovesStatement and SortNodeMoves in one round trip of `tx`.
 StatusOr<NodeMovesApplied> ApplyNodeMoves(pg::Transaction& tx, NodeWrite write,
                                           const std::vector<NodeMove>& moves, Timestamp now);
-
-// The states the nodes of one transaction were read in, by (pool, ordinal).
-using NodeStatesRead = std::map<std::pair<std::string, int64_t>, NodeState>;
 
 }  // namespace trainyard::storage

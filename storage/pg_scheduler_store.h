@@ -6,7 +6,6 @@
 
 #include "services/scheduler/admission_planner.h"
 #include "services/scheduler/scheduler_store.h"
-#include "storage/node_moves.h"
 #include "storage/pg.h"
 
 namespace trainyard::storage {
@@ -34,29 +33,6 @@ class PgSchedulerStore final : public SchedulerStore {
 
  private:
   StatusOr<pg::Connection*> Connection();
-  // The free units of `pools` (fleet pool indexes, none elastic), read once per commit: see
-  // services/scheduler/free_units.h. `states`: each free node's state as read, which its claim
-  // moves from (storage/node_moves.h).
-  Status LoadFree(pg::Transaction& tx, const Fleet& fleet, const std::vector<FreeNodesRead>& reads,
-                  FreeByPool& free, NodeStatesRead& states);
-  // An admission that preempts: its victims requeued and their nodes freed, then its own claims,
-  // all under a savepoint so a short claim undoes only this admission.
-  // Requeues one victim of a preemption, locked and compare-and-set as it is now; false when it
-  // is no longer a PENDING or RUNNING job.
-  StatusOr<bool> RequeueVictim(pg::Transaction& tx, const AdmissionPlanner& planner,
-                               const AdmissionDecision& a, int64_t victim, Timestamp now);
-  // `cycle_reads`: the whole cycle's free-node reads; the admission's pools are read again with
-  // them once its victims are gone, so the admissions after it in those pools still find theirs.
-  Status AdmitPreempting(pg::Transaction& tx, const AdmissionPlanner& planner,
-                         const AdmissionDecision& a, const std::vector<FreeNodesRead>& cycle_reads,
-                         Timestamp now, FreeByPool& free, NodeStatesRead& states,
-                         CommitOutcome& outcome);
-  // The holds and every other admission in two round trips: all node claims, then all
-  // compare-and-sets; one whose claim came back short or whose row moved gives its nodes back.
-  Status AdmitAll(pg::Transaction& tx, const AdmissionPlanner& planner, const CycleResult& cycle,
-                  Timestamp now, FreeByPool& free, const NodeStatesRead& states,
-                  CommitOutcome& outcome);
-
   std::string conninfo_;
   pg::SessionOptions session_;
   std::unique_ptr<pg::Connection> conn_;  // holds the leader lock

@@ -9,17 +9,10 @@
 #include "services/jobs/job_repository.h"
 #include "services/persistent_resources/resource_repository.h"
 #include "services/scheduler/admission_planner.h"
+#include "services/scheduler/cycle_commit.h"
 #include "services/scheduler/scheduler.h"
 
 namespace trainyard {
-
-struct CommitOutcome {
-  int admitted = 0;
-  int skipped = 0;  // decisions whose job moved on since the cycle read it
-  int preempted = 0;
-  int failed = 0;
-  int verdicts = 0;
-};
 
 // Where the scheduler is in the job change feed.
 struct ChangeCursor {
@@ -74,8 +67,8 @@ class SchedulerStore {
   virtual StatusOr<std::vector<ResourceRecord>> ResourcesByUid(
       const std::vector<int64_t>& uids) = 0;
   // Commits a cycle in one transaction: victims requeued and admissions placed on nodes,
-  // failures, verdicts. The store reads the free nodes and applies what `planner` plans on them;
-  // a decision whose job moved on is skipped, not an error.
+  // failures, verdicts. CommitCycle decides every write over the store's CycleWrites; a decision
+  // whose job moved on is skipped, not an error.
   virtual StatusOr<CommitOutcome> Commit(const AdmissionPlanner& planner, const CycleResult& cycle,
                                          Timestamp now) = 0;
 };

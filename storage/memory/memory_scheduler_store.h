@@ -1,7 +1,6 @@
 #pragma once
 // The scheduler's store in memory: node slots, the job change feed and the cycle's commit, which
-// applies what services/scheduler/admission_planner.h plans exactly as the PostgreSQL store does
-// (claims, victims' requeues, persistent resources' holds, failures, verdicts).
+// runs the same CommitCycle as the PostgreSQL store over MemoryCycleWrites.
 #include <set>
 
 #include "services/scheduler/scheduler_store.h"
@@ -25,21 +24,6 @@ class MemorySchedulerStore final : public SchedulerStore {
                                  Timestamp now) override;
 
  private:
-  // With the lock held: the free units of `pools` by holder (services/scheduler/free_units.h),
-  // counting the nodes of the jobs in `releasing` as their holders would leave them.
-  void LoadFreeLocked(const Fleet& fleet, const std::vector<int>& pools, FreeByPool& free,
-                      const std::set<int64_t>& releasing = {});
-  // Whether every claimed node is still free and held by `holder` (a resource's uid; 0: the
-  // pool's own).
-  bool AllFreeLocked(const std::vector<NodeClaim>& claims, int64_t holder);
-  // The plan's claims, if every chosen node is still free; then its transition.
-  bool ApplyPlanLocked(const JobAdmissionPlan& plan, Timestamp now);
-  // A resource's hold, if every chosen node is still free and the resource still PROVISIONING at
-  // the planned version; then its placement.
-  bool ApplyHoldLocked(const HoldPlan& plan, Timestamp now);
-  // A resource that can never be placed: ERROR, and its operation ends with the same error.
-  void FailHoldLocked(const HoldFailure& f, Timestamp now);
-
   MemoryDatabase& db_;
 };
 

@@ -14,10 +14,8 @@ namespace trainyard {
 namespace {
 
 using storage::ApplyNodeMoves;
-using storage::NodeMove;
 using storage::NodeMovesApplied;
 using storage::NodeWrite;
-using storage::PlanNodeMove;
 
 std::unique_ptr<pg::Connection> MustConnect(const std::string& conninfo) {
   auto conn = pg::Connection::Connect(conninfo);
