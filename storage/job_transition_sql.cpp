@@ -8,7 +8,7 @@
 #include "services/jobs/catalog.h"
 #include "services/jobs/job_record_update.h"
 #include "storage/named_sql.h"
-#include "storage/node_sql.h"
+#include "storage/node_moves.h"
 #include "storage/row_codec.h"
 
 namespace trainyard::storage {
@@ -138,11 +138,19 @@ constexpr const char* kNodesRunningOfJobs =
     "array_remove(image_cache, t.image)) + 2 - " TY_IMAGE_CACHE_SIZE "):] END "
     "FROM unnest($1::bigint[], $2::bigint[], $3::text[]) AS t(job, at, image) "
     "WHERE nodes.job_id = t.job AND nodes.state = ANY($5::smallint[])";
-const StateSql
-    kReleaseNodesOfJobs("UPDATE nodes SET job_id = NULL, preempt_at = NULL, " TY_NODE_GIVEN_BACK(
-        "keep_warm OR resource_uid IS NOT NULL",
-        "t.at") "FROM unnest($1::bigint[], $2::bigint[]) "
-                "AS t(job, at) WHERE nodes.job_id = t.job");
+
+// A job leaves its nodes: each goes where NodeStateMachine's give-back table ($3…$7,
+// GiveBackTableParams) says for the state it is found in and whether it is warm (a keepBooted
+// pool's, or held by a persistent resource). A row of t a job.
+constexpr const char* kReleaseNodesOfJobs =
+    "UPDATE nodes SET job_id = NULL, preempt_at = NULL, state = g.to_state, "
+    "image_cache = CASE WHEN g.keeps_images THEN nodes.image_cache ELSE '{}' END, "
+    "state_since = CASE WHEN g.keeps_since THEN nodes.state_since ELSE " TY_TS("t.at") " END "
+    "FROM unnest($1::bigint[], $2::bigint[]) AS t(job, at), "
+    "unnest($3::smallint[], $4::boolean[], $5::smallint[], $6::boolean[], $7::boolean[]) "
+    "AS g(from_state, warm, to_state, keeps_images, keeps_since) "
+    "WHERE nodes.job_id = t.job AND nodes.state = g.from_state "
+    "AND g.warm = (nodes.keep_warm OR nodes.resource_uid IS NOT NULL)";
 
 std::string Number(auto value) { return std::to_string(static_cast<int64_t>(value)); }
 std::string Bool(bool value) { return value ? "true" : "false"; }
@@ -305,6 +313,15 @@ void ForEachTransitionValue(const StateUpdate& update, Set&& set) {
       t.run() && !t.run()->replicas.empty() ? some(EncodeJobRunReplicas(*t.run())) : std::nullopt);
 }
 
+pg::Statement ReleaseNodesStatement(const std::vector<std::optional<std::string>>& jobs,
+                                    const std::vector<std::optional<std::string>>& at) {
+  pg::Params params = {NullableTextArray(jobs), NullableTextArray(at)};
+  for (std::optional<std::string>& table : GiveBackTableParams()) {
+    params.push_back(std::move(table));
+  }
+  return pg::Statement{kReleaseNodesOfJobs, std::move(params)};
+}
+
 std::string DownNodeStates() {
   return NodeStates({NodeState::kPreempted, NodeState::kFailed, NodeState::kRepairing});
 }
@@ -399,7 +416,7 @@ std::optional<pg::Statement> TransitionNodeStatement(const StateUpdate& update) 
          Number(NodeState::kBusy)}};
   }
   if (IsTerminal(t.to()) || t.clears_admission()) {
-    return kReleaseJobNodes.With({Number(update.id), MicrosParam(t.at())});
+    return ReleaseNodesStatement({Number(update.id)}, {MicrosParam(t.at())});
   }
   return std::nullopt;
 }
@@ -428,8 +445,7 @@ std::vector<pg::Statement> TransitionNodeStatements(
          NodeStates({NodeState::kProvisioning, NodeState::kReady, NodeState::kBusy})}});
   }
   if (!released_jobs.empty()) {
-    out.push_back(kReleaseNodesOfJobs.With(
-        {NullableTextArray(released_jobs), NullableTextArray(released_at)}));
+    out.push_back(ReleaseNodesStatement(released_jobs, released_at));
   }
   return out;
 }

@@ -84,6 +84,37 @@ NodeMove PlanGiveBack(std::string pool_id, int64_t ordinal, NodeState from, bool
   return move;
 }
 
+GiveBackTable MachineGiveBackTable() {
+  GiveBackTable table;
+  for (NodeState from : kAllNodeStates) {
+    for (bool warm : {false, true}) {
+      table.from.push_back(from);
+      table.warm.push_back(warm);
+      table.back.push_back(NodeStateMachine::GiveBack(from, warm));
+    }
+  }
+  return table;
+}
+
+pg::Params GiveBackTableParams() {
+  static const pg::Params params = [] {
+    const GiveBackTable table = MachineGiveBackTable();
+    std::vector<int> from, to;
+    std::vector<std::string> warm, keeps_images, keeps_since;
+    auto text = [](bool b) { return std::string(b ? "true" : "false"); };
+    for (size_t i = 0; i < table.from.size(); ++i) {
+      from.push_back(static_cast<int>(table.from[i]));
+      warm.push_back(text(table.warm[i]));
+      to.push_back(static_cast<int>(table.back[i].to));
+      keeps_images.push_back(text(table.back[i].keeps_images));
+      keeps_since.push_back(text(table.back[i].keeps_since));
+    }
+    return pg::Params{NumberArray(from), TextArray(warm), NumberArray(to), TextArray(keeps_images),
+                      TextArray(keeps_since)};
+  }();
+  return params;
+}
+
 pg::Statement NodeMovesStatement(NodeWrite write, const std::vector<NodeMove>& moves,
                                  Timestamp now) {
   std::vector<std::string> pools, keeps_images, keeps_since;

@@ -36,6 +36,18 @@ std::optional<NodeMove> PlanNodeMove(std::string pool_id, int64_t ordinal, NodeS
 NodeMove PlanGiveBack(std::string pool_id, int64_t ordinal, NodeState from, bool warm,
                       int64_t owner);
 
+// NodeStateMachine::GiveBack for every state a node may be in, cold and warm, as the arrays a
+// statement releasing many nodes looks each node's move up in by the state it finds it in: the
+// release stays one statement of the hot path, and its rule the machine's.
+struct GiveBackTable {
+  std::vector<NodeState> from;
+  std::vector<bool> warm;
+  std::vector<NodeGivenBack> back;
+};
+GiveBackTable MachineGiveBackTable();
+// The table as five parameters: from (smallint[]), warm, to, keeps_images, keeps_since.
+pg::Params GiveBackTableParams();
+
 // What a move writes besides the state and its time, and what else its node must still be.
 enum class NodeWrite {
   kClaimForJob,          // job_id = owner; no job on it, held by `holder` (or by no resource)

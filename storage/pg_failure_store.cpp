@@ -4,7 +4,6 @@
 #include "storage/job_row.h"
 #include "storage/job_transition_sql.h"
 #include "storage/node_moves.h"
-#include "storage/node_sql.h"
 #include "storage/pg_fault_injection_store.h"
 #include "storage/row_codec.h"
 #include "storage/state_sql.h"
