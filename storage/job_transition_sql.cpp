@@ -119,25 +119,26 @@ constexpr const char* kTransitionBases =
 // How many images a node keeps (its boot disk holds this many training images).
 #define TY_IMAGE_CACHE_SIZE "8"
 
-// Nodes follow their job: BUSY (with the image cached) once it runs, unless one is down meanwhile
-// (its repair or reclaim is the failure simulator's). $4 live states, $5 BUSY.
+// Nodes follow their job once it runs: each as NodeStateMachine's kJobRunning says from the state
+// it is in ($4, $5: EventMovesParams), with the image cached; a node down meanwhile has no move
+// (its repair or reclaim is the failure simulator's).
 // The cache is least recently used first and keeps kImageCacheSize images: the job's image moves
 // to the end, and the oldest goes when the disk is full.
 constexpr const char* kNodesRunning =
-    "UPDATE nodes SET state = $5::smallint, state_since = " TY_TS("$2") ", "
+    "UPDATE nodes SET state = m.to_state, state_since = " TY_TS("$2") ", "
     "image_cache = CASE WHEN $3::text IS NULL THEN image_cache ELSE "
     "(array_remove(image_cache, $3::text) || $3::text)[greatest(1, cardinality("
     "array_remove(image_cache, $3::text)) + 2 - " TY_IMAGE_CACHE_SIZE "):] END "
-    "WHERE job_id = $1::bigint AND state = ANY($4::smallint[])";
+    "FROM " TY_EVENT_MOVES("$4", "$5") " WHERE job_id = $1::bigint AND nodes.state = m.from_state";
 
 // The same two for many jobs at once (TransitionNodeStatements): a row of t a job.
 constexpr const char* kNodesRunningOfJobs =
-    "UPDATE nodes SET state = $4::smallint, state_since = " TY_TS("t.at") ", "
+    "UPDATE nodes SET state = m.to_state, state_since = " TY_TS("t.at") ", "
     "image_cache = CASE WHEN t.image IS NULL THEN image_cache ELSE "
     "(array_remove(image_cache, t.image) || t.image)[greatest(1, cardinality("
     "array_remove(image_cache, t.image)) + 2 - " TY_IMAGE_CACHE_SIZE "):] END "
-    "FROM unnest($1::bigint[], $2::bigint[], $3::text[]) AS t(job, at, image) "
-    "WHERE nodes.job_id = t.job AND nodes.state = ANY($5::smallint[])";
+    "FROM unnest($1::bigint[], $2::bigint[], $3::text[]) AS t(job, at, image), " TY_EVENT_MOVES(
+        "$4", "$5") " WHERE nodes.job_id = t.job AND nodes.state = m.from_state";
 
 // A job leaves its nodes: each goes where NodeStateMachine's give-back table ($3…$7,
 // GiveBackTableParams) says for the state it is found in and whether it is warm (a keepBooted
@@ -409,11 +410,9 @@ pg::Statement TransitionsStatement(const std::vector<StateUpdate>& updates) {
 std::optional<pg::Statement> TransitionNodeStatement(const StateUpdate& update) {
   const JobTransition& t = update.transition;
   if (t.to() == JobState::kRunning) {
-    return pg::Statement{
-        kNodesRunning,
-        {Number(update.id), MicrosParam(t.at()), t.image_uri(),
-         NodeStates({NodeState::kProvisioning, NodeState::kReady, NodeState::kBusy}),
-         Number(NodeState::kBusy)}};
+    return pg::Statement{kNodesRunning,
+                         WithEventMoves({Number(update.id), MicrosParam(t.at()), t.image_uri()},
+                                        NodeEvent::kJobRunning)};
   }
   if (IsTerminal(t.to()) || t.clears_admission()) {
     return ReleaseNodesStatement({Number(update.id)}, {MicrosParam(t.at())});
@@ -438,11 +437,11 @@ std::vector<pg::Statement> TransitionNodeStatements(
   }
   std::vector<pg::Statement> out;
   if (!running_jobs.empty()) {
-    out.push_back(pg::Statement{
-        kNodesRunningOfJobs,
-        {NullableTextArray(running_jobs), NullableTextArray(running_at), NullableTextArray(images),
-         Number(NodeState::kBusy),
-         NodeStates({NodeState::kProvisioning, NodeState::kReady, NodeState::kBusy})}});
+    out.push_back(
+        pg::Statement{kNodesRunningOfJobs,
+                      WithEventMoves({NullableTextArray(running_jobs),
+                                      NullableTextArray(running_at), NullableTextArray(images)},
+                                     NodeEvent::kJobRunning)});
   }
   if (!released_jobs.empty()) {
     out.push_back(ReleaseNodesStatement(released_jobs, released_at));

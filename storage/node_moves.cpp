@@ -96,6 +96,24 @@ GiveBackTable MachineGiveBackTable() {
   return table;
 }
 
+pg::Params EventMovesParams(NodeEvent event, NodeFacts facts) {
+  std::vector<int> from, to;
+  for (NodeState state : kAllNodeStates) {
+    if (std::optional<NodeState> next = NodeStateMachine::Next(state, event, facts)) {
+      from.push_back(static_cast<int>(state));
+      to.push_back(static_cast<int>(*next));
+    }
+  }
+  return pg::Params{NumberArray(from), NumberArray(to)};
+}
+
+pg::Params WithEventMoves(pg::Params params, NodeEvent event, NodeFacts facts) {
+  for (std::optional<std::string>& moves : EventMovesParams(event, facts)) {
+    params.push_back(std::move(moves));
+  }
+  return params;
+}
+
 pg::Params GiveBackTableParams() {
   static const pg::Params params = [] {
     const GiveBackTable table = MachineGiveBackTable();

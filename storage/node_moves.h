@@ -45,6 +45,16 @@ struct GiveBackTable {
   std::vector<NodeGivenBack> back;
 };
 GiveBackTable MachineGiveBackTable();
+// NodeStateMachine's move for `event` (with `facts`) from every state that may leave by it, as
+// two parameters, from and to (smallint[] each): a statement moving nodes it did not read first
+// (the runtime's BUSY on a run, the failure simulator's sweeps, a resource's boot) joins them as
+// TY_EVENT_MOVES and sets each node to the target of the state it finds it in.
+pg::Params EventMovesParams(NodeEvent event, NodeFacts facts = {});
+// `params` with EventMovesParams after them.
+pg::Params WithEventMoves(pg::Params params, NodeEvent event, NodeFacts facts = {});
+#define TY_EVENT_MOVES(from, to) \
+  "unnest(" from "::smallint[], " to "::smallint[]) AS m(from_state, to_state)"
+
 // The table as five parameters: from (smallint[]), warm, to, keeps_images, keeps_since.
 pg::Params GiveBackTableParams();
 

@@ -35,6 +35,28 @@ TEST(NodeMovesTest, GiveBackTableParamsAreFiveArraysInTheTablesOrder) {
   EXPECT_TRUE(params[4]->starts_with("{\"false\","));
 }
 
+TEST(NodeMovesTest, EventMovesAreTheMachinesPairsForThatEvent) {
+  // A run makes every live node BUSY; a down one has no move.
+  pg::Params running = EventMovesParams(NodeEvent::kJobRunning);
+  ASSERT_EQ(running.size(), 2u);
+  EXPECT_EQ(running[0], "{1,2,3}");
+  EXPECT_EQ(running[1], "{3,3,3}");
+  pg::Params repair = EventMovesParams(NodeEvent::kRepairStarted);
+  EXPECT_EQ(repair[0], "{5}");
+  EXPECT_EQ(repair[1], "{6}");
+  // The facts decide: a reclaimed slot a job still holds is not free again.
+  EXPECT_EQ(EventMovesParams(NodeEvent::kPreemptedGone, NodeFacts{false})[0], "{4}");
+  EXPECT_EQ(EventMovesParams(NodeEvent::kPreemptedGone, NodeFacts{true})[0], "{}");
+}
+
+TEST(NodeMovesTest, WithEventMovesAppendsThePairsAfterTheStatementsOwn) {
+  pg::Params params = WithEventMoves({"a", "b"}, NodeEvent::kReclaimed);
+  ASSERT_EQ(params.size(), 4u);
+  EXPECT_EQ(params[0], "a");
+  EXPECT_EQ(params[2], "{1,2,3}");
+  EXPECT_EQ(params[3], "{4,4,4}");
+}
+
 TEST(NodeMovesTest, PlanGiveBackLeavesADownNodeWithItsTime) {
   const NodeMove move = PlanGiveBack("pool", 3, NodeState::kFailed, /*warm=*/true, 9);
   EXPECT_EQ(move.to, NodeState::kFailed);
