@@ -17,8 +17,8 @@ namespace {
 // Named parameters (storage/named_sql.h): the job (:id, :version), the move (:from, :to, :at,
 // :reason), its stamps and error, when the runtime looks next and whose lease fences it, the
 // admission's effects (:clears_admission drops it, :placement and :hourly_price set a new one),
-// what the move writes from the row it read (:cost_micros, :state_since, the goodput buckets and
-// :checkpointed_us, services/jobs/job_record_update.h's WriteOf), the run's spot restarts, the
+// what the move writes from the row it read (:cost_micros, :state_since, the goodput buckets,
+// :checkpointed_us and :spot_restarts, services/jobs/job_record_update.h's WriteOf), the
 // scheduling note, the run (:run_attempt, :run_replicas, :stops_replicas), and whether none of
 // the job's nodes may be down (:down_node_states).
 //
@@ -50,7 +50,7 @@ namespace {
   "WHEN :clears_admission::boolean THEN 0 ELSE hourly_price_micros END, " \
   "accelerators = CASE WHEN :placement::jsonb IS NOT NULL THEN :accelerators::int " \
   "ELSE accelerators END, " \
-  "spot_restarts = spot_restarts + :spot_restarts::int, " \
+  "spot_restarts = :spot_restarts::int, " \
   "sched_code = CASE WHEN :sets_note::boolean THEN :note_code::text ELSE sched_code END, " \
   "sched_message = CASE WHEN :sets_note::boolean THEN :note_message::text ELSE sched_message END, " \
   "queue_position = CASE WHEN :from::smallint = :to::smallint THEN queue_position ELSE NULL END, " \
@@ -114,7 +114,7 @@ constexpr const char* kTransitionBases =
     "start_time IS NOT NULL, " TY_MICROS("admitted_at") ", hourly_price_micros, cost_micros, "
     "waiting_us, starting_us, restarting_us, running_us, redone_us, checkpoint_saving_us, "
     "checkpoint_restoring_us, checkpointed_us, checkpoint_interval_us, checkpoint_save_us, "
-    "checkpoint_restore_us FROM custom_jobs WHERE id = ANY($1::bigint[])";
+    "checkpoint_restore_us, spot_restarts FROM custom_jobs WHERE id = ANY($1::bigint[])";
 
 // How many images a node keeps (its boot disk holds this many training images).
 #define TY_IMAGE_CACHE_SIZE "8"
@@ -300,7 +300,7 @@ void ForEachTransitionValue(const StateUpdate& update, Set&& set) {
   set("checkpoint_saving_us", micros(w.goodput.checkpoint_save));
   set("redone_us", micros(w.goodput.redone));
   set("checkpointed_us", micros(w.checkpointed));
-  set("spot_restarts", t.spot_restart() ? "1" : "0");
+  set("spot_restarts", Number(w.spot_restarts));
   set("sets_note", Bool(t.note().has_value()));
   set("note_code", note([](const SchedulingNote& n) { return n.code; }));
   set("note_message", note([](const SchedulingNote& n) { return n.message; }));
@@ -365,6 +365,7 @@ void TakeTransitionBases(const pg::Result& read, const std::vector<StateUpdate*>
     b.checkpointed = micros(i, 15);
     b.checkpoint_interval = micros(i, 16);
     b.checkpoint_cost = CheckpointCost{micros(i, 17), micros(i, 18)};
+    b.spot_restarts = static_cast<int>(read.GetInt64(i, 19));
     bases.emplace(read.GetInt64(i, 0), b);
   }
   for (StateUpdate* update : updates) {
