@@ -8,7 +8,7 @@
 #include "services/jobs/catalog.h"
 #include "services/jobs/job_record_update.h"
 #include "storage/named_sql.h"
-#include "storage/node_sql.h"
+#include "storage/node_moves.h"
 #include "storage/row_codec.h"
 
 namespace trainyard::storage {
@@ -17,8 +17,8 @@ namespace {
 // Named parameters (storage/named_sql.h): the job (:id, :version), the move (:from, :to, :at,
 // :reason), its stamps and error, when the runtime looks next and whose lease fences it, the
 // admission's effects (:clears_admission drops it, :placement and :hourly_price set a new one),
-// what the move writes from the row it read (:cost_micros, :state_since, the goodput buckets and
-// :checkpointed_us, services/jobs/job_record_update.h's WriteOf), the run's spot restarts, the
+// what the move writes from the row it read (:cost_micros, :state_since, the goodput buckets,
+// :checkpointed_us and :spot_restarts, services/jobs/job_record_update.h's WriteOf), the
 // scheduling note, the run (:run_attempt, :run_replicas, :stops_replicas), and whether none of
 // the job's nodes may be down (:down_node_states).
 //
@@ -50,7 +50,7 @@ namespace {
   "WHEN :clears_admission::boolean THEN 0 ELSE hourly_price_micros END, " \
   "accelerators = CASE WHEN :placement::jsonb IS NOT NULL THEN :accelerators::int " \
   "ELSE accelerators END, " \
-  "spot_restarts = spot_restarts + :spot_restarts::int, " \
+  "spot_restarts = :spot_restarts::int, " \
   "sched_code = CASE WHEN :sets_note::boolean THEN :note_code::text ELSE sched_code END, " \
   "sched_message = CASE WHEN :sets_note::boolean THEN :note_message::text ELSE sched_message END, " \
   "queue_position = CASE WHEN :from::smallint = :to::smallint THEN queue_position ELSE NULL END, " \
@@ -114,35 +114,44 @@ constexpr const char* kTransitionBases =
     "start_time IS NOT NULL, " TY_MICROS("admitted_at") ", hourly_price_micros, cost_micros, "
     "waiting_us, starting_us, restarting_us, running_us, redone_us, checkpoint_saving_us, "
     "checkpoint_restoring_us, checkpointed_us, checkpoint_interval_us, checkpoint_save_us, "
-    "checkpoint_restore_us FROM custom_jobs WHERE id = ANY($1::bigint[])";
+    "checkpoint_restore_us, spot_restarts FROM custom_jobs WHERE id = ANY($1::bigint[])";
 
 // How many images a node keeps (its boot disk holds this many training images).
 #define TY_IMAGE_CACHE_SIZE "8"
 
-// Nodes follow their job: BUSY (with the image cached) once it runs, unless one is down meanwhile
-// (its repair or reclaim is the failure simulator's). $4 live states, $5 BUSY.
+// Nodes follow their job once it runs: each as NodeStateMachine's kJobRunning says from the state
+// it is in ($4, $5: EventMovesParams), with the image cached; a node down meanwhile has no move
+// (its repair or reclaim is the failure simulator's).
 // The cache is least recently used first and keeps kImageCacheSize images: the job's image moves
 // to the end, and the oldest goes when the disk is full.
 constexpr const char* kNodesRunning =
-    "UPDATE nodes SET state = $5::smallint, state_since = " TY_TS("$2") ", "
+    "UPDATE nodes SET state = m.to_state, state_since = " TY_TS("$2") ", "
     "image_cache = CASE WHEN $3::text IS NULL THEN image_cache ELSE "
     "(array_remove(image_cache, $3::text) || $3::text)[greatest(1, cardinality("
     "array_remove(image_cache, $3::text)) + 2 - " TY_IMAGE_CACHE_SIZE "):] END "
-    "WHERE job_id = $1::bigint AND state = ANY($4::smallint[])";
+    "FROM " TY_EVENT_MOVES("$4", "$5") " WHERE job_id = $1::bigint AND nodes.state = m.from_state";
 
 // The same two for many jobs at once (TransitionNodeStatements): a row of t a job.
 constexpr const char* kNodesRunningOfJobs =
-    "UPDATE nodes SET state = $4::smallint, state_since = " TY_TS("t.at") ", "
+    "UPDATE nodes SET state = m.to_state, state_since = " TY_TS("t.at") ", "
     "image_cache = CASE WHEN t.image IS NULL THEN image_cache ELSE "
     "(array_remove(image_cache, t.image) || t.image)[greatest(1, cardinality("
     "array_remove(image_cache, t.image)) + 2 - " TY_IMAGE_CACHE_SIZE "):] END "
-    "FROM unnest($1::bigint[], $2::bigint[], $3::text[]) AS t(job, at, image) "
-    "WHERE nodes.job_id = t.job AND nodes.state = ANY($5::smallint[])";
-const StateSql
-    kReleaseNodesOfJobs("UPDATE nodes SET job_id = NULL, preempt_at = NULL, " TY_NODE_GIVEN_BACK(
-        "keep_warm OR resource_uid IS NOT NULL",
-        "t.at") "FROM unnest($1::bigint[], $2::bigint[]) "
-                "AS t(job, at) WHERE nodes.job_id = t.job");
+    "FROM unnest($1::bigint[], $2::bigint[], $3::text[]) AS t(job, at, image), " TY_EVENT_MOVES(
+        "$4", "$5") " WHERE nodes.job_id = t.job AND nodes.state = m.from_state";
+
+// A job leaves its nodes: each goes where NodeStateMachine's give-back table ($3…$7,
+// GiveBackTableParams) says for the state it is found in and whether it is warm (a keepBooted
+// pool's, or held by a persistent resource). A row of t a job.
+constexpr const char* kReleaseNodesOfJobs =
+    "UPDATE nodes SET job_id = NULL, preempt_at = NULL, state = g.to_state, "
+    "image_cache = CASE WHEN g.keeps_images THEN nodes.image_cache ELSE '{}' END, "
+    "state_since = CASE WHEN g.keeps_since THEN nodes.state_since ELSE " TY_TS("t.at") " END "
+    "FROM unnest($1::bigint[], $2::bigint[]) AS t(job, at), "
+    "unnest($3::smallint[], $4::boolean[], $5::smallint[], $6::boolean[], $7::boolean[]) "
+    "AS g(from_state, warm, to_state, keeps_images, keeps_since) "
+    "WHERE nodes.job_id = t.job AND nodes.state = g.from_state "
+    "AND g.warm = (nodes.keep_warm OR nodes.resource_uid IS NOT NULL)";
 
 std::string Number(auto value) { return std::to_string(static_cast<int64_t>(value)); }
 std::string Bool(bool value) { return value ? "true" : "false"; }
@@ -291,7 +300,7 @@ void ForEachTransitionValue(const StateUpdate& update, Set&& set) {
   set("checkpoint_saving_us", micros(w.goodput.checkpoint_save));
   set("redone_us", micros(w.goodput.redone));
   set("checkpointed_us", micros(w.checkpointed));
-  set("spot_restarts", t.spot_restart() ? "1" : "0");
+  set("spot_restarts", Number(w.spot_restarts));
   set("sets_note", Bool(t.note().has_value()));
   set("note_code", note([](const SchedulingNote& n) { return n.code; }));
   set("note_message", note([](const SchedulingNote& n) { return n.message; }));
@@ -303,6 +312,15 @@ void ForEachTransitionValue(const StateUpdate& update, Set&& set) {
   set("stops_replicas", Bool(t.stops_replicas()));
   set("run_replicas",
       t.run() && !t.run()->replicas.empty() ? some(EncodeJobRunReplicas(*t.run())) : std::nullopt);
+}
+
+pg::Statement ReleaseNodesStatement(const std::vector<std::optional<std::string>>& jobs,
+                                    const std::vector<std::optional<std::string>>& at) {
+  pg::Params params = {NullableTextArray(jobs), NullableTextArray(at)};
+  for (std::optional<std::string>& table : GiveBackTableParams()) {
+    params.push_back(std::move(table));
+  }
+  return pg::Statement{kReleaseNodesOfJobs, std::move(params)};
 }
 
 std::string DownNodeStates() {
@@ -347,6 +365,7 @@ void TakeTransitionBases(const pg::Result& read, const std::vector<StateUpdate*>
     b.checkpointed = micros(i, 15);
     b.checkpoint_interval = micros(i, 16);
     b.checkpoint_cost = CheckpointCost{micros(i, 17), micros(i, 18)};
+    b.spot_restarts = static_cast<int>(read.GetInt64(i, 19));
     bases.emplace(read.GetInt64(i, 0), b);
   }
   for (StateUpdate* update : updates) {
@@ -392,14 +411,12 @@ pg::Statement TransitionsStatement(const std::vector<StateUpdate>& updates) {
 std::optional<pg::Statement> TransitionNodeStatement(const StateUpdate& update) {
   const JobTransition& t = update.transition;
   if (t.to() == JobState::kRunning) {
-    return pg::Statement{
-        kNodesRunning,
-        {Number(update.id), MicrosParam(t.at()), t.image_uri(),
-         NodeStates({NodeState::kProvisioning, NodeState::kReady, NodeState::kBusy}),
-         Number(NodeState::kBusy)}};
+    return pg::Statement{kNodesRunning,
+                         WithEventMoves({Number(update.id), MicrosParam(t.at()), t.image_uri()},
+                                        NodeEvent::kJobRunning)};
   }
   if (IsTerminal(t.to()) || t.clears_admission()) {
-    return kReleaseJobNodes.With({Number(update.id), MicrosParam(t.at())});
+    return ReleaseNodesStatement({Number(update.id)}, {MicrosParam(t.at())});
   }
   return std::nullopt;
 }
@@ -421,15 +438,14 @@ std::vector<pg::Statement> TransitionNodeStatements(
   }
   std::vector<pg::Statement> out;
   if (!running_jobs.empty()) {
-    out.push_back(pg::Statement{
-        kNodesRunningOfJobs,
-        {NullableTextArray(running_jobs), NullableTextArray(running_at), NullableTextArray(images),
-         Number(NodeState::kBusy),
-         NodeStates({NodeState::kProvisioning, NodeState::kReady, NodeState::kBusy})}});
+    out.push_back(
+        pg::Statement{kNodesRunningOfJobs,
+                      WithEventMoves({NullableTextArray(running_jobs),
+                                      NullableTextArray(running_at), NullableTextArray(images)},
+                                     NodeEvent::kJobRunning)});
   }
   if (!released_jobs.empty()) {
-    out.push_back(kReleaseNodesOfJobs.With(
-        {NullableTextArray(released_jobs), NullableTextArray(released_at)}));
+    out.push_back(ReleaseNodesStatement(released_jobs, released_at));
   }
   return out;
 }

@@ -57,6 +57,55 @@ std::string_view SqlOf(NodeWrite write) {
 
 }  // namespace
 
+GiveBackTable MachineGiveBackTable() {
+  GiveBackTable table;
+  for (NodeState from : kAllNodeStates) {
+    for (bool warm : {false, true}) {
+      table.from.push_back(from);
+      table.warm.push_back(warm);
+      table.back.push_back(NodeStateMachine::GiveBack(from, warm));
+    }
+  }
+  return table;
+}
+
+pg::Params EventMovesParams(NodeEvent event, NodeFacts facts) {
+  std::vector<int> from, to;
+  for (NodeState state : kAllNodeStates) {
+    if (std::optional<NodeState> next = NodeStateMachine::Next(state, event, facts)) {
+      from.push_back(static_cast<int>(state));
+      to.push_back(static_cast<int>(*next));
+    }
+  }
+  return pg::Params{NumberArray(from), NumberArray(to)};
+}
+
+pg::Params WithEventMoves(pg::Params params, NodeEvent event, NodeFacts facts) {
+  for (std::optional<std::string>& moves : EventMovesParams(event, facts)) {
+    params.push_back(std::move(moves));
+  }
+  return params;
+}
+
+pg::Params GiveBackTableParams() {
+  static const pg::Params params = [] {
+    const GiveBackTable table = MachineGiveBackTable();
+    std::vector<int> from, to;
+    std::vector<std::string> warm, keeps_images, keeps_since;
+    auto text = [](bool b) { return std::string(b ? "true" : "false"); };
+    for (size_t i = 0; i < table.from.size(); ++i) {
+      from.push_back(static_cast<int>(table.from[i]));
+      warm.push_back(text(table.warm[i]));
+      to.push_back(static_cast<int>(table.back[i].to));
+      keeps_images.push_back(text(table.back[i].keeps_images));
+      keeps_since.push_back(text(table.back[i].keeps_since));
+    }
+    return pg::Params{NumberArray(from), TextArray(warm), NumberArray(to), TextArray(keeps_images),
+                      TextArray(keeps_since)};
+  }();
+  return params;
+}
+
 pg::Statement NodeMovesStatement(NodeWrite write, const std::vector<NodeMove>& moves,
                                  Timestamp now) {
   std::vector<std::string> pools, keeps_images, keeps_since;

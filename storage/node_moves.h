@@ -18,6 +18,28 @@
 
 namespace trainyard::storage {
 
+// NodeStateMachine::GiveBack for every state a node may be in, cold and warm, as the arrays a
+// statement releasing many nodes looks each node's move up in by the state it finds it in: the
+// release stays one statement of the hot path, and its rule the machine's.
+struct GiveBackTable {
+  std::vector<NodeState> from;
+  std::vector<bool> warm;
+  std::vector<NodeGivenBack> back;
+};
+GiveBackTable MachineGiveBackTable();
+// NodeStateMachine's move for `event` (with `facts`) from every state that may leave by it, as
+// two parameters, from and to (smallint[] each): a statement moving nodes it did not read first
+// (the runtime's BUSY on a run, the failure simulator's sweeps, a resource's boot) joins them as
+// TY_EVENT_MOVES and sets each node to the target of the state it finds it in.
+pg::Params EventMovesParams(NodeEvent event, NodeFacts facts = {});
+// `params` with EventMovesParams after them.
+pg::Params WithEventMoves(pg::Params params, NodeEvent event, NodeFacts facts = {});
+#define TY_EVENT_MOVES(from, to) \
+  "unnest(" from "::smallint[], " to "::smallint[]) AS m(from_state, to_state)"
+
+// The table as five parameters: from (smallint[]), warm, to, keeps_images, keeps_since.
+pg::Params GiveBackTableParams();
+
 // What a move writes besides the state and its time, and what else its node must still be.
 enum class NodeWrite {
   kClaimForJob,          // job_id = owner; no job on it, held by `holder` (or by no resource)

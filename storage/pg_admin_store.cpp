@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "services/cost/accrual.h"
 #include "services/cost/resource_cost.h"
 #include "services/scheduler/scheduler_job.h"
 #include "storage/resource_row.h"
@@ -67,28 +68,29 @@ const StateSql kQueuedJobs(
     "WHERE rank <= $1::int ORDER BY project_id, location, rank");
 
 // A job's cost goes to the consumption model of its (last) placement; a job queued again after a
-// preemption has none, and its accrued cost goes to "". Running cost as AccrueToNow computes
-// it: current admission, non-terminal jobs only.
+// preemption has none, and its accrued cost goes to "". The running cost is not summed here: each
+// open admission (not ended, admitted) comes back as [price, admitted µs] for services/cost's
+// RunningMicros to round and add up at the caller's `now`.
 #define TY_JOB_ENDED \
   ":job_succeeded, :job_failed, :job_cancelled, :job_expired, :job_partially_succeeded"
-#define TY_MODEL_COSTS(now)       \
+#define TY_MODEL_SUMS             \
   TY_PLACEMENT_MODEL("placement") \
-  ", count(*), "                                                                             \
-  "COALESCE(sum(cost_micros), 0)::bigint, "                                                  \
-  "COALESCE(sum(CASE WHEN admitted_at IS NOT NULL AND state NOT IN (" TY_JOB_ENDED           \
-  ") "                                                                                       \
-  "AND admitted_at < " TY_TS(now) " THEN (hourly_price_micros * extract(epoch from (" TY_TS( \
-      now) " - admitted_at)) / 3600)::bigint ELSE 0 END), 0)::bigint, "                      \
+  ", count(*), COALESCE(sum(cost_micros), 0)::bigint, "                                        \
+  "COALESCE(json_agg(json_build_array(hourly_price_micros, " TY_MICROS("admitted_at") ")) "     \
+  "FILTER (WHERE admitted_at IS NOT NULL AND state NOT IN (" TY_JOB_ENDED ")), '[]')::text, " \
   "COALESCE(sum(GREATEST(running_us - redone_us, 0) * accelerators::bigint), 0)::bigint "
 
-const StateSql kProjectCosts("SELECT " TY_MODEL_COSTS(
-    "$2") "FROM custom_jobs WHERE project_number = $1::bigint GROUP BY 1 ORDER BY 1");
+const StateSql kProjectCosts("SELECT " TY_MODEL_SUMS
+                             "FROM custom_jobs WHERE project_number = $1::bigint GROUP BY 1 "
+                             "ORDER BY 1");
 
 // One pass over every job: /metrics reads it at each scrape.
-const StateSql kFleetTotals("SELECT " TY_MODEL_COSTS(
-    "$1") ", sum(waiting_us)::bigint, sum(starting_us)::bigint, sum(restarting_us)::bigint, "
-          "sum(running_us)::bigint, sum(redone_us)::bigint, sum(checkpoint_saving_us)::bigint, "
-          "sum(checkpoint_restoring_us)::bigint FROM custom_jobs GROUP BY 1 ORDER BY 1");
+const StateSql kFleetTotals(
+    "SELECT " TY_MODEL_SUMS
+    ", sum(waiting_us)::bigint, sum(starting_us)::bigint, "
+    "sum(restarting_us)::bigint, sum(running_us)::bigint, sum(redone_us)::bigint, "
+    "sum(checkpoint_saving_us)::bigint, sum(checkpoint_restoring_us)::bigint FROM custom_jobs "
+    "GROUP BY 1 ORDER BY 1");
 
 // A live resource's cost to now is services/cost/resource_cost.h's, from its earlier holds and its
 // current one (price and start); a deleted one's whole cost is in resource_costs_ended.
@@ -115,6 +117,25 @@ std::vector<std::string> TextList(std::string_view json_array) {
     if (v.is_string()) out.push_back(v.get<std::string>());
   }
   return out;
+}
+
+// TY_MODEL_SUMS' open admissions, [[price µ$, admitted µs], …].
+std::vector<cost::OpenAdmission> DecodeOpenAdmissions(std::string_view json_array) {
+  std::vector<cost::OpenAdmission> out;
+  auto parsed = nlohmann::json::parse(json_array, nullptr, false);
+  if (!parsed.is_array()) return out;
+  for (const auto& a : parsed) {
+    if (!a.is_array() || a.size() != 2) continue;
+    out.push_back({a[0].get<int64_t>(), FromUnixMicros(a[1].get<int64_t>())});
+  }
+  return out;
+}
+
+// A row of TY_MODEL_SUMS as the model's cost at `now`.
+ModelCost DecodeModelCost(const pg::Result& r, int row, Timestamp now) {
+  return ModelCost{std::string(r.Get(row, 0)), r.GetInt64(row, 1), r.GetInt64(row, 2),
+                   cost::RunningMicros(DecodeOpenAdmissions(r.Get(row, 3)), now),
+                   r.GetInt64(row, 4)};
 }
 
 std::vector<NodeRecord> DecodeNodes(const pg::Result& r) {
@@ -240,25 +261,20 @@ StatusOr<std::vector<QueuedJobRecord>> PgAdminStore::QueuedJobs(int per_queue) {
 
 StatusOr<std::vector<ModelCost>> PgAdminStore::ProjectCosts(int64_t project_number, Timestamp now) {
   TY_ASSIGN_OR_RETURN(auto conn, pool_.Acquire());
-  TY_ASSIGN_OR_RETURN(
-      pg::Result r,
-      conn->Exec(kProjectCosts.With({std::to_string(project_number), MicrosParam(now)})));
+  TY_ASSIGN_OR_RETURN(pg::Result r,
+                      conn->Exec(kProjectCosts.With({std::to_string(project_number)})));
   std::vector<ModelCost> out;
-  for (int i = 0; i < r.rows(); ++i) {
-    out.push_back({std::string(r.Get(i, 0)), r.GetInt64(i, 1), r.GetInt64(i, 2), r.GetInt64(i, 3),
-                   r.GetInt64(i, 4)});
-  }
+  for (int i = 0; i < r.rows(); ++i) out.push_back(DecodeModelCost(r, i, now));
   return out;
 }
 
 StatusOr<std::vector<ModelTotals>> PgAdminStore::FleetTotals(Timestamp now) {
   TY_ASSIGN_OR_RETURN(auto conn, pool_.Acquire());
-  TY_ASSIGN_OR_RETURN(pg::Result r, conn->Exec(kFleetTotals.With({MicrosParam(now)})));
+  TY_ASSIGN_OR_RETURN(pg::Result r, conn->Exec(kFleetTotals.With({})));
   std::vector<ModelTotals> out;
   for (int i = 0; i < r.rows(); ++i) {
     ModelTotals t;
-    t.cost = {std::string(r.Get(i, 0)), r.GetInt64(i, 1), r.GetInt64(i, 2), r.GetInt64(i, 3),
-              r.GetInt64(i, 4)};
+    t.cost = DecodeModelCost(r, i, now);
     auto us = [&](int col) { return Duration(std::chrono::microseconds(r.GetInt64(i, col))); };
     t.time.waiting = us(5);
     t.time.starting = us(6);

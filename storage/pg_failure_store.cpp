@@ -4,7 +4,6 @@
 #include "storage/job_row.h"
 #include "storage/job_transition_sql.h"
 #include "storage/node_moves.h"
-#include "storage/node_sql.h"
 #include "storage/pg_fault_injection_store.h"
 #include "storage/row_codec.h"
 #include "storage/state_sql.h"
@@ -66,18 +65,21 @@ const StateSql kNotice("WITH n AS (UPDATE nodes SET preempt_at = " TY_TS(
           "INSERT INTO job_events (job_id, time, from_state, to_state, reason) "
           "SELECT id, " TY_TS("$5") ", state, state, $4 FROM j");
 
-const StateSql kPreemptNode(
-    "UPDATE nodes SET state = :node_preempted, job_id = NULL, preempt_at = NULL, image_cache = '{}', "
-    "state_since = " TY_TS("$3") ", ready_at = " TY_TS("$4") " "
-    "WHERE pool_id = $1 AND ordinal = $2::int AND " TY_LIVE);
+// The node moves as NodeStateMachine's event says from the state it is found in ($5, $6:
+// EventMovesParams), the same for every statement below: none chooses a state of its own.
+constexpr const char* kPreemptNode =
+    "UPDATE nodes SET state = m.to_state, job_id = NULL, preempt_at = NULL, image_cache = '{}', "
+    "state_since = " TY_TS("$3") ", ready_at = " TY_TS("$4") " FROM " TY_EVENT_MOVES(
+        "$5", "$6") " WHERE pool_id = $1 AND ordinal = $2::int AND nodes.state = m.from_state";
 
 // The repaired node is recreated: its image cache is gone.
-const StateSql kFailNode(
-    "UPDATE nodes SET state = :node_failed, state_since = " TY_TS("$3") ", ready_at = " TY_TS("$4") ", "
-    "preempt_at = NULL, image_cache = '{}' WHERE pool_id = $1 AND ordinal = $2::int AND " TY_LIVE);
+constexpr const char* kFailNode =
+    "UPDATE nodes SET state = m.to_state, state_since = " TY_TS("$3") ", ready_at = " TY_TS(
+        "$4") ", preempt_at = NULL, image_cache = '{}' FROM " TY_EVENT_MOVES("$5", "$6")
+    " WHERE pool_id = $1 AND ordinal = $2::int AND nodes.state = m.from_state";
 
-const StateSql kStartRepairs("UPDATE nodes SET state = :node_repairing, state_since = " TY_TS(
-    "$1") " WHERE state = :node_failed");
+constexpr const char* kStartRepairs = "UPDATE nodes SET state = m.to_state, state_since = " TY_TS(
+    "$1") " FROM " TY_EVENT_MOVES("$2", "$3") " WHERE nodes.state = m.from_state";
 
 // A repaired node as it is now, locked, with what decides where NodeStateMachine's kRepaired
 // takes it: its job, and whether it is warm (a keepBooted pool's, or a persistent resource's).
@@ -85,9 +87,12 @@ constexpr const char* kLockRepairedNode =
     "SELECT state, job_id IS NOT NULL, keep_warm OR resource_uid IS NOT NULL FROM nodes "
     "WHERE pool_id = $1 AND ordinal = $2::int FOR UPDATE";
 
-const StateSql kGiveBackPreempted(
-    "UPDATE nodes SET state = :node_deleted, state_since = ready_at, ready_at = NULL "
-    "WHERE state = :node_preempted AND job_id IS NULL AND ready_at <= " TY_TS("$1"));
+// A reclaimed slot no job waits on is free again once its VM is gone ($2, $3: kPreemptedGone).
+constexpr const char* kGiveBackPreempted =
+    "UPDATE nodes SET state = m.to_state, state_since = ready_at, ready_at = NULL "
+    "FROM " TY_EVENT_MOVES(
+        "$2",
+        "$3") " WHERE nodes.state = m.from_state AND job_id IS NULL AND ready_at <= " TY_TS("$1");
 
 std::vector<NodeStatus> DecodeNodes(const pg::Result& r) {
   std::vector<NodeStatus> out;
@@ -224,7 +229,9 @@ StatusOr<bool> PgFailureStore::ReclaimNode(const Reclaim& reclaim) {
   node.push_back(MicrosParam(reclaim.at));
   node.push_back(MicrosParam(
       reclaim.at + std::chrono::duration_cast<std::chrono::microseconds>(kPreemptedLinger)));
-  TY_ASSIGN_OR_RETURN(pg::Result preempted, tx.Exec(kPreemptNode.With(node)));
+  TY_ASSIGN_OR_RETURN(
+      pg::Result preempted,
+      tx.Exec(kPreemptNode, WithEventMoves(std::move(node), NodeEvent::kReclaimed)));
   if (preempted.affected() != 1) {
     TY_RETURN_IF_ERROR(tx.Rollback());
     return false;
@@ -251,7 +258,8 @@ StatusOr<bool> PgFailureStore::FailNode(const NodeFailure& failure) {
   pg::Params node = NodeParams(failure.node);
   node.push_back(MicrosParam(failure.at));
   node.push_back(MicrosParam(failure.repaired_at));
-  TY_ASSIGN_OR_RETURN(pg::Result failed, tx.Exec(kFailNode.With(node)));
+  TY_ASSIGN_OR_RETURN(pg::Result failed,
+                      tx.Exec(kFailNode, WithEventMoves(std::move(node), NodeEvent::kFailed)));
   if (failed.affected() != 1) {
     TY_RETURN_IF_ERROR(tx.Rollback());
     return false;
@@ -263,7 +271,8 @@ StatusOr<bool> PgFailureStore::FailNode(const NodeFailure& failure) {
 
 Status PgFailureStore::StartRepairs(Timestamp now) {
   TY_ASSIGN_OR_RETURN(pg::Connection * conn, leader_.LeaderConnection());
-  return conn->Exec(kStartRepairs.With({MicrosParam(now)})).status();
+  return conn->Exec(kStartRepairs, WithEventMoves({MicrosParam(now)}, NodeEvent::kRepairStarted))
+      .status();
 }
 
 StatusOr<bool> PgFailureStore::FinishRepair(const Repair& repair) {
@@ -298,7 +307,11 @@ StatusOr<bool> PgFailureStore::FinishRepair(const Repair& repair) {
 
 Status PgFailureStore::GiveBackPreempted(Timestamp now) {
   TY_ASSIGN_OR_RETURN(pg::Connection * conn, leader_.LeaderConnection());
-  return conn->Exec(kGiveBackPreempted.With({MicrosParam(now)})).status();
+  // No job waits on it (the statement's job_id IS NULL).
+  return conn
+      ->Exec(kGiveBackPreempted,
+             WithEventMoves({MicrosParam(now)}, NodeEvent::kPreemptedGone, NodeFacts{false}))
+      .status();
 }
 
 }  // namespace trainyard::storage

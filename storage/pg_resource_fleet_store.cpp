@@ -25,10 +25,11 @@ const StateSql kRunning(
 
 // Booted nodes are READY for the resource's jobs (busy ones stay with their job); idle ones count
 // as idle from now (autoscaling gives back nodes idle too long).
-const StateSql kNodesReady("UPDATE nodes SET state = :node_ready, state_since = " TY_TS(
-    "$2") " "
-          "WHERE resource_uid = $1::bigint AND state IN (:node_provisioning, :node_ready) "
-          "AND job_id IS NULL");
+// Each node moves as NodeStateMachine's kResourceBooted says from the state it is in ($3, $4).
+constexpr const char* kNodesReady =
+    "UPDATE nodes SET state = m.to_state, state_since = " TY_TS("$2") " FROM " TY_EVENT_MOVES(
+        "$3", "$4") " WHERE resource_uid = $1::bigint AND nodes.state = m.from_state "
+                    "AND job_id IS NULL";
 
 const StateSql kAutoscale(
     "UPDATE persistent_resources SET resource = $3::jsonb, state = :resource_updating, "
@@ -46,17 +47,18 @@ const StateSql
               "version = version + 1 WHERE uid = $1::bigint AND version = $2::bigint "
               "AND state = :resource_rebooting");
 
-// Idle nodes boot again; the image cache is on disk and survives.
-const StateSql kNodesReboot("UPDATE nodes SET state = :node_provisioning, state_since = " TY_TS(
-    "$2") " "
-          "WHERE resource_uid = $1::bigint AND state = :node_ready AND job_id IS NULL");
+// Idle nodes boot again (kResourceReboot, $3, $4); the image cache is on disk and survives.
+constexpr const char* kNodesReboot =
+    "UPDATE nodes SET state = m.to_state, state_since = " TY_TS("$2") " FROM " TY_EVENT_MOVES(
+        "$3", "$4") " WHERE resource_uid = $1::bigint AND nodes.state = m.from_state "
+                    "AND job_id IS NULL";
 
-// A job's nodes are down until $3, as after a failure (FAILED, then the failure simulator's
-// REPAIRING and repair at ready_at, which resumes the job); the cache survives.
-const StateSql kBusyNodesReboot(
-    "UPDATE nodes SET state = :node_failed, state_since = " TY_TS("$2") ", ready_at = " TY_TS("$3") ", "
-    "preempt_at = NULL WHERE resource_uid = $1::bigint AND job_id IS NOT NULL "
-    "AND state IN (:node_provisioning, :node_busy)");
+// A job's nodes are down until $3, as after a failure (kFailed, $4, $5: then the failure
+// simulator's REPAIRING and repair at ready_at, which resumes the job); the cache survives.
+constexpr const char* kBusyNodesReboot =
+    "UPDATE nodes SET state = m.to_state, state_since = " TY_TS("$2") ", ready_at = " TY_TS(
+        "$3") ", preempt_at = NULL FROM " TY_EVENT_MOVES("$4", "$5")
+    " WHERE resource_uid = $1::bigint AND job_id IS NOT NULL AND nodes.state = m.from_state";
 
 const StateSql kJobsHoldingNodes("SELECT " TY_JOB_COLUMNS
                                  " FROM custom_jobs WHERE id IN (SELECT job_id FROM nodes "
@@ -132,7 +134,11 @@ StatusOr<bool> PgResourceFleetStore::MarkRunning(const ResourceRecord& record, T
       pg::Result r,
       tx.Exec(kRunning.With({uid, std::to_string(record.version), MicrosParam(now)})));
   if (r.affected() != 1) return false;
-  TY_RETURN_IF_ERROR(tx.Exec(kNodesReady.With({uid, MicrosParam(now)})).status());
+  // Idle ones only (the statement's job_id IS NULL): busy ones stay with their job.
+  TY_RETURN_IF_ERROR(
+      tx.Exec(kNodesReady,
+              WithEventMoves({uid, MicrosParam(now)}, NodeEvent::kResourceBooted, NodeFacts{false}))
+          .status());
   if (record.operation_id) {
     TY_RETURN_IF_ERROR(tx.Exec(kFinishOperation,
                                {std::to_string(*record.operation_id), RunningResponse(record, now),
@@ -166,9 +172,14 @@ StatusOr<bool> PgResourceFleetStore::StartReboot(const ResourceRecord& record, T
       TY_RETURN_IF_ERROR(tx.Exec(release->sql, release->params).status());
     }
   }
-  TY_RETURN_IF_ERROR(tx.Exec(kNodesReboot.With({uid, MicrosParam(now)})).status());
   TY_RETURN_IF_ERROR(
-      tx.Exec(kBusyNodesReboot.With({uid, MicrosParam(now), MicrosParam(ready_at)})).status());
+      tx.Exec(kNodesReboot,
+              WithEventMoves({uid, MicrosParam(now)}, NodeEvent::kResourceReboot, NodeFacts{false}))
+          .status());
+  TY_RETURN_IF_ERROR(
+      tx.Exec(kBusyNodesReboot, WithEventMoves({uid, MicrosParam(now), MicrosParam(ready_at)},
+                                               NodeEvent::kFailed, NodeFacts{true}))
+          .status());
   TY_RETURN_IF_ERROR(tx.Commit());
   return true;
 }

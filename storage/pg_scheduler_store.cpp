@@ -8,7 +8,6 @@
 #include "services/scheduler/admission_planner.h"
 #include "storage/job_row.h"
 #include "storage/job_transition_sql.h"
-#include "storage/node_sql.h"
 #include "storage/pg_cycle_writes.h"
 #include "storage/resource_row.h"
 #include "storage/row_codec.h"

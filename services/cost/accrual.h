@@ -4,6 +4,7 @@
 // the running figure a job's read adds for the time since. Money is kept in micro-dollars
 // (int64); Usd is how it is shown.
 #include <cstdint>
+#include <vector>
 
 #include "services/time.h"
 
@@ -19,6 +20,16 @@ int64_t AccruedMicros(int64_t hourly_price_micros, Duration held);
 // to add to the stored cost (the job's costUsd between its writes); 0 unless `now` is after
 // `since`.
 double RunningUsd(double hourly_price_usd, Timestamp since, Timestamp now);
+
+// An admission not ended yet: what it costs an hour and when it began.
+struct OpenAdmission {
+  int64_t hourly_price_micros = 0;
+  Timestamp admitted_at;
+};
+
+// What `open` admissions have run up by `now`, each rounded as AccruedMicros (one that begins
+// after `now` adds nothing): the admin view's and /metrics' running cost of a consumption model.
+int64_t RunningMicros(const std::vector<OpenAdmission>& open, Timestamp now);
 
 inline double Usd(int64_t micros) { return static_cast<double>(micros) / 1e6; }
 

@@ -1,10 +1,10 @@
 #pragma once
 // The one owner of a node slot's moves, as JobStateMachine is of a job's: for each event, the
 // states a node may leave and the one it reaches. The in-memory stores (storage/memory/) ask it;
-// so do the PostgreSQL stores' claims, holds, repairs and resizes, applying its moves as
-// compare-and-sets on the state they read (storage/node_moves.h); their other node statements
-// name their states, never number them (storage/state_sql.h), and the memory parity test holds the
-// two to the same history.
+// so does every PostgreSQL node write: claims, holds, repairs and resizes apply its moves as
+// compare-and-sets on the state they read, and the statements that move nodes unread (a job's
+// release and run, failures, reclaims, a resource's boot) look its moves up by the state they
+// find (storage/node_moves.h). The store property test holds the two to the same history.
 //
 //   DELETED ──claim──▶ PROVISIONING ──job runs──▶ BUSY ──given back──▶ READY (warm) / DELETED
 //   READY   ──claim──▶ BUSY

@@ -21,11 +21,13 @@ JobTransitionBasis BasisOf(const JobRecord& record) {
   basis.checkpointed = record.checkpointed;
   basis.checkpoint_interval = record.checkpoint_interval;
   basis.checkpoint_cost = record.checkpoint_cost;
+  basis.spot_restarts = record.spot_restarts;
   return basis;
 }
 
 JobTransitionWrite WriteOf(const JobTransition& t, const JobTransitionBasis& basis) {
-  JobTransitionWrite w{basis.cost_micros, basis.state_since, basis.goodput, basis.checkpointed};
+  JobTransitionWrite w{basis.cost_micros, basis.state_since, basis.goodput, basis.checkpointed,
+                       basis.spot_restarts + (t.spot_restart() ? 1 : 0)};
   // Every rule reads the row as it was: the cost accrues on the old admission, and the time in
   // the old state goes to its bucket (before the first start QUEUED is waiting and PENDING
   // starting, after it both are restarting).
@@ -102,7 +104,7 @@ void ApplyToRecord(const JobTransition& t, JobRecord& record) {
     status.startup_detail = {};
     record.hourly_price_micros = 0;
   }
-  if (t.spot_restart()) ++record.spot_restarts;
+  record.spot_restarts = w.spot_restarts;
   if (t.note()) {
     status.reason_code = t.note()->code;
     status.reason_message = t.note()->code.empty() ? "" : t.note()->message;

@@ -18,6 +18,7 @@ struct JobTransitionWrite {
   std::optional<Timestamp> state_since;
   JobGoodput goodput;
   Duration checkpointed{};
+  int spot_restarts = 0;  // one more after a spot preemption's restart
 };
 
 JobTransitionBasis BasisOf(const JobRecord& record);

@@ -78,6 +78,7 @@ struct JobTransitionBasis {
   Duration checkpointed{};
   Duration checkpoint_interval{};
   CheckpointCost checkpoint_cost;
+  int spot_restarts = 0;
 };
 
 // A transition applied as one compare-and-set on (id, version, from-state); fenced by the lease

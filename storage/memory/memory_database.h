@@ -82,7 +82,7 @@ class MemoryDatabase {
   // The node taken by or given back from `job` (the index of each job's nodes follows).
   void SetNodeJobLocked(const std::string& pool_id, int64_t ordinal, std::optional<int64_t> job);
   // A holder gives its node back: down nodes stay down; warm ones stay READY with their cache;
-  // the rest are DELETED (storage/node_sql.h's TY_NODE_GIVEN_BACK).
+  // the rest are DELETED (NodeStateMachine::GiveBack, as PostgreSQL's release looks it up).
   static void GiveBack(MemoryNode& node, bool warm, Timestamp at);
   // The resource as a read shows it: its name, every pool's usedReplicaCount and whether its
   // operation was asked to cancel (storage/resource_row.h's columns).

@@ -139,11 +139,12 @@ StatusOr<bool> MemoryResourceStore::MarkRunning(const ResourceRecord& record, Ti
   // Booted nodes are READY for its jobs; idle ones count as idle from now.
   for (auto& [pool_id, slots] : db_.nodes) {
     for (MemoryNode& n : slots) {
-      if (Held(n, record.uid) && !n.job_id &&
-          (n.state == NodeState::kProvisioning || n.state == NodeState::kReady)) {
-        n.state = NodeState::kReady;
-        n.since = now;
-      }
+      if (!Held(n, record.uid) || n.job_id) continue;
+      const std::optional<NodeState> booted =
+          NodeStateMachine::Next(n.state, NodeEvent::kResourceBooted);
+      if (!booted) continue;
+      n.state = *booted;
+      n.since = now;
     }
   }
   if (record.operation_id) {
@@ -175,13 +176,15 @@ StatusOr<bool> MemoryResourceStore::StartReboot(const ResourceRecord& record, Ti
   for (auto& [pool_id, slots] : db_.nodes) {
     for (MemoryNode& n : slots) {
       if (!Held(n, record.uid)) continue;
-      if (!n.job_id && n.state == NodeState::kReady) {
-        n.state = NodeState::kProvisioning;  // the image cache is on disk and survives
-        n.since = now;
-      } else if (n.job_id && (n.state == NodeState::kProvisioning || n.state == NodeState::kBusy)) {
-        // Down until ready_at, as after a failure: the failure simulator repairs it then.
-        n.state = NodeState::kFailed;
-        n.since = now;
+      // An idle node boots again (its image cache is on disk and survives); a job's is down
+      // until ready_at, as after a failure: the failure simulator repairs it then.
+      const bool holds_job = n.job_id.has_value();
+      const std::optional<NodeState> next = NodeStateMachine::Next(
+          n.state, holds_job ? NodeEvent::kFailed : NodeEvent::kResourceReboot, {holds_job});
+      if (!next) continue;
+      n.state = *next;
+      n.since = now;
+      if (holds_job) {
         n.ready_at = ready_at;
         n.preempt_at.reset();
       }

@@ -37,6 +37,15 @@ TEST(AccrualTest, ARunningAdmissionShowsItsCostSoFarUnrounded) {
   EXPECT_EQ(RunningUsd(10.0, kT0, kT0 - minutes(1)), 0) << "nothing before the admission";
 }
 
+TEST(AccrualTest, OpenAdmissionsRunUpEachRoundedAndNoneBeforeItBegins) {
+  const std::vector<OpenAdmission> open = {
+      {1, kT0}, {1, kT0}, {10'000'000, kT0 - hours(1)}, {10'000'000, kT0 + hours(1)}};
+  // 0.5 µ$ twice: each rounds (1 + 1), not their sum; the last has not begun.
+  EXPECT_EQ(RunningMicros(open, kT0 + minutes(30)), 1 + 1 + 15'000'000);
+  EXPECT_EQ(RunningMicros({}, kT0), 0);
+  EXPECT_EQ(RunningMicros({{10'000'000, kT0}}, kT0), 0) << "admitted just now";
+}
+
 TEST(AccrualTest, MicroDollarsShowAsDollars) {
   EXPECT_DOUBLE_EQ(Usd(1'234'567), 1.234567);
   EXPECT_EQ(Usd(0), 0);

@@ -1,0 +1,69 @@
+// Node moves as PostgreSQL applies them: the give-back table a job's release looks its nodes'
+// targets up in is NodeStateMachine::GiveBack for every state, cold and warm.
+#include "storage/node_moves.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+namespace trainyard::storage {
+namespace {
+
+TEST(NodeMovesTest, GiveBackTableHoldsTheMachinesMoveForEveryStateAndWarmth) {
+  const GiveBackTable table = MachineGiveBackTable();
+  ASSERT_EQ(table.from.size(), std::size(kAllNodeStates) * 2);
+  ASSERT_EQ(table.warm.size(), table.from.size());
+  ASSERT_EQ(table.back.size(), table.from.size());
+  std::set<std::pair<NodeState, bool>> seen;
+  for (size_t i = 0; i < table.from.size(); ++i) {
+    EXPECT_TRUE(seen.emplace(table.from[i], table.warm[i]).second) << "a row twice";
+    const NodeGivenBack want = NodeStateMachine::GiveBack(table.from[i], table.warm[i]);
+    EXPECT_EQ(table.back[i].to, want.to);
+    EXPECT_EQ(table.back[i].keeps_images, want.keeps_images);
+    EXPECT_EQ(table.back[i].keeps_since, want.keeps_since);
+  }
+}
+
+TEST(NodeMovesTest, GiveBackTableParamsAreFiveArraysInTheTablesOrder) {
+  const pg::Params params = GiveBackTableParams();
+  ASSERT_EQ(params.size(), 5u);
+  // The first row: PROVISIONING, cold, given back DELETED without its images.
+  EXPECT_TRUE(params[0]->starts_with("{1,"));
+  EXPECT_TRUE(params[1]->starts_with("{\"false\","));
+  EXPECT_TRUE(params[2]->starts_with("{7,"));
+  EXPECT_TRUE(params[3]->starts_with("{\"false\","));
+  EXPECT_TRUE(params[4]->starts_with("{\"false\","));
+}
+
+TEST(NodeMovesTest, EventMovesAreTheMachinesPairsForThatEvent) {
+  // A run makes every live node BUSY; a down one has no move.
+  pg::Params running = EventMovesParams(NodeEvent::kJobRunning);
+  ASSERT_EQ(running.size(), 2u);
+  EXPECT_EQ(running[0], "{1,2,3}");
+  EXPECT_EQ(running[1], "{3,3,3}");
+  pg::Params repair = EventMovesParams(NodeEvent::kRepairStarted);
+  EXPECT_EQ(repair[0], "{5}");
+  EXPECT_EQ(repair[1], "{6}");
+  // The facts decide: a reclaimed slot a job still holds is not free again.
+  EXPECT_EQ(EventMovesParams(NodeEvent::kPreemptedGone, NodeFacts{false})[0], "{4}");
+  EXPECT_EQ(EventMovesParams(NodeEvent::kPreemptedGone, NodeFacts{true})[0], "{}");
+}
+
+TEST(NodeMovesTest, WithEventMovesAppendsThePairsAfterTheStatementsOwn) {
+  pg::Params params = WithEventMoves({"a", "b"}, NodeEvent::kReclaimed);
+  ASSERT_EQ(params.size(), 4u);
+  EXPECT_EQ(params[0], "a");
+  EXPECT_EQ(params[2], "{1,2,3}");
+  EXPECT_EQ(params[3], "{4,4,4}");
+}
+
+TEST(NodeMovesTest, PlanGiveBackLeavesADownNodeWithItsTime) {
+  const NodeMove move = PlanGiveBack("pool", 3, NodeState::kFailed, /*warm=*/true, 9);
+  EXPECT_EQ(move.to, NodeState::kFailed);
+  EXPECT_FALSE(move.keeps_images);
+  EXPECT_TRUE(move.keeps_since);
+  EXPECT_EQ(move.owner, 9);
+}
+
+}  // namespace
+}  // namespace trainyard::storage
