@@ -152,6 +152,7 @@ struct Fleet {
   // notice, as a pod's terminationGracePeriodSeconds (30 s by default) lets it; the preemptor
   // waits PREEMPTING meanwhile. 0: victims stop at once.
   Duration termination_grace = std::chrono::seconds(30);
+  // A failed node's repair, the median of its draw (startup_spread.repair_p95_ratio the tail).
   Duration repair_time = std::chrono::minutes(10);
   // Unexpected interruptions per accelerator-hour, for every pool that sets no rate of its own
   // (docs/capacity-model.md, "Failures"); 0: none.
