@@ -489,6 +489,17 @@ StatusOr<Fleet> ParseFleet(const std::string& json_text, const std::string& sour
       GetNumber(spread, s, "tpuSliceGrowthPerDoubling", &out.tpu_slice_growth_per_doubling);
     });
   }
+  if (json.is_object() && json.contains("programStartup")) {
+    r.GetObject("programStartup", "trainyard.fleet.ProgramStartup", [&](ObjectReader& s) {
+      ProgramStartupModel& out = fleet.program_startup;
+      for (auto [name, d] :
+           {std::pair{"base", &out.base}, std::pair{"perDoubling", &out.per_doubling}}) {
+        if (s.GetDuration(name, d) && *d < Duration{}) {
+          s.Fail(InvalidField(s.path().Field(name).json(), "must not be negative"));
+        }
+      }
+    });
+  }
   r.GetDuration("spotNotice", &fleet.spot_notice);
   if (r.GetDuration("terminationGracePeriod", &fleet.termination_grace) &&
       fleet.termination_grace < Duration{}) {

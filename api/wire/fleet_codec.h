@@ -9,6 +9,7 @@
 //   "startupSpread": {"bootP95Ratio": 1.3, "pullP95Ratio": 1.5,   // a node's p95 ÷ median
 //                     "tpuSliceGrowthPerDoubling": 0.1,   // a TPU slice's median, per doubling
 //                     "repairP95Ratio": 4},   // a repair's p95 ÷ repairTime (its median)
+//   "programStartup": {"base": "60s", "perDoubling": "10s"},   // nodes ready → first step
 //   "spotNotice": "30s", "repairTime": "900s",
 //   "terminationGracePeriod": "30s",   // what a preempted job runs on after its notice
 //   "neverFitsTimeout": "3600s",   // a job that can never fit fails after this wait; 0s: never

@@ -147,6 +147,7 @@ struct Fleet {
   double image_pull_gbps = 10;
   std::map<std::string, double> image_size_gb;  // image uri (or "default") → size
   StartupSpread startup_spread;  // how far a node's boot and pull stray from the figures above
+  ProgramStartupModel program_startup;  // a run's start-up once its nodes are ready
   Duration spot_notice = std::chrono::seconds(30);
   // A job preempted for another (priority, reclaim, fair sharing) runs on this long after its
   // notice, as a pod's terminationGracePeriodSeconds (30 s by default) lets it; the preemptor

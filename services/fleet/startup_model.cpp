@@ -71,6 +71,13 @@ Duration DrawRepair(const Fleet& fleet, std::string_view pool_id, int64_t ordina
   return SlowestOf(u, 1, fleet.repair_time, fleet.startup_spread.repair_p95_ratio);
 }
 
+Duration ProgramStartup(const Fleet& fleet, int64_t hosts) {
+  if (hosts <= 0) return Duration::zero();
+  const ProgramStartupModel& m = fleet.program_startup;
+  return FromSeconds(Seconds(m.base) +
+                     Seconds(m.per_doubling) * std::log2(static_cast<double>(hosts)));
+}
+
 Duration DrawBoot(const Fleet& fleet, const CapacityPool& pool, std::string_view machine_type,
                   int64_t nodes, const StartupKey& key) {
   double median = Seconds(fleet.BootTime(machine_type));

@@ -25,6 +25,15 @@ struct StartupSpread {
   double repair_p95_ratio = 1;
 };
 
+// The fleet file's `programStartup`: a run's time from its nodes being ready to its first step
+// (containers start, the framework imports and builds the model, NCCL or jax.distributed
+// initializes across the hosts), `base` for one host and `per_doubling` more for each doubling of
+// the gang's hosts. All 0 (a fleet file without the block): the first step comes at once.
+struct ProgramStartupModel {
+  Duration base{};
+  Duration per_doubling{};
+};
+
 // Which admission a draw is for: a job's (its id) or a persistent resource's hold (its uid), at
 // the row version it was admitted from, so a re-admitted job draws anew.
 struct StartupKey {
@@ -45,6 +54,9 @@ double NormalQuantile(double p);
 // around the fleet's repairTime (the median) with startupSpread's repairP95Ratio, determined by the
 // seed, the node and the minute it failed, so a replay and both stores see the same repairs.
 Duration DrawRepair(const Fleet& fleet, std::string_view pool_id, int64_t ordinal, Timestamp at);
+
+// A run's program start-up on a gang of `hosts` hosts: base + per_doubling × log2(hosts).
+Duration ProgramStartup(const Fleet& fleet, int64_t hosts);
 
 // A pool's slowest boot for `nodes` cold nodes of `machine_type`.
 Duration DrawBoot(const Fleet& fleet, const CapacityPool& pool, std::string_view machine_type,

@@ -78,6 +78,7 @@ struct JobTransitionBasis {
   Duration checkpointed{};
   Duration checkpoint_interval{};
   CheckpointCost checkpoint_cost;
+  Duration program_startup{};  // the admission's, for a run that ends
 };
 
 // A transition applied as one compare-and-set on (id, version, from-state); fenced by the lease

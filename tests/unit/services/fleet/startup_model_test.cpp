@@ -123,6 +123,17 @@ TEST(StartupModelTest, APullIsBoundByTheSlowerOfTheRegistryAndTheMachinesNetwork
               8, 1e-6);
 }
 
+TEST(ProgramStartupTest, GrowsWithTheLogOfTheGangsHosts) {
+  Fleet fleet = SpreadFleet();
+  EXPECT_EQ(ProgramStartup(fleet, 128), Duration::zero()) << "a fleet without the block";
+  fleet.program_startup = ProgramStartupModel{seconds(60), seconds(10)};
+  EXPECT_EQ(ProgramStartup(fleet, 1), Duration(seconds(60)));
+  EXPECT_EQ(ProgramStartup(fleet, 2), Duration(seconds(70)));
+  EXPECT_EQ(ProgramStartup(fleet, 128), Duration(seconds(130))) << "7 doublings";
+  EXPECT_EQ(ProgramStartup(fleet, 2048), Duration(seconds(170))) << "16,384 GPUs";
+  EXPECT_EQ(ProgramStartup(fleet, 0), Duration::zero());
+}
+
 TEST(RepairModelTest, RepairsDifferAcrossNodesWithTheFleetsMedianAndTail) {
   Fleet fleet = SpreadFleet();
   fleet.repair_time = seconds(900);
