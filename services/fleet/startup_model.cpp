@@ -74,8 +74,9 @@ Duration DrawRepair(const Fleet& fleet, std::string_view pool_id, int64_t ordina
 Duration ProgramStartup(const Fleet& fleet, int64_t hosts) {
   if (hosts <= 0) return Duration::zero();
   const ProgramStartupModel& m = fleet.program_startup;
-  return FromSeconds(Seconds(m.base) +
-                     Seconds(m.per_doubling) * std::log2(static_cast<double>(hosts)));
+  // In whole microseconds, what the placement keeps: both stores then split runs alike.
+  return std::chrono::duration_cast<std::chrono::microseconds>(FromSeconds(
+      Seconds(m.base) + Seconds(m.per_doubling) * std::log2(static_cast<double>(hosts))));
 }
 
 Duration DrawBoot(const Fleet& fleet, const CapacityPool& pool, std::string_view machine_type,
