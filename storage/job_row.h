@@ -20,7 +20,8 @@ namespace trainyard::storage {
   "cost_micros, sched_code, sched_message, queue_position, checkpointed_us, spot_restarts, " \
   "change_xid::text, run_attempt, run_replicas::text, " TY_MICROS("state_since") ", "          \
   "waiting_us, starting_us, restarting_us, running_us, redone_us, checkpoint_interval_us, "    \
-  "checkpoint_save_us, checkpoint_restore_us, checkpoint_saving_us, checkpoint_restoring_us"
+  "checkpoint_save_us, checkpoint_restore_us, checkpoint_saving_us, checkpoint_restoring_us, " \
+  "program_starting_us"
 
 StatusOr<JobRecord> DecodeJobRow(const pg::Result& r, int row);
 StatusOr<std::vector<JobRecord>> DecodeJobRows(const pg::Result& r);

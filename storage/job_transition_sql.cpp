@@ -41,6 +41,7 @@ namespace {
   "restarting_us = :restarting_us::bigint, running_us = :running_us::bigint, " \
   "checkpoint_restoring_us = :checkpoint_restoring_us::bigint, " \
   "checkpoint_saving_us = :checkpoint_saving_us::bigint, redone_us = :redone_us::bigint, " \
+  "program_starting_us = :program_starting_us::bigint, " \
   "checkpointed_us = :checkpointed_us::bigint, " \
   "admitted_at = CASE WHEN :placement::jsonb IS NOT NULL THEN " TY_TS(":at") " " \
   "WHEN :clears_admission::boolean THEN NULL ELSE admitted_at END, " \
@@ -114,7 +115,9 @@ constexpr const char* kTransitionBases =
     "start_time IS NOT NULL, " TY_MICROS("admitted_at") ", hourly_price_micros, cost_micros, "
     "waiting_us, starting_us, restarting_us, running_us, redone_us, checkpoint_saving_us, "
     "checkpoint_restoring_us, checkpointed_us, checkpoint_interval_us, checkpoint_save_us, "
-    "checkpoint_restore_us, spot_restarts FROM custom_jobs WHERE id = ANY($1::bigint[])";
+    "checkpoint_restore_us, spot_restarts, program_starting_us, "
+    "COALESCE((placement->>'programStartupUs')::bigint, 0) "
+    "FROM custom_jobs WHERE id = ANY($1::bigint[])";
 
 // How many images a node keeps (its boot disk holds this many training images).
 #define TY_IMAGE_CACHE_SIZE "8"
@@ -170,6 +173,10 @@ std::string EncodePlacement(const JobAdmission& admission) {
       {"pools", nlohmann::json::array()},
       {"startupUs",
        std::chrono::duration_cast<std::chrono::microseconds>(admission.startup).count()}};
+  if (admission.program_startup > Duration{}) {
+    placement["programStartupUs"] =
+        std::chrono::duration_cast<std::chrono::microseconds>(admission.program_startup).count();
+  }
   for (const PlacedPoolStatus& pool : admission.pools) {
     nlohmann::json entry = {{"pool", pool.pool_id},
                             {"machineType", pool.machine_type},
@@ -198,6 +205,7 @@ void DecodePlacement(std::string_view text, SchedulingStatus& status) {
   if (!json.is_object()) return;
   status.zone = json.value("zone", "");
   status.startup = std::chrono::microseconds(json.value("startupUs", int64_t{0}));
+  status.program_startup = std::chrono::microseconds(json.value("programStartupUs", int64_t{0}));
   if (json.contains("startupDetail") && json["startupDetail"].is_object()) {
     const auto& d = json["startupDetail"];
     status.startup_detail.machine_type = d.value("machineType", "");
@@ -298,6 +306,7 @@ void ForEachTransitionValue(const StateUpdate& update, Set&& set) {
   set("running_us", micros(w.goodput.running));
   set("checkpoint_restoring_us", micros(w.goodput.checkpoint_restore));
   set("checkpoint_saving_us", micros(w.goodput.checkpoint_save));
+  set("program_starting_us", micros(w.goodput.program_startup));
   set("redone_us", micros(w.goodput.redone));
   set("checkpointed_us", micros(w.checkpointed));
   set("spot_restarts", Number(w.spot_restarts));
@@ -366,6 +375,8 @@ void TakeTransitionBases(const pg::Result& read, const std::vector<StateUpdate*>
     b.checkpoint_interval = micros(i, 16);
     b.checkpoint_cost = CheckpointCost{micros(i, 17), micros(i, 18)};
     b.spot_restarts = static_cast<int>(read.GetInt64(i, 19));
+    b.goodput.program_startup = micros(i, 20);
+    b.program_startup = micros(i, 21);
     bases.emplace(read.GetInt64(i, 0), b);
   }
   for (StateUpdate* update : updates) {

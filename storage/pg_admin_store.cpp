@@ -89,8 +89,8 @@ const StateSql kFleetTotals(
     "SELECT " TY_MODEL_SUMS
     ", sum(waiting_us)::bigint, sum(starting_us)::bigint, "
     "sum(restarting_us)::bigint, sum(running_us)::bigint, sum(redone_us)::bigint, "
-    "sum(checkpoint_saving_us)::bigint, sum(checkpoint_restoring_us)::bigint FROM custom_jobs "
-    "GROUP BY 1 ORDER BY 1");
+    "sum(checkpoint_saving_us)::bigint, sum(checkpoint_restoring_us)::bigint, "
+    "sum(program_starting_us)::bigint FROM custom_jobs GROUP BY 1 ORDER BY 1");
 
 // A live resource's cost to now is services/cost/resource_cost.h's, from its earlier holds and its
 // current one (price and start); a deleted one's whole cost is in resource_costs_ended.
@@ -283,6 +283,7 @@ StatusOr<std::vector<ModelTotals>> PgAdminStore::FleetTotals(Timestamp now) {
     t.time.redone = us(9);
     t.time.checkpoint_save = us(10);
     t.time.checkpoint_restore = us(11);
+    t.time.program_startup = us(12);
     out.push_back(std::move(t));
   }
   return out;

@@ -149,6 +149,7 @@ StatusOr<JobRecord> DecodeJobRow(const pg::Result& r, int row) {
                               micros(35), micros(39), micros(40)};
   rec.checkpoint_interval = micros(36);
   rec.checkpoint_cost = CheckpointCost{micros(37), micros(38)};
+  status.goodput.program_startup = micros(41);
   job.trainyard = std::move(status);
   return rec;
 }

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "services/fleet/failure_model.h"
+#include "services/fleet/startup_model.h"
 #include "services/jobs/job_record_update.h"
 #include "services/jobs/job_state_machine.h"
 #include "services/jobs/workload_model.h"
@@ -134,8 +135,10 @@ Status FailureSimulator::ApplyInjections(Timestamp now, FailureStepStats& stats)
         TY_ASSIGN_OR_RETURN(
             bool applied,
             Fail(*ref, now,
-                 InjectionDone{injection.id, "node " + injection.node + " FAILED; repaired at " +
-                                                 ClockText(Later(now, fleet_.repair_time))}));
+                 InjectionDone{injection.id,
+                               "node " + injection.node + " FAILED; repaired at " +
+                                   ClockText(Later(now, DrawRepair(fleet_, ref->pool_id,
+                                                                   ref->ordinal, now)))}));
         if (!applied) continue;  // its job moved on meanwhile: next pass
         ++stats.failed;
       }
@@ -367,7 +370,9 @@ StatusOr<bool> FailureSimulator::Fail(const NodeRef& ref, Timestamp at,
   NodeFailure failure;
   failure.node = ref;
   failure.at = at;
-  failure.repaired_at = Later(at, fleet_.repair_time);
+  // Each failure's repair is its own draw (a reboot, or a replacement host that takes longer).
+  const Duration repair = DrawRepair(fleet_, ref.pool_id, ref.ordinal, at);
+  failure.repaired_at = Later(at, repair);
   failure.injection = std::move(injection);
   if (node.job_id) {
     TY_ASSIGN_OR_RETURN(auto jobs, store_.Jobs({*node.job_id}));
@@ -381,7 +386,7 @@ StatusOr<bool> FailureSimulator::Fail(const NodeRef& ref, Timestamp at,
               SnapshotOf(record.id, record.version, record.job), at,
               "node " + NodeName(ref.pool_id, ref.ordinal) +
                   " failed; the whole gang stops and restarts when it is repaired (repair takes " +
-                  ShortDuration(fleet_.repair_time) + "), keeping its progress"));
+                  ShortDuration(repair) + "), keeping its progress"));
       failure.job = StateUpdate{record.id, record.version, std::move(stop), {}, BasisOf(record)};
     }
   }

@@ -251,6 +251,7 @@ void ReadSchedulingStatus(ObjectReader& r, SchedulingStatus* s) {
     g.GetDuration("redoneTime", &s->goodput.redone);
     g.GetDuration("checkpointSaveTime", &s->goodput.checkpoint_save);
     g.GetDuration("checkpointRestoreTime", &s->goodput.checkpoint_restore);
+    g.GetDuration("programStartupTime", &s->goodput.program_startup);
     for (std::string_view derived :
          {"productiveTime", "lostTime", "ratio", "schedulingRatio", "badput"}) {
       g.Skip(derived);
@@ -570,12 +571,13 @@ json EncodeGoodput(const JobGoodput& g) {
   out["runningTime"] = time(g.running);
   out["checkpointSaveTime"] = time(g.checkpoint_save);
   out["checkpointRestoreTime"] = time(g.checkpoint_restore);
+  out["programStartupTime"] = time(g.program_startup);
   // The same time in ML Goodput's badput buckets (ml-goodput-measurement's BadputType): the
-  // first provisioning is TPU_INITIALIZATION (GPUs' too); the simulated program takes its first
-  // step at once, and nothing is left over, so PROGRAM_STARTUP and OTHER are zero.
+  // first provisioning is TPU_INITIALIZATION (GPUs' too), each run's start-up to its first step
+  // PROGRAM_STARTUP, and nothing is left over, so OTHER is zero.
   json badput = json::object();
   badput["TPU_INITIALIZATION"] = time(g.starting);
-  badput["PROGRAM_STARTUP"] = time(Duration{});
+  badput["PROGRAM_STARTUP"] = time(g.program_startup);
   badput["UNPRODUCTIVE_CHECKPOINT_SAVE_TIME"] = time(g.checkpoint_save);
   badput["UNPRODUCTIVE_CHECKPOINT_RESTORE_TIME"] = time(g.checkpoint_restore);
   badput["WASTED_PROGRESS_FROM_DISRUPTION"] = time(g.redone);

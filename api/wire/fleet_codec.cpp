@@ -479,13 +479,25 @@ StatusOr<Fleet> ParseFleet(const std::string& json_text, const std::string& sour
       const nlohmann::json& spread = json["startupSpread"];
       StartupSpread& out = fleet.startup_spread;
       for (auto [name, ratio] : {std::pair{"bootP95Ratio", &out.boot_p95_ratio},
-                                 std::pair{"pullP95Ratio", &out.pull_p95_ratio}}) {
+                                 std::pair{"pullP95Ratio", &out.pull_p95_ratio},
+                                 std::pair{"repairP95Ratio", &out.repair_p95_ratio}}) {
         if (GetNumber(spread, s, name, ratio) && *ratio < 1) {
           s.Fail(InvalidField(s.path().Field(name).json(),
                               "must be at least 1 (1: every node takes exactly its figure)"));
         }
       }
       GetNumber(spread, s, "tpuSliceGrowthPerDoubling", &out.tpu_slice_growth_per_doubling);
+    });
+  }
+  if (json.is_object() && json.contains("programStartup")) {
+    r.GetObject("programStartup", "trainyard.fleet.ProgramStartup", [&](ObjectReader& s) {
+      ProgramStartupModel& out = fleet.program_startup;
+      for (auto [name, d] :
+           {std::pair{"base", &out.base}, std::pair{"perDoubling", &out.per_doubling}}) {
+        if (s.GetDuration(name, d) && *d < Duration{}) {
+          s.Fail(InvalidField(s.path().Field(name).json(), "must not be negative"));
+        }
+      }
     });
   }
   r.GetDuration("spotNotice", &fleet.spot_notice);

@@ -7,8 +7,10 @@
 //   "bootTime": {"default": "300s", "a3-megagpu-8g": "360s"},   // boot + driver, per machine type
 //   "imagePullGbps": 10, "imageSizeGb": {"default": 8, "<imageUri>": 20},
 //   "startupSpread": {"bootP95Ratio": 1.3, "pullP95Ratio": 1.5,   // a node's p95 ÷ median
-//                     "tpuSliceGrowthPerDoubling": 0.1},   // a TPU slice's median, per doubling
-//   "spotNotice": "30s", "repairTime": "600s",
+//                     "tpuSliceGrowthPerDoubling": 0.1,   // a TPU slice's median, per doubling
+//                     "repairP95Ratio": 4},   // a repair's p95 ÷ repairTime (its median)
+//   "programStartup": {"base": "60s", "perDoubling": "10s"},   // nodes ready → first step
+//   "spotNotice": "30s", "repairTime": "900s",
 //   "terminationGracePeriod": "30s",   // what a preempted job runs on after its notice
 //   "neverFitsTimeout": "3600s",   // a job that can never fit fails after this wait; 0s: never
 //   "catalogPools": {"nodes": 2},   // a small ON_DEMAND and SPOT pool of every accelerator type

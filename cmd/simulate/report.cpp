@@ -230,6 +230,7 @@ StatusOr<ScenarioReport> WriteScenario(const std::string& dir, const Scenario& s
       productive_by_model[model] += hours;
     }
     badput["TPU_INITIALIZATION"] += Seconds(s.goodput.starting) / 3600;
+    badput["PROGRAM_STARTUP"] += Seconds(s.goodput.program_startup) / 3600;
     badput["UNPRODUCTIVE_CHECKPOINT_SAVE_TIME"] += Seconds(s.goodput.checkpoint_save) / 3600;
     badput["UNPRODUCTIVE_CHECKPOINT_RESTORE_TIME"] += Seconds(s.goodput.checkpoint_restore) / 3600;
     badput["WASTED_PROGRESS_FROM_DISRUPTION"] += Seconds(s.goodput.redone) / 3600;
@@ -308,7 +309,7 @@ StatusOr<ScenarioReport> WriteScenario(const std::string& dir, const Scenario& s
   summary["scheduling_goodput"] = Round(wall > 0 ? lifetime / wall : 0, 4);
   ordered_json badput_hours = ordered_json::object();
   for (const char* bucket :
-       {"TPU_INITIALIZATION", "UNPRODUCTIVE_CHECKPOINT_SAVE_TIME",
+       {"TPU_INITIALIZATION", "PROGRAM_STARTUP", "UNPRODUCTIVE_CHECKPOINT_SAVE_TIME",
         "UNPRODUCTIVE_CHECKPOINT_RESTORE_TIME", "WASTED_PROGRESS_FROM_DISRUPTION",
         "INFRASTRUCTURE_RECOVERY_FROM_DISRUPTION"}) {
     badput_hours[bucket] = Round(badput[bucket], 2);

@@ -135,7 +135,8 @@ Status WriteCostFamilies(AdminService& admin, metrics::Exposition& e) {
            "Where the jobs' wall time went, by consumption model: waiting (queued before the first "
            "start), starting, restarting (after preemptions, repairs, retries), productive "
            "(running, kept), redone (running, lost to an interruption), checkpoint_save and "
-           "checkpoint_restore (running, saving and restoring checkpoints). Accrued at each state "
+           "checkpoint_restore (running, saving and restoring checkpoints), program_startup "
+           "(running, from the nodes being ready to the first step). Accrued at each state "
            "change.");
   for (const ModelTotals& t : totals) {
     const std::string_view model = ModelLabel(t.cost.consumption_model);
@@ -146,7 +147,8 @@ Status WriteCostFamilies(AdminService& admin, metrics::Exposition& e) {
         {"productive", t.time.Productive()},
         {"redone", t.time.redone},
         {"checkpoint_save", t.time.checkpoint_save},
-        {"checkpoint_restore", t.time.checkpoint_restore}};
+        {"checkpoint_restore", t.time.checkpoint_restore},
+        {"program_startup", t.time.program_startup}};
     for (const auto& [bucket, d] : buckets) {
       e.Sample("trainyard_job_time_seconds", {{"consumption_model", model}, {"bucket", bucket}},
                Seconds(d));

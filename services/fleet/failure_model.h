@@ -31,6 +31,7 @@ enum class HazardStream : uint64_t {
   kSpotShrink = 5,     // which nodes go when it falls
   kStartupBoot = 6,    // how long an admission's nodes take to boot (services/fleet/startup_model)
   kStartupPull = 7,    // and to pull its image
+  kRepair = 8,         // how long a failed node takes to repair (services/fleet/startup_model)
 };
 
 // A uniform value in [0, 1) determined by its inputs alone.

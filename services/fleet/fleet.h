@@ -147,11 +147,13 @@ struct Fleet {
   double image_pull_gbps = 10;
   std::map<std::string, double> image_size_gb;  // image uri (or "default") → size
   StartupSpread startup_spread;  // how far a node's boot and pull stray from the figures above
+  ProgramStartupModel program_startup;  // a run's start-up once its nodes are ready
   Duration spot_notice = std::chrono::seconds(30);
   // A job preempted for another (priority, reclaim, fair sharing) runs on this long after its
   // notice, as a pod's terminationGracePeriodSeconds (30 s by default) lets it; the preemptor
   // waits PREEMPTING meanwhile. 0: victims stop at once.
   Duration termination_grace = std::chrono::seconds(30);
+  // A failed node's repair, the median of its draw (startup_spread.repair_p95_ratio the tail).
   Duration repair_time = std::chrono::minutes(10);
   // Unexpected interruptions per accelerator-hour, for every pool that sets no rate of its own
   // (docs/capacity-model.md, "Failures"); 0: none.

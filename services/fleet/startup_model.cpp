@@ -64,6 +64,21 @@ Duration SlowestOf(double u, int64_t nodes, Duration median, double p95_ratio) {
   return FromSeconds(Seconds(median) * std::exp(sigma * z));
 }
 
+Duration DrawRepair(const Fleet& fleet, std::string_view pool_id, int64_t ordinal, Timestamp at) {
+  const double u = std::clamp(HazardDraw(fleet.seed, HazardStream::kRepair, pool_id, ordinal,
+                                         CompletedTicks(fleet.epoch, at)),
+                              1e-12, 1 - 1e-12);
+  return SlowestOf(u, 1, fleet.repair_time, fleet.startup_spread.repair_p95_ratio);
+}
+
+Duration ProgramStartup(const Fleet& fleet, int64_t hosts) {
+  if (hosts <= 0) return Duration::zero();
+  const ProgramStartupModel& m = fleet.program_startup;
+  // In whole microseconds, what the placement keeps: both stores then split runs alike.
+  return std::chrono::duration_cast<std::chrono::microseconds>(FromSeconds(
+      Seconds(m.base) + Seconds(m.per_doubling) * std::log2(static_cast<double>(hosts))));
+}
+
 Duration DrawBoot(const Fleet& fleet, const CapacityPool& pool, std::string_view machine_type,
                   int64_t nodes, const StartupKey& key) {
   double median = Seconds(fleet.BootTime(machine_type));

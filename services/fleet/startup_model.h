@@ -21,6 +21,17 @@ struct StartupSpread {
   double pull_p95_ratio = 1;  // one node's image pull: p95 ÷ median
   // A multi-host TPU slice's provisioning median grows by this share per doubling of its hosts.
   double tpu_slice_growth_per_doubling = 0;
+  // One failed node's repair: p95 ÷ median, the median being the fleet's repairTime.
+  double repair_p95_ratio = 1;
+};
+
+// The fleet file's `programStartup`: a run's time from its nodes being ready to its first step
+// (containers start, the framework imports and builds the model, NCCL or jax.distributed
+// initializes across the hosts), `base` for one host and `per_doubling` more for each doubling of
+// the gang's hosts. All 0 (a fleet file without the block): the first step comes at once.
+struct ProgramStartupModel {
+  Duration base{};
+  Duration per_doubling{};
 };
 
 // Which admission a draw is for: a job's (its id) or a persistent resource's hold (its uid), at
@@ -38,6 +49,14 @@ Duration SlowestOf(double u, int64_t nodes, Duration median, double p95_ratio);
 // The standard normal distribution's quantile function (Acklam's rational approximation, relative
 // error below 1.2e-9), for p in (0, 1).
 double NormalQuantile(double p);
+
+// How long the failure of node `ordinal` of `pool_id` at `at` takes to repair: a log-normal draw
+// around the fleet's repairTime (the median) with startupSpread's repairP95Ratio, determined by the
+// seed, the node and the minute it failed, so a replay and both stores see the same repairs.
+Duration DrawRepair(const Fleet& fleet, std::string_view pool_id, int64_t ordinal, Timestamp at);
+
+// A run's program start-up on a gang of `hosts` hosts: base + per_doubling × log2(hosts).
+Duration ProgramStartup(const Fleet& fleet, int64_t hosts);
 
 // A pool's slowest boot for `nodes` cold nodes of `machine_type`.
 Duration DrawBoot(const Fleet& fleet, const CapacityPool& pool, std::string_view machine_type,

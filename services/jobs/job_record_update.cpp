@@ -15,6 +15,7 @@ JobTransitionBasis BasisOf(const JobRecord& record) {
   if (record.job.trainyard) {
     basis.admitted_at = record.job.trainyard->admitted_at;
     basis.goodput = record.job.trainyard->goodput;
+    basis.program_startup = record.job.trainyard->program_startup;
   }
   basis.hourly_price_micros = record.hourly_price_micros;
   basis.cost_micros = record.cost_micros;
@@ -54,8 +55,10 @@ JobTransitionWrite WriteOf(const JobTransition& t, const JobTransitionBasis& bas
           t.interrupts_run() && t.progress_saved_at()
               ? std::clamp<Duration>(t.at() - *t.progress_saved_at(), Duration{}, in_state)
               : Duration{};
-      const RunSplit split = SplitRun(in_state - after_save, basis.checkpointed > Duration{},
-                                      basis.checkpoint_interval, basis.checkpoint_cost);
+      const RunSplit split =
+          SplitRun(in_state - after_save, basis.checkpointed > Duration{},
+                   basis.checkpoint_interval, basis.checkpoint_cost, basis.program_startup);
+      g.program_startup += split.program_startup;
       g.checkpoint_restore += split.restore;
       g.checkpoint_save += split.saving;
       if (t.interrupts_run()) {
@@ -95,6 +98,7 @@ void ApplyToRecord(const JobTransition& t, JobRecord& record) {
     status.pools = t.admission()->pools;
     status.startup = t.admission()->startup;
     status.startup_detail = t.admission()->startup_detail;
+    status.program_startup = t.admission()->program_startup;
     record.hourly_price_micros = t.admission()->hourly_price_micros;
   } else if (t.clears_admission()) {
     status.admitted_at.reset();
@@ -102,6 +106,7 @@ void ApplyToRecord(const JobTransition& t, JobRecord& record) {
     status.pools.clear();
     status.startup = Duration{};
     status.startup_detail = {};
+    status.program_startup = Duration{};
     record.hourly_price_micros = 0;
   }
   record.spot_restarts = w.spot_restarts;

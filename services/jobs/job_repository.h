@@ -79,6 +79,7 @@ struct JobTransitionBasis {
   Duration checkpoint_interval{};
   CheckpointCost checkpoint_cost;
   int spot_restarts = 0;
+  Duration program_startup{};  // the admission's, for a run that ends
 };
 
 // A transition applied as one compare-and-set on (id, version, from-state); fenced by the lease

@@ -33,6 +33,9 @@ struct JobAdmission {
   // where it is not cached; a simulated runtime starts the replicas that much later.
   Duration startup{};
   StartupDetail startup_detail;  // the slowest pool's boot and pull: startup is their sum
+  // Each run's start-up once the nodes are ready (services/fleet/startup_model ProgramStartup):
+  // the simulated runtime's first step comes that much after its replicas start.
+  Duration program_startup{};
 };
 
 // The scheduling reason a transition leaves on the job (`trainyard.reasonCode`); an empty code

@@ -241,6 +241,9 @@ struct SchedulingStatus {
   std::optional<Timestamp> admitted_at;
   Duration startup{};            // the simulated boot and image pull of the placement
   StartupDetail startup_detail;  // its slowest pool's part of it
+  // Each run's start-up on the placement, from its nodes being ready to the first step: RUNNING
+  // time that trains nothing (goodput's program_startup).
+  Duration program_startup{};
   double hourly_price_usd = 0;
   double cost_usd = 0;
   int spot_restarts = 0;  // restarts after spot preemptions (STOCKOUT), at most 6

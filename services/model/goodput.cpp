@@ -20,9 +20,12 @@ std::optional<double> JobGoodput::SchedulingRatio() const {
          std::chrono::duration<double>(total).count();
 }
 
-RunSplit SplitRun(Duration ran, bool resumed, Duration interval, CheckpointCost cost) {
+RunSplit SplitRun(Duration ran, bool resumed, Duration interval, CheckpointCost cost,
+                  Duration program_startup) {
   RunSplit out;
   if (ran <= Duration{}) return out;
+  out.program_startup = std::clamp(program_startup, Duration{}, ran);
+  ran -= out.program_startup;
   out.restore = resumed ? std::min(ran, cost.restore) : Duration{};
   const Duration work = ran - out.restore;  // work and saves, alternating
   if (interval <= Duration{}) {

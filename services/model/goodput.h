@@ -8,7 +8,8 @@
 //   restarting  QUEUED or PENDING after the first start (preemptions, repairs, retries)
 //   running     RUNNING; of it, `redone` is work lost to an interruption (done since the last
 //               checkpoint) and done again, `checkpoint_save` and `checkpoint_restore` the time
-//               checkpoints took, the rest is productive
+//               checkpoints took, `program_startup` the program's start-up before its first step
+//               (every run), the rest is productive
 #include <optional>
 
 #include "services/time.h"
@@ -26,9 +27,12 @@ struct JobGoodput {
   // Of `running`: saving periodic checkpoints, and restoring one when a run resumed from it.
   Duration checkpoint_save{};
   Duration checkpoint_restore{};
+  // Of `running`: each run's start-up from its nodes being ready to its first step (container
+  // start, NCCL or jax.distributed initialization): ML Goodput's PROGRAM_STARTUP.
+  Duration program_startup{};
 
   Duration Productive() const {
-    const Duration unproductive = redone + checkpoint_save + checkpoint_restore;
+    const Duration unproductive = redone + checkpoint_save + checkpoint_restore + program_startup;
     return running > unproductive ? running - unproductive : Duration{};
   }
   Duration Lost() const { return restarting + redone; }
@@ -49,17 +53,20 @@ struct CheckpointCost {
   Duration restore{};
 };
 
-// How `ran` of RUNNING time split: first the restore of the last checkpoint (when the run resumed
-// from one), then work with a save after every `interval` of it (0: no saves). `kept` is the work
-// that completed saves hold, `redone` the rest since the last of them (lost if the run stops).
-// storage/job_transition_sql.cpp does the same arithmetic in SQL.
+// How `ran` of RUNNING time split: first the program's start-up (`program_startup`, every run),
+// then the restore of the last checkpoint (when the run resumed from one), then work with a save
+// after every `interval` of it (0: no saves). `kept` is the work that completed saves hold,
+// `redone` the rest since the last of them (lost if the run stops). storage/job_transition_sql.cpp
+// does the same arithmetic in SQL.
 struct RunSplit {
+  Duration program_startup{};
   Duration restore{};
   Duration saving{};
   Duration kept{};
   Duration redone{};
 };
-RunSplit SplitRun(Duration ran, bool resumed, Duration interval, CheckpointCost cost);
+RunSplit SplitRun(Duration ran, bool resumed, Duration interval, CheckpointCost cost,
+                  Duration program_startup = {});
 
 // The bucket a state's time goes to, by whether the job had started when it was in that state.
 enum class GoodputClock { kNone, kQueued, kPending, kRunning };

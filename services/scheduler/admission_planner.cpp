@@ -113,6 +113,9 @@ void SetStartup(JobAdmission& admission, const Fleet& fleet, const std::string& 
                 const std::vector<PoolChoice>& choices, const StartupKey& key) {
   admission.startup_detail = SlowestStartup(fleet, image_uri, choices, key);
   admission.startup = admission.startup_detail.boot + admission.startup_detail.image_pull;
+  int64_t hosts = 0;
+  for (const PoolChoice& c : choices) hosts += c.units * c.pool->hosts_per_unit;
+  admission.program_startup = ProgramStartup(fleet, hosts);
 }
 
 // What the user is told when no block of a pool held the whole gang: "; spread over 2 blocks of

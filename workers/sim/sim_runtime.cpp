@@ -94,14 +94,20 @@ Duration SimRunTime(const CustomJob& job, const SimTimings& timings) {
 
 namespace {
 
+// The placement's program start-up: every run pays it before its first step.
+Duration ProgramStartup(const JobRecord& job) {
+  return job.job.trainyard ? job.job.trainyard->program_startup : Duration{};
+}
+
 // How long a run takes that resumes after `saved` more work was checkpointed in the current one:
-// the restore of that checkpoint (when there is one), the work left, and a save after each
-// checkpoint interval of it but the last (SplitRun's arithmetic, from the other side).
+// the program's start-up, the restore of that checkpoint (when there is one), the work left, and a
+// save after each checkpoint interval of it but the last (SplitRun's arithmetic, from the other
+// side).
 Duration RunLength(const JobRecord& job, const SimTimings& timings, Duration saved) {
   const Duration total = SimRunTime(job.job, timings);
   const Duration done = job.checkpointed + saved;
   const Duration left = done < total ? total - done : Duration{};
-  Duration length = left;
+  Duration length = ProgramStartup(job) + left;
   if (done > Duration{}) length += job.checkpoint_cost.restore;
   if (job.checkpoint_interval > Duration{} && left > Duration{}) {
     const int64_t saves = (left - Duration(1)) / job.checkpoint_interval;  // ⌈left / I⌉ - 1
@@ -179,7 +185,7 @@ StatusOr<std::string> SimRuntime::RestartReplica(const JobRecord& job, const Rep
   Duration saved{};
   if (job.job.state == JobState::kRunning && job.state_since && now > *job.state_since) {
     saved = SplitRun(now - *job.state_since, job.checkpointed > Duration{}, job.checkpoint_interval,
-                     job.checkpoint_cost)
+                     job.checkpoint_cost, ProgramStartup(job))
                 .kept;
   }
   return SpanHandle(Span{now, After(now, RunLength(job, timings_, saved))});

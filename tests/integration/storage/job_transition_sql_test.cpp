@@ -113,6 +113,7 @@ class JobTransitionSplitTest : public JobTransitionSqlTest {
     EXPECT_EQ(p.redone, m.redone);
     EXPECT_EQ(p.checkpoint_save, m.checkpoint_save);
     EXPECT_EQ(p.checkpoint_restore, m.checkpoint_restore);
+    EXPECT_EQ(p.program_startup, m.program_startup);
   }
 };
 

@@ -394,6 +394,8 @@ json GenerateFleet(Gen& g, FleetShape& shape) {
       {"imagePullGbps", 10},
       {"imageSizeGb", {{"default", g.Int(5, 30)}}},
       {"repairTime", g.Seconds(300, 900)},
+      // Fixed, so the generator's sequence (and every seed's workload) stays as it was.
+      {"programStartup", {{"base", "45s"}, {"perDoubling", "10s"}}},
       {"terminationGracePeriod", g.Pick(std::vector<std::string>{"0s", "30s", "30s", "120s"})},
       {"neverFitsTimeout", g.Pick(std::vector<std::string>{"1800s", "3600s", "0s"})},
       {"resourceIdleTimeout", g.Seconds(300, 900)},
@@ -1018,7 +1020,8 @@ class Plane {
     goodput << "waiting " << g.waiting.count() << " starting " << g.starting.count()
             << " restarting " << g.restarting.count() << " running " << g.running.count()
             << " redone " << g.redone.count() << " save " << g.checkpoint_save.count()
-            << " restore " << g.checkpoint_restore.count();
+            << " restore " << g.checkpoint_restore.count() << " program "
+            << g.program_startup.count();
     p.Add("goodput", goodput.str());
     p.Add("attempt", std::to_string(r.attempt));
     p.Add("spot_restarts", std::to_string(r.spot_restarts));

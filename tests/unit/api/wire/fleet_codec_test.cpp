@@ -60,6 +60,27 @@ TEST(FleetFileTest, TheStartupSpreadIsReadAndARatioBelowOneIsRefused) {
       << bad.status().message();
 }
 
+TEST(FleetFileTest, TheRepairTailAndTheProgramStartupAreRead) {
+  auto fleet = LoadFleetFile(TRAINYARD_SOURCE_DIR "/payloads/fleets/default.json");
+  ASSERT_TRUE(fleet.ok()) << fleet.status().message();
+  EXPECT_EQ(fleet->repair_time, Duration(std::chrono::seconds(900)));
+  EXPECT_DOUBLE_EQ(fleet->startup_spread.repair_p95_ratio, 4);
+  EXPECT_EQ(fleet->program_startup.base, Duration(std::chrono::seconds(60)));
+  EXPECT_EQ(fleet->program_startup.per_doubling, Duration(std::chrono::seconds(10)));
+  auto plain = ParseFleet(std::string("{") + kOnePool + "}", "test");
+  ASSERT_TRUE(plain.ok()) << plain.status().message();
+  EXPECT_DOUBLE_EQ(plain->startup_spread.repair_p95_ratio, 1) << "no block: repairTime exactly";
+  EXPECT_EQ(plain->program_startup.base, Duration::zero()) << "no block: the first step at once";
+  auto bad = ParseFleet(
+      std::string(R"({"programStartup": {"perDoubling": "-5s"}, )") + kOnePool + "}", "test");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("programStartup.perDoubling"), std::string::npos)
+      << bad.status().message();
+  auto low = ParseFleet(
+      std::string(R"({"startupSpread": {"repairP95Ratio": 0.9}, )") + kOnePool + "}", "test");
+  EXPECT_FALSE(low.ok());
+}
+
 TEST(FleetFileTest, EveryPoolOfTheDefaultFleetFailsAtThePublishedRatePerAccelerator) {
   auto fleet = LoadFleetFile(TRAINYARD_SOURCE_DIR "/payloads/fleets/default.json");
   ASSERT_TRUE(fleet.ok()) << fleet.status().message();

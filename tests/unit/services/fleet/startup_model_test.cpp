@@ -21,7 +21,7 @@ Fleet SpreadFleet() {
   fleet.boot_time["ct5p-hightpu-4t"] = seconds(180);
   fleet.image_pull_gbps = 10;
   fleet.image_size_gb["default"] = 10;
-  fleet.startup_spread = StartupSpread{1.3, 1.5, 0.1};
+  fleet.startup_spread = StartupSpread{1.3, 1.5, 0.1, 1};
   return fleet;
 }
 
@@ -121,6 +121,52 @@ TEST(StartupModelTest, APullIsBoundByTheSlowerOfTheRegistryAndTheMachinesNetwork
   // n1-standard-4 has a 10 Gb/s network: 10 GB in 8 s.
   EXPECT_NEAR(Secs(DrawImagePull(fleet, Pool("n", "n1-standard-4"), "n1-standard-4", "i", 1, key)),
               8, 1e-6);
+}
+
+TEST(ProgramStartupTest, GrowsWithTheLogOfTheGangsHosts) {
+  Fleet fleet = SpreadFleet();
+  EXPECT_EQ(ProgramStartup(fleet, 128), Duration::zero()) << "a fleet without the block";
+  fleet.program_startup = ProgramStartupModel{seconds(60), seconds(10)};
+  EXPECT_EQ(ProgramStartup(fleet, 1), Duration(seconds(60)));
+  EXPECT_EQ(ProgramStartup(fleet, 2), Duration(seconds(70)));
+  EXPECT_EQ(ProgramStartup(fleet, 128), Duration(seconds(130))) << "7 doublings";
+  EXPECT_EQ(ProgramStartup(fleet, 2048), Duration(seconds(170))) << "16,384 GPUs";
+  EXPECT_EQ(ProgramStartup(fleet, 0), Duration::zero());
+}
+
+TEST(RepairModelTest, RepairsDifferAcrossNodesWithTheFleetsMedianAndTail) {
+  Fleet fleet = SpreadFleet();
+  fleet.repair_time = seconds(900);
+  fleet.startup_spread.repair_p95_ratio = 4;
+  const Timestamp at = fleet.epoch + std::chrono::hours(5);
+  // The same failure repairs in the same time; another node's failure at that minute draws anew.
+  EXPECT_EQ(DrawRepair(fleet, "pool", 3, at), DrawRepair(fleet, "pool", 3, at));
+  std::vector<double> repairs;
+  for (int64_t node = 0; node < 4000; ++node) {
+    repairs.push_back(Secs(DrawRepair(fleet, "pool", node, at)));
+  }
+  std::sort(repairs.begin(), repairs.end());
+  EXPECT_LT(repairs.front(), 900 / 2.0);
+  EXPECT_GT(repairs.back(), 900 * 4.0);
+  // Over many failures the median is repairTime and the p95 its ratio (sampling error).
+  EXPECT_NEAR(repairs[2000], 900, 50);
+  EXPECT_NEAR(repairs[3800], 3600, 300);
+  // The same node failing again later draws anew.
+  std::vector<double> later;
+  for (int hour = 1; hour <= 50; ++hour) {
+    later.push_back(Secs(DrawRepair(fleet, "pool", 3, fleet.epoch + std::chrono::hours(hour))));
+  }
+  std::sort(later.begin(), later.end());
+  EXPECT_LT(later.front() * 2, later.back());
+}
+
+TEST(RepairModelTest, WithoutARatioEveryRepairTakesRepairTime) {
+  Fleet fleet = SpreadFleet();
+  fleet.repair_time = seconds(600);
+  for (int64_t node = 0; node < 20; ++node) {
+    EXPECT_EQ(DrawRepair(fleet, "pool", node, fleet.epoch + std::chrono::minutes(node)),
+              Duration(seconds(600)));
+  }
 }
 
 }  // namespace

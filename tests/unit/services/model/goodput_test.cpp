@@ -52,6 +52,30 @@ TEST(GoodputTest, ARunSplitsIntoRestoreSavesKeptWorkAndTheRest) {
   EXPECT_EQ(g.Productive(), seconds(600)) << "saves and restores are not productive";
 }
 
+// Every run starts with the program's start-up (NCCL or jax.distributed initialization), before
+// any restore or work: RUNNING time that trains nothing.
+TEST(GoodputTest, EveryRunFirstPaysItsProgramStartup) {
+  const CheckpointCost cost{seconds(10), seconds(20)};
+  RunSplit run = SplitRun(seconds(330), /*resumed=*/true, seconds(100), cost, seconds(50));
+  EXPECT_EQ(run.program_startup, seconds(50));
+  EXPECT_EQ(run.restore, seconds(20));
+  EXPECT_EQ(run.saving, seconds(20));
+  EXPECT_EQ(run.kept, seconds(200));
+  EXPECT_EQ(run.redone, seconds(40)) << "the 280 s after the start-up split as before";
+  RunSplit cut = SplitRun(seconds(30), /*resumed=*/true, seconds(100), cost, seconds(50));
+  EXPECT_EQ(cut.program_startup, seconds(30)) << "stopped before its first step";
+  EXPECT_EQ(cut.restore, seconds(0));
+  EXPECT_EQ(cut.redone, seconds(0));
+
+  JobGoodput g;
+  g.running = seconds(780);
+  g.redone = seconds(60);
+  g.checkpoint_save = seconds(50);
+  g.checkpoint_restore = seconds(20);
+  g.program_startup = seconds(50);
+  EXPECT_EQ(g.Productive(), seconds(600)) << "the program's start-up is not productive";
+}
+
 TEST(GoodputTest, TheCurrentStatesTimeSoFarGoesToItsBucket) {
   const JobGoodput none{};
   EXPECT_EQ(GoodputAsOf(none, JobState::kQueued, false, kT0, kT0 + seconds(5)).waiting, seconds(5));

@@ -146,6 +146,21 @@ TEST(SimRuntimeTest, CheckpointSavesAndTheRestoreLengthenTheRun) {
       << "a 20 s restore, the 400 s left and 3 saves";
 }
 
+// Each run's first step comes the placement's program start-up after its replicas start.
+TEST(SimRuntimeTest, TheProgramsStartupLengthensEveryRun) {
+  SimRuntime runtime;
+  JobRecord job = AdmittedJob();
+  job.job.trainyard->program_startup = seconds(45);
+  job.run = *runtime.Launch(job, 0, kT0, kNoLeaseDeadline);
+  EXPECT_EQ(runtime.Observe(job, kT0 + seconds(30))->next_change, kT0 + seconds(175))
+      << "up at 30 s, the first step at 75 s, 100 s of work";
+  job.checkpointed = seconds(60);
+  job.state_since = kT0 + seconds(500);  // resumed after a repair on the same placement
+  job.run = *runtime.Launch(job, 0, kT0 + seconds(500), kNoLeaseDeadline);
+  EXPECT_EQ(runtime.Observe(job, kT0 + seconds(500))->next_change, kT0 + seconds(585))
+      << "45 s of start-up again, then the 40 s left";
+}
+
 TEST(SimRuntimeTest, AReplicaRestartedInPlaceResumesFromTheLastCheckpoint) {
   SimRuntime runtime;
   JobRecord job = Job("100s");
