@@ -218,7 +218,8 @@ StatusOr<LoopStats> SchedulerLoop::RunOnce() {
   // billed) at a virtual time before its own createTime.
   now = clock_.Now();
   const bool report_positions =
-      options_.positions_period.count() <= 0 || ingested >= positions_due_;
+      options_.report_positions &&
+      (options_.positions_period.count() <= 0 || ingested >= positions_due_);
   CycleResult cycle = core_.RunCycle(now, report_positions);
   if (report_positions) {
     positions_due_ =

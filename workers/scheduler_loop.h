@@ -37,6 +37,9 @@ struct SchedulerLoopOptions {
   // its next waits ten times what each write cost (~25 µs), and positions take at most about a
   // tenth of the database's time.
   std::chrono::microseconds positions_period_per_write{250};
+  // false: no pass walks the queues for positions (a replay, where no client reads them and a walk
+  // per admission made its cost grow with the queue's depth). Verdicts are reported as with it.
+  bool report_positions = true;
   // Passes wait while the API's writes are busy (workers/request_deferral.h).
   RequestDeferral deferral;
   SchedulerConfig config;

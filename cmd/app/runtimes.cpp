@@ -102,10 +102,12 @@ StatusOr<std::unique_ptr<Runtime>> MakeLocalRuntime(const ServeOptions& options,
 
 }  // namespace
 
-RuntimeEntry SimulatorEntry() {
+RuntimeEntry SimulatorEntry(bool training_log) {
   RuntimeEntry entry;
-  entry.make = [](const Fleet&) -> StatusOr<std::unique_ptr<Runtime>> {
-    return std::unique_ptr<Runtime>(std::make_unique<sim::SimRuntime>());
+  entry.make = [training_log](const Fleet&) -> StatusOr<std::unique_ptr<Runtime>> {
+    sim::SimTimings timings;
+    timings.training_log = training_log;
+    return std::unique_ptr<Runtime>(std::make_unique<sim::SimRuntime>(timings));
   };
   entry.simulated_startup = true;
   return entry;
@@ -137,7 +139,8 @@ RuntimeRegistry ServeRuntimes(const ServeOptions& options) {
 
 RuntimeRegistry SimulateRuntimes() {
   RuntimeRegistry registry;
-  registry.Register("sim", SimulatorEntry());
+  // `simulate` keeps no job logs (storage/memory/unkept_ports.h): its simulator prints none.
+  registry.Register("sim", SimulatorEntry(/*training_log=*/false));
   return registry;
 }
 

@@ -6,8 +6,9 @@
 
 namespace trainyard::app {
 
-// The simulator (workers/sim/): replicas in simulated time, startup simulated.
-RuntimeEntry SimulatorEntry();
+// The simulator (workers/sim/): replicas in simulated time, startup simulated; with or without
+// its jobs' training output.
+RuntimeEntry SimulatorEntry(bool training_log = true);
 // Processes of this host (workers/local/), as isolated as the host allows; refused where they
 // would not keep projects apart and the API takes tokens. Runs commands on this host.
 RuntimeEntry LocalEntry(const ServeOptions& options);

@@ -197,10 +197,10 @@ StatusOr<ScenarioReport> WriteScenario(const std::string& dir, const Scenario& s
   std::map<std::string, double> badput;
   int64_t succeeded = 0, failed = 0, unfinished = 0, preemptions = 0;
   for (const JobOutcome& j : result.jobs) {
-    const CustomJob& job = j.record.job;
+    const CustomJob& job = j.record->job;
     const SchedulingStatus& s = *job.trainyard;
     const double submit = Seconds(*job.create_time - epoch);
-    const double this_cost = cost::Usd(j.record.cost_micros);
+    const double this_cost = cost::Usd(j.record->cost_micros);
     std::string wait, jct, start, end;
     if (job.start_time) {
       waits.push_back(Seconds(*job.start_time - *job.create_time));
@@ -218,7 +218,7 @@ StatusOr<ScenarioReport> WriteScenario(const std::string& dir, const Scenario& s
     succeeded += job.state == JobState::kSucceeded ? 1 : 0;
     failed += job.state == JobState::kFailed ? 1 : 0;
     unfinished += IsTerminal(job.state) ? 0 : 1;
-    preemptions += j.record.spot_restarts;
+    preemptions += j.record->spot_restarts;
     const std::string model = ModelsOf(s);
     job_cost += this_cost;
     productive += Seconds(s.goodput.Productive());
@@ -245,7 +245,7 @@ StatusOr<ScenarioReport> WriteScenario(const std::string& dir, const Scenario& s
         << Fixed(Seconds(s.goodput.waiting), 1) << "," << Fixed(Seconds(s.goodput.starting), 1)
         << "," << Fixed(Seconds(s.goodput.restarting), 1) << ","
         << Fixed(Seconds(s.goodput.running), 1) << "," << Fixed(Seconds(s.goodput.redone), 1) << ","
-        << j.record.spot_restarts << "," << NodeNames(s) << "\n";
+        << j.record->spot_restarts << "," << NodeNames(s) << "\n";
   }
   std::sort(waits.begin(), waits.end());
   std::sort(jcts.begin(), jcts.end());
@@ -338,7 +338,7 @@ StatusOr<ScenarioReport> WriteScenario(const std::string& dir, const Scenario& s
   summary["persistent_resources"] = resources;
   summary["simulated_seconds"] = Round(Seconds(result.simulated), 1);
   if (auto validation = ValidationOf(trace, result)) summary["validation"] = *validation;
-  TY_RETURN_IF_ERROR(WriteText(out / "jobs.csv", csv.str()));
+  TY_RETURN_IF_ERROR(WriteText(out / "jobs.csv", std::move(csv).str()));  // no copy
   TY_RETURN_IF_ERROR(WriteText(out / "summary.json", summary.dump(2) + "\n"));
   return ScenarioReport{scenario.name, summary, waits, result.capacity};
 }
@@ -351,6 +351,7 @@ Status WriteTiming(const std::string& dir, const Scenario& scenario, const Simul
       Round(wall_seconds > 0 ? Seconds(result.simulated) / wall_seconds : 0, 0);
   timing["passes"] = result.passes;
   timing["unsettled_events"] = result.unsettled_events;
+  timing["most_waiting"] = result.most_waiting;
   timing["peak_rss_mib"] = Round(static_cast<double>(PeakRssKib()) / 1024, 1);
   return WriteText(fs::path(dir) / scenario.name / "timing.json", timing.dump(2) + "\n");
 }

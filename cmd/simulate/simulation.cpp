@@ -62,6 +62,15 @@ bool ResourceSettling(const PersistentResource& r) {
   return false;
 }
 
+// An ended job keeps what the reports read (state, times, placement and its nodes, goodput, cost,
+// the scheduling it asked for); its pools' specs and replicas go. Nothing reads them once a job
+// has ended, and a log's 200,000 records then fit in memory.
+void TrimEnded(JobRecord& r) {
+  std::vector<WorkerPoolSpec>().swap(r.job.job_spec.worker_pool_specs);
+  r.run.reset();
+  if (r.job.trainyard) std::vector<ReplicaRun>().swap(r.job.trainyard->replicas);
+}
+
 }  // namespace
 
 std::string ProjectIdOf(const std::string& trace_value) {
@@ -116,12 +125,10 @@ Timestamp ReplayEpoch() { return FromUnixMicros(1'767'225'600'000'000); }
 StatusOr<SimulationResult> RunScenario(const Scenario& scenario, const Trace& trace,
                                        const Progress& progress) {
   SimulationResult result;
-  std::vector<BuiltJob> built;
-  built.reserve(trace.jobs.size());
-  for (const TraceJob& job : trace.jobs) {
-    TY_ASSIGN_OR_RETURN(BuiltJob b, BuildJob(scenario, job));
-    built.push_back(std::move(b));
-  }
+  // Each job's body is built as it arrives and goes to the store: built all at once before the
+  // run, 200,000 of them held twice their memory until they arrived.
+  std::vector<JobShape> shapes;
+  shapes.reserve(trace.jobs.size());
 
   Fleet fleet = scenario.fleet;
   const Timestamp epoch = ReplayEpoch();
@@ -133,6 +140,10 @@ StatusOr<SimulationResult> RunScenario(const Scenario& scenario, const Trace& tr
   app::ControlPlaneOptions options;
   options.scheduler.simulated_startup = runtime.simulated_startup;
   options.scheduler.config = scenario.scheduler;
+  // Queue positions are for clients polling a job; a replay has none, and walking a deep queue for
+  // them after every admission made a saturated replay's cost its depth times its passes. The
+  // decisions and every verdict's reason are the same without them.
+  options.scheduler.report_positions = false;
   options.external_capacity = runtime.capacity.get();
   options.executor.owner = kOwner;
   // Leases are a server's fence against another; here one process holds them all, and a pass that
@@ -168,14 +179,26 @@ StatusOr<SimulationResult> RunScenario(const Scenario& scenario, const Trace& tr
   Duration next_sample{};
   const Timestamp last_arrival = trace.jobs.empty() ? epoch : At(epoch, trace.jobs.back().submit);
   storage::memory::MemoryDatabase& db = memory.db();
+  // Per event, reused: each pool's held nodes and slots, and each persistent resource's
+  // (uid → held, busy).
+  struct PoolCount {
+    const std::string* pool;  // db.nodes' key: pools are never removed
+    int64_t held = 0;
+    int64_t slots = 0;
+  };
+  std::vector<PoolCount> pool_counts;
+  int64_t trimmed_seq = 0;  // the change feed's position up to which ended jobs were trimmed
+  std::map<int64_t, std::pair<int64_t, int64_t>> by_resource;
 
   for (;;) {
     clock.Set(now);
     while (next < trace.jobs.size() && At(epoch, trace.jobs[next].submit) <= now) {
       // The body goes to the store (the report keeps the shape, not the body).
       const std::string project = ProjectIdOf(trace.jobs[next].project);
-      auto job = plane->jobs().Create(ParentRef{project, region}, std::move(built[next].body), "");
-      built[next].body = CustomJob{};
+      TY_ASSIGN_OR_RETURN(BuiltJob built, BuildJob(scenario, trace.jobs[next]));
+      shapes.push_back(
+          JobShape{std::move(built.machine_type), built.nodes, std::move(built.model)});
+      auto job = plane->jobs().Create(ParentRef{project, region}, std::move(built.body), "");
       if (!job.ok()) {
         return InvalidArgument(scenario.workload.path + ":" +
                                std::to_string(trace.jobs[next].line) + ": " +
@@ -200,16 +223,29 @@ StatusOr<SimulationResult> RunScenario(const Scenario& scenario, const Trace& tr
       settled = stats.changes == 0 && stats.committed.admitted == 0 && moved == 0;
     }
     if (!settled) ++result.unsettled_events;
+    result.most_waiting = std::max(result.most_waiting,
+                                   static_cast<int64_t>(plane->scheduler().core().pending_count()));
 
     // What is busy (paid for) now, until the next event: nodes jobs hold, and the nodes
-    // persistent resources hold, busy or idle.
-    std::map<std::string, int64_t> busy, busy_in_pool, slots;
-    std::map<int64_t, std::pair<int64_t, int64_t>> by_resource;  // uid → (held, busy)
+    // persistent resources hold, busy or idle. Per pool in the store's order (the sums below add
+    // in that order); the capacity chart's series only at the hour it samples, not at every event.
+    const Duration elapsed = now - epoch;
+    const bool sample_due = next_sample <= elapsed;
+    std::map<std::string, int64_t> busy;
+    pool_counts.clear();
+    by_resource.clear();
     int64_t live = 0;
     bool resources_settling = false;  // booting, resizing, or able to shrink when idle
     std::optional<Timestamp> due;
     {
       std::lock_guard lock(db.mu);
+      // The jobs changed since the last event time that have ended (a job changes again before
+      // it ends, so it comes up again at its last change).
+      for (auto it = db.changes.upper_bound(trimmed_seq); it != db.changes.end(); ++it) {
+        trimmed_seq = it->first;
+        JobRecord& r = db.jobs.at(it->second).record;
+        if (IsTerminal(r.job.state)) TrimEnded(r);
+      }
       for (const auto& [pool_id, nodes] : db.nodes) {
         int64_t held = 0, idle_in_resource = 0;
         for (const auto& n : nodes) {
@@ -220,10 +256,11 @@ StatusOr<SimulationResult> RunScenario(const Scenario& scenario, const Trace& tr
             by_resource[*n.resource_uid].second += n.job_id ? 1 : 0;
           }
         }
-        slots[pool_id] = static_cast<int64_t>(nodes.size());
-        busy_in_pool[pool_id] = held;
-        busy[model_of_pool[pool_id]] += held - idle_in_resource;
-        if (idle_in_resource > 0) busy[kIdleResourceSeries] += idle_in_resource;
+        pool_counts.push_back(PoolCount{&pool_id, held, static_cast<int64_t>(nodes.size())});
+        if (sample_due) {
+          busy[model_of_pool[pool_id]] += held - idle_in_resource;
+          if (idle_in_resource > 0) busy[kIdleResourceSeries] += idle_in_resource;
+        }
       }
       for (const auto& [uid, r] : db.resources) {
         resources_settling = resources_settling || ResourceSettling(r.record.resource);
@@ -235,7 +272,6 @@ StatusOr<SimulationResult> RunScenario(const Scenario& scenario, const Trace& tr
       }
     }
     ended = static_cast<int64_t>(created.size()) - live;
-    const Duration elapsed = now - epoch;
     while (next_sample <= elapsed) {
       result.capacity.push_back(CapacitySample{next_sample, busy});
       next_sample += std::chrono::hours(1);
@@ -258,7 +294,7 @@ StatusOr<SimulationResult> RunScenario(const Scenario& scenario, const Trace& tr
     if (due) then = std::min(then, std::max(*due, now + 1us));
     if (live > 0 || resources_settling) then = std::min(then, now + kIdlePass);
     const double dt = std::chrono::duration<double>(then - now).count();
-    for (const auto& [pool, count] : busy_in_pool) result.busy_node_seconds[pool] += count * dt;
+    for (const PoolCount& p : pool_counts) result.busy_node_seconds[*p.pool] += p.held * dt;
     {
       std::lock_guard lock(db.mu);
       for (const auto& [uid, counts] : by_resource) {
@@ -270,19 +306,25 @@ StatusOr<SimulationResult> RunScenario(const Scenario& scenario, const Trace& tr
         usage.most_nodes = std::max(usage.most_nodes, counts.first);
       }
     }
-    for (const auto& [pool, count] : slots) result.node_seconds[pool] += count * dt;
+    for (const PoolCount& p : pool_counts) result.node_seconds[*p.pool] += p.slots * dt;
     now = then;
   }
   result.simulated = now - epoch;
   if (progress) progress(static_cast<int64_t>(created.size()), ended, result.simulated);
 
+  // The run is over: the result takes the store's jobs as they are (moving the map moves no job),
+  // once nothing of the plane can look one up.
+  plane.reset();
+  {
+    std::lock_guard lock(db.mu);
+    result.records = std::move(db.jobs);
+  }
   result.jobs.reserve(created.size());
   for (size_t i = 0; i < created.size(); ++i) {
     JobOutcome outcome;
     outcome.trace = &trace.jobs[i];
-    outcome.built = std::move(built[i]);
-    std::lock_guard lock(db.mu);
-    outcome.record = std::move(db.jobs.at(created[i]).record);  // the run is over
+    outcome.built = std::move(shapes[i]);
+    outcome.record = &result.records.at(created[i]).record;
     result.jobs.push_back(std::move(outcome));
   }
   return result;

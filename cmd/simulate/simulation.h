@@ -22,10 +22,17 @@
 
 namespace trainyard::simulate {
 
+// What the reports need of BuildJob's answer once the store has taken the body.
+struct JobShape {
+  std::string machine_type;
+  int64_t nodes = 0;
+  std::string model;
+};
+
 struct JobOutcome {
   const TraceJob* trace = nullptr;
-  BuiltJob built;
-  JobRecord record;  // as the run left it
+  JobShape built;
+  const JobRecord* record = nullptr;  // as the run left it, in SimulationResult::records
 };
 
 // Nodes in use by consumption model at an hour of the run (and a persistent resource's idle nodes,
@@ -45,6 +52,9 @@ struct ResourceUsage {
 
 struct SimulationResult {
   std::vector<JobOutcome> jobs;
+  // The store's jobs, taken whole when the run ends (no copy): what each outcome's record points
+  // to.
+  std::map<int64_t, storage::memory::MemoryJob> records;
   std::vector<CapacitySample> capacity;  // hourly
   // Node-seconds paid for per pool id (pools with node slots): held by jobs or by a persistent
   // resource; and available.
@@ -56,6 +66,8 @@ struct SimulationResult {
   // Event times at which the control plane was still changing after kSettlePasses passes, so the
   // replay moved on with work left for the next event (each should be 0; the report says so).
   int64_t unsettled_events = 0;
+  // The most jobs waiting in the scheduler's queues at once (after an event time's passes).
+  int64_t most_waiting = 0;
 };
 
 // Scheduler and runtime passes a replay runs at one event time before moving on. Chosen: every

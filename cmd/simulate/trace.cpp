@@ -257,7 +257,7 @@ StatusOr<Trace> ReadJsonl(const Workload& w, std::istream& in) {
     auto body = DecodeCustomJob(j["job"], OutputOnlyFields::kIgnore, UnknownFields::kReject,
                                 ApiVersion::kV1);
     if (!body.ok()) return BadLine(w.path, number, "job: " + body.status().message());
-    job.body = std::move(body).value();
+    job.body = std::make_shared<const CustomJob>(std::move(body).value());
     trace.jobs.push_back(std::move(job));
   }
   return trace;

@@ -2,6 +2,7 @@
 // Workload traces, read as they are published: SWF v2.2 (the Parallel Workloads Archive's
 // Standard Workload Format), CSV with a column mapping (Philly-derived, Helios, Acme), and JSONL
 // of CustomJob bodies with a submit offset. Errors name the file, the line and the field.
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,7 +22,9 @@ struct TraceJob {
   int64_t gpus = 0;
   int64_t nodes = 0;  // 0: the shape decides
   std::string project;
-  std::optional<CustomJob> body;  // JSONL: the job as given
+  // JSONL: the job as given. Behind a pointer: a CustomJob is over a kilobyte even when empty, and
+  // an SWF or CSV log of 200,000 jobs has none.
+  std::shared_ptr<const CustomJob> body;
   // The user's requested time (SWF field 9, a CSV limit column): the job's scheduling.timeout, so
   // backfill plans with it as the trace's scheduler did.
   std::optional<Duration> requested;

@@ -97,7 +97,7 @@ std::optional<nlohmann::ordered_json> ValidationOf(const Trace& trace,
     const double submit = Seconds(j.trace->submit);
     const double run = Seconds(j.trace->duration);
     recorded.push_back({submit, Seconds(*j.trace->recorded_wait), run, j.trace->gpus});
-    const CustomJob& job = j.record.job;
+    const CustomJob& job = j.record->job;
     if (!job.start_time) {
       ++unstarted;
       continue;

@@ -33,6 +33,40 @@ std::string What(const GangText& gang) {
 std::string ClockText(Timestamp t, bool seconds) {
   std::time_t secs =
       std::chrono::system_clock::to_time_t(std::chrono::time_point_cast<std::chrono::seconds>(t));
+  // Written by hand for the years 1970-9999, as strftime writes them: a cycle formats one for each
+  // capacity hold, and gmtime_r and strftime took 5-9% of a replay's time.
+  if (secs >= 0 && secs < 253402300800) {  // before 10000-01-01
+    const int64_t days = secs / 86400, of_day = secs % 86400;
+    // Days since 1970-01-01 to a civil date (proleptic Gregorian), in 400-year eras from
+    // 0000-03-01.
+    const int64_t z = days + 719468, era = z / 146097, doe = z - era * 146097;
+    const int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    const int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100), mp = (5 * doy + 2) / 153;
+    const int64_t day = doy - (153 * mp + 2) / 5 + 1, month = mp < 10 ? mp + 3 : mp - 9;
+    const int64_t year = yoe + era * 400 + (month <= 2 ? 1 : 0);
+    if (year >= 1000) {
+      char buf[32];
+      char* p = buf;
+      auto put = [&p](int64_t v, int width) {
+        for (int i = width - 1; i >= 0; --i, v /= 10) p[i] = static_cast<char>('0' + v % 10);
+        p += width;
+      };
+      put(year, 4);
+      *p++ = '-';
+      put(month, 2);
+      *p++ = '-';
+      put(day, 2);
+      *p++ = ' ';
+      put(of_day / 3600, 2);
+      *p++ = ':';
+      put(of_day / 60 % 60, 2);
+      if (seconds) {
+        *p++ = ':';
+        put(of_day % 60, 2);
+      }
+      return std::string(buf, p) + " UTC";
+    }
+  }
   std::tm tm{};
   gmtime_r(&secs, &tm);
   char buf[32];

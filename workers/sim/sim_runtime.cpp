@@ -223,6 +223,7 @@ int64_t Replicas(const JobRecord& job) {
 }  // namespace
 
 void SimRuntime::Applied(const JobRecord& job, const JobTransition& t) {
+  if (!timings_.training_log) return;
   std::vector<LogLine> lines;
   auto line = [&](Timestamp at, LogSeverity severity, std::string text) {
     lines.push_back(LogLine{job.id, at, severity, "workerpool0-0", std::move(text)});

@@ -16,6 +16,9 @@ namespace trainyard::sim {
 
 struct SimTimings {
   Duration run = std::chrono::seconds(10);  // for jobs stored before the workload knobs existed
+  // The training output a job prints (Applied). false: none, where no one reads it (a replay drops
+  // every log line; writing them cost each of its jobs a dozen formatted lines).
+  bool training_log = true;
 };
 
 // How long the job's work takes on its placement.

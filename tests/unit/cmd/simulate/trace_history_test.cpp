@@ -104,7 +104,7 @@ TEST(TraceHistoryTest, AReplayEndsFailedAndCancelledJobsAtTheirRecordedRunTime) 
   const JobState want[] = {JobState::kSucceeded, JobState::kFailed, JobState::kCancelled,
                            JobState::kSucceeded};
   for (size_t i = 0; i < 4; ++i) {
-    const CustomJob& job = result->jobs[i].record.job;
+    const CustomJob& job = result->jobs[i].record->job;
     EXPECT_EQ(job.state, want[i]) << "trace line " << result->jobs[i].trace->line;
     ASSERT_TRUE(job.start_time && job.end_time) << i;
     EXPECT_EQ(std::chrono::duration_cast<std::chrono::seconds>(*job.end_time - *job.start_time),
@@ -112,7 +112,7 @@ TEST(TraceHistoryTest, AReplayEndsFailedAndCancelledJobsAtTheirRecordedRunTime) 
         << "trace line " << result->jobs[i].trace->line << " ends at its recorded run time";
   }
   // The requested time is the limit backfill plans with.
-  const auto& sched = result->jobs[0].record.job.job_spec.scheduling;
+  const auto& sched = result->jobs[0].record->job.job_spec.scheduling;
   ASSERT_TRUE(sched.has_value());
   EXPECT_EQ(sched->timeout, Duration(7200s));
   std::filesystem::remove_all(dir);

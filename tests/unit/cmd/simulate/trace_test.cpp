@@ -120,7 +120,7 @@ TEST(TraceTest, JsonlJobsAreCustomJobBodiesSentAsTheyAre) {
       "\n");
   auto one = ReadTrace(w);
   ASSERT_TRUE(one.ok()) << one.status().message();
-  ASSERT_TRUE(one->jobs[0].body.has_value());
+  ASSERT_NE(one->jobs[0].body, nullptr);
   Scenario s;
   s.shapes = {"a3-megagpu-8g"};
   auto built = BuildJob(s, one->jobs[0]);
