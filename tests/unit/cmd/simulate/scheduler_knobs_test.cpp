@@ -54,10 +54,10 @@ class SchedulerKnobsTest : public ::testing::Test {
     EXPECT_TRUE(result.ok()) << result.status().message();
     std::vector<int64_t> out;
     for (const JobOutcome& j : result->jobs) {
-      EXPECT_TRUE(j.record.job.start_time.has_value());
-      out.push_back(
-          std::chrono::duration_cast<std::chrono::seconds>(*j.record.job.start_time - ReplayEpoch())
-              .count());
+      EXPECT_TRUE(j.record->job.start_time.has_value());
+      out.push_back(std::chrono::duration_cast<std::chrono::seconds>(*j.record->job.start_time -
+                                                                     ReplayEpoch())
+                        .count());
     }
     return out;
   }
