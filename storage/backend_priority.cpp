@@ -2,6 +2,7 @@
 
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
@@ -37,7 +38,15 @@ Status LowerBackendPriority(pg::Connection& conn, int postmaster_pid, int nice) 
     return FailedPrecondition("backend " + std::to_string(backend) +
                               " is not the embedded cluster's");
   }
-  if (setpriority(PRIO_PROCESS, static_cast<id_t>(backend), nice) != 0) {
+  // Below the cluster's own priority, not at an absolute one: a server started under `nice 10`
+  // would otherwise give its background sessions no lower a priority than its requests'.
+  errno = 0;
+  const int base = getpriority(PRIO_PROCESS, static_cast<id_t>(postmaster_pid));
+  if (base == -1 && errno != 0) {
+    return Status(Code::kPermissionDenied,
+                  std::string("cannot read the cluster's priority: ") + std::strerror(errno));
+  }
+  if (setpriority(PRIO_PROCESS, static_cast<id_t>(backend), std::min(19, base + nice)) != 0) {
     return Status(Code::kPermissionDenied,
                   std::string("cannot lower backend priority: ") + std::strerror(errno));
   }

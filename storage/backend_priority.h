@@ -11,12 +11,13 @@
 namespace trainyard::storage {
 
 // Session options for a background pass (no parallel workers: pg.h), whose new sessions'
-// backends run at `nice` when they are children of the postmaster `postmaster_pid` (0: none known,
-// nothing is changed). A backend that cannot be lowered (not ours, no permission) is left as it
-// is and logged once.
+// backends run `nice` steps below the postmaster's own priority (at most nice 19) when they are
+// children of the postmaster `postmaster_pid` (0: none known, nothing is changed). A backend that
+// cannot be lowered (not ours, no permission) is left as it is and logged once.
 pg::SessionOptions BackgroundSession(int postmaster_pid, int nice = 10);
 
-// The backend serving `conn`, when it is a child of `postmaster_pid`: lowered to `nice`.
+// The backend serving `conn`, when it is a child of `postmaster_pid`: lowered `nice` steps below
+// the postmaster (at most to nice 19).
 Status LowerBackendPriority(pg::Connection& conn, int postmaster_pid, int nice);
 
 }  // namespace trainyard::storage

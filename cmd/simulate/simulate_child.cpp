@@ -22,7 +22,7 @@ void SetLimit(int resource, uint64_t value) {
 }
 
 // In the forked child: async-signal-safe calls only (the server has threads). Never returns.
-[[noreturn]] void BecomeChild(const char* program, char* const* argv, const char* work_dir,
+[[noreturn]] void BecomeChild(int program, char* const* argv, const char* work_dir,
                               const std::optional<ChildUser>& user, const ChildLimits& limits,
                               int stderr_write) {
   setpgid(0, 0);
@@ -32,7 +32,11 @@ void SetLimit(int resource, uint64_t value) {
   dup2(null_fd, STDIN_FILENO);
   dup2(null_fd, STDOUT_FILENO);
   dup2(stderr_write, STDERR_FILENO);
-  close_range(3, ~0U, 0);  // the server's sockets and database connections stay with the server
+  // The program by descriptor, opened by the server: the what-if user need not be able to reach
+  // its path (a clone in root's home is not theirs to enter). Closed as the program starts.
+  dup2(program, 3);
+  fcntl(3, F_SETFD, FD_CLOEXEC);
+  close_range(4, ~0U, 0);  // the server's sockets and database connections stay with the server
 #if !defined(__SANITIZE_ADDRESS__)
   SetLimit(RLIMIT_AS, limits.memory_bytes);
 #endif
@@ -51,7 +55,7 @@ void SetLimit(int resource, uint64_t value) {
     }
   }
   if (chdir(work_dir) != 0) _exit(126);
-  execv(program, argv);
+  fexecve(3, argv, environ);
   _exit(127);
 }
 
@@ -68,16 +72,23 @@ StatusOr<std::unique_ptr<SimulateChild>> SimulateChild::Start(const std::string&
   std::vector<char*> argv;
   for (std::string& a : owned) argv.push_back(a.data());
   argv.push_back(nullptr);
+  const int program_fd = open(program.c_str(), O_PATH | O_CLOEXEC);
+  if (program_fd < 0) return Unavailable("cannot open " + program + " for a what-if run");
   int out[2];
-  if (pipe2(out, O_CLOEXEC) != 0) return Unavailable("no pipe for a what-if run");
+  if (pipe2(out, O_CLOEXEC) != 0) {
+    close(program_fd);
+    return Unavailable("no pipe for a what-if run");
+  }
   int wake[2];
   if (pipe2(wake, O_CLOEXEC | O_NONBLOCK) != 0) {
+    close(program_fd);
     close(out[0]);
     close(out[1]);
     return Unavailable("no pipe for a what-if run");
   }
   const pid_t pid = fork();
-  if (pid == 0) BecomeChild(owned[0].c_str(), argv.data(), work_dir.c_str(), user, limits, out[1]);
+  if (pid == 0) BecomeChild(program_fd, argv.data(), work_dir.c_str(), user, limits, out[1]);
+  close(program_fd);
   close(out[1]);
   if (pid < 0) {
     close(out[0]);

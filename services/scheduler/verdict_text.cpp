@@ -31,8 +31,9 @@ std::string What(const GangText& gang) {
 }  // namespace
 
 std::string ClockText(Timestamp t, bool seconds) {
+  // Not system_clock::to_time_t: it goes through nanoseconds, which overflow past the year 2262.
   std::time_t secs =
-      std::chrono::system_clock::to_time_t(std::chrono::time_point_cast<std::chrono::seconds>(t));
+      std::chrono::time_point_cast<std::chrono::seconds>(t).time_since_epoch().count();
   // Written by hand for the years 1970-9999, as strftime writes them: a cycle formats one for each
   // capacity hold, and gmtime_r and strftime took 5-9% of a replay's time.
   if (secs >= 0 && secs < 253402300800) {  // before 10000-01-01

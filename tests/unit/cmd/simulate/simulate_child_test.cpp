@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <thread>
 
 namespace trainyard::simulate {
@@ -83,6 +84,26 @@ TEST(SimulateChildTest, ARootServerRunsItAsTheReplicasUser) {
   EXPECT_EQ(lines[0], std::to_string((*user)->uid));
   EXPECT_EQ(lines[1], std::to_string((*user)->gid)) << "no supplementary groups of root's";
   EXPECT_EQ(WhatIfUser("no-such-user-here").status().code(), Code::kFailedPrecondition);
+}
+
+// A clone in root's home: the server's binary sits behind a folder only root may enter, yet the
+// replicas' user still runs it (the server hands it over open, not by its path).
+TEST(SimulateChildTest, TheReplicasUserRunsAProgramItCouldNotReachByPath) {
+  if (geteuid() != 0) GTEST_SKIP() << "dropping to another user needs root";
+  auto user = WhatIfUser("trainyard-run");
+  ASSERT_TRUE(user.ok() && user->has_value()) << "scripts/setup creates the user";
+  const std::filesystem::path home =
+      std::filesystem::temp_directory_path() / ("child-home-" + std::to_string(getpid()));
+  std::filesystem::create_directories(home);
+  std::filesystem::permissions(home, std::filesystem::perms::owner_all);  // 0700, root's
+  std::filesystem::copy_file("/bin/sh", home / "sh");
+  auto child = SimulateChild::Start((home / "sh").string(), {"-c", "id -u >&2"}, "/", *user, {});
+  ASSERT_TRUE(child.ok()) << child.status().message();
+  std::vector<std::string> lines;
+  const ChildOutcome outcome = (*child)->Wait([&](const std::string& l) { lines.push_back(l); });
+  std::filesystem::remove_all(home);
+  EXPECT_EQ(outcome.code, 0) << "exit 127: the program was sought by its path";
+  EXPECT_EQ(lines, (std::vector<std::string>{std::to_string((*user)->uid)}));
 }
 
 }  // namespace
