@@ -70,27 +70,26 @@ const StateSql kQueuedJobs(
 // A job's cost goes to the consumption model of its (last) placement; a job queued again after a
 // preemption has none, and its accrued cost goes to "". The running cost is not summed here: each
 // open admission (not ended, admitted) comes back as [price, admitted µs] for services/cost's
-// RunningMicros to round and add up at the caller's `now`.
-#define TY_JOB_ENDED \
-  ":job_succeeded, :job_failed, :job_cancelled, :job_expired, :job_partially_succeeded"
-#define TY_MODEL_SUMS             \
+// RunningMicros to round and add up at the caller's `now`. `ended`: the parameter that holds the
+// ended states (TerminalJobStatesParam: the domain's one list, not spelled here).
+#define TY_MODEL_SUMS(ended)      \
   TY_PLACEMENT_MODEL("placement") \
   ", count(*), COALESCE(sum(cost_micros), 0)::bigint, "                                        \
   "COALESCE(json_agg(json_build_array(hourly_price_micros, " TY_MICROS("admitted_at") ")) "     \
-  "FILTER (WHERE admitted_at IS NOT NULL AND state NOT IN (" TY_JOB_ENDED ")), '[]')::text, " \
+  "FILTER (WHERE admitted_at IS NOT NULL AND NOT (state = ANY(" ended "::smallint[]))), "      \
+  "'[]')::text, "                                                                              \
   "COALESCE(sum(GREATEST(running_us - redone_us, 0) * accelerators::bigint), 0)::bigint "
 
-const StateSql kProjectCosts("SELECT " TY_MODEL_SUMS
-                             "FROM custom_jobs WHERE project_number = $1::bigint GROUP BY 1 "
-                             "ORDER BY 1");
+const StateSql kProjectCosts("SELECT " TY_MODEL_SUMS(
+    "$2") "FROM custom_jobs WHERE project_number = $1::bigint GROUP BY 1 "
+          "ORDER BY 1");
 
 // One pass over every job: /metrics reads it at each scrape.
-const StateSql kFleetTotals(
-    "SELECT " TY_MODEL_SUMS
-    ", sum(waiting_us)::bigint, sum(starting_us)::bigint, "
-    "sum(restarting_us)::bigint, sum(running_us)::bigint, sum(redone_us)::bigint, "
-    "sum(checkpoint_saving_us)::bigint, sum(checkpoint_restoring_us)::bigint, "
-    "sum(program_starting_us)::bigint FROM custom_jobs GROUP BY 1 ORDER BY 1");
+const StateSql kFleetTotals("SELECT " TY_MODEL_SUMS(
+    "$1") ", sum(waiting_us)::bigint, sum(starting_us)::bigint, "
+          "sum(restarting_us)::bigint, sum(running_us)::bigint, sum(redone_us)::bigint, "
+          "sum(checkpoint_saving_us)::bigint, sum(checkpoint_restoring_us)::bigint, "
+          "sum(program_starting_us)::bigint FROM custom_jobs GROUP BY 1 ORDER BY 1");
 
 // A live resource's cost to now is services/cost/resource_cost.h's, from its earlier holds and its
 // current one (price and start); a deleted one's whole cost is in resource_costs_ended.
@@ -261,8 +260,9 @@ StatusOr<std::vector<QueuedJobRecord>> PgAdminStore::QueuedJobs(int per_queue) {
 
 StatusOr<std::vector<ModelCost>> PgAdminStore::ProjectCosts(int64_t project_number, Timestamp now) {
   TY_ASSIGN_OR_RETURN(auto conn, pool_.Acquire());
-  TY_ASSIGN_OR_RETURN(pg::Result r,
-                      conn->Exec(kProjectCosts.With({std::to_string(project_number)})));
+  TY_ASSIGN_OR_RETURN(
+      pg::Result r,
+      conn->Exec(kProjectCosts.With({std::to_string(project_number), TerminalJobStatesParam()})));
   std::vector<ModelCost> out;
   for (int i = 0; i < r.rows(); ++i) out.push_back(DecodeModelCost(r, i, now));
   return out;
@@ -270,7 +270,7 @@ StatusOr<std::vector<ModelCost>> PgAdminStore::ProjectCosts(int64_t project_numb
 
 StatusOr<std::vector<ModelTotals>> PgAdminStore::FleetTotals(Timestamp now) {
   TY_ASSIGN_OR_RETURN(auto conn, pool_.Acquire());
-  TY_ASSIGN_OR_RETURN(pg::Result r, conn->Exec(kFleetTotals.With({})));
+  TY_ASSIGN_OR_RETURN(pg::Result r, conn->Exec(kFleetTotals.With({TerminalJobStatesParam()})));
   std::vector<ModelTotals> out;
   for (int i = 0; i < r.rows(); ++i) {
     ModelTotals t;

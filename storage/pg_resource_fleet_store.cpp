@@ -297,13 +297,9 @@ StatusOr<std::map<std::string, int64_t>> PgResourceFleetStore::IdleNodes(
 
 StatusOr<std::vector<JobRef>> PgResourceFleetStore::JobsOn(const ResourceRecord& record) {
   TY_ASSIGN_OR_RETURN(pg::Connection * conn, leader_.LeaderConnection());
-  std::vector<int> terminal;
-  for (JobState s : kTerminalJobStates) {
-    terminal.push_back(static_cast<int>(s));
-  }
   TY_ASSIGN_OR_RETURN(pg::Result r,
                       conn->Exec(kJobsOn, {std::to_string(record.project_number), record.location,
-                                           record.resource_id, NumberArray(terminal)}));
+                                           record.resource_id, TerminalJobStatesParam()}));
   std::vector<JobRef> out;
   for (int i = 0; i < r.rows(); ++i) {
     out.push_back(JobRef{ParentRef{std::string(r.Get(i, 0)), std::string(r.Get(i, 1))},

@@ -147,17 +147,13 @@ StatusOr<SchedulerStore::LiveJobs> PgSchedulerStore::ReadLiveJobs() {
   TY_ASSIGN_OR_RETURN(pg::Connection * conn, Connection());
   TY_ASSIGN_OR_RETURN(pg::Transaction tx,
                       pg::Transaction::Begin(*conn, pg::IsolationLevel::kRepeatableRead));
-  std::vector<int> ended;
-  for (JobState s : kTerminalJobStates) {
-    ended.push_back(static_cast<int>(s));
-  }
   LiveJobs out;
   TY_ASSIGN_OR_RETURN(pg::Result head, tx.Exec(kFeedHead));
   if (head.rows() > 0) {
     out.cursor.xid = std::strtoull(std::string(head.Get(0, 0)).c_str(), nullptr, 10);
     out.cursor.seq = head.GetInt64(0, 1);
   }
-  TY_ASSIGN_OR_RETURN(pg::Result live, tx.Exec(kLiveJobs, {NumberArray(ended)}));
+  TY_ASSIGN_OR_RETURN(pg::Result live, tx.Exec(kLiveJobs, {TerminalJobStatesParam()}));
   TY_ASSIGN_OR_RETURN(out.jobs, DecodeJobRows(live));
   TY_RETURN_IF_ERROR(tx.Commit());
   return out;

@@ -7,8 +7,10 @@
 
 #include "services/fleet/node_state.h"
 #include "services/jobs/job_state_names.h"
+#include "services/model/custom_job.h"
 #include "services/model/persistent_resource.h"
 #include "storage/named_sql.h"
+#include "storage/row_codec.h"
 
 namespace trainyard::storage {
 namespace {
@@ -75,6 +77,12 @@ pg::Statement StateSql::With(pg::Params params) const {
   }
   params.insert(params.end(), states_.begin(), states_.end());
   return pg::Statement{text_, std::move(params)};
+}
+
+std::string TerminalJobStatesParam() {
+  std::vector<int> states;
+  for (JobState s : kTerminalJobStates) states.push_back(static_cast<int>(s));
+  return NumberArray(states);
 }
 
 }  // namespace trainyard::storage

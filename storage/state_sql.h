@@ -26,4 +26,8 @@ class StateSql {
   std::vector<std::string> states_;  // the numbers of $k+1…
 };
 
+// The states a job never leaves (kTerminalJobStates, the domain's one list) as a smallint[]
+// parameter: a query that tells ended jobs apart binds it rather than spelling them.
+std::string TerminalJobStatesParam();
+
 }  // namespace trainyard::storage
