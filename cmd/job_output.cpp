@@ -42,10 +42,12 @@ std::string Span(Duration d) {
 }
 
 // What an admitted job waits for before it runs, in model time: "booting 1 a3-highgpu-8g (5m0s),
-// then pulling 10 GB (8.0s): ready in 5m8s". Printed when the job turns PENDING, so the whole
-// startup is still ahead.
+// then pulling 10 GB (8.0s): ready in 5m8s", and then its program's start-up to the first step
+// (", then the program starts (1m0s)"). Printed when the job turns PENDING, so the whole startup
+// is still ahead.
 std::string Starting(const CustomJob& job) {
-  if (job.state != JobState::kPending || !job.trainyard || job.trainyard->startup <= Duration{}) {
+  if (job.state != JobState::kPending || !job.trainyard ||
+      (job.trainyard->startup <= Duration{} && job.trainyard->program_startup <= Duration{})) {
     return "";
   }
   const SchedulingStatus& s = *job.trainyard;
@@ -61,7 +63,12 @@ std::string Starting(const CustomJob& job) {
     out += (out.empty() ? "pulling " : ", then pulling ") + std::string(gb) + " (" +
            Span(d.image_pull) + ")";
   }
-  return (out.empty() ? "starting" : out) + ": ready in " + Span(s.startup) + " of model time";
+  std::string program;
+  if (s.program_startup > Duration{}) {
+    program = ", then the program starts (" + Span(s.program_startup) + ")";
+  }
+  return (out.empty() ? "starting" : out) + ": ready in " + Span(s.startup) + " of model time" +
+         program;
 }
 
 }  // namespace

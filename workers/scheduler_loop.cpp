@@ -42,7 +42,8 @@ void SchedulerLoop::Apply(const JobRecord& record) {
   for (const PlacedPoolStatus& p : job.trainyard->pools) {
     int index = fleet_.PoolIndex(p.pool_id);
     if (index < 0) continue;  // a pool the fleet file no longer has: its nodes count nowhere
-    placement.pools.push_back({index, p.units, p.machine_type, 0});
+    placement.pools.push_back(
+        {index, p.units, p.machine_type, 0, BlockUnitsOf(fleet_.pools[index], p.nodes)});
   }
   // A RUNNING job's run began when it entered RUNNING; before that its nodes were booting.
   std::optional<Timestamp> running_since;
@@ -73,7 +74,8 @@ void SchedulerLoop::ApplyResource(const ResourceRecord& record) {
   for (const PlacedPoolStatus& p : r.trainyard->pools) {
     int index = fleet_.PoolIndex(p.pool_id);
     if (index < 0) continue;
-    placement.pools.push_back({index, p.units, p.machine_type, 0});
+    placement.pools.push_back(
+        {index, p.units, p.machine_type, 0, BlockUnitsOf(fleet_.pools[index], p.nodes)});
   }
   // Its quota counts the nodes it holds, not the size a resize asks for and has not reached.
   auto held =

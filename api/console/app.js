@@ -160,8 +160,8 @@ function modelNow(job) {
 }
 
 // What a PENDING job waits for before it runs, as `trainyard jobs wait` says it: "booting 1
-// a3-highgpu-8g (300 s), then pulling 10 GB (8 s): about 4m50s left" (model time, as of the last
-// refresh); '' for any other job.
+// a3-highgpu-8g (300 s), then pulling 10 GB (8 s): about 4m50s left, then the program starts
+// (60 s)" (model time, as of the last refresh); '' for any other job.
 function startupText(job) {
   const startup = job.trainyard?.startup;
   if (job.state !== 'JOB_STATE_PENDING' || !startup) return '';
@@ -171,11 +171,14 @@ function startupText(job) {
   if (startup.bootNodes) steps.push(`booting ${startup.bootNodes} ${startup.machineType} (${secs(startup.bootDuration)})`);
   if (startup.imageSizeGb) steps.push(`pulling ${startup.imageSizeGb} GB (${secs(startup.imagePullDuration)})`);
   const what = steps.join(', then ') || 'starting';
+  // Then each run's program start-up before its first step (goodput's PROGRAM_STARTUP).
+  const program = startup.programStartupDuration
+    ? `, then the program starts (${secs(startup.programStartupDuration)})` : '';
   const now = modelNow(job);
   const ready = Date.parse(startup.readyTime || '');
-  if (now === null || Number.isNaN(ready)) return `${what}: ready at ${when(startup.readyTime)} (model time)`;
+  if (now === null || Number.isNaN(ready)) return `${what}: ready at ${when(startup.readyTime)} (model time)${program}`;
   const left = (ready - now) / 1000;
-  return left >= 1 ? `${what}: about ${span(left)} left` : `${what}: about to start`;
+  return (left >= 1 ? `${what}: about ${span(left)} left` : `${what}: about to start`) + program;
 }
 
 // ---- the session: who is asking --------------------------------------------------------------

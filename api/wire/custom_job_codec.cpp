@@ -237,6 +237,7 @@ void ReadSchedulingStatus(ObjectReader& r, SchedulingStatus* s) {
     startup.GetDuration("bootDuration", &d.boot);
     startup.GetDouble("imageSizeGb", &d.image_gb);
     startup.GetDuration("imagePullDuration", &d.image_pull);
+    startup.GetDuration("programStartupDuration", &s->program_startup);
     startup.Skip("readyTime");  // admitTime + duration
   });
   r.GetDouble("hourlyPriceUsd", &s->hourly_price_usd);
@@ -607,7 +608,8 @@ nlohmann::json EncodePlacementStatus(const std::string& zone,
   return placement;
 }
 
-// What the placement waits for before its replicas start (model time), and when it is ready.
+// What the placement waits for before its replicas start (model time), and when it is ready;
+// then each run's program start-up before its first step (goodput's PROGRAM_STARTUP).
 nlohmann::json EncodeStartup(const SchedulingStatus& s) {
   const StartupDetail& d = s.startup_detail;
   json out = {{"duration", FormatDuration(s.startup)}};
@@ -619,6 +621,9 @@ nlohmann::json EncodeStartup(const SchedulingStatus& s) {
   if (d.image_gb > 0) {
     out["imageSizeGb"] = d.image_gb;
     out["imagePullDuration"] = FormatDuration(d.image_pull);
+  }
+  if (s.program_startup > Duration{}) {
+    out["programStartupDuration"] = FormatDuration(s.program_startup);
   }
   PutTimestamp(out, "readyTime",
                *s.admitted_at + std::chrono::duration_cast<std::chrono::microseconds>(s.startup));
@@ -634,7 +639,9 @@ nlohmann::json EncodeSchedulingStatus(const SchedulingStatus& s) {
   out["priority"] = s.priority;
   if (!s.zone.empty()) out["placement"] = EncodePlacementStatus(s.zone, s.pools);
   PutTimestamp(out, "admitTime", s.admitted_at);
-  if (s.admitted_at && s.startup > Duration{}) out["startup"] = EncodeStartup(s);
+  if (s.admitted_at && (s.startup > Duration{} || s.program_startup > Duration{})) {
+    out["startup"] = EncodeStartup(s);
+  }
   out["hourlyPriceUsd"] = s.hourly_price_usd;
   out["costUsd"] = s.cost_usd;
   if (s.spot_restarts > 0) out["spotRestarts"] = s.spot_restarts;

@@ -213,6 +213,8 @@ StatusOr<Trace> ReadCsv(const Workload& w, std::istream& in) {
     job.line = number;
     job.submit = Seconds(*submit);
     job.duration = Seconds(duration);
+    // A fraction (Philly's and Helios's shared GPUs) takes whole GPUs, as Vertex sells them: the
+    // job builder then picks the smallest shape that holds them.
     job.gpus = static_cast<int64_t>(std::ceil(gpus));
     if (nodes_col) {
       TY_ASSIGN_OR_RETURN(double nodes, number_in(*nodes_col, w.columns.nodes));

@@ -1,5 +1,6 @@
 #include "services/fleet/node_state.h"
 
+#include <charconv>
 #include <cstdio>
 
 namespace trainyard {
@@ -39,6 +40,17 @@ std::string NodeName(const std::string& pool_id, int64_t ordinal) {
   char suffix[24];
   std::snprintf(suffix, sizeof(suffix), "-%04lld", static_cast<long long>(ordinal));
   return name + suffix;
+}
+
+std::optional<int64_t> NodeOrdinal(std::string_view name) {
+  const size_t dash = name.rfind('-');
+  if (dash == std::string_view::npos || dash + 1 == name.size()) return std::nullopt;
+  int64_t ordinal = 0;
+  const char* first = name.data() + dash + 1;
+  const char* last = name.data() + name.size();
+  auto [end, ec] = std::from_chars(first, last, ordinal);
+  if (ec != std::errc() || end != last) return std::nullopt;
+  return ordinal;
 }
 
 }  // namespace trainyard

@@ -210,15 +210,10 @@ struct PlacedPoolStatus {
   int64_t units = 0;  // nodes, or TPU slices
   std::vector<std::string> nodes;
   // The blocks (racks under a compact placement policy) its nodes span, where the pool has
-  // blocks; 0 where it has none. A gang over more than one runs slower (kSpreadGangSlowdown).
+  // blocks; 0 where it has none. A gang over more than one all-reduces slower
+  // (services/jobs/gang_network.h, CrossBlockFactor).
   int blocks = 0;
 };
-
-// A gang whose nodes span more than one block of a pool runs this much longer: its all-reduce
-// crosses the links between racks. Chosen, as Google publishes no figure: a third of a step spent
-// in collectives, at half the bandwidth between blocks, so 1 + 1/3 × (2 - 1) ≈ 1.33 is rounded to
-// 1.3 (docs/capacity-model.md).
-inline constexpr double kSpreadGangSlowdown = 1.3;
 
 // What the slowest pool of a placement waits for before its replicas start (simulated capacity):
 // booting its cold nodes, then pulling the image where it is not cached. What a waiting job's

@@ -6,6 +6,7 @@
 
 #include "services/cost/price.h"
 #include "services/fleet/node_state.h"
+#include "services/jobs/gang_network.h"
 
 namespace trainyard {
 namespace {
@@ -119,7 +120,8 @@ void SetStartup(JobAdmission& admission, const Fleet& fleet, const std::string& 
 }
 
 // What the user is told when no block of a pool held the whole gang: "; spread over 2 blocks of
-// us-central1-a/a3-megagpu-8g/ON_DEMAND (no block had 8 free nodes): runs 1.3x slower".
+// us-central1-a/a3-megagpu-8g/ON_DEMAND (no block had 8 free nodes): its all-reduce takes 2.0x as
+// long" (CrossBlockFactor; how much of the run that is depends on the workload).
 std::string SpreadNote(const std::vector<PoolChoice>& choices) {
   for (const PoolChoice& c : choices) {
     if (c.taken.blocks <= 1) continue;
@@ -128,9 +130,10 @@ std::string SpreadNote(const std::vector<PoolChoice>& choices) {
       if (same.pool == c.pool) nodes += same.units * same.pool->hosts_per_unit;
     }
     char factor[16];
-    std::snprintf(factor, sizeof(factor), "%.1f", kSpreadGangSlowdown);
+    std::snprintf(factor, sizeof(factor), "%.1f", CrossBlockFactor(c.taken.blocks));
     return "; spread over " + std::to_string(c.taken.blocks) + " blocks of " + c.pool->id +
-           " (no block had " + std::to_string(nodes) + " free nodes): runs " + factor + "x slower";
+           " (no block had " + std::to_string(nodes) + " free nodes): its all-reduce takes " +
+           factor + "x as long";
   }
   return "";
 }

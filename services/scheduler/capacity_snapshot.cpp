@@ -1,6 +1,7 @@
 #include "services/scheduler/capacity_snapshot.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "services/scheduler/flavor_assigner.h"
 #include "services/scheduler/verdict_text.h"
@@ -31,6 +32,74 @@ CapacitySnapshot::CapacitySnapshot(const Fleet& fleet, const FleetIndex& index)
   for (const Cohort& cohort : fleet_.cohorts) cohort_now_.push_back({&cohort, cohort.capacity});
   used_.assign(fleet_.pools.size(), 0);
   down_.assign(fleet_.pools.size(), 0);
+  block_used_.resize(fleet_.pools.size());
+  for (size_t p = 0; p < fleet_.pools.size(); ++p) {
+    const int64_t per_block = BlockUnits(static_cast<int>(p));
+    if (per_block > 0) {
+      block_used_[p].assign(
+          static_cast<size_t>((fleet_.pools[p].units + per_block - 1) / per_block), 0);
+    }
+  }
+}
+
+int64_t CapacitySnapshot::BlockUnits(int pool) const {
+  const CapacityPool& p = fleet_.pools[pool];
+  if (p.elastic || p.block_nodes <= 0) return 0;
+  return std::max(1, p.block_nodes / std::max(1, p.hosts_per_unit));
+}
+
+namespace {
+
+// Free units in each block of a pool: its size (the last may be short), less what admitted jobs
+// and the placement being built hold there.
+std::vector<int64_t> FreeInBlocks(const std::vector<int64_t>& used, int64_t per_block,
+                                  int64_t pool_units, int pool, const Placement& taken) {
+  std::vector<int64_t> free(used.size());
+  for (size_t b = 0; b < used.size(); ++b) {
+    const int64_t size =
+        std::min<int64_t>(per_block, pool_units - static_cast<int64_t>(b) * per_block);
+    free[b] = size - used[b];
+  }
+  for (const PlacedPool& pp : taken.pools) {
+    if (pp.pool != pool) continue;
+    for (const auto& [b, u] : pp.block_units) {
+      if (b >= 0 && static_cast<size_t>(b) < free.size()) free[b] -= u;
+    }
+  }
+  return free;
+}
+
+}  // namespace
+
+std::vector<std::pair<int, int64_t>> CapacitySnapshot::ChooseBlocks(int pool, int64_t units,
+                                                                    const Placement& taken) const {
+  std::vector<std::pair<int, int64_t>> out;
+  const int64_t per_block = BlockUnits(pool);
+  if (per_block <= 0 || units <= 0) return out;
+  const std::vector<int64_t> free =
+      FreeInBlocks(block_used_[pool], per_block, fleet_.pools[pool].units, pool, taken);
+  std::optional<size_t> tightest;
+  for (size_t b = 0; b < free.size(); ++b) {
+    if (free[b] >= units && (!tightest || free[b] < free[*tightest])) tightest = b;
+  }
+  if (tightest) return {{static_cast<int>(*tightest), units}};
+  std::vector<size_t> order(free.size());
+  for (size_t b = 0; b < order.size(); ++b) order[b] = b;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return free[a] > free[b]; });
+  int64_t left = units;
+  for (size_t b : order) {
+    if (left <= 0 || free[b] <= 0) break;
+    const int64_t take = std::min(left, free[b]);
+    out.push_back({static_cast<int>(b), take});
+    left -= take;
+  }
+  return out;
+}
+
+int CapacitySnapshot::BlocksFor(int pool, int64_t units, const Placement& taken) const {
+  if (BlockUnits(pool) <= 0) return 0;
+  return static_cast<int>(ChooseBlocks(pool, units, taken).size());
 }
 
 void CapacitySnapshot::Refresh(Timestamp now) {
@@ -45,6 +114,7 @@ void CapacitySnapshot::Clear() {
   accounts_.clear();
   for (auto& usage : cohort_usage_) usage.clear();
   std::fill(used_.begin(), used_.end(), 0);
+  for (auto& blocks : block_used_) std::fill(blocks.begin(), blocks.end(), 0);
 }
 
 void CapacitySnapshot::SetUnitsDown(int pool, int64_t units) {
@@ -52,7 +122,13 @@ void CapacitySnapshot::SetUnitsDown(int pool, int64_t units) {
 }
 
 void CapacitySnapshot::AddPlacement(const Placement& placement, int sign) {
-  for (const PlacedPool& pp : placement.pools) used_[pp.pool] += sign * pp.units;
+  for (const PlacedPool& pp : placement.pools) {
+    used_[pp.pool] += sign * pp.units;
+    std::vector<int64_t>& blocks = block_used_[pp.pool];
+    for (const auto& [b, u] : pp.block_units) {
+      if (b >= 0 && static_cast<size_t>(b) < blocks.size()) blocks[b] += sign * u;
+    }
+  }
 }
 
 void CapacitySnapshot::AddShare(const RunningJob& job, int sign) {

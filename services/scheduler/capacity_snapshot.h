@@ -56,6 +56,14 @@ class CapacitySnapshot {
     return std::max<int64_t>(0, p.UnitsAvailableAt(now, fleet_.epoch) - used_[pool] - down_[pool]);
   }
   void SetUnitsDown(int pool, int64_t units);
+  // Blocks (a pool's blockSize): how many blocks `units` more units of `pool` would span beside
+  // what `taken` already takes there (0: the pool has no blocks), and which: the one block with
+  // the fewest free units that holds them all, else the fewest blocks, the freest first (as
+  // FreeUnits::Take chooses nodes at the commit). Units out of service are not known by block
+  // and are not counted; the commit's choice is what the job gets.
+  int BlocksFor(int pool, int64_t units, const Placement& taken) const;
+  std::vector<std::pair<int, int64_t>> ChooseBlocks(int pool, int64_t units,
+                                                    const Placement& taken) const;
   // An admitted job's nodes (sign +1) or their release (-1).
   void AddPlacement(const Placement& placement, int sign);
   // The part shares and quota read (cohort usage, quota accounts): a preemption under way moves
@@ -104,6 +112,9 @@ class CapacitySnapshot {
   Timestamp now_{};
   std::vector<int64_t> used_;  // per pool: units held by admitted jobs
   std::vector<int64_t> down_;  // per pool: units out of service
+  // Per pool of blocks: units held by admitted jobs in each block (empty for other pools).
+  std::vector<std::vector<int64_t>> block_used_;
+  int64_t BlockUnits(int pool) const;  // units a block of `pool` holds
   // Per cohort: resource → project → units its running jobs hold on the cohort's pools.
   std::vector<std::map<std::string, std::unordered_map<std::string, int64_t>>> cohort_usage_;
   std::vector<Cohort::Now> cohort_now_;               // per cohort, as of the current cycle

@@ -23,15 +23,21 @@ int64_t TakenIn(const Placement& placement, int pool) {
 const Placement kNothingTaken;
 
 // Zones where the first worker pool fits its most preferred flavor come first (reservations
-// before on-demand, whichever zone they are in), then the most free.
+// before on-demand, whichever zone they are in), then those where it spans the fewest blocks (a
+// gang inside one block all-reduces fastest: services/jobs/gang_network.h; a pool without blocks
+// counts as one), then the most free.
 struct ZoneRank {
   size_t flavor;
+  int blocks;
   int64_t neg_free;
   int zone;
   bool operator<(const ZoneRank& o) const {
-    return std::tie(flavor, neg_free, zone) < std::tie(o.flavor, o.neg_free, o.zone);
+    return std::tie(flavor, blocks, neg_free, zone) <
+           std::tie(o.flavor, o.blocks, o.neg_free, o.zone);
   }
 };
+
+constexpr int kNoBlocksRank = 1 << 30;  // the first worker pool fits no pool of the zone
 
 }  // namespace
 
@@ -220,13 +226,18 @@ std::optional<Placement> FlavorAssigner::Search(const Fit& fit, int region,
   std::vector<ZoneRank> zones;
   for (int z : index_.zones_of_region[region]) {
     if (fit.options.only_zone && z != *fit.options.only_zone) continue;
-    ZoneRank rank{models.size(), 0, z};
+    ZoneRank rank{models.size(), kNoBlocksRank, 0, z};
     for (int p : index_.PoolsFor(z, job.pools[0])) {
       for (size_t m = 0; m < models.size(); ++m) {
         if (!PoolMatches(p, job, job.pools[0], models[m])) continue;
         int64_t free = fit.Usable(p, kNothingTaken, nullptr);
         rank.neg_free -= free;
-        if (free >= job.pools[0].units) rank.flavor = std::min(rank.flavor, m);
+        if (free < job.pools[0].units || m > rank.flavor) continue;
+        const int blocks =
+            std::max(1, fit.snapshot.BlocksFor(p, job.pools[0].units, kNothingTaken));
+        if (m < rank.flavor) rank.blocks = blocks;  // a better flavor: its blocks alone count
+        rank.flavor = m;
+        rank.blocks = std::min(rank.blocks, blocks);
       }
     }
     zones.push_back(rank);
@@ -240,30 +251,39 @@ std::optional<Placement> FlavorAssigner::Search(const Fit& fit, int region,
   return std::nullopt;
 }
 
-// Each worker pool on its most preferred flavor with room in `zone`; `held_by` learns a hold
-// without which one would have fitted.
+// Each worker pool on its most preferred flavor with room in `zone`, in the pool of that flavor
+// where it spans the fewest blocks (the first of those); `held_by` learns a hold without which
+// one would have fitted.
 std::optional<Placement> FlavorAssigner::PlaceInZone(const Fit& fit, int zone,
                                                      const CapacityHold** held_by) const {
   Placement placement;
   placement.zone = index_.zone_names[zone];
   for (const GangPool& gp : fit.job.pools) {
-    bool placed = false;
+    std::optional<int> chosen;
+    int chosen_blocks = 0;
     for (ConsumptionModel m : fit.options.flavors) {
       for (int p : index_.PoolsFor(zone, gp)) {
         if (!PoolMatches(p, fit.job, gp, m)) continue;
         const CapacityHold* held = nullptr;
         if (fit.Usable(p, placement, &held) >= gp.units) {
-          placement.pools.push_back({p, gp.units, gp.machine_type, gp.attached_count});
-          placed = true;
-          break;
+          const int blocks = std::max(1, fit.snapshot.BlocksFor(p, gp.units, placement));
+          if (!chosen || blocks < chosen_blocks) {
+            chosen = p;
+            chosen_blocks = blocks;
+          }
+          if (blocks == 1) break;  // none spans fewer
+          continue;
         }
         if (held != nullptr && held_by != nullptr && fit.Unheld(p, placement) >= gp.units) {
           *held_by = held;
         }
       }
-      if (placed) break;
+      if (chosen) break;
     }
-    if (!placed) return std::nullopt;
+    if (!chosen) return std::nullopt;
+    PlacedPool placed{*chosen, gp.units, gp.machine_type, gp.attached_count, {}};
+    placed.block_units = fit.snapshot.ChooseBlocks(*chosen, gp.units, placement);
+    placement.pools.push_back(std::move(placed));
   }
   return placement;
 }

@@ -53,20 +53,35 @@ void FreeUnits::Remove(int64_t unit) {
 FreeUnits::Taken FreeUnits::Take(int count, const std::string& image) {
   if (count <= 0 || units() < static_cast<size_t>(count)) return {};
   // One block when one holds them all: the fewest free units that still fit, lowest block first.
-  std::optional<int64_t> block;
-  if (block_units_ > 0 && count <= block_units_) {
+  // Else the fewest blocks: the freest first (a spread gang's all-reduce crosses fewer of them).
+  std::set<int64_t> blocks_allowed;
+  if (block_units_ > 0) {
     std::map<int64_t, int> free_in;
     for (int64_t u : warm_) ++free_in[u / block_units_];
     for (int64_t u : cold_) ++free_in[u / block_units_];
+    std::optional<int64_t> block;
     for (const auto& [b, n] : free_in) {
       if (n >= count && (!block || n < free_in[*block])) block = b;
+    }
+    if (block) {
+      blocks_allowed.insert(*block);
+    } else {
+      std::vector<std::pair<int, int64_t>> freest;  // (-free, block): freest, then lowest, first
+      for (const auto& [b, n] : free_in) freest.push_back({-n, b});
+      std::sort(freest.begin(), freest.end());
+      int covered = 0;
+      for (const auto& [neg, b] : freest) {
+        if (covered >= count) break;
+        blocks_allowed.insert(b);
+        covered -= neg;
+      }
     }
   }
   std::vector<int64_t> chosen;
   auto take_from = [&](const std::set<int64_t>& from) {
     for (auto it = from.begin(); it != from.end() && chosen.size() < static_cast<size_t>(count);
          ++it) {
-      if (block && *it / block_units_ != *block) continue;
+      if (!blocks_allowed.empty() && !blocks_allowed.contains(*it / block_units_)) continue;
       if (std::find(chosen.begin(), chosen.end(), *it) == chosen.end()) chosen.push_back(*it);
     }
   };

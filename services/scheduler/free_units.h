@@ -36,8 +36,8 @@ class FreeUnits {
   // Takes `count` units, preferring warm units whose every node caches `image`, then warm ones,
   // then cold ones, lowest unit first within each. In a pool of blocks it first looks for one
   // block that holds all `count` (the one with the fewest free units that does, so big gaps stay
-  // whole for big gangs) and spreads over blocks only when none does. Takes nothing when fewer
-  // than `count` are free.
+  // whole for big gangs) and spreads over blocks only when none does, over the fewest (the
+  // freest first). Takes nothing when fewer than `count` are free.
   Taken Take(int count, const std::string& image);
 
   size_t units() const { return warm_.size() + cold_.size(); }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 
+#include "services/fleet/node_state.h"
 #include "services/jobs/catalog.h"
 #include "services/model/duration_text.h"
 #include "services/scheduler/workload_key.h"
@@ -138,6 +139,22 @@ StatusOr<SchedulerJob> MakeSchedulerJob(int64_t id, int64_t version, const std::
     out.shape += "|on:" + out.on_resource;
   }
   for (const std::string& r : out.reservations) out.shape += "," + r;
+  return out;
+}
+
+std::vector<std::pair<int, int64_t>> BlockUnitsOf(const CapacityPool& pool,
+                                                  const std::vector<std::string>& nodes) {
+  std::vector<std::pair<int, int64_t>> out;
+  if (pool.elastic || pool.block_nodes <= 0) return out;
+  const int hosts = std::max(1, pool.hosts_per_unit);
+  const int per_block = std::max(1, pool.block_nodes / hosts);
+  std::map<int, int64_t> nodes_in;
+  for (const std::string& name : nodes) {
+    if (std::optional<int64_t> ordinal = NodeOrdinal(name)) {
+      ++nodes_in[static_cast<int>(*ordinal / hosts / per_block)];
+    }
+  }
+  for (const auto& [block, n] : nodes_in) out.push_back({block, n / hosts});
   return out;
 }
 

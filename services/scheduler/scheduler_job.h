@@ -8,6 +8,7 @@
 #include <memory_resource>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "services/fleet/fleet.h"
@@ -82,6 +83,9 @@ struct PlacedPool {
   int64_t units = 0;
   std::string machine_type;  // what runs there (an elastic pool holds many types)
   int attached_gpus = 0;     // accelerators of each node on an attached pool (GPUs, TPU cores)
+  // In a pool of blocks (blockSize): the units it holds in each block, (block, units). Empty
+  // where the pool has none, or where which nodes it holds is not known.
+  std::vector<std::pair<int, int64_t>> block_units = {};  // "= {}": brace-inits may leave it out
 };
 
 struct Placement {
@@ -121,6 +125,11 @@ StatusOr<SchedulerJob> MakeResourceHolder(int64_t uid, int64_t version,
 // Builds the scheduler's view of a validated job. queue_time is when it (re)entered the queue.
 StatusOr<SchedulerJob> MakeSchedulerJob(int64_t id, int64_t version, const std::string& project_id,
                                         const std::string& region, const CustomJob& job);
+
+// The units `nodes` (a placed pool's node names) hold in each block of `pool` (blockSize), as
+// PlacedPool::block_units counts them; empty for a pool without blocks.
+std::vector<std::pair<int, int64_t>> BlockUnitsOf(const CapacityPool& pool,
+                                                  const std::vector<std::string>& nodes);
 
 // The admitted form of `job` on `placement`: quota charged per pool under the flavor it got.
 RunningJob MakeRunningJob(const SchedulerJob& job, const Placement& placement, const Fleet& fleet,

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "services/jobs/gang_network.h"
 #include "services/jobs/workload_model.h"
 #include "services/runtime/replica_plan.h"
 
@@ -72,7 +73,7 @@ Timestamp After(Timestamp now, Duration d) {
 // The knobs, else the compute model, else the default. Jobs stored before a knob was validated
 // fall back to the default rather than fail. A straggler (TRAINYARD_SIM_SLOW_HOST) slows the whole
 // gang: a synchronous step ends when its slowest host's does, so the run stretches by 1 / its
-// share of its peers' speed.
+// share of its peers' speed; a multi-node gang's all-reduce adds its share (gang_network.h).
 Duration SimRunTime(const CustomJob& job, const SimTimings& timings) {
   auto estimate = EstimateWorkload(job.job_spec);
   Duration run = estimate.ok() && *estimate ? (*estimate)->run : timings.run;
@@ -81,14 +82,15 @@ Duration SimRunTime(const CustomJob& job, const SimTimings& timings) {
     // In whole microseconds, what a timestamp holds.
     run = std::chrono::duration_cast<std::chrono::microseconds>(run / knobs->slow_factor);
   }
-  // A gang spread over blocks all-reduces across racks.
+  // A multi-node gang all-reduces between its nodes each step, slower across blocks: a modelled
+  // run pays all of it, a measured one what crossing blocks adds.
+  int blocks = 0;
   if (job.trainyard) {
-    for (const PlacedPoolStatus& pool : job.trainyard->pools) {
-      if (pool.blocks > 1) {
-        return std::chrono::duration_cast<std::chrono::microseconds>(run * kSpreadGangSlowdown);
-      }
-    }
+    for (const PlacedPoolStatus& pool : job.trainyard->pools)
+      blocks = std::max(blocks, pool.blocks);
   }
+  const bool modelled = estimate.ok() && *estimate && (*estimate)->basis == "model";
+  run = WithGangNetwork(run, job.job_spec, blocks, modelled);
   return run;
 }
 

@@ -72,6 +72,9 @@ class SlurmApi {
   virtual StatusOr<std::vector<SlurmJob>> Jobs() = 0;
   // Idempotent: a job Slurm no longer knows is already gone.
   virtual Status Cancel(int64_t job_id) = 0;
+  // Sends `signal` ("SIGTERM") to the batch shell and every step of the job, which keeps running:
+  // `scancel --signal=TERM --full <job_id>`. A job Slurm no longer knows has nothing to warn.
+  virtual Status Signal(int64_t job_id, const std::string& signal) = 0;
   virtual StatusOr<std::vector<SlurmNode>> Nodes() = 0;
 };
 

@@ -148,6 +148,16 @@ Status SlurmRestClient::Cancel(int64_t job_id) {
   return DecodeCancelReply(reply.status, reply.body);
 }
 
+// slurmrestd's DELETE /job/{job_id} with a signal and flags=FULL_JOB is scancel's --signal with
+// --full (KILL_FULL_JOB): the batch shell is signalled with the steps, and the job is not ended.
+Status SlurmRestClient::Signal(int64_t job_id, const std::string& signal) {
+  TY_ASSIGN_OR_RETURN(Impl::Reply reply, impl_->Send(http::methods::DEL,
+                                                     "/job/" + std::to_string(job_id) +
+                                                         "?signal=" + signal + "&flags=FULL_JOB",
+                                                     nullptr));
+  return DecodeCancelReply(reply.status, reply.body);
+}
+
 StatusOr<std::vector<SlurmNode>> SlurmRestClient::Nodes() {
   TY_ASSIGN_OR_RETURN(Impl::Reply reply, impl_->Send(http::methods::GET, "/nodes", nullptr));
   return DecodeNodes(reply.status, reply.body);

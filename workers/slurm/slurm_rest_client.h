@@ -29,6 +29,7 @@ class SlurmRestClient : public SlurmApi {
   StatusOr<int64_t> Submit(const SlurmSubmit& job, std::chrono::milliseconds timeout) override;
   StatusOr<std::vector<SlurmJob>> Jobs() override;
   Status Cancel(int64_t job_id) override;
+  Status Signal(int64_t job_id, const std::string& signal) override;
   StatusOr<std::vector<SlurmNode>> Nodes() override;
 
  private:

@@ -422,9 +422,30 @@ Status SlurmRuntime::Stop(const JobRecord& job) {
   ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
   for (int64_t id : ids) {
     TY_RETURN_IF_ERROR(api_->Cancel(id));
+    noticed_.erase(id);
     for (Ours& o : ours_) {
       if (o.job.job_id == id && !SlurmJobEnded(o.job.state)) o.job.state = "CANCELLED";
     }
+  }
+  return Status::Ok();
+}
+
+// A stop notice (services/model/stop_notice.h): every process of the job's Slurm jobs gets
+// SIGTERM now, as `scancel --signal=TERM --full` sends it, the way a VM's shutdown script warns
+// its workload; Stop cancels them once the notice runs out. Signalled once per Slurm job.
+Status SlurmRuntime::Notice(const JobRecord& job) {
+  std::lock_guard lock(mu_);
+  if (!job.run) return Status::Ok();
+  std::vector<int64_t> ids;
+  for (const ReplicaRun& r : job.run->replicas) {
+    if (auto id = SlurmIdOf(r.handle)) ids.push_back(*id);
+  }
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  for (int64_t id : ids) {
+    if (noticed_.contains(id)) continue;
+    TY_RETURN_IF_ERROR(api_->Signal(id, "SIGTERM"));
+    noticed_.insert(id);
   }
   return Status::Ok();
 }

@@ -23,6 +23,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -77,6 +78,7 @@ class SlurmRuntime : public Runtime {
   StatusOr<std::string> RestartReplica(const JobRecord& job, const ReplicaRun& replica,
                                        Timestamp now, LeaseDeadline lease_deadline) override;
   Status Stop(const JobRecord& job) override;
+  Status Notice(const JobRecord& job) override;
   std::vector<ReplicaOwner> JobsWithReplicas() override;
   Status StopOtherAttempts(int64_t job_id, int keep) override;
   void Applied(const JobRecord&, const JobTransition&) override {}
@@ -125,6 +127,7 @@ class SlurmRuntime : public Runtime {
   SlurmRuntimeOptions options_;
   std::mutex mu_;
   std::vector<Ours> ours_;
+  std::set<int64_t> noticed_;  // Slurm jobs a stop notice has sent SIGTERM (Notice is repeated)
   std::optional<std::chrono::steady_clock::time_point> read_at_;
   files::OutputTailer tailer_;
   std::map<std::filesystem::path, int64_t> slurm_job_of_output_;

@@ -51,6 +51,30 @@ TEST(JobOutputTest, AWarmPlacementOnlyPullsAndACachedOneSaysItIsStarting) {
   EXPECT_NE(Line(warm).find("ADMITTED"), std::string::npos) << "nothing to wait for: the reason";
 }
 
+// The program's start-up (PROGRAM_STARTUP) comes after the nodes are ready; the line says it,
+// and the API's JSON carries it for clients that read the job back.
+TEST(JobOutputTest, TheProgramsStartupFollowsTheNodesBeingReady) {
+  sdk::Job job = Pending();
+  job.job.trainyard->program_startup = 70s;
+  EXPECT_NE(Line(job).find("ready in 5m8s of model time, then the program starts (1m10s)"),
+            std::string::npos)
+      << Line(job);
+  sdk::Job cached = Pending();
+  cached.job.trainyard->startup = {};
+  cached.job.trainyard->startup_detail = {};
+  cached.job.trainyard->program_startup = 70s;
+  EXPECT_NE(Line(cached).find("starting: ready in 0s of model time, then the program starts "
+                              "(1m10s)"),
+            std::string::npos)
+      << Line(cached);
+
+  const nlohmann::json status = EncodeSchedulingStatus(*job.job.trainyard);
+  EXPECT_EQ(status["startup"]["programStartupDuration"], "70s") << status.dump();
+  EXPECT_FALSE(EncodeSchedulingStatus(*Pending().job.trainyard)["startup"].contains(
+      "programStartupDuration"))
+      << "none to say";
+}
+
 TEST(JobOutputTest, AQueuedJobSaysItsPlaceAndWhy) {
   sdk::Job queued;
   queued.job.state = JobState::kQueued;

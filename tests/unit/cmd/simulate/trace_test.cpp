@@ -129,6 +129,29 @@ TEST(TraceTest, JsonlJobsAreCustomJobBodiesSentAsTheyAre) {
   EXPECT_EQ(built->body.display_name, "x");
 }
 
+// Philly and Helios record fractional GPUs (a job sharing a GPU). Vertex sells whole GPUs, so a
+// fraction takes the smallest shape that holds it: half a GPU one a3-highgpu-1g, 2.5 GPUs one
+// a3-highgpu-4g.
+TEST(TraceTest, FractionalGpusTakeTheSmallestShapeThatHoldsThem) {
+  Workload w;
+  w.format = TraceFormat::kCsv;
+  w.columns = {"submit", "duration", "gpus", "", "", "", ""};
+  w.path = Write("fractions.csv", "submit,duration,gpus\n0,60,0.5\n10,60,2.5\n");
+  auto trace = ReadTrace(w);
+  ASSERT_TRUE(trace.ok()) << trace.status().message();
+  ASSERT_EQ(trace->jobs.size(), 2u);
+  EXPECT_EQ(trace->skipped, 0) << "a fraction of a GPU is a GPU job, not skipped";
+  Scenario s;
+  s.shapes = {"a3-highgpu-1g", "a3-highgpu-2g", "a3-highgpu-4g", "a3-megagpu-8g"};
+  auto half = BuildJob(s, trace->jobs[0]);
+  ASSERT_TRUE(half.ok()) << half.status().message();
+  EXPECT_EQ(half->machine_type, "a3-highgpu-1g");
+  EXPECT_EQ(half->nodes, 1);
+  auto two_and_a_half = BuildJob(s, trace->jobs[1]);
+  ASSERT_TRUE(two_and_a_half.ok());
+  EXPECT_EQ(two_and_a_half->machine_type, "a3-highgpu-4g");
+}
+
 TEST(JobBuilderTest, GpusFitTheSmallestShapeOrWholeNodesOfTheLargestAsAGang) {
   Scenario s;
   s.shapes = {"a3-highgpu-1g", "a3-highgpu-2g", "a3-highgpu-4g", "a3-megagpu-8g"};

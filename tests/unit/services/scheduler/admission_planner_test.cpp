@@ -248,7 +248,7 @@ TEST(AdmissionPlannerTest, AGangSharesOneBlockWhenOneHoldsItAndIsToldWhenNone) {
   EXPECT_EQ(plan->transition.admission()->pools[1].blocks, 2);
   EXPECT_EQ(plan->transition.reason(),
             "admitted; spread over 2 blocks of us-central1-a/a3-megagpu-8g/RESERVATION/r1 (no "
-            "block had 4 free nodes): runs 1.3x slower");
+            "block had 4 free nodes): its all-reduce takes 2.0x as long");
 }
 
 }  // namespace trainyard

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include "services/fleet/node_state.h"
+
 #include "tests/unit/services/scheduler/scheduler_parts_fixture.h"
 
 namespace trainyard {
@@ -74,4 +76,17 @@ TEST(CapacitySnapshotTest, FreedUnitsAddUpPerPool) {
 }
 
 }  // namespace
+// A placed pool's node names say which blocks it holds (blockSize 4: ordinals 0-3 block 0).
+TEST(CapacitySnapshotTest, BlockUnitsOfCountsAPlacedPoolsNodesPerBlock) {
+  CapacityPool pool;
+  pool.id = "us-central1-a/a3-megagpu-8g/ON_DEMAND";
+  pool.units = 12;
+  pool.block_nodes = 4;
+  const std::vector<std::string> nodes = {NodeName(pool.id, 2), NodeName(pool.id, 3),
+                                          NodeName(pool.id, 9)};
+  EXPECT_EQ(BlockUnitsOf(pool, nodes), (std::vector<std::pair<int, int64_t>>{{0, 2}, {2, 1}}));
+  pool.block_nodes = 0;
+  EXPECT_TRUE(BlockUnitsOf(pool, nodes).empty()) << "a pool without blocks";
+}
+
 }  // namespace trainyard

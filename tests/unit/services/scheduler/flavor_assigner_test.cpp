@@ -173,5 +173,42 @@ TEST(FlavorAssignerTest, ARegionWithoutPoolsNeverFits) {
   EXPECT_EQ(WhyNotText(fit.reason), NoRegionMessage("europe-west4"));
 }
 
+// Blocks of 4 nodes. Zone a has the most free (6 of 12) but no block with 4: its running jobs
+// hold 2 in each. Zone b has 4 free, all in block 1. A gang of 4 lands in zone b's whole block,
+// where its all-reduce stays inside one rack, rather than spread over zone a's three.
+TEST(FlavorAssignerTest, AGangLandsInAWholeBlockRatherThanSpreadInTheFreerZone) {
+  Fleet fleet;
+  fleet.epoch = kT0;
+  fleet.pools.push_back(Pool("us-central1-a", CM::kOnDemand, 12));
+  fleet.pools.push_back(Pool("us-central1-b", CM::kOnDemand, 8));
+  for (CapacityPool& p : fleet.pools) p.block_nodes = 4;
+  Parts parts(fleet);
+  Placement fragmented;
+  fragmented.zone = "us-central1-a";
+  fragmented.pools.push_back({0, 6, "a3-megagpu-8g", 0, {{0, 2}, {1, 2}, {2, 2}}});
+  parts.snapshot.AddPlacement(fragmented, +1);
+  Placement first_block;
+  first_block.zone = "us-central1-b";
+  first_block.pools.push_back({1, 4, "a3-megagpu-8g", 0, {{0, 4}}});
+  parts.snapshot.AddPlacement(first_block, +1);
+  EXPECT_EQ(parts.snapshot.BlocksFor(0, 4, Placement{}), 2) << "zone a: at best 2 of its blocks";
+  EXPECT_EQ(parts.snapshot.BlocksFor(1, 4, Placement{}), 1);
+
+  const SchedulerJob job = parts.Job(1, 4);
+  const std::vector<CM> flavors = FlavorOrder(job);
+  FitResult fit = parts.assigner.Assign(job, parts.snapshot, FitOptions(flavors));
+  ASSERT_TRUE(fit.fits());
+  EXPECT_EQ(fit.placement->zone, "us-central1-b");
+  ASSERT_EQ(fit.placement->pools.size(), 1u);
+  EXPECT_EQ(fit.placement->pools[0].block_units, (std::vector<std::pair<int, int64_t>>{{1, 4}}));
+
+  // Once zone b's block is taken, the next gang of 4 spreads over the fewest blocks of zone a.
+  parts.snapshot.AddPlacement(*fit.placement, +1);
+  FitResult next = parts.assigner.Assign(parts.Job(2, 4), parts.snapshot, FitOptions(flavors));
+  ASSERT_TRUE(next.fits());
+  EXPECT_EQ(next.placement->zone, "us-central1-a");
+  EXPECT_EQ(next.placement->pools[0].block_units.size(), 2u);
+}
+
 }  // namespace
 }  // namespace trainyard

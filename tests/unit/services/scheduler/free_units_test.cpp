@@ -82,4 +82,15 @@ TEST(FreeUnitsTest, AGangTakesTheTightestBlockThatHoldsItAndSpreadsOnlyWhenNoneD
   EXPECT_EQ(five.blocks, 2) << "no block holds 5: blocks 0 and 1";
 }
 
+// Blocks of 4: blocks 0, 1 and 2 have 1 free node each, block 3 has 3. A gang of 4 no block holds
+// spreads over the fewest blocks, the freest first: 3 and 0, not 0, 1 and 2 lowest first.
+TEST(FreeUnitsTest, AGangNoBlockHoldsSpreadsOverTheFewestBlocks) {
+  std::vector<FreeNode> nodes;
+  for (int64_t o : {0, 4, 8, 12, 13, 14}) nodes.push_back({o, false, {}});
+  FreeUnits free(1, nodes, /*block_nodes=*/4);
+  FreeUnits::Taken four = free.Take(4, "img");
+  EXPECT_EQ(four.ordinals, (std::vector<int64_t>{0, 12, 13, 14}));
+  EXPECT_EQ(four.blocks, 2);
+}
+
 }  // namespace trainyard

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include "services/jobs/gang_network.h"
+#include "services/jobs/workload_model.h"
+
 namespace trainyard::sim {
 namespace {
 
@@ -106,16 +109,56 @@ TEST(SimRuntimeTest, AStragglerSlowsTheWholeGang) {
       << "the default share is 0.6";
 }
 
-// A gang spread over two blocks all-reduces between racks: its run takes kSpreadGangSlowdown as
-// long; one inside a block runs at full speed.
+// A gang spread over blocks all-reduces between racks: a measured run (TRAINYARD_SIM_DURATION)
+// already holds its all-reduce inside one block and takes longer only when it crosses blocks.
 TEST(SimRuntimeTest, AGangSpreadOverBlocksRunsSlower) {
   JobRecord job = Job("100s");
   job.job.trainyard = SchedulingStatus{};
   job.job.trainyard->pools.push_back(PlacedPoolStatus{});
   job.job.trainyard->pools[0].blocks = 1;
   EXPECT_EQ(SimRunTime(job.job, SimTimings{}), seconds(100));
-  job.job.trainyard->pools[0].blocks = 2;
-  EXPECT_EQ(SimRunTime(job.job, SimTimings{}), seconds(130));
+  job.job.trainyard->pools[0].blocks = 3;
+  const Duration spread = SimRunTime(job.job, SimTimings{});
+  EXPECT_GT(spread, seconds(100));
+  EXPECT_EQ(spread, WithGangNetwork(seconds(100), job.job.job_spec, 3, /*modelled=*/false));
+}
+
+// `nodes` nodes of `machine_type` training a 7B model on 10B tokens (the compute model).
+JobRecord ModelGang(const std::string& machine_type, int nodes) {
+  JobRecord job = Job("100s");
+  auto& pools = job.job.job_spec.worker_pool_specs;
+  pools.resize(1);
+  pools[0].machine_spec->machine_type = machine_type;
+  pools[0].machine_spec->accelerator_type = AcceleratorType::kUnspecified;
+  pools[0].machine_spec->accelerator_count = 0;
+  pools[0].replica_count = nodes;
+  pools[0].container_spec->env = {{"TRAINYARD_MODEL_PARAMS", "7e9"},
+                                  {"TRAINYARD_TRAIN_TOKENS", "1e10"}};
+  return job;
+}
+
+// The same compute (16 nodes of H100s) all-reduces at each machine type's GPU NIC bandwidth: A3
+// Mega's 1,600 Gb/s finish first, A3 High's 800 later; over 3 blocks later still.
+TEST(SimRuntimeTest, A3MegaFinishesASixteenNodeGangBeforeA3High) {
+  JobRecord mega = ModelGang("a3-megagpu-8g", 16);
+  JobRecord high = ModelGang("a3-highgpu-8g", 16);
+  const Duration compute = (*EstimateWorkload(mega.job.job_spec))->run;
+  ASSERT_EQ(compute, (*EstimateWorkload(high.job.job_spec))->run) << "the same compute";
+  const Duration on_mega = SimRunTime(mega.job, SimTimings{});
+  const Duration on_high = SimRunTime(high.job, SimTimings{});
+  EXPECT_GT(on_mega, compute) << "a gang pays its all-reduce";
+  EXPECT_LT(on_mega, on_high);
+  EXPECT_NEAR(std::chrono::duration<double>(on_high - compute).count(),
+              2 * std::chrono::duration<double>(on_mega - compute).count(), 1e-3)
+      << "half the bandwidth: twice the all-reduce";
+
+  mega.job.trainyard = SchedulingStatus{};
+  mega.job.trainyard->pools.push_back(PlacedPoolStatus{});
+  mega.job.trainyard->pools[0].blocks = 1;
+  const Duration one_block = SimRunTime(mega.job, SimTimings{});
+  EXPECT_EQ(one_block, on_mega);
+  mega.job.trainyard->pools[0].blocks = 3;
+  EXPECT_GT(SimRunTime(mega.job, SimTimings{}), one_block) << "3 blocks run longer than 1";
 }
 
 TEST(SimRuntimeTest, AResumedJobRunsOnlyWhatItsCheckpointsDoNotHold) {

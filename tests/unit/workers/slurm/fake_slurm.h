@@ -1,6 +1,7 @@
 #pragma once
 // A Slurm cluster in memory, for the Slurm runtime's tests and the runtime contract.
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "workers/slurm/slurm_api.h"
@@ -51,6 +52,13 @@ struct FakeSlurm : SlurmApi {
     for (SlurmJob& j : jobs) {
       if (j.job_id == id) j.state = "CANCELLED";
     }
+    return Status::Ok();
+  }
+  // What `scancel --signal --full` was asked: (job id, signal); the job keeps running.
+  std::vector<std::pair<int64_t, std::string>> signalled;
+  Status Signal(int64_t id, const std::string& signal) override {
+    if (down) return Unavailable("slurmrestd at http://x cannot be reached");
+    signalled.push_back({id, signal});
     return Status::Ok();
   }
   StatusOr<std::vector<SlurmNode>> Nodes() override { return std::vector<SlurmNode>{}; }

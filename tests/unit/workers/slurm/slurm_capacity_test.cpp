@@ -46,6 +46,7 @@ struct NodesOnly : SlurmApi {
   }
   StatusOr<std::vector<SlurmJob>> Jobs() override { return Unavailable("no"); }
   Status Cancel(int64_t) override { return Unavailable("no"); }
+  Status Signal(int64_t, const std::string&) override { return Unavailable("no"); }
   StatusOr<std::vector<SlurmNode>> Nodes() override {
     if (down) return Unavailable("slurmrestd cannot be reached");
     return nodes;

@@ -369,6 +369,26 @@ TEST_F(SlurmRuntimeTest, StopCancelsTheSlurmJobAndStraysOfOtherAttemptsAreFound)
   EXPECT_TRUE(runtime_->JobsWithReplicas().empty());
 }
 
+// A stop notice warns the job as a VM's shutdown script would: SIGTERM to the batch shell and
+// every step (`scancel --signal=TERM --full`), once; the job runs on until Stop cancels it.
+TEST_F(SlurmRuntimeTest, AStopNoticeSendsTermToTheWholeSlurmJobOnce) {
+  JobRecord job = Job();
+  job.run = *runtime_->Launch(job, 0, kT0, kNoLeaseDeadline);
+  ASSERT_TRUE(runtime_->Notice(job).ok());
+  ASSERT_TRUE(runtime_->Notice(job).ok());
+  EXPECT_EQ(slurm_->signalled, (std::vector<std::pair<int64_t, std::string>>{{100, "SIGTERM"}}));
+  EXPECT_TRUE(slurm_->cancelled.empty()) << "a notice warns, it does not stop";
+  ASSERT_TRUE(runtime_->Stop(job).ok());
+  EXPECT_EQ(slurm_->cancelled, std::vector<int64_t>{100});
+
+  slurm_->down = true;
+  JobRecord other = Job();
+  other.id = 8;
+  other.run = job.run;
+  other.run->replicas[0].handle = "slurm:200";
+  EXPECT_EQ(runtime_->Notice(other).code(), Code::kUnavailable) << "retried by the executor";
+}
+
 TEST_F(SlurmRuntimeTest, AnOutageIsUnavailableAndSubmitsNothing) {
   JobRecord job = Job();
   slurm_->down = true;
