@@ -631,7 +631,9 @@ TEST_F(FleetHazardTest, OnDemandDemandReclaimsSpotFromTheZonesSharedCapacity) {
   Step();
   EXPECT_EQ(Get(first).state, JobState::kPending) << "on-demand draws first: admitted at once";
   EXPECT_EQ(Get(second).state, JobState::kPending);
-  clock_.Advance(61s);  // the notices are due
+  clock_.Advance(1s);  // the fleet's failures (run before the cycle) see the on-demand nodes
+  Step();
+  clock_.Advance(31s);  // the notices are due
   Step();
   int requeued = 0;
   for (const CustomJob& job : spot) {
