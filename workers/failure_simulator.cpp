@@ -66,6 +66,7 @@ StatusOr<FailureStepStats> FailureSimulator::Step(Timestamp now) {
   TY_RETURN_IF_ERROR(ApplyInjections(now, stats));
   TY_RETURN_IF_ERROR(DrawHazards(now, stats));
   TY_RETURN_IF_ERROR(EndWindows(now, stats));
+  TY_RETURN_IF_ERROR(YieldSpotToOnDemand(now, stats));
   TY_RETURN_IF_ERROR(ReclaimDue(now, stats));
   if (stats.notices + stats.reclaimed + stats.failed + stats.repaired + stats.injections > 0) {
     LogJson(LogLevel::kInfo, "fleet_failures",
@@ -306,6 +307,49 @@ Status FailureSimulator::EndWindows(Timestamp now, FailureStepStats& stats) {
                              ClockText(*pool.window_end) + ": node " +
                              NodeName(n.node.pool_id, n.node.ordinal) + " is stopped then",
                          std::string(kWindowEndNotice)});
+    }
+  }
+  if (notices.empty()) return Status::Ok();
+  TY_RETURN_IF_ERROR(store_.GiveNotices(notices, now, std::nullopt, std::nullopt));
+  stats.notices += static_cast<int>(notices.size());
+  return Status::Ok();
+}
+
+Status FailureSimulator::YieldSpotToOnDemand(Timestamp now, FailureStepStats& stats) {
+  std::vector<SpotNotice> notices;
+  for (const ZoneCapacity& zone : fleet_.zone_capacity) {
+    if (zone.spot_pool < 0 || zone.on_demand_pool < 0) continue;
+    const CapacityPool& spot = fleet_.pools[zone.spot_pool];
+    const CapacityPool& on_demand = fleet_.pools[zone.on_demand_pool];
+    TY_ASSIGN_OR_RETURN(std::vector<NodeStatus> held, store_.LiveNodes({on_demand.id}));
+    std::set<int64_t> on_demand_units;
+    for (const NodeStatus& n : held)
+      on_demand_units.insert(n.node.ordinal / on_demand.hosts_per_unit);
+    const int64_t left = SpotUnitsLeft(zone, spot.units, now - fleet_.epoch,
+                                       static_cast<int64_t>(on_demand_units.size()));
+    TY_ASSIGN_OR_RETURN(std::vector<NodeStatus> live, store_.LiveNodes({spot.id}));
+    std::map<int64_t, std::vector<NodeRef>> units;
+    for (const NodeStatus& n : live) units[n.node.ordinal / spot.hosts_per_unit].push_back(n.node);
+    const int64_t excess = static_cast<int64_t>(units.size()) - left;
+    if (excess <= 0) continue;
+    // Which units go: an order drawn from the seed and the minute, as a fall's.
+    const int64_t tick = CompletedTicks(fleet_.epoch, now);
+    std::vector<int64_t> order;
+    for (const auto& [unit, nodes] : units) order.push_back(unit);
+    auto rank = [&](int64_t unit) {
+      return HazardDraw(fleet_.seed, HazardStream::kSpotShrink, spot.id, unit, -1 - tick);
+    };
+    std::sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return rank(a) < rank(b); });
+    const Timestamp preempt_at = Later(now, fleet_.spot_notice);
+    const std::string why = "on-demand demand in " + zone.zone + " took the " + zone.machine_type +
+                            " capacity spot had (" + std::to_string(left) + " of " +
+                            std::to_string(spot.units) + " left to spot): node ";
+    for (int64_t i = 0; i < excess; ++i) {
+      for (const NodeRef& node : units[order[static_cast<size_t>(i)]]) {
+        notices.push_back({node, preempt_at,
+                           why + NodeName(node.pool_id, node.ordinal) + " is reclaimed at " +
+                               ClockText(preempt_at)});
+      }
     }
   }
   if (notices.empty()) return Status::Ok();

@@ -44,6 +44,10 @@ class FailureSimulator {
   // A calendar-mode reservation whose window ends within the spot notice: notices for every node
   // a job still holds there, due at the window's end.
   Status EndWindows(Timestamp now, FailureStepStats& stats);
+  // A spot pool sharing its zone's capacity with on-demand (services/fleet/zone_capacity.h):
+  // notices for the spot units beyond what on-demand leaves now, as the zone's on-demand demand
+  // rises (spot is reclaimed first).
+  Status YieldSpotToOnDemand(Timestamp now, FailureStepStats& stats);
   Status ReclaimDue(Timestamp now, FailureStepStats& stats);
   // false: the node's job moved on meanwhile; try again next pass.
   StatusOr<bool> Fail(const NodeRef& node, Timestamp at, std::optional<InjectionDone> injection);

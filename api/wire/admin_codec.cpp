@@ -68,11 +68,11 @@ json EncodePool(const PoolView& view) {
     }
   }
   if (pool.model == ConsumptionModel::kFlexStart) {
-    json steps = json::array();
-    for (const FlexStartStep& step : pool.flex_start) {
-      steps.push_back({{"after", FormatDuration(step.after)}, {"units", step.units}});
-    }
-    out["flexStart"] = std::move(steps);
+    const DwsQueueModel& q = pool.dws_queue;
+    out["queue"] = {{"baseWait", FormatDuration(q.base_wait)},
+                    {"waitPerNode", FormatDuration(q.wait_per_node)},
+                    {"p95Ratio", q.p95_ratio},
+                    {"outsideNodesAhead", q.outside_nodes_ahead}};
   }
   return out;
 }

@@ -118,6 +118,69 @@ void ReadQuotas(const nlohmann::json& object, ObjectReader& reader, QuotaConfig*
   }
 }
 
+// A two-state capacity process (services/fleet/spot_availability.h): its means and the share left.
+SpotAvailability ReadAvailability(ObjectReader& a) {
+  SpotAvailability spot;
+  a.GetDuration("meanAvailable", &spot.mean_available);
+  a.GetDuration("meanConstrained", &spot.mean_constrained);
+  a.GetDouble("minShareLeft", &spot.share_low);
+  a.GetDouble("maxShareLeft", &spot.share_high);
+  for (auto [name, mean] : {std::pair{"meanAvailable", spot.mean_available},
+                            std::pair{"meanConstrained", spot.mean_constrained}}) {
+    if (mean < kHazardTick) {
+      a.Fail(InvalidField(a.path().Field(name).json(), "must be at least 60s"));
+      return spot;
+    }
+  }
+  if (spot.share_low < 0 || spot.share_low > spot.share_high || spot.share_high > 1) {
+    a.Fail(InvalidField(a.path().Field("maxShareLeft").json(),
+                        "needs 0 <= minShareLeft <= maxShareLeft <= 1"));
+  }
+  return spot;
+}
+
+// A zone's `capacity`: one count of a machine type its on-demand and spot pools share.
+void ReadZoneCapacity(ObjectReader& c, const std::string& zone, Fleet& fleet) {
+  ZoneCapacity capacity;
+  capacity.zone = zone;
+  const size_t dash = zone.rfind('-');
+  capacity.region = dash == std::string::npos ? zone : zone.substr(0, dash);
+  const std::string at = c.path().json();
+  const MachineType* machine = nullptr;
+  if (c.GetString("machineType", &capacity.machine_type)) {
+    machine = FindMachineType(capacity.machine_type);
+  }
+  if (machine == nullptr || machine->is_tpu) {
+    c.Fail(InvalidField(at + ".machineType",
+                        "needs a GPU or CPU machine type (TPU pools count slices of one shape)"));
+    return;
+  }
+  int64_t nodes = 0;
+  if (!c.GetInt64("nodes", &nodes) || nodes <= 0) {
+    c.Fail(InvalidField(at + ".nodes", "must be a positive integer"));
+    return;
+  }
+  capacity.units = static_cast<int>(nodes);
+  c.GetObject("outsideOnDemand", "trainyard.fleet.SpotAvailability",
+              [&](ObjectReader& a) { capacity.outside_on_demand = ReadAvailability(a); });
+  for (const CapacityPool& pool : fleet.pools) {
+    if (pool.zone != zone || pool.machine_type != capacity.machine_type || !pool.availability ||
+        (pool.model != ConsumptionModel::kOnDemand && pool.model != ConsumptionModel::kSpot)) {
+      continue;
+    }
+    c.Fail(InvalidField(
+        at, "pool " + pool.id + " has an availability of its own; the zone's capacity sets it"));
+    return;
+  }
+  for (const ZoneCapacity& other : fleet.zone_capacity) {
+    if (other.zone == zone && other.machine_type == capacity.machine_type) {
+      c.Fail(InvalidField(at, "a second capacity of " + capacity.machine_type + " in " + zone));
+      return;
+    }
+  }
+  fleet.zone_capacity.push_back(std::move(capacity));
+}
+
 void ReadPool(const nlohmann::json& json, ObjectReader& r, const std::string& zone, Fleet& fleet) {
   CapacityPool pool = NewPool(zone, "", ConsumptionModel::kOnDemand);
   const std::string at = r.path().json();
@@ -189,22 +252,31 @@ void ReadPool(const nlohmann::json& json, ObjectReader& r, const std::string& zo
   int64_t count = 0;
   const char* count_field = machine->is_tpu ? "slices" : "nodes";
   if (r.GetInt64(count_field, &count)) pool.units = static_cast<int>(count);
-  r.GetObjectList("flexStart", "trainyard.fleet.FlexStartStep", [&](ObjectReader& s, size_t) {
-    FlexStartStep step;
-    int64_t units = 0;
-    if (!s.GetDuration("after", &step.after) || !s.GetInt64(count_field, &units) || units < 0) {
-      s.Fail(InvalidField(s.path().json(),
-                          std::string("needs \"after\" and \"") + count_field + "\""));
-      return;
-    }
-    step.units = static_cast<int>(units);
-    pool.flex_start.push_back(step);
-    pool.units = std::max(pool.units, step.units);
-  });
-  if (pool.model == ConsumptionModel::kFlexStart && pool.flex_start.empty()) {
-    r.Fail(InvalidField(at + ".flexStart", "a FLEX_START pool needs its capacity steps"));
+  if (json.is_object() && json.contains("flexStart")) {
+    r.Fail(InvalidField(at + ".flexStart",
+                        "DWS flex-start is a queue now: give the pool its \"nodes\" (the most "
+                        "DWS provisions at once) and, optionally, its \"queue\""));
     return;
   }
+  r.GetObject("queue", "trainyard.fleet.DwsQueue", [&](ObjectReader& q) {
+    if (pool.model != ConsumptionModel::kFlexStart) {
+      q.Fail(InvalidField(q.path().json(), "only a FLEX_START pool has a DWS queue"));
+      return;
+    }
+    DwsQueueModel& model = pool.dws_queue;
+    for (auto [name, d] : {std::pair{"baseWait", &model.base_wait},
+                           std::pair{"waitPerNode", &model.wait_per_node}}) {
+      if (q.GetDuration(name, d) && *d < Duration{}) {
+        q.Fail(InvalidField(q.path().Field(name).json(), "must not be negative"));
+      }
+    }
+    const nlohmann::json& queue = json["queue"];
+    if (GetNumber(queue, q, "p95Ratio", &model.p95_ratio) && model.p95_ratio < 1) {
+      q.Fail(InvalidField(q.path().Field("p95Ratio").json(),
+                          "must be at least 1 (1: every request waits its median)"));
+    }
+    GetNumber(queue, q, "outsideNodesAhead", &model.outside_nodes_ahead);
+  });
   if (pool.units <= 0) {
     r.Fail(InvalidField(at + "." + count_field, "must be a positive integer"));
     return;
@@ -222,24 +294,7 @@ void ReadPool(const nlohmann::json& json, ObjectReader& r, const std::string& zo
       a.Fail(InvalidField(a.path().json(), "a reservation's capacity does not come and go"));
       return;
     }
-    SpotAvailability spot;
-    a.GetDuration("meanAvailable", &spot.mean_available);
-    a.GetDuration("meanConstrained", &spot.mean_constrained);
-    a.GetDouble("minShareLeft", &spot.share_low);
-    a.GetDouble("maxShareLeft", &spot.share_high);
-    for (auto [name, mean] : {std::pair{"meanAvailable", spot.mean_available},
-                              std::pair{"meanConstrained", spot.mean_constrained}}) {
-      if (mean < kHazardTick) {
-        a.Fail(InvalidField(a.path().Field(name).json(), "must be at least 60s"));
-        return;
-      }
-    }
-    if (spot.share_low < 0 || spot.share_low > spot.share_high || spot.share_high > 1) {
-      a.Fail(InvalidField(a.path().Field("maxShareLeft").json(),
-                          "needs 0 <= minShareLeft <= maxShareLeft <= 1"));
-      return;
-    }
-    pool.availability = spot;
+    pool.availability = ReadAvailability(a);
   });
   GetNumber(json, r, "preemptionsPerNodeHour", &pool.spot_preemptions_per_node_hour);
   if (double rate = 0; GetNumber(json, r, "failuresPerNodeHour", &rate)) {
@@ -515,6 +570,10 @@ StatusOr<Fleet> ParseFleet(const std::string& json_text, const std::string& sour
   }
   r.GetDuration("repairTime", &fleet.repair_time);
   GetNumber(json, r, "failuresPerAcceleratorHour", &fleet.failures_per_accelerator_hour);
+  if (GetNumber(json, r, "zoneCorrelation", &fleet.zone_correlation) &&
+      fleet.zone_correlation > 1) {
+    r.Fail(InvalidField("fleet.zoneCorrelation", "must be between 0 and 1"));
+  }
   if (json.is_object() && json.contains("quotas")) {
     r.GetObject("quotas", "trainyard.fleet.Quotas",
                 [&](ObjectReader& q) { ReadQuotas(json["quotas"], q, &fleet.quotas); });
@@ -530,6 +589,8 @@ StatusOr<Fleet> ParseFleet(const std::string& json_text, const std::string& sour
     const nlohmann::json& pools = json["zones"][zi]["pools"];
     z.GetObjectList("pools", "trainyard.fleet.Pool",
                     [&](ObjectReader& p, size_t pi) { ReadPool(pools[pi], p, zone, fleet); });
+    z.GetObjectList("capacity", "trainyard.fleet.ZoneCapacity",
+                    [&](ObjectReader& c, size_t) { ReadZoneCapacity(c, zone, fleet); });
     if (elastic_cpu) AddElasticCpuPools(zone, fleet);
   });
   ReadCatalogPools(json, r, fleet);

@@ -25,12 +25,18 @@
 //     {"machineType": "a3-megagpu-8g", "model": "ON_DEMAND", "nodes": 8},
 //     {"machineType": "a3-megagpu-8g", "model": "SPOT", "nodes": 16, "preemptionsPerNodeHour":
 //     0.05},
-//     {"machineType": "a3-megagpu-8g", "model": "FLEX_START",
-//      "flexStart": [{"after": "600s", "nodes": 8}, {"after": "3600s", "nodes": 32}]},
+//     {"machineType": "a3-megagpu-8g", "model": "FLEX_START", "nodes": 32,   // most at once
+//      "queue": {"baseWait": "600s", "waitPerNode": "300s", "p95Ratio": 3,   // DWS queue: the
+//                "outsideNodesAhead": 8}},   // median wait grows with nodes asked and ahead
 //     {"machineType": "ct5p-hightpu-4t", "model": "ON_DEMAND", "tpuTopology": "4x4x4", "slices":
 //     2},
 //     ... "pricePerNodeHour": 42.0 overrides the list price,
-//     "failuresPerNodeHour": 0.001 (any pool: node failures, repaired in repairTime) ]}]
+//     "failuresPerNodeHour": 0.001 (any pool: node failures, repaired in repairTime) ],
+//    "capacity": [{"machineType": "a3-megagpu-8g", "nodes": 48,   // one count the zone's
+//                  "outsideOnDemand": {"meanAvailable": "43200s", "meanConstrained": "7200s",
+//                                      "minShareLeft": 0.1, "maxShareLeft": 0.5}}]}],
+//   // on-demand and spot pools of the type share: on-demand first, spot what is left
+//   "zoneCorrelation": 0.5   // how much the zones of a region move together (0..1)
 // }
 #include <string>
 

@@ -32,6 +32,9 @@ enum class HazardStream : uint64_t {
   kStartupBoot = 6,    // how long an admission's nodes take to boot (services/fleet/startup_model)
   kStartupPull = 7,    // and to pull its image
   kRepair = 8,         // how long a failed node takes to repair (services/fleet/startup_model)
+  kDwsWait = 9,        // where a DWS request's wait falls around its median (dws_queue_model)
+  kDwsOutsideDemand = 10,  // the outside demand ahead of it
+  kZoneCorrelation = 11,   // whether a zone's period follows its region's (zone_capacity)
 };
 
 // A uniform value in [0, 1) determined by its inputs alone.

@@ -12,15 +12,6 @@ int CapacityPool::UnitsAvailableAt(Timestamp now, Timestamp epoch) const {
   if (window_start && now < *window_start) return 0;
   if (window_end && now >= *window_end) return 0;
   int available = units;
-  if (model == ConsumptionModel::kFlexStart) {
-    available = 0;
-    for (const FlexStartStep& step : flex_start) {
-      if (epoch + std::chrono::duration_cast<std::chrono::microseconds>(step.after) <= now) {
-        available = step.units;
-      }
-    }
-    available = std::min(available, units);
-  }
   if (!capacity_steps.empty()) {
     available = std::min(available, UnitsAt(capacity_steps, now - epoch, units));
   }
@@ -86,10 +77,36 @@ std::string CohortResource(const CapacityPool& pool) {
   return CohortResource(pool.machine_type, pool.model);
 }
 
+namespace {
+
+std::vector<CapacityStep> AtMost(std::vector<CapacityStep> steps, int units) {
+  for (CapacityStep& step : steps) step.units = std::min(step.units, units);
+  return steps;
+}
+
+}  // namespace
+
 void Fleet::SetEpoch(Timestamp value) {
   epoch = value;
+  for (size_t z = 0; z < zone_capacity.size(); ++z) {
+    ZoneCapacity& zone = zone_capacity[z];
+    zone.steps = DrawZoneCapacity(seed, zone.region, zone.zone, zone.machine_type, zone.units,
+                                  zone.outside_on_demand, zone_correlation);
+    zone.on_demand_pool = zone.spot_pool = -1;
+    for (size_t p = 0; p < pools.size(); ++p) {
+      CapacityPool& pool = pools[p];
+      if (pool.zone != zone.zone || pool.machine_type != zone.machine_type || pool.elastic ||
+          (pool.model != ConsumptionModel::kOnDemand && pool.model != ConsumptionModel::kSpot)) {
+        continue;
+      }
+      pool.zone_capacity = static_cast<int>(z);
+      pool.capacity_steps = AtMost(zone.steps, pool.units);
+      (pool.model == ConsumptionModel::kSpot ? zone.spot_pool : zone.on_demand_pool) =
+          static_cast<int>(p);
+    }
+  }
   for (CapacityPool& pool : pools) {
-    if (pool.availability) {
+    if (pool.availability && pool.zone_capacity < 0) {
       pool.capacity_steps = DrawSpotCapacity(seed, pool.id, pool.units, *pool.availability);
     }
     if (!pool.window_after || !pool.window_length) continue;
@@ -110,6 +127,17 @@ int Fleet::PoolIndex(std::string_view id) const {
     if (pools[i].id == id) return static_cast<int>(i);
   }
   return -1;
+}
+
+int64_t Fleet::UnitsOffered(int p, Timestamp now, const std::vector<int64_t>& used) const {
+  const CapacityPool& pool = pools[p];
+  int64_t units = pool.UnitsAvailableAt(now, epoch);
+  if (pool.zone_capacity >= 0 && pool.model == ConsumptionModel::kSpot) {
+    const ZoneCapacity& zone = zone_capacity[pool.zone_capacity];
+    const int64_t on_demand = zone.on_demand_pool >= 0 ? used[zone.on_demand_pool] : 0;
+    units = std::min(units, SpotUnitsLeft(zone, pool.units, now - epoch, on_demand));
+  }
+  return units;
 }
 
 Duration Fleet::BootTime(std::string_view machine_type) const {

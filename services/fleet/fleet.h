@@ -12,19 +12,15 @@
 #include <string_view>
 #include <vector>
 
+#include "services/fleet/dws_queue_model.h"
 #include "services/fleet/spot_availability.h"
 #include "services/fleet/startup_model.h"
+#include "services/fleet/zone_capacity.h"
 #include "services/model/consumption_model.h"
 #include "services/model/custom_job.h"
 #include "services/time.h"
 
 namespace trainyard {
-
-// DWS flex-start capacity that becomes available `after` the fleet's epoch.
-struct FlexStartStep {
-  Duration after{};
-  int units = 0;
-};
 
 struct CapacityPool {
   std::string id;  // "us-central1-a/a3-megagpu-8g/SPOT" or ".../RESERVATION/r-name"
@@ -49,7 +45,7 @@ struct CapacityPool {
   int hosts_per_unit = 1;
   // The Slurm partition its nodes are (`serve --runtime=slurm`); empty: the cluster's default.
   std::string slurm_partition;
-  int units = 0;  // total capacity (for FLEX_START: the most it can ever offer)
+  int units = 0;  // total capacity (for FLEX_START: the most DWS provisions this fleet at once)
   // Elastic CPU capacity (the fleet file's elasticCpu): every CPU-only machine type (n1, n2, e2,
   // c3 …, no GPU) that no explicit pool of the zone lists, without a node count: the project's
   // CPUS quota is the bound, as in a real region. machine_type is empty; there are no node rows,
@@ -73,7 +69,8 @@ struct CapacityPool {
   double spot_preemptions_per_node_hour = 0;  // SPOT: hazard per node-hour
   // Any pool: node failure hazard (repaired). Unset: the fleet's per-accelerator rate.
   std::optional<double> failures_per_node_hour;
-  std::vector<FlexStartStep> flex_start;  // FLEX_START: capacity over time, ascending
+  // FLEX_START: how long a request waits in the zone's DWS queue for this machine type.
+  DwsQueueModel dws_queue;
   // SPOT, ON_DEMAND and FLEX_START: what the pool can be had of over time (the fleet file's
   // availability; none: always all of it), and its steps as Fleet::SetEpoch draws them from the
   // fleet's seed. For spot a fall reclaims the nodes beyond it; for on-demand it is a stockout
@@ -81,10 +78,14 @@ struct CapacityPool {
   // the whole of it can be had at once, so a bigger one, or one behind others, waits longer.
   std::optional<SpotAvailability> availability;
   std::vector<CapacityStep> capacity_steps;
+  // ON_DEMAND and SPOT: the zone's capacity of the type this pool shares with the other model
+  // (Fleet::zone_capacity; -1: none). Its capacity_steps are then the zone's, at most its units.
+  int zone_capacity = -1;
 
   int nodes() const { return elastic ? 0 : units * hosts_per_unit; }
-  // Units usable at `now` by `project`, ignoring what is in use: calendar windows, DWS steps and
-  // spot capacity.
+  // Units usable at `now` by `project`, ignoring what is in use: calendar windows and capacity
+  // over time (spot, on-demand stockouts, DWS caps). When a DWS request is granted is the
+  // request's (dws_queue), not the pool's.
   int UnitsAvailableAt(Timestamp now, Timestamp epoch) const;
   bool UsableBy(std::string_view project_id) const;
 };
@@ -122,8 +123,8 @@ struct Cohort {
   const CohortMember* Member(std::string_view project) const;
 
   // What the cohort has at one moment. `capacity` above is what its pools have at most; a
-  // calendar-mode reservation is usable only inside its window and DWS capacity only as its steps
-  // allow, and a member's nominal share is a share of what is there: scaled down with it.
+  // calendar-mode reservation is usable only inside its window and capacity over time only as its
+  // series allows, and a member's nominal share is a share of what is there: scaled down with it.
   struct Now {
     const Cohort* cohort = nullptr;
     std::map<std::string, int64_t> capacity;  // resource → units usable now
@@ -142,7 +143,7 @@ std::string CohortResource(const std::string& machine_type, ConsumptionModel mod
 struct Fleet {
   std::string name;
   uint64_t seed = 1;
-  Timestamp epoch{};  // DWS steps count from here (the simulator's virtual epoch)
+  Timestamp epoch{};  // capacity over time counts from here (the simulator's virtual epoch)
   std::map<std::string, Duration> boot_time;  // machine type (or "default") → boot + driver
   double image_pull_gbps = 10;
   std::map<std::string, double> image_size_gb;  // image uri (or "default") → size
@@ -166,12 +167,21 @@ struct Fleet {
   QuotaConfig quotas;
   std::vector<CapacityPool> pools;
   std::vector<Cohort> cohorts;
+  // Zones whose on-demand and spot of a machine type draw from one capacity, and how much the
+  // zones of a region move together (0: independently, 1: as one).
+  std::vector<ZoneCapacity> zone_capacity;
+  double zone_correlation = 0;
 
-  // Fixes the virtual time DWS steps and relative calendar windows count from, and draws each
-  // spot pool's capacity over time from the fleet's seed (so call it after the seed is final).
+  // Fixes the virtual time capacity series and relative calendar windows count from, and draws each
+  // pool's and zone's capacity over time from the fleet's seed (so call it after the seed and the
+  // pools are final).
   void SetEpoch(Timestamp epoch);
   const CapacityPool* FindPool(std::string_view id) const;
   int PoolIndex(std::string_view id) const;  // -1 when unknown
+  // Units `pool` offers at `now` given what the fleet holds of each pool (`used`, by pool index):
+  // UnitsAvailableAt, and for a spot pool sharing its zone's capacity, no more than on-demand
+  // leaves of it.
+  int64_t UnitsOffered(int pool, Timestamp now, const std::vector<int64_t>& used) const;
 
   Duration BootTime(std::string_view machine_type) const;
   // A node of `pool`'s failures per node-hour: the pool's own rate, else the fleet's

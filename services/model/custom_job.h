@@ -272,6 +272,9 @@ bool IsTerminal(JobState state);
 
 // Vertex's default scheduling.timeout, also FLEX_START's cap.
 inline constexpr Duration kDefaultJobTimeout = std::chrono::hours(24 * 7);
+// Compute Engine's documented limit: a flex-start VM runs for at most seven days from its
+// provisioning, then it is stopped, whatever the job's scheduling.timeout.
+inline constexpr Duration kFlexStartMaxRun = std::chrono::hours(24 * 7);
 // scheduling.timeout, or the default when it is unset or 0: how long the job may run.
 Duration JobTimeout(const CustomJobSpec& spec);
 // The first worker pool's image (container or executor image): what the job's nodes pull and

@@ -187,9 +187,27 @@ std::optional<JobTransition> RuntimeUnavailable(const JobRecord& job, Timestamp 
                                    SchedulingNote{std::string(kRuntimeUnavailable), message});
 }
 
+namespace {
+
+// When the job's DWS flex-start VMs reach their seven days, if it runs on any: from their
+// provisioning (the admission), boot and image pull included.
+std::optional<Timestamp> FlexStartEnd(const CustomJob& job) {
+  if (!job.trainyard || !job.trainyard->admitted_at) return std::nullopt;
+  for (const PlacedPoolStatus& pool : job.trainyard->pools) {
+    if (pool.consumption_model == "FLEX_START") {
+      return After(*job.trainyard->admitted_at, kFlexStartMaxRun);
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::optional<Timestamp> RunDeadline(const CustomJob& job) {
   if (!job.start_time) return std::nullopt;
-  return After(*job.start_time, JobTimeout(job.job_spec));
+  const Timestamp timeout = After(*job.start_time, JobTimeout(job.job_spec));
+  const std::optional<Timestamp> flex = FlexStartEnd(job);
+  return flex ? std::min(timeout, *flex) : timeout;
 }
 
 SupervisorVerdict Supervise(const JobRecord& job, const std::optional<Observation>& observation,
@@ -223,6 +241,14 @@ SupervisorVerdict Supervise(const JobRecord& job, const std::optional<Observatio
   verdict.notice = IsStopNotice(ReasonCodeOf(job));
   const std::optional<Timestamp> deadline = RunDeadline(job.job);
   if (deadline && now >= *deadline) {
+    const std::optional<Timestamp> flex = FlexStartEnd(job.job);
+    if (flex && *deadline == *flex) {
+      Fail(verdict, job, now,
+           "The job's DWS flex-start VMs reached their maximum run duration of 7 days "
+           "(604800s from provisioning) and were stopped.",
+           Code::kDeadlineExceeded, std::move(run));
+      return verdict;
+    }
     const auto seconds =
         std::chrono::duration_cast<std::chrono::seconds>(*deadline - *job.job.start_time);
     Fail(verdict, job, now,

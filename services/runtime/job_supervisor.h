@@ -47,7 +47,8 @@ SupervisorVerdict Supervise(const JobRecord& job, const std::optional<Observatio
 std::optional<JobTransition> RuntimeUnavailable(const JobRecord& job, Timestamp now,
                                                 const std::string& why);
 
-// The first start plus scheduling.timeout: when a started job is stopped as DEADLINE_EXCEEDED.
+// The first start plus scheduling.timeout, or on DWS flex-start capacity its admission plus the
+// VMs' 7 days if sooner: when a started job is stopped as DEADLINE_EXCEEDED.
 std::optional<Timestamp> RunDeadline(const CustomJob& job);
 
 }  // namespace trainyard

@@ -53,7 +53,10 @@ class CapacitySnapshot {
   int64_t Available(int pool, Timestamp now) const {
     const CapacityPool& p = fleet_.pools[pool];
     if (p.elastic) return kElasticUnits;
-    return std::max<int64_t>(0, p.UnitsAvailableAt(now, fleet_.epoch) - used_[pool] - down_[pool]);
+    // A spot pool sharing its zone's capacity has what this fleet's on-demand leaves of it.
+    const int64_t offered = p.zone_capacity >= 0 ? fleet_.UnitsOffered(pool, now, used_)
+                                                 : p.UnitsAvailableAt(now, fleet_.epoch);
+    return std::max<int64_t>(0, offered - used_[pool] - down_[pool]);
   }
   void SetUnitsDown(int pool, int64_t units);
   // Blocks (a pool's blockSize): how many blocks `units` more units of `pool` would span beside

@@ -69,6 +69,10 @@ struct WaitingForDws {
   Timestamp queue_time{};
   std::optional<Timestamp> deadline;
   Timestamp now{};
+  // The DWS queue's word: this fleet's nodes asked for ahead of it, and when the first of the
+  // region's pools grants it (in the past: granted, waiting for room in the pool).
+  int64_t nodes_ahead = 0;
+  std::optional<Timestamp> granted_at;
 };
 // The job's cohort pool is full: who holds it, and the member's fair-share standing.
 struct CohortFull {

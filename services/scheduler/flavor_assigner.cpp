@@ -87,16 +87,30 @@ std::vector<ConsumptionModel> FlavorOrder(const SchedulerJob& job) {
 // already takes.
 class FlavorAssigner::Fit {
  public:
-  Fit(const SchedulerJob& job, const CapacitySnapshot& snapshot, const FitOptions& options)
+  Fit(const SchedulerJob& job, const CapacitySnapshot& snapshot, const FitOptions& options,
+      const DwsQueue* dws)
       : job(job),
         snapshot(snapshot),
         options(options),
         now(snapshot.now()),
-        job_end(now + duration_cast<microseconds>(job.expected_runtime)) {}
+        job_end(now + duration_cast<microseconds>(job.expected_runtime)),
+        dws(dws) {}
 
-  // Free, plus planned releases.
+  // Free, plus planned releases; nothing of a DWS pool before the request's grant there.
   int64_t Physical(int pool, const Placement& taken) const {
+    if (!Granted(pool)) return 0;
     return snapshot.Available(pool, now) + FreedIn(options.freed, pool) - TakenIn(taken, pool);
+  }
+  bool Granted(int pool) const {
+    if (dws == nullptr || snapshot.fleet().pools[pool].model != CM::kFlexStart) return true;
+    return GrantAt(pool) <= now;
+  }
+  Timestamp GrantAt(int pool) const {
+    for (const auto& [p, at] : grants) {
+      if (p == pool) return at;
+    }
+    grants.emplace_back(pool, dws->GrantAt(snapshot.fleet(), pool, job));
+    return grants.back().second;
   }
   // A cohort's pool: no more than the project's share allows, less what this placement already
   // takes of the same resource.
@@ -138,6 +152,9 @@ class FlavorAssigner::Fit {
   const FitOptions& options;
   const Timestamp now;
   const Timestamp job_end;
+  const DwsQueue* dws;
+  // A request's grant per DWS pool, drawn once per fit: a fit asks about a pool many times.
+  mutable std::vector<std::pair<int, Timestamp>> grants;
 };
 
 // One worker pool of the gang over the region's zones: what the why-not says about it.
@@ -197,7 +214,7 @@ FitResult FlavorAssigner::Assign(const SchedulerJob& job, const CapacitySnapshot
     out.reason = fit_reason::NoRegion{job.region};
     return out;
   }
-  const Fit fit(job, snapshot, options);
+  const Fit fit(job, snapshot, options, dws_);
   const CapacityHold* held_by = nullptr;
   out.placement = Search(fit, region->second, &held_by);
   if (out.placement) return out;
@@ -214,7 +231,7 @@ std::optional<Placement> FlavorAssigner::Place(const SchedulerJob& job,
                                                const FitOptions& options) const {
   auto region = index_.region_index.find(job.region);
   if (region == index_.region_index.end() || job.pools.empty()) return std::nullopt;
-  const Fit fit(job, snapshot, options);
+  const Fit fit(job, snapshot, options, dws_);
   return Search(fit, region->second, nullptr);
 }
 
@@ -401,10 +418,24 @@ fit_reason::CohortFull FlavorAssigner::CohortFullAt(const Fit& fit, int p) const
 fit_reason::WaitingForDws FlavorAssigner::WaitingForDwsOf(const Fit& fit,
                                                           const GangPool& gp) const {
   const std::span<const ConsumptionModel> flavors = fit.options.flavors;
-  return fit_reason::WaitingForDws{
-      GangText{gp.machine_type, gp.tpu_chips, gp.units, fit.job.region,
-               std::vector<ConsumptionModel>(flavors.begin(), flavors.end())},
-      fit.job.queue_time, fit.job.dws_deadline, fit.now};
+  fit_reason::WaitingForDws reason;
+  reason.gang = GangText{gp.machine_type, gp.tpu_chips, gp.units, fit.job.region,
+                         std::vector<ConsumptionModel>(flavors.begin(), flavors.end())};
+  reason.queue_time = fit.job.queue_time;
+  reason.deadline = fit.job.dws_deadline;
+  reason.now = fit.now;
+  if (dws_ == nullptr) return reason;
+  // The queue's word: when the first of the region's DWS pools grants the request.
+  reason.nodes_ahead = dws_->NodesAhead(fit.job);
+  auto region = index_.region_index.find(fit.job.region);
+  for (int z : index_.zones_of_region[region->second]) {
+    for (int p : index_.PoolsFor(z, gp)) {
+      if (!PoolMatches(p, fit.job, gp, CM::kFlexStart)) continue;
+      const Timestamp at = fit.GrantAt(p);
+      if (!reason.granted_at || at < *reason.granted_at) reason.granted_at = at;
+    }
+  }
+  return reason;
 }
 
 }  // namespace trainyard

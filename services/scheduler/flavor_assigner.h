@@ -10,6 +10,7 @@
 
 #include "services/fleet/fleet.h"
 #include "services/scheduler/capacity_snapshot.h"
+#include "services/scheduler/dws_queue.h"
 #include "services/scheduler/fit_reason.h"
 #include "services/scheduler/fleet_index.h"
 #include "services/scheduler/scheduler_job.h"
@@ -71,6 +72,9 @@ class FlavorAssigner {
  public:
   // `exemption`: SchedulerConfig::preemption_exemption, which a full cohort's reason names.
   FlavorAssigner(const Fleet& fleet, const FleetIndex& index, Duration exemption);
+  // The DWS queue a FLEX_START pool admits from: a request has none of a pool's capacity before
+  // its grant there. Unset: DWS capacity is had as soon as there is room.
+  void SetDwsQueue(const DwsQueue* queue) { dws_ = queue; }
 
   // Where `job` fits now (the snapshot's time), or why it fits nowhere.
   FitResult Assign(const SchedulerJob& job, const CapacitySnapshot& snapshot,
@@ -100,6 +104,7 @@ class FlavorAssigner {
   const Fleet& fleet_;
   const FleetIndex& index_;
   Duration exemption_;
+  const DwsQueue* dws_ = nullptr;
 };
 
 }  // namespace trainyard

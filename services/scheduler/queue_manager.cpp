@@ -29,6 +29,7 @@ QueueManager::Entry& QueueManager::Add(SchedulerJob job) {
   entry.shape =
       shape_ids_.try_emplace(job.shape, static_cast<int>(shape_ids_.size())).first->second;
   if (job.dws_deadline) dws_deadlines_.insert({*job.dws_deadline, job.id});
+  dws_.Add(job);
   entry.job = std::move(job);
   int64_t id = entry.job.id;
   Entry& stored = *NewEntry(*active_entries_, job_arena_.get(), std::move(entry));
@@ -47,6 +48,7 @@ bool QueueManager::Remove(int64_t id) {
   SetOf(queue, entry->parked).erase(KeyOf(entry->job));
   queue.positions_stale = true;
   if (entry->job.dws_deadline) dws_deadlines_.erase({*entry->job.dws_deadline, id});
+  dws_.Remove(entry->job);
   if (entry->never_fits_deadline) never_fits_deadlines_.erase({*entry->never_fits_deadline, id});
   pending_.erase(it);
   DeleteEntry(PoolOf(entry->parked), entry);
@@ -149,6 +151,7 @@ void QueueManager::DeleteEntries() {
 void QueueManager::Clear() {
   DeleteEntries();
   dws_deadlines_.clear();
+  dws_.Clear();
   never_fits_deadlines_.clear();
   quota_freed_.clear();
   queues_.clear();

@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "services/scheduler/dws_queue.h"
 #include "services/scheduler/scheduler_job.h"
 #include "services/scheduler/slab_pool.h"
 #include "services/scheduler/verdict.h"
@@ -116,6 +117,8 @@ class QueueManager {
   void UnparkQuotaWaiters();
   // The waiting job whose FLEX_START max wait, or whose never-fits wait, has run out by `now`.
   std::optional<int64_t> DwsDue(Timestamp now) const;
+  // The pending FLEX_START requests in queue order: when each is granted DWS capacity.
+  const DwsQueue& dws() const { return dws_; }
   std::optional<int64_t> NeverFitsDue(Timestamp now) const;
   // An admitted job of the queue (project, region) starts (+1) or stops (-1) counting.
   void SetRunning(const RunningJob& job, int sign);
@@ -164,6 +167,7 @@ class QueueManager {
   std::unordered_map<std::string, int> queue_index_;
   std::unordered_map<int64_t, Entry*> pending_;  // in active_entries_ or parked_entries_
   std::set<std::pair<Timestamp, int64_t>> dws_deadlines_;
+  DwsQueue dws_;
   std::set<std::pair<Timestamp, int64_t>> never_fits_deadlines_;
   std::unordered_set<std::string> quota_freed_;  // projects whose usage dropped since the cycle
 };

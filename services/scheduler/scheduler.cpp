@@ -66,7 +66,9 @@ Scheduler::Scheduler(const Fleet& fleet, SchedulerConfig config)
       index_(fleet),
       capacity_(fleet, index_),
       assigner_(fleet, index_, config.preemption_exemption),
-      preemptor_(fleet, index_, config.preemption_exemption) {}
+      preemptor_(fleet, index_, config.preemption_exemption) {
+  assigner_.SetDwsQueue(&queues_.dws());
+}
 
 Scheduler::~Scheduler() = default;
 
@@ -130,9 +132,10 @@ void Scheduler::Evaluate(PendingEntry& entry, Cycle& cycle, CycleResult& result)
                                       duration_cast<microseconds>(config_.reserve_min_wait));
   const int64_t shape_key = int64_t{entry.shape} * 2 + (eligible ? 1 : 0);
   // A job that may hold capacity is its own case; once the cycle has made all the holds it may,
-  // an eligible job's verdict is its shape's as much as any other's.
+  // an eligible job's verdict is its shape's as much as any other's. A DWS request's is its own:
+  // its grant is drawn for it.
   const bool may_hold = eligible && cycle.reservations_left > 0;
-  if (!may_hold) {
+  if (!may_hold && !flex) {
     if (const Verdict* cached = ShapeVerdict(shape_key)) {
       entry.verdict.code = cached->code;
       entry.verdict.message = cached->message;
@@ -186,7 +189,7 @@ void Scheduler::Evaluate(PendingEntry& entry, Cycle& cycle, CycleResult& result)
     ReserveCapacity(job, cycle, models, entry.verdict);
     return;
   }
-  if (!may_hold) RememberShapeVerdict(shape_key, entry.verdict);
+  if (!may_hold && !flex) RememberShapeVerdict(shape_key, entry.verdict);
 }
 
 void Scheduler::Fail(const PendingEntry& entry, std::string message, CycleResult& result) {

@@ -175,6 +175,9 @@ class Scheduler {
   CycleResult RunCycle(Timestamp now, bool report_positions = true);
   // When the earliest termination grace under way ends: a cycle then admits its preemptor.
   std::optional<Timestamp> NextPreemptionDue() const;
+  // The earliest time after `now` that a waiting DWS flex-start request is granted capacity: a
+  // decision that time alone brings, so a loop that sleeps between events wakes for it.
+  std::optional<Timestamp> NextDwsGrant(Timestamp now) const;
 
   // Why `project_id` may not take `more` on top of what it holds now (metrics with their
   // PREEMPTIBLE_ prefix, if any): the QUOTA_EXCEEDED message, or nullopt when it may. A resource

@@ -145,6 +145,10 @@ void Scheduler::CallOffPreemption(int64_t preemptor, Preempting& p, CycleResult&
   }
 }
 
+std::optional<Timestamp> Scheduler::NextDwsGrant(Timestamp now) const {
+  return queues_.dws().NextGrant(fleet_, now);
+}
+
 std::optional<Timestamp> Scheduler::NextPreemptionDue() const {
   std::optional<Timestamp> next;
   for (const auto& [id, p] : preempting_) {

@@ -137,7 +137,16 @@ std::string WaitingForDwsMessage(const fit_reason::WaitingForDws& reason) {
   } else {
     out += "no max wait, ";
   }
-  return out + ShortDuration(reason.now - reason.queue_time) + " elapsed)";
+  out += ShortDuration(reason.now - reason.queue_time) + " elapsed";
+  if (reason.granted_at && *reason.granted_at > reason.now) {
+    out += "; the DWS queue grants it in " + ShortDuration(*reason.granted_at - reason.now);
+  } else if (reason.granted_at) {
+    out += "; granted, waiting for room in the pool";
+  }
+  if (reason.nodes_ahead > 0) {
+    out += "; " + std::to_string(reason.nodes_ahead) + " nodes of this fleet ahead of it";
+  }
+  return out + ")";
 }
 
 std::string DwsTimeoutMessage(const SchedulerJob& job) {

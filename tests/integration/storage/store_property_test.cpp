@@ -345,10 +345,12 @@ json GenerateFleet(Gen& g, FleetShape& shape) {
   shape.spot_pools.push_back(shape.mega_spot_pool);
 
   if (g.Chance(0.5)) {
-    json flex = Pool("a3-megagpu-8g", "FLEX_START", 0);
-    flex.erase("nodes");
-    flex["flexStart"] = {{{"after", g.Seconds(0, 1800)}, {"nodes", 2}},
-                         {{"after", g.Seconds(1800, 7200)}, {"nodes", 4}}};
+    json flex = Pool("a3-megagpu-8g", "FLEX_START", 4);
+    // The DWS queue: grants drawn per request, counting the requests ahead of each.
+    flex["queue"] = {{"baseWait", g.Seconds(0, 1800)},
+                     {"waitPerNode", g.Seconds(0, 900)},
+                     {"p95Ratio", g.Real(1, 3)},
+                     {"outsideNodesAhead", g.Real(0, 8)}};
     zone_a.push_back(flex);
     shape.flex = true;
   }
@@ -412,6 +414,17 @@ json GenerateFleet(Gen& g, FleetShape& shape) {
       {"zones", json::array({{{"zone", "us-central1-a"}, {"pools", zone_a}},
                              {{"zone", "us-central1-b"}, {"pools", zone_b}}})},
   };
+  if (!on_demand.contains("availability") && !spot.contains("availability") && g.Chance(0.4)) {
+    // Zone a's on-demand and spot share one capacity: on-demand admissions reclaim spot nodes.
+    fleet["zones"][0]["capacity"] = json::array({{{"machineType", "a3-megagpu-8g"},
+                                                  {"nodes", g.Int(2, 8)},
+                                                  {"outsideOnDemand",
+                                                   {{"meanAvailable", g.Seconds(1800, 7200)},
+                                                    {"meanConstrained", g.Seconds(600, 3600)},
+                                                    {"minShareLeft", 0.25},
+                                                    {"maxShareLeft", 0.75}}}}});
+    fleet["zoneCorrelation"] = g.Real(0, 1);
+  }
   if (g.Chance(0.3)) {
     // demo and other share the spot pool: reclaim and fair-sharing preemption.
     fleet["cohorts"] = json::array(

@@ -606,6 +606,50 @@ TEST_F(FleetHazardTest, SpotCapacityThatFallsReclaimsTheNodesBeyondItTogether) {
   }
 }
 
+// One zone's on-demand and spot share its capacity (services/fleet/zone_capacity.h): four spot jobs
+// fill it, and when two on-demand jobs arrive they are admitted at once and two spot nodes get
+// their notices and are reclaimed: spot shrinks first. Another spot job then waits.
+TEST_F(FleetHazardTest, OnDemandDemandReclaimsSpotFromTheZonesSharedCapacity) {
+  fleet_json_ = R"({"seed": 5, "bootTime": {"default": "60s"}, "imageSizeGb": {"default": 10},
+    "zones": [{"zone": "us-central1-a", "pools": [
+      {"machineType": "a3-megagpu-8g", "model": "ON_DEMAND", "nodes": 4},
+      {"machineType": "a3-megagpu-8g", "model": "SPOT", "nodes": 4}],
+     "capacity": [{"machineType": "a3-megagpu-8g", "nodes": 4,
+                   "outsideOnDemand": {"minShareLeft": 1, "maxShareLeft": 1}}]}]})";
+  TearDownStack();
+  SetUp();
+  ASSERT_FALSE(HasFailure());
+  std::vector<CustomJob> spot;
+  for (int i = 0; i < 4; ++i) spot.push_back(Create(0, SchedulingStrategy::kSpot, "", "86400s"));
+  Step();
+  clock_.Advance(120s);
+  Step();
+  for (const CustomJob& job : spot) ASSERT_EQ(Get(job).state, JobState::kRunning);
+
+  CustomJob first = Create(0, SchedulingStrategy::kOnDemand, "", "86400s");
+  CustomJob second = Create(0, SchedulingStrategy::kOnDemand, "", "86400s");
+  Step();
+  EXPECT_EQ(Get(first).state, JobState::kPending) << "on-demand draws first: admitted at once";
+  EXPECT_EQ(Get(second).state, JobState::kPending);
+  clock_.Advance(1s);  // the fleet's failures (run before the cycle) see the on-demand nodes
+  Step();
+  clock_.Advance(31s);  // the notices are due
+  Step();
+  int requeued = 0;
+  for (const CustomJob& job : spot) {
+    if (Get(job).state != JobState::kQueued) continue;
+    ++requeued;
+    EXPECT_TRUE(HasEvent(job,
+                         "on-demand demand in us-central1-a took the a3-megagpu-8g capacity "
+                         "spot had (2 of 4 left to spot)"));
+  }
+  EXPECT_EQ(requeued, 2) << "exactly what on-demand took";
+  CustomJob late = Create(0, SchedulingStrategy::kSpot, "", "600s");
+  clock_.Advance(120s);
+  Step();
+  EXPECT_EQ(Get(late).state, JobState::kQueued) << "spot has nothing left to offer";
+}
+
 // An on-demand stockout stops new VMs only: the jobs running when it begins keep their nodes,
 // and a new one waits with the stockout named until it ends.
 TEST_F(FleetHazardTest, AnOnDemandStockoutLeavesRunningVmsAndHoldsNewOnes) {

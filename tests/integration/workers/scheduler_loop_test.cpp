@@ -20,8 +20,9 @@ constexpr const char* kFleet = R"({
      "projects": ["demo"], "nodes": 2, "pricePerNodeHour": 36},
     {"machineType": "a3-megagpu-8g", "model": "ON_DEMAND", "nodes": 2, "pricePerNodeHour": 90},
     {"machineType": "a3-megagpu-8g", "model": "SPOT", "nodes": 2, "pricePerNodeHour": 18},
-    {"machineType": "a3-megagpu-8g", "model": "FLEX_START", "pricePerNodeHour": 45,
-     "flexStart": [{"after": "3600s", "nodes": 2}]}]}]})";
+    {"machineType": "a3-megagpu-8g", "model": "FLEX_START", "pricePerNodeHour": 45, "nodes": 2,
+     "queue": {"baseWait": "3600s", "waitPerNode": "0s", "p95Ratio": 1,
+               "outsideNodesAhead": 0}}]}]})";
 
 class SchedulerLoopTest : public testing::SimFixture {
  protected:

@@ -28,7 +28,7 @@ TEST(AdminCodecTest, FleetGroupsPoolsByRegionAndZoneWithEveryNodeState) {
   pools[0].term = "calendar";
   pools[0].window_start = FromUnixMicros(0);
   pools[0].window_end = FromUnixMicros(86'400'000'000);
-  pools[2].flex_start = {{std::chrono::seconds(600), 2}};
+  pools[2].dws_queue.base_wait = std::chrono::seconds(600);
   FleetView view;
   view.name = "f";
   for (const CapacityPool& p : pools) view.pools.push_back(PoolView{&p, {}, 2});
@@ -53,7 +53,7 @@ TEST(AdminCodecTest, FleetGroupsPoolsByRegionAndZoneWithEveryNodeState) {
   EXPECT_EQ(res["reservation"]["windowEnd"], "1970-01-02T00:00:00Z");
   EXPECT_FALSE(zones[0]["pools"][1].contains("reservation"));
   EXPECT_TRUE(zones[0]["pools"][1].contains("preemptionsPerNodeHour"));
-  EXPECT_EQ(zones[1]["pools"][0]["flexStart"][0]["after"], "600s");
+  EXPECT_EQ(zones[1]["pools"][0]["queue"]["baseWait"], "600s");
 }
 
 TEST(AdminCodecTest, CostsAreDollarsWithTotalsAndNamedModels) {

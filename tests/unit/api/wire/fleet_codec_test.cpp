@@ -290,14 +290,38 @@ TEST(FleetFileTest, ABadBootTimeOrImageSizeIsNamedByItsKey) {
   EXPECT_EQ(good->image_size_gb.at("default"), 4);
 }
 
-TEST(FleetFileTest, UnknownKeysAndMissingDwsStepsAreRefused) {
+TEST(FleetFileTest, UnknownKeysAndTheOldDwsTimetableAreRefused) {
   EXPECT_FALSE(ParseFleet(R"({"zones": [], "typo": 1})", "f").ok());
   auto flex = ParseFleet(R"({"zones": [{"zone": "us-central1-a", "pools": [
-      {"machineType": "a3-megagpu-8g", "model": "FLEX_START"}]}]})",
+      {"machineType": "a3-megagpu-8g", "model": "FLEX_START",
+       "flexStart": [{"after": "600s", "nodes": 8}]}]}]})",
                          "f");
   ASSERT_FALSE(flex.ok());
   EXPECT_NE(flex.status().message().find("zones[0].pools[0].flexStart"), std::string::npos)
       << flex.status().message();
+  auto no_nodes = ParseFleet(R"({"zones": [{"zone": "us-central1-a", "pools": [
+      {"machineType": "a3-megagpu-8g", "model": "FLEX_START"}]}]})",
+                             "f");
+  EXPECT_FALSE(no_nodes.ok());
+}
+
+TEST(FleetFileTest, ADwsPoolReadsItsQueue) {
+  auto fleet = ParseFleet(R"({"zones": [{"zone": "us-central1-a", "pools": [
+      {"machineType": "a3-megagpu-8g", "model": "FLEX_START", "nodes": 32,
+       "queue": {"baseWait": "120s", "waitPerNode": "60s", "p95Ratio": 2,
+                 "outsideNodesAhead": 0}}]}]})",
+                          "f");
+  ASSERT_TRUE(fleet.ok()) << fleet.status().message();
+  const DwsQueueModel& q = fleet->pools[0].dws_queue;
+  EXPECT_EQ(q.base_wait, std::chrono::seconds(120));
+  EXPECT_EQ(q.wait_per_node, std::chrono::seconds(60));
+  EXPECT_EQ(q.p95_ratio, 2);
+  EXPECT_EQ(q.outside_nodes_ahead, 0);
+  auto on_spot = ParseFleet(R"({"zones": [{"zone": "us-central1-a", "pools": [
+      {"machineType": "a3-megagpu-8g", "model": "SPOT", "nodes": 4,
+       "queue": {"baseWait": "120s"}}]}]})",
+                            "f");
+  EXPECT_FALSE(on_spot.ok());
 }
 
 }  // namespace

@@ -222,6 +222,33 @@ TEST(JobSupervisorTest, TheTimeoutCountsFromTheFirstStartAndStopsTheJob) {
   EXPECT_TRUE(late.stop);
 }
 
+// Compute Engine stops a flex-start VM seven days after it was provisioned: a job on DWS capacity
+// ends then, though its scheduling.timeout (7 days from its start, after boot and pull) is later.
+TEST(JobSupervisorTest, AJobOnFlexStartVmsStopsSevenDaysAfterItsAdmission) {
+  using std::chrono::hours;
+  JobRecord record = Gang(S::kRunning);
+  record.job.job_spec.scheduling = Scheduling{};
+  record.job.job_spec.scheduling->timeout = hours(24 * 7);
+  record.job.trainyard = SchedulingStatus{};
+  record.job.trainyard->admitted_at = kNow - seconds(60) - seconds(400);  // boot and pull: 400 s
+  PlacedPoolStatus pool;
+  pool.consumption_model = "FLEX_START";
+  record.job.trainyard->pools.push_back(pool);
+  const Timestamp vm_end = *record.job.trainyard->admitted_at + hours(24 * 7);
+  EXPECT_EQ(RunDeadline(record.job), vm_end);
+  EXPECT_FALSE(Supervise(record, AllRunning(record), vm_end - seconds(1)).transition);
+  SupervisorVerdict stopped = Supervise(record, AllRunning(record), vm_end);
+  ASSERT_TRUE(stopped.transition);
+  EXPECT_EQ(stopped.transition->to(), S::kFailed);
+  EXPECT_EQ(stopped.transition->error()->code, 4);
+  EXPECT_NE(stopped.transition->error()->message.find("7 days"), std::string::npos)
+      << stopped.transition->error()->message;
+
+  record.job.trainyard->pools[0].consumption_model = "ON_DEMAND";
+  EXPECT_EQ(RunDeadline(record.job), *record.job.start_time + hours(24 * 7))
+      << "on-demand VMs run to the job's own timeout";
+}
+
 TEST(JobSupervisorTest, ACancelledJobIsCancelledOnceNoReplicaRuns) {
   JobRecord record = Gang(S::kCancelling);
   SupervisorVerdict stopping = Supervise(record, AllRunning(record), kNow);

@@ -37,7 +37,10 @@ Fleet TestFleet() {
   f.pools.push_back(Pool("us-central1-a", "a3-megagpu-8g", CM::kOnDemand, 2));
   f.pools.push_back(Pool("us-central1-a", "a3-megagpu-8g", CM::kSpot, 4));
   CapacityPool flex = Pool("us-central1-a", "a3-megagpu-8g", CM::kFlexStart, 8);
-  flex.flex_start = {{1h, 2}, {2h, 8}};
+  // A DWS queue without spread or outside demand: a request of n nodes alone is granted after
+  // 30 min + n × 15 min.
+  flex.dws_queue = {
+      .base_wait = 30min, .wait_per_node = 15min, .p95_ratio = 1, .outside_nodes_ahead = 0};
   f.pools.push_back(flex);
   f.pools.push_back(Pool("us-central1-b", "a3-megagpu-8g", CM::kOnDemand, 8));
   CapacityPool tpu = Pool("us-central1-b", "ct5p-hightpu-4t", CM::kOnDemand, 2);
@@ -206,14 +209,16 @@ TEST(SchedulerTest, AnOnDemandStockoutSendsTheGangToTheNextZoneAndSaysWhatIsShor
   ASSERT_NE(Admitted(s.RunCycle(kT0 + 3h), 3), nullptr) << "zone a sells again";
 }
 
-// DWS flex-start capacity that comes and goes: a request is provisioned all at once, so while the
-// pool can give 2 of its 8 nodes a 2-node request runs and a 4-node one waits for the capacity to
-// come back, and one behind it waits for what the first leaves.
-TEST(SchedulerTest, AFlexStartRequestWaitsLongerTheMoreItAsks) {
+// A DWS pool's capacity cap over time (its availability): a request granted at once is still
+// provisioned all at once, so while the pool can give 2 of its 8 nodes a 2-node request runs and a
+// 4-node one waits for the capacity to come back, and one behind it waits for what the first
+// leaves.
+TEST(SchedulerTest, AGrantedFlexStartRequestStillWaitsForItsWholeSize) {
   Fleet fleet;
   fleet.epoch = kT0;
   fleet.pools.push_back(Pool("us-central1-a", "a3-megagpu-8g", CM::kFlexStart, 8));
-  fleet.pools[0].flex_start = {{Duration{}, 8}};
+  fleet.pools[0].dws_queue = {
+      .base_wait = 0s, .wait_per_node = 0s, .p95_ratio = 1, .outside_nodes_ahead = 0};
   fleet.pools[0].capacity_steps = {{0s, 2}, {2h, 8}};
   Scheduler s(fleet);
   s.UpsertPending(Job(1, {.replicas = 4, .strategy = SchedulingStrategy::kFlexStart}));
@@ -228,6 +233,32 @@ TEST(SchedulerTest, AFlexStartRequestWaitsLongerTheMoreItAsks) {
   r = s.RunCycle(kT0 + 2h);
   EXPECT_NE(Admitted(r, 1), nullptr) << "all 8 are back: the 4-node request runs";
   EXPECT_EQ(Admitted(r, 3), nullptr) << "6 more do not fit beside the 6 in use";
+}
+
+// A zone's on-demand and spot share one capacity: once on-demand holds 6 of the zone's 10, spot's
+// own 8 nodes offer only the 4 left.
+TEST(SchedulerTest, SpotGetsWhatOnDemandLeavesOfTheZonesCapacity) {
+  Fleet fleet;
+  fleet.pools.push_back(Pool("us-central1-a", "a3-megagpu-8g", CM::kOnDemand, 8));
+  fleet.pools.push_back(Pool("us-central1-a", "a3-megagpu-8g", CM::kSpot, 8));
+  ZoneCapacity zone;
+  zone.zone = "us-central1-a";
+  zone.region = "us-central1";
+  zone.machine_type = "a3-megagpu-8g";
+  zone.units = 10;
+  zone.outside_on_demand = {.share_low = 1, .share_high = 1};  // no outside demand
+  fleet.zone_capacity.push_back(zone);
+  fleet.SetEpoch(kT0);
+  Scheduler s(fleet);
+  s.UpsertPending(Job(1, {.replicas = 6, .strategy = SchedulingStrategy::kOnDemand}));
+  ASSERT_NE(Admitted(s.RunCycle(kT0), 1), nullptr);
+  s.UpsertPending(
+      Job(2, {.replicas = 5, .strategy = SchedulingStrategy::kSpot, .created = kT0 + 1s}));
+  s.UpsertPending(
+      Job(3, {.replicas = 4, .strategy = SchedulingStrategy::kSpot, .created = kT0 + 2s}));
+  CycleResult r = s.RunCycle(kT0 + 1min);
+  EXPECT_EQ(Admitted(r, 2), nullptr) << "5 spot nodes: only 4 are left beside on-demand's 6";
+  EXPECT_NE(Admitted(r, 3), nullptr);
 }
 
 TEST(SchedulerTest, ImpossibleGangNeverFitsAndSaysWhy) {
@@ -436,13 +467,47 @@ TEST(SchedulerTest, FlexStartWaitsForAllNodesAtOnce) {
   Fleet fleet = TestFleet();
   Scheduler s(fleet);
   s.UpsertPending(Job(1, {.replicas = 4, .strategy = SchedulingStrategy::kFlexStart}));
-  CycleResult r = s.RunCycle(kT0 + 90min);  // 2 of the 4 nodes exist by now
+  EXPECT_EQ(s.NextDwsGrant(kT0), kT0 + 90min) << "30 min + 4 × 15 min";
+  CycleResult r = s.RunCycle(kT0 + 80min);
   EXPECT_EQ(Admitted(r, 1), nullptr);
   const Verdict* v = VerdictOf(r, 1);
   ASSERT_NE(v, nullptr);
   EXPECT_EQ(v->code, ReasonCode::kWaitingForDws);
-  EXPECT_NE(v->message.find("max wait 24h, 1h30m elapsed"), std::string::npos) << v->message;
-  ASSERT_NE(Admitted(s.RunCycle(kT0 + 2h), 1), nullptr);
+  EXPECT_NE(v->message.find("max wait 24h, 1h20m elapsed; the DWS queue grants it in 10m"),
+            std::string::npos)
+      << v->message;
+  ASSERT_NE(Admitted(s.RunCycle(kT0 + 90min), 1), nullptr);
+  EXPECT_EQ(s.NextDwsGrant(kT0 + 90min), std::nullopt) << "no request waits";
+}
+
+// A request behind others is told the nodes asked ahead of it, moves up when they are granted,
+// and maxWaitDuration ends one whose grant comes too late.
+TEST(SchedulerTest, AFlexStartRequestBehindOthersWaitsForThemAndMaxWaitEndsIt) {
+  Fleet fleet = TestFleet();
+  Scheduler s(fleet);
+  s.UpsertPending(Job(1, {.replicas = 2, .strategy = SchedulingStrategy::kFlexStart}));
+  s.UpsertPending(
+      Job(2, {.replicas = 2, .strategy = SchedulingStrategy::kFlexStart, .created = kT0 + 1s}));
+  s.UpsertPending(Job(3, {.replicas = 2,
+                          .strategy = SchedulingStrategy::kFlexStart,
+                          .max_wait = 30min,
+                          .created = kT0 + 2s}));
+  // Alone, 2 nodes are granted after 60 min; job 2 has 2 nodes ahead, job 3 has 4.
+  EXPECT_EQ(s.NextDwsGrant(kT0), kT0 + 60min);
+  CycleResult r = s.RunCycle(kT0 + 30min);
+  EXPECT_TRUE(r.admissions.empty());
+  EXPECT_NE(VerdictOf(r, 2)->message.find("2 nodes of this fleet ahead of it"), std::string::npos)
+      << VerdictOf(r, 2)->message;
+  EXPECT_NE(VerdictOf(r, 3)->message.find("4 nodes of this fleet ahead of it"), std::string::npos)
+      << VerdictOf(r, 3)->message;
+  r = s.RunCycle(kT0 + 30min + 2s);
+  ASSERT_EQ(r.failures.size(), 1u) << "job 3's grant (2 h) is past its max wait";
+  EXPECT_EQ(r.failures[0].job_id, 3);
+  EXPECT_NE(r.failures[0].message.find("maxWaitDuration (30m)"), std::string::npos)
+      << r.failures[0].message;
+  r = s.RunCycle(kT0 + 60min + 1s);
+  EXPECT_NE(Admitted(r, 1), nullptr);
+  EXPECT_NE(Admitted(r, 2), nullptr) << "first in the queue once job 1 is granted";
 }
 
 TEST(SchedulerTest, FlexStartFailsAfterMaxWaitDuration) {

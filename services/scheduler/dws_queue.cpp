@@ -1,0 +1,91 @@
+#include "services/scheduler/dws_queue.h"
+
+namespace trainyard {
+
+std::string DwsQueue::KeyOf(const SchedulerJob& job) {
+  return job.region + "|" + (job.pools.empty() ? std::string() : job.pools[0].machine_type);
+}
+
+int64_t DwsQueue::NodesOf(const SchedulerJob& job) {
+  int64_t nodes = 0;
+  for (const GangPool& gp : job.pools) nodes += gp.units;
+  return nodes;
+}
+
+void DwsQueue::Add(const SchedulerJob& job) {
+  if (job.strategy != SchedulingStrategy::kFlexStart || job.pools.empty()) return;
+  Remove(job);
+  Request request{NodesOf(job), KeyOf(job), job.queue_time};
+  order_[request.key].insert({job.queue_time, job.id});
+  nodes_[job.id] = std::move(request);
+}
+
+void DwsQueue::Remove(const SchedulerJob& job) {
+  auto it = nodes_.find(job.id);
+  if (it == nodes_.end()) return;
+  auto order = order_.find(it->second.key);
+  if (order != order_.end()) {
+    order->second.erase({it->second.queue_time, job.id});
+    if (order->second.empty()) order_.erase(order);
+  }
+  nodes_.erase(it);
+}
+
+void DwsQueue::Clear() {
+  order_.clear();
+  nodes_.clear();
+}
+
+int64_t DwsQueue::AheadOf(const std::string& key, Timestamp queue_time, int64_t id) const {
+  auto order = order_.find(key);
+  if (order == order_.end()) return 0;
+  int64_t ahead = 0;
+  for (const auto& [at, other] : order->second) {
+    if (std::pair(at, other) >= std::pair(queue_time, id)) break;
+    ahead += nodes_.at(other).nodes;
+  }
+  return ahead;
+}
+
+int64_t DwsQueue::NodesAhead(const SchedulerJob& job) const {
+  return AheadOf(KeyOf(job), job.queue_time, job.id);
+}
+
+Timestamp DwsQueue::GrantAt(const Fleet& fleet, const CapacityPool& pool, int64_t id,
+                            const Request& request, int64_t ahead) const {
+  const int64_t outside =
+      OutsideNodesAhead(fleet.seed, pool.id, pool.dws_queue, request.queue_time - fleet.epoch);
+  const Duration wait =
+      DwsTimeToCapacity(fleet.seed, pool.id, id, request.nodes, ahead + outside, pool.dws_queue);
+  return request.queue_time + std::chrono::duration_cast<std::chrono::microseconds>(wait);
+}
+
+Timestamp DwsQueue::GrantAt(const Fleet& fleet, int pool, const SchedulerJob& job) const {
+  const Request request{NodesOf(job), KeyOf(job), job.queue_time};
+  return GrantAt(fleet, fleet.pools[pool], job.id, request, NodesAhead(job));
+}
+
+std::optional<Timestamp> DwsQueue::NextGrant(const Fleet& fleet, Timestamp now) const {
+  std::optional<Timestamp> next;
+  for (const auto& [key, order] : order_) {
+    const size_t bar = key.find('|');
+    const std::string region = key.substr(0, bar);
+    const std::string machine_type = key.substr(bar + 1);
+    int64_t ahead = 0;  // the queue is walked in order: each request's ahead is the sum so far
+    for (const auto& [at, id] : order) {
+      const Request& request = nodes_.at(id);
+      for (const CapacityPool& pool : fleet.pools) {
+        if (pool.model != ConsumptionModel::kFlexStart || pool.region != region ||
+            pool.machine_type != machine_type) {
+          continue;
+        }
+        const Timestamp grant = GrantAt(fleet, pool, id, request, ahead);
+        if (grant > now && (!next || grant < *next)) next = grant;
+      }
+      ahead += request.nodes;
+    }
+  }
+  return next;
+}
+
+}  // namespace trainyard
