@@ -55,7 +55,8 @@ class CapacitySnapshot {
     if (p.elastic) return kElasticUnits;
     return std::max<int64_t>(0, p.UnitsAvailableAt(now, fleet_.epoch) - used_[pool] - down_[pool]);
   }
-  void SetUnitsDown(int pool, int64_t units);
+  // True when it changed what the pool had down.
+  bool SetUnitsDown(int pool, int64_t units);
   // An admitted job's nodes (sign +1) or their release (-1).
   void AddPlacement(const Placement& placement, int sign);
   // The part shares and quota read (cohort usage, quota accounts): a preemption under way moves
