@@ -79,6 +79,8 @@ std::optional<Timestamp> Backfill::NextChange(Timestamp now, Duration horizon) c
   for (const auto& [region, releases] : releases_) {
     if (releases.empty()) continue;
     if (std::get<0>(*releases.begin()) <= now) return now;
+    // The earliest end falls due: from then a hold on it starts at the clock.
+    if (!next || std::get<0>(*releases.begin()) < *next) next = std::get<0>(*releases.begin());
     auto beyond = releases.upper_bound(Release{now + ahead, std::numeric_limits<int64_t>::max(),
                                                std::numeric_limits<int>::max(),
                                                std::numeric_limits<int64_t>::max()});
