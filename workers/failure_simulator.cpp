@@ -58,6 +58,25 @@ std::string NodesText(const std::vector<SpotNotice>& notices) {
 
 }  // namespace
 
+std::optional<Timestamp> NextFleetDraw(const Fleet& fleet, Timestamp now) {
+  std::optional<Timestamp> next;
+  for (const CapacityPool& pool : fleet.pools) {
+    // DrawHazards: ticks with a hazard, or with a spot fall (ShrinkSpot), are drawn as they end.
+    const bool spot = pool.model == ConsumptionModel::kSpot;
+    if (fleet.NodeFailureRate(pool) > 0 ||
+        (spot && (pool.spot_preemptions_per_node_hour > 0 || !pool.capacity_steps.empty()))) {
+      return now;
+    }
+    if (!pool.window_end) continue;
+    // EndWindows: from the window's notice on, for as long as it looks.
+    const Timestamp notice = Later(*pool.window_end, -fleet.spot_notice);
+    if (now >= Later(*pool.window_end, kHazardTick * kMaxCatchUpTicks)) continue;
+    if (now >= notice) return now;
+    if (!next || notice < *next) next = notice;
+  }
+  return next;
+}
+
 StatusOr<FailureStepStats> FailureSimulator::Step(Timestamp now) {
   FailureStepStats stats;
   TY_RETURN_IF_ERROR(store_.StartRepairs(now));

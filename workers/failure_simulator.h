@@ -7,6 +7,8 @@
 //
 // Exactly one actor per database: the scheduler leader runs Step() in its pass, on its own
 // connection (which holds the leader lock). Each change is its own short transaction.
+#include <optional>
+
 #include "services/fleet/failure_store.h"
 #include "services/fleet/fleet.h"
 
@@ -19,6 +21,12 @@ struct FailureStepStats {
   int repaired = 0;
   int injections = 0;
 };
+
+// When Step may next act on `fleet` for a reason no node's own time gives (a repair's or a
+// reclaim's, which the store holds): `now` while a pool draws hazards each tick (node failures,
+// spot preemptions, spot capacity that falls) or a calendar window's end notice is being given;
+// else the next window's notice. None: never. A replay wakes for this instead of every minute.
+std::optional<Timestamp> NextFleetDraw(const Fleet& fleet, Timestamp now);
 
 class FailureSimulator {
  public:

@@ -350,6 +350,7 @@ Status WriteTiming(const std::string& dir, const Scenario& scenario, const Simul
   timing["simulated_per_wall"] =
       Round(wall_seconds > 0 ? Seconds(result.simulated) / wall_seconds : 0, 0);
   timing["passes"] = result.passes;
+  timing["quiet_cycles"] = result.quiet_cycles;
   timing["unsettled_events"] = result.unsettled_events;
   timing["most_waiting"] = result.most_waiting;
   timing["peak_rss_mib"] = Round(static_cast<double>(PeakRssKib()) / 1024, 1);

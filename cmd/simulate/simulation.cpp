@@ -8,18 +8,27 @@
 #include "cmd/app/runtimes.h"
 #include "services/jobs/catalog.h"
 #include "services/resource_names.h"
+#include "workers/failure_simulator.h"
 
 namespace trainyard::simulate {
 namespace {
 
 using namespace std::chrono_literals;
 
-// How often a live run is looked at when nothing else is due: the failure simulator draws its
-// hazards per pass, and DWS capacity steps and queue deadlines fall between events.
+// The cadence of passes between events while a run is live, as a server's loop passes: the
+// failure simulator draws its hazards per pass, and DWS capacity steps and queue deadlines fall
+// between events. A replay takes only the ones at which something may be decided (ReplayWakes).
 constexpr std::chrono::microseconds kIdlePass = 60s;
 // A run stops this long after the last arrival whatever is left (reported as it stands).
 constexpr Duration kHorizon = std::chrono::hours(24 * 400);
 constexpr const char* kOwner = "simulate";
+
+// The first pass of the minute cadence from `now` (now + k minutes, k >= 1) at or after `at`: when
+// a server-like loop passing every minute since `now` would first see `at` has come.
+Timestamp OnCadence(Timestamp now, Timestamp at) {
+  const int64_t minutes = at <= now ? 1 : (at - now + kIdlePass - 1us) / kIdlePass;
+  return now + kIdlePass * std::max<int64_t>(1, minutes);
+}
 
 Timestamp At(Timestamp epoch, Duration offset) {
   return epoch + std::chrono::duration_cast<std::chrono::microseconds>(offset);
@@ -123,7 +132,7 @@ std::optional<Timestamp> TraceCancels::Next(storage::memory::MemoryDatabase& db)
 Timestamp ReplayEpoch() { return FromUnixMicros(1'767'225'600'000'000); }
 
 StatusOr<SimulationResult> RunScenario(const Scenario& scenario, const Trace& trace,
-                                       const Progress& progress) {
+                                       const Progress& progress, ReplayWakes wakes) {
   SimulationResult result;
   // Each job's body is built as it arrives and goes to the store: built all at once before the
   // run, 200,000 of them held twice their memory until they arrived.
@@ -140,6 +149,8 @@ StatusOr<SimulationResult> RunScenario(const Scenario& scenario, const Trace& tr
   app::ControlPlaneOptions options;
   options.scheduler.simulated_startup = runtime.simulated_startup;
   options.scheduler.config = scenario.scheduler;
+  // A cycle with nothing new to look at returns at once (the same history: ReplayWakes).
+  options.scheduler.config.skip_quiet_cycles = wakes == ReplayWakes::kWhenDecisionsMayChange;
   // Queue positions are for clients polling a job; a replay has none, and walking a deep queue for
   // them after every admission made a saturated replay's cost its depth times its passes. The
   // decisions and every verdict's reason are the same without them.
@@ -236,6 +247,7 @@ StatusOr<SimulationResult> RunScenario(const Scenario& scenario, const Trace& tr
     by_resource.clear();
     int64_t live = 0;
     bool resources_settling = false;  // booting, resizing, or able to shrink when idle
+    bool node_timers = false;         // a node failing, repairing, noticed or going back
     std::optional<Timestamp> due;
     {
       std::lock_guard lock(db.mu);
@@ -251,6 +263,7 @@ StatusOr<SimulationResult> RunScenario(const Scenario& scenario, const Trace& tr
         for (const auto& n : nodes) {
           held += n.job_id || n.resource_uid ? 1 : 0;
           idle_in_resource += n.resource_uid && !n.job_id ? 1 : 0;
+          node_timers = node_timers || n.ready_at || n.preempt_at || n.state == NodeState::kFailed;
           if (n.resource_uid) {
             by_resource[*n.resource_uid].first += 1;
             by_resource[*n.resource_uid].second += n.job_id ? 1 : 0;
@@ -292,7 +305,21 @@ StatusOr<SimulationResult> RunScenario(const Scenario& scenario, const Trace& tr
     }
     if (auto cancel = cancels.Next(db); cancel && (!due || *cancel < *due)) due = cancel;
     if (due) then = std::min(then, std::max(*due, now + 1us));
-    if (live > 0 || resources_settling) then = std::min(then, now + kIdlePass);
+    if (live > 0 || resources_settling) {
+      // The minute passes at which nothing time-driven is due would decide nothing: wake at the
+      // first that may, as it would come on a minute's cadence from now (and no later than the
+      // first past the horizon, where a run passing every minute stops).
+      std::optional<Timestamp> driven;
+      if (wakes == ReplayWakes::kEveryMinute || resources_settling || node_timers) {
+        driven = now;
+      } else {
+        driven = plane->scheduler().core().NextTimeDrivenDecision(now);
+        const auto draw = NextFleetDraw(plane->scheduler().core().fleet(), now);
+        if (draw && (!driven || *draw < *driven)) driven = draw;
+      }
+      then = std::min(then, OnCadence(now, At(last_arrival, kHorizon) + 1us));
+      if (driven) then = std::min(then, OnCadence(now, *driven));
+    }
     const double dt = std::chrono::duration<double>(then - now).count();
     for (const PoolCount& p : pool_counts) result.busy_node_seconds[*p.pool] += p.held * dt;
     {
@@ -310,6 +337,7 @@ StatusOr<SimulationResult> RunScenario(const Scenario& scenario, const Trace& tr
     now = then;
   }
   result.simulated = now - epoch;
+  result.quiet_cycles = plane->scheduler().core().quiet_cycles();
   if (progress) progress(static_cast<int64_t>(created.size()), ended, result.simulated);
 
   // The run is over: the result takes the store's jobs as they are (moving the map moves no job),

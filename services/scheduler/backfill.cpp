@@ -1,6 +1,7 @@
 #include "services/scheduler/backfill.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace trainyard {
 
@@ -70,6 +71,24 @@ std::optional<Reservation> Backfill::Reserve(const SchedulerJob& job,
     return reservation;
   }
   return std::nullopt;
+}
+
+std::optional<Timestamp> Backfill::NextChange(Timestamp now, Duration horizon) const {
+  const auto ahead = std::chrono::duration_cast<std::chrono::microseconds>(horizon);
+  std::optional<Timestamp> next;
+  for (const auto& [region, releases] : releases_) {
+    if (releases.empty()) continue;
+    if (std::get<0>(*releases.begin()) <= now) return now;
+    // The earliest end falls due: from then a hold on it starts at the clock.
+    if (!next || std::get<0>(*releases.begin()) < *next) next = std::get<0>(*releases.begin());
+    auto beyond = releases.upper_bound(Release{now + ahead, std::numeric_limits<int64_t>::max(),
+                                               std::numeric_limits<int>::max(),
+                                               std::numeric_limits<int64_t>::max()});
+    if (beyond == releases.end()) continue;
+    const Timestamp at = std::get<0>(*beyond) - ahead;
+    if (!next || at < *next) next = at;
+  }
+  return next;
 }
 
 }  // namespace trainyard

@@ -41,6 +41,11 @@ class Backfill {
                                      const FlavorAssigner& assigner,
                                      const std::vector<ConsumptionModel>& flavors,
                                      Duration horizon) const;
+  // When Reserve could answer otherwise with no job starting or ending: the earliest running
+  // job's expected end (from then a hold on it starts at the clock, which moves its start and what
+  // its verdict says with every cycle; `now` itself while one is past it), or an expected end
+  // coming within `horizon` (a hold may then be booked on it), whichever is first.
+  std::optional<Timestamp> NextChange(Timestamp now, Duration horizon) const;
 
  private:
   // Per region: each running job's (expected end, id, pool, units), in the order backfill walks

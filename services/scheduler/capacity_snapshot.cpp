@@ -117,8 +117,10 @@ void CapacitySnapshot::Clear() {
   for (auto& blocks : block_used_) std::fill(blocks.begin(), blocks.end(), 0);
 }
 
-void CapacitySnapshot::SetUnitsDown(int pool, int64_t units) {
-  if (pool >= 0 && pool < static_cast<int>(down_.size())) down_[pool] = units;
+bool CapacitySnapshot::SetUnitsDown(int pool, int64_t units) {
+  if (pool < 0 || pool >= static_cast<int>(down_.size()) || down_[pool] == units) return false;
+  down_[pool] = units;
+  return true;
 }
 
 void CapacitySnapshot::AddPlacement(const Placement& placement, int sign) {

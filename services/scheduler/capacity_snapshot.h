@@ -58,7 +58,8 @@ class CapacitySnapshot {
                                                  : p.UnitsAvailableAt(now, fleet_.epoch);
     return std::max<int64_t>(0, offered - used_[pool] - down_[pool]);
   }
-  void SetUnitsDown(int pool, int64_t units);
+  // True when it changed what the pool had down.
+  bool SetUnitsDown(int pool, int64_t units);
   // Blocks (a pool's blockSize): how many blocks `units` more units of `pool` would span beside
   // what `taken` already takes there (0: the pool has no blocks), and which: the one block with
   // the fewest free units that holds them all, else the fewest blocks, the freest first (as

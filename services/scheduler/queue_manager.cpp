@@ -1,6 +1,7 @@
 #include "services/scheduler/queue_manager.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace trainyard {
 namespace {
@@ -202,6 +203,36 @@ std::optional<int64_t> QueueManager::NeverFitsDue(Timestamp now) const {
     return std::nullopt;
   }
   return never_fits_deadlines_.begin()->second;
+}
+
+std::optional<Timestamp> QueueManager::NextDeadline() const {
+  std::optional<Timestamp> next;
+  if (!dws_deadlines_.empty()) next = dws_deadlines_.begin()->first;
+  if (!never_fits_deadlines_.empty() && (!next || never_fits_deadlines_.begin()->first < *next)) {
+    next = never_fits_deadlines_.begin()->first;
+  }
+  return next;
+}
+
+std::optional<Timestamp> QueueManager::FirstQueuedAfter(Timestamp since, int below_priority) const {
+  constexpr int64_t kLeast = std::numeric_limits<int64_t>::min();
+  std::optional<Timestamp> first;
+  const int64_t after = ToUnixMicros(since);
+  for (const Queue& queue : queues_) {
+    // Keys hold -priority: the lower priorities come last, from -(below_priority - 1) on.
+    for (auto band = queue.order.lower_bound({1 - below_priority, kLeast, kLeast});
+         band != queue.order.end();) {
+      const int rank = std::get<0>(band->first);
+      auto it = queue.order.upper_bound({rank, after, std::numeric_limits<int64_t>::max()});
+      if (it != queue.order.end() && std::get<0>(it->first) == rank) {
+        const Timestamp at = FromUnixMicros(std::get<1>(it->first));
+        if (!first || at < *first) first = at;
+      }
+      if (rank == std::numeric_limits<int>::max()) break;
+      band = queue.order.lower_bound({rank + 1, kLeast, kLeast});
+    }
+  }
+  return first;
 }
 
 void QueueManager::SetRunning(const RunningJob& job, int sign) {

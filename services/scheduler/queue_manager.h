@@ -120,6 +120,12 @@ class QueueManager {
   // The pending FLEX_START requests in queue order: when each is granted DWS capacity.
   const DwsQueue& dws() const { return dws_; }
   std::optional<int64_t> NeverFitsDue(Timestamp now) const;
+  // When the earliest FLEX_START max wait or never-fits wait runs out (none: no job has one).
+  std::optional<Timestamp> NextDeadline() const;
+  // The earliest queue time after `since` of an active job (not parked) of a priority below
+  // `below_priority`: when such a job next passes a wait that counts from its queue time. Each
+  // queue's order is by priority, then queue time: one search per priority a queue has.
+  std::optional<Timestamp> FirstQueuedAfter(Timestamp since, int below_priority) const;
   // An admitted job of the queue (project, region) starts (+1) or stops (-1) counting.
   void SetRunning(const RunningJob& job, int sign);
   // Moves the active entries into fresh memory in walk order once most of their slots went to

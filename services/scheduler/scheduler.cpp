@@ -203,6 +203,11 @@ void Scheduler::Fail(const PendingEntry& entry, std::string message, CycleResult
 
 CycleResult Scheduler::RunCycle(Timestamp now, bool report_positions) {
   CycleResult result;
+  if (quiet_ && now >= quiet_->from && now < quiet_->until) {
+    ++quiet_cycles_;
+    return result;
+  }
+  quiet_.reset();
   Cycle cycle;
   // The evaluated list of the last cycle lends this one its capacity: growing it anew each cycle
   // costs large allocations, which a heap fragmented by a deep queue makes slow.
@@ -269,6 +274,7 @@ CycleResult Scheduler::RunCycle(Timestamp now, bool report_positions) {
       heap.push({capacity_.FairKeyOf(it->second->job), it->first, static_cast<int>(q), it, 0});
     }
   }
+  bool parked = false;  // a job moved out of the active order: the next cycle walks another one
   while (!heap.empty() && cycle.budget > 0) {
     Cursor c = heap.top();
     heap.pop();
@@ -289,7 +295,10 @@ CycleResult Scheduler::RunCycle(Timestamp now, bool report_positions) {
     // A job parked now does not count against the lookback: the jobs behind it are looked at as
     // if it were not there, in this cycle already.
     int visited = c.visited + 1;
-    if (!admitted && Park(entry, cycle)) visited = c.visited;
+    if (!admitted && Park(entry, cycle)) {
+      visited = c.visited;
+      parked = true;
+    }
     if (next != queues_[c.queue].order.end() && visited < config_.lookback) {
       heap.push({capacity_.FairKeyOf(next->second->job), next->first, c.queue, next, visited});
     }
@@ -297,6 +306,9 @@ CycleResult Scheduler::RunCycle(Timestamp now, bool report_positions) {
   ReportPositions(cycle, result);
   evaluated_scratch_ = std::move(cycle.evaluated);
   queues_.CompactIfSparse();
+  if (config_.skip_quiet_cycles && result.empty() && !parked && preempting_.empty()) {
+    quiet_ = Quiet{now, NextTimeDrivenDecision(now).value_or(Timestamp::max())};
+  }
   return result;
 }
 

@@ -44,6 +44,11 @@ struct SchedulerConfig {
   // priority of its own project. It counts from RUNNING, not from admission: with A3 Mega's 6
   // minutes of boot and pull, counting from admission left 4 minutes of real protection.
   Duration preemption_exemption = std::chrono::minutes(10);
+  // A cycle whose inputs (jobs, running jobs, units down, resources' capacity) did not change
+  // since one that decided nothing, before that one's NextTimeDrivenDecision, would decide nothing
+  // again: return at once. Off by default (a server's cycles and the benchmarks walk every
+  // time); a replay turns it on.
+  bool skip_quiet_cycles = false;
 };
 
 // Why `victim` stops: reclaim if it is among `reclaimed`, fair sharing if among `fair_shared`,
@@ -175,6 +180,17 @@ class Scheduler {
   CycleResult RunCycle(Timestamp now, bool report_positions = true);
   // When the earliest termination grace under way ends: a cycle then admits its preemptor.
   std::optional<Timestamp> NextPreemptionDue() const;
+  // The earliest time after `now` at which a cycle could decide anything a cycle at `now` did not
+  // (admit, hold, fail, preempt, or tell a job another reason) with nothing else changing: no job
+  // arriving, starting or ending, no node or quota moving. Built from the parts: a termination
+  // grace ending, a DWS or never-fits wait running out, a job passing reserve_min_wait (it may
+  // then hold capacity), a running job's expected end coming within the backfill horizon or its
+  // preemption exemption ending (cohorts), a pool's availability stepping. A time not after `now`
+  // means any cycle might (a DWS wait's verdict counts its minutes); none, that none will.
+  // A replay wakes for this instead of every minute (cmd/simulate/simulation.cpp).
+  std::optional<Timestamp> NextTimeDrivenDecision(Timestamp now) const;
+  // Cycles that returned at once (SchedulerConfig::skip_quiet_cycles).
+  int64_t quiet_cycles() const { return quiet_cycles_; }
   // The earliest time after `now` that a waiting DWS flex-start request is granted capacity: a
   // decision that time alone brings, so a loop that sleeps between events wakes for it.
   std::optional<Timestamp> NextDwsGrant(Timestamp now) const;
@@ -291,6 +307,14 @@ class Scheduler {
       running_{0, std::hash<int64_t>{}, std::equal_to<int64_t>{},
                PoolAllocator<RunningEntry, RunningPool>(running_slots_.get())};
   std::optional<Timestamp> first_cycle_;  // the never-fits wait counts from here at least
+  // Set by a cycle that decided nothing (skip_quiet_cycles): from when until when a cycle with
+  // the same inputs decides nothing again. Every change of the inputs resets it.
+  struct Quiet {
+    Timestamp from{};
+    Timestamp until{};
+  };
+  std::optional<Quiet> quiet_;
+  int64_t quiet_cycles_ = 0;
   int64_t cycles_ = 0;
   std::vector<PendingEntry*> evaluated_scratch_;  // Cycle::evaluated's storage between cycles
   // Shape id × 2 (+1 when the job may reserve capacity) → the verdict of the first job of it this

@@ -20,6 +20,7 @@ void Scheduler::UpsertPending(SchedulerJob job) {
     if (waiting->job.version >= job.version) return;
     Remove(job.id);
   }
+  quiet_.reset();
   Remove(job.id);  // a requeued job leaves the running set
   for (GangPool& gp : job.pools) gp.type_id = index_.TypeIdOf(gp);
   for (QuotaDemand& d : job.quota) {
@@ -31,6 +32,7 @@ void Scheduler::UpsertPending(SchedulerJob job) {
 
 void Scheduler::UpsertRunning(RunningJob job) {
   Remove(job.id);
+  quiet_.reset();
   int64_t id = job.id;
   RunningJob& stored = running_.emplace(id, std::move(job)).first->second;
   Rehome(stored.placement.pools, running_arena_.get());
@@ -38,14 +40,16 @@ void Scheduler::UpsertRunning(RunningJob job) {
 }
 
 void Scheduler::Remove(int64_t id) {
-  queues_.Remove(id);
+  if (queues_.Remove(id)) quiet_.reset();
   if (auto it = running_.find(id); it != running_.end()) {
+    quiet_.reset();
     AddUsage(it->second, -1);
     running_.erase(it);
   }
 }
 
 void Scheduler::Clear() {
+  quiet_.reset();
   queues_.Clear();
   running_.clear();
   preempting_.clear();

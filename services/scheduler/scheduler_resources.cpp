@@ -15,7 +15,9 @@ namespace trainyard {
 
 using namespace scheduler_detail;
 
-void Scheduler::SetUnitsDown(int pool, int64_t units) { capacity_.SetUnitsDown(pool, units); }
+void Scheduler::SetUnitsDown(int pool, int64_t units) {
+  if (capacity_.SetUnitsDown(pool, units)) quiet_.reset();
+}
 
 void Scheduler::SetResourceCapacity(const std::string& key, int64_t uid, const Placement& held,
                                     bool ready) {
@@ -29,16 +31,21 @@ void Scheduler::SetResourceCapacity(const std::string& key, int64_t uid, const P
     pool.machine_type = pp.machine_type;
   }
   resources_[key] = std::move(capacity);
+  quiet_.reset();
 }
 
-void Scheduler::RemoveResourceCapacity(const std::string& key) { resources_.erase(key); }
+void Scheduler::RemoveResourceCapacity(const std::string& key) {
+  if (resources_.erase(key) > 0) quiet_.reset();
+}
 
 void Scheduler::SetResourceUnitsDown(const std::string& key, const std::map<int, int64_t>& down) {
   auto it = resources_.find(key);
   if (it == resources_.end()) return;
   for (auto& [pool, held] : it->second.pools) {
     auto d = down.find(pool);
-    held.down = d == down.end() ? 0 : d->second;
+    const int64_t now_down = d == down.end() ? 0 : d->second;
+    if (held.down != now_down) quiet_.reset();
+    held.down = now_down;
   }
 }
 

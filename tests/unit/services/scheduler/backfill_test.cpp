@@ -68,5 +68,22 @@ TEST(BackfillTest, HoldsTheEarliestTimeTheGangFits) {
   EXPECT_FALSE(parts.Reserve(4));
 }
 
+// NextChange: when a hold could be booked otherwise with nothing starting or ending: the
+// earliest expected end falling due (a hold on it then starts at the clock, and moves with every
+// cycle: the clock itself while one is overdue), or an end coming within the horizon.
+TEST(BackfillTest, NextChangeIsAnEndFallingDueOrComingWithinTheHorizon) {
+  const Fleet fleet = EightNodes();
+  Parts parts(fleet);
+  EXPECT_FALSE(parts.backfill.NextChange(kT0, 24h).has_value());
+  parts.Running(2, 2, kT0 + 30h);
+  parts.Running(3, 2, kT0 + 50h);
+  EXPECT_EQ(parts.backfill.NextChange(kT0, 24h), kT0 + 6h);
+  EXPECT_EQ(parts.backfill.NextChange(kT0 + 6h, 24h), kT0 + 26h);
+  EXPECT_EQ(parts.backfill.NextChange(kT0 + 1h, 72h), kT0 + 30h);
+  parts.Running(1, 4, kT0 + 2h);
+  EXPECT_EQ(parts.backfill.NextChange(kT0, 24h), kT0 + 2h);
+  EXPECT_EQ(parts.backfill.NextChange(kT0 + 2h, 24h), kT0 + 2h);
+}
+
 }  // namespace
 }  // namespace trainyard

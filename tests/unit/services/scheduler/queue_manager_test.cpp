@@ -113,3 +113,29 @@ TEST(QueueManagerTest, CompactionKeepsTheOrder) {
 
 }  // namespace
 }  // namespace trainyard
+
+namespace trainyard {
+namespace {
+
+// FirstQueuedAfter: when the next active job below a priority passes a wait counted from its
+// queue time (a replay wakes then: the job may hold capacity).
+TEST(QueueManagerTest, FirstQueuedAfterLooksAtEachPriorityBelowTheBound) {
+  QueueManager queues;
+  queues.Add(Job(1, 100, kT0));
+  queues.Add(Job(2, 100, kT0 + 5min));
+  queues.Add(Job(3, 500, kT0 + 2min));
+  queues.Add(Job(4, 2000, kT0 + 1min));  // at or above the bound: holds without waiting
+  queues.Add(Job(5, 100, kT0 + 3min, "other"));
+  EXPECT_EQ(queues.FirstQueuedAfter(kT0 - 1min, 1000), kT0);
+  EXPECT_EQ(queues.FirstQueuedAfter(kT0, 1000), kT0 + 2min);
+  EXPECT_EQ(queues.FirstQueuedAfter(kT0 + 2min, 1000), kT0 + 3min);
+  EXPECT_EQ(queues.FirstQueuedAfter(kT0 + 3min, 1000), kT0 + 5min);
+  EXPECT_FALSE(queues.FirstQueuedAfter(kT0 + 5min, 1000).has_value());
+  EXPECT_FALSE(queues.FirstQueuedAfter(kT0 - 1min, 100).has_value());
+  // A parked job waits for a change elsewhere, not for the clock.
+  queues.Park(*queues.Find(3), Parked::kUntilFleetChanges, std::nullopt);
+  EXPECT_EQ(queues.FirstQueuedAfter(kT0, 1000), kT0 + 3min);
+}
+
+}  // namespace
+}  // namespace trainyard

@@ -1292,3 +1292,55 @@ TEST(SchedulerTest, PriorityLabelIsValidated) {
 
 }  // namespace
 }  // namespace trainyard
+
+namespace trainyard {
+namespace {
+
+// skip_quiet_cycles: a cycle with nothing new since one that decided nothing returns at once,
+// until NextTimeDrivenDecision (here: the waiting job reaches reserve_min_wait and holds) or a
+// change of its inputs; every cycle's result is the one a scheduler that walks every time gives.
+TEST(SchedulerTest, QuietCyclesReturnAtOnceUntilTheClockOrAChangeMayDecide) {
+  Fleet fleet = EightNodeFleet();
+  SchedulerConfig quiet_config;
+  quiet_config.skip_quiet_cycles = true;
+  Scheduler quiet(fleet, quiet_config);
+  Scheduler every(fleet);
+  auto both = [&](auto&& f) {
+    f(quiet);
+    f(every);
+  };
+  auto cycle = [&](Timestamp at) {
+    CycleResult a = quiet.RunCycle(at);
+    CycleResult b = every.RunCycle(at);
+    EXPECT_EQ(a.admissions.size(), b.admissions.size());
+    EXPECT_EQ(a.verdicts.size(), b.verdicts.size());
+    for (size_t i = 0; i < a.verdicts.size() && i < b.verdicts.size(); ++i) {
+      EXPECT_EQ(a.verdicts[i].verdict.message, b.verdicts[i].verdict.message);
+    }
+    return a;
+  };
+  both([](Scheduler& s) { s.UpsertPending(Job(1, {.replicas = 6, .expected_runtime = "3600s"})); });
+  ASSERT_NE(Admitted(cycle(kT0), 1), nullptr);
+  both([](Scheduler& s) { s.UpsertPending(Job(2, {.replicas = 4, .created = kT0 + 1s})); });
+  EXPECT_EQ(VerdictOf(cycle(kT0 + 1min), 2)->code, ReasonCode::kNoCapacity);
+  EXPECT_TRUE(cycle(kT0 + 2min).empty());  // decided nothing: quiet from here
+  EXPECT_EQ(quiet.quiet_cycles(), 0);
+  EXPECT_EQ(quiet.NextTimeDrivenDecision(kT0 + 2min), kT0 + 1s + 30min);
+  EXPECT_TRUE(cycle(kT0 + 10min).empty());
+  EXPECT_TRUE(cycle(kT0 + 30min).empty());
+  EXPECT_EQ(quiet.quiet_cycles(), 2);
+  // Job 2 has waited reserve_min_wait: it holds the nodes job 1 frees at +1h.
+  const CycleResult held = cycle(kT0 + 31min);
+  EXPECT_EQ(quiet.quiet_cycles(), 2);
+  ASSERT_NE(VerdictOf(held, 2), nullptr);
+  EXPECT_NE(VerdictOf(held, 2)->message.find("capacity reserved"), std::string::npos)
+      << VerdictOf(held, 2)->message;
+  EXPECT_TRUE(cycle(kT0 + 32min).empty());
+  // A new job is looked at in the next cycle, quiet or not.
+  both([](Scheduler& s) { s.UpsertPending(Job(3, {.replicas = 1, .created = kT0 + 33min})); });
+  ASSERT_NE(Admitted(cycle(kT0 + 34min), 3), nullptr);
+  EXPECT_EQ(quiet.quiet_cycles(), 2);
+}
+
+}  // namespace
+}  // namespace trainyard
