@@ -32,7 +32,6 @@ Fleet MakeFleet(int nodes) {
       p.model = model;
       p.reservation = reservation;
       p.units = per_pool;
-      if (model == ConsumptionModel::kFlexStart) p.flex_start = {{0s, per_pool}};
       p.id = std::string(zone) + machine + std::string(ConsumptionModelName(model));
       f.pools.push_back(p);
     };

@@ -208,8 +208,8 @@ async function main() {
     // What-if: two of the shipped scenarios compared on the server, the table and plots shown.
     await page.getByRole('link', { name: 'What-if' }).click();
     await page.getByRole('heading', { name: 'What-if' }).waitFor();
-    await page.getByRole('checkbox', { name: 'on-demand' }).check();
-    await page.getByRole('checkbox', { name: 'spot-fallback' }).check();
+    await page.getByRole('checkbox', { name: 'on-demand', exact: true }).check();
+    await page.getByRole('checkbox', { name: 'spot-fallback', exact: true }).check();
     await page.getByRole('button', { name: 'Run' }).click();
     const comparison = page.getByRole('table', { name: 'Comparison' });
     await comparison.waitFor({ timeout: 120000 });
@@ -219,7 +219,7 @@ async function main() {
     check('with its plots', await page.getByRole('img', { name: 'wait cdf' }).isVisible());
 
     // And one of the user's own beside a shipped one: a scenario file and its trace, uploaded.
-    await page.getByRole('checkbox', { name: 'spot-fallback' }).uncheck();
+    await page.getByRole('checkbox', { name: 'spot-fallback', exact: true }).uncheck();
     await page.getByLabel('Scenario (JSON)').setInputFiles({
       name: 'mine.json', mimeType: 'application/json',
       buffer: Buffer.from(JSON.stringify({
