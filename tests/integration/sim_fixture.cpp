@@ -116,7 +116,10 @@ std::vector<std::string> SimFixture::StoredLines(JobLogRepository& logs, const C
   return out;
 }
 
+void SimFixture::WaitForFeed() { ASSERT_EQ(AwaitChangeFeed(conninfo_), ""); }
+
 void SimFixture::Step() {
+  ASSERT_NO_FATAL_FAILURE(WaitForFeed());
   auto pass = scheduler_->RunOnce();
   ASSERT_TRUE(pass.ok()) << pass.status().message();
   ASSERT_TRUE(executor_->RunOnce().ok());

@@ -33,6 +33,8 @@ class SimFixture : public ::testing::Test {
   // One scheduling cycle (with the fleet's failures) and one executor pass at the current
   // virtual time.
   void Step();
+  // Before a scheduler pass whose decisions a test asserts: every committed write is in its feed.
+  void WaitForFeed();
   int64_t NodesInState(int state);
   // What `logs` holds of the job's replica `task`, in order.
   std::vector<std::string> StoredLines(JobLogRepository& logs, const CustomJob& job,

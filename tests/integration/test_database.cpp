@@ -5,11 +5,13 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <mutex>
+#include <thread>
 
 #include "storage/migrator.h"
 #include "storage/pg.h"
@@ -110,5 +112,22 @@ std::string FreshDatabase() { return TestCluster::Get().Fresh(); }
 std::string AdminConninfo() { return TestCluster::Get().Admin(); }
 
 const EmbeddedPostgres& SharedCluster() { return TestCluster::Get().cluster(); }
+
+std::string AwaitChangeFeed(const std::string& conninfo) {
+  auto conn = pg::Connection::Connect(conninfo);
+  if (!conn.ok()) return "change feed: " + conn.status().message();
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  for (;;) {
+    auto r = (*conn)->Exec(
+        "SELECT NOT EXISTS (SELECT 1 FROM custom_jobs "
+        "WHERE change_xid >= pg_snapshot_xmin(pg_current_snapshot()))");
+    if (!r.ok()) return "change feed: " + r.status().message();
+    if (r->GetBool(0, 0)) return {};
+    if (std::chrono::steady_clock::now() > deadline) {
+      return "change feed: a committed write still hidden after 60 s";
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));  // polling, with a deadline
+  }
+}
 
 }  // namespace trainyard::testing

@@ -28,4 +28,11 @@ std::string AdminConninfo();
 // The shared cluster itself.
 const EmbeddedPostgres& SharedCluster();
 
+// Returns once every job write committed in `conninfo`'s database is visible to the scheduler's
+// change feed, or what kept it from being so within 60 s. The feed shows a change only once no
+// older transaction is open anywhere in the cluster (storage/pg_scheduler_store.cpp), so an
+// autovacuum in another database can hide a create from one pass: a server sees it on the next,
+// but a test that asserts what one pass decides waits for it first.
+std::string AwaitChangeFeed(const std::string& conninfo);
+
 }  // namespace trainyard::testing

@@ -35,6 +35,7 @@ class JobServiceTest : public testing::SimFixture {
 
   // One scheduling cycle: QUEUED jobs that fit become PENDING on their nodes.
   void Schedule() {
+    ASSERT_NO_FATAL_FAILURE(WaitForFeed());
     auto pass = scheduler_->RunOnce();
     ASSERT_TRUE(pass.ok()) << pass.status().message();
     EXPECT_TRUE(pass->leading);

@@ -34,7 +34,6 @@
 #include <set>
 #include <sstream>
 #include <string>
-#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -1167,26 +1166,8 @@ class PgPlane final : public Plane {
   }
 
  protected:
-  // PostgreSQL's feed shows a change once no transaction older than it is open anywhere in the
-  // cluster (storage/pg_scheduler_store.cpp), so an autovacuum ANALYZE in another database can
-  // hide a committed create from one pass: the server sees it on the next, but the comparison is
-  // of the decisions both stores take on the same writes, so the pass waits for the feed first.
-  std::string AwaitChangeFeed() override {
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-    for (;;) {
-      auto conn = pool_->Acquire();
-      if (!conn.ok()) return "change feed: " + conn.status().message();
-      auto r = (*conn)->Exec(
-          "SELECT NOT EXISTS (SELECT 1 FROM custom_jobs "
-          "WHERE change_xid >= pg_snapshot_xmin(pg_current_snapshot()))");
-      if (!r.ok()) return "change feed: " + r.status().message();
-      if (r->GetBool(0, 0)) return {};
-      if (std::chrono::steady_clock::now() > deadline) {
-        return "change feed: a committed write still hidden after 60 s";
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));  // polling, with a deadline
-    }
-  }
+  // The comparison is of the decisions both stores take on the same writes (AwaitChangeFeed).
+  std::string AwaitChangeFeed() override { return testing::AwaitChangeFeed(conninfo_); }
   StatusOr<std::vector<JobRecord>> ReadJobs(const std::vector<int64_t>& ids) override {
     return adapters_->jobs().ByIds(ids);
   }

@@ -303,6 +303,7 @@ TEST_F(SchedulerLoopTest, ANewLeaderReadsOnlyTheJobsThatHaveNotEndedAndFollowsTh
   ASSERT_TRUE(scheduler_store_->Resign().ok());
   storage::PgSchedulerStore other_store(conninfo_);
   SchedulerLoop other(other_store, fleet_, clock_);
+  ASSERT_NO_FATAL_FAILURE(WaitForFeed());
   auto first = other.RunOnce();
   ASSERT_TRUE(first.ok()) << first.status().message();
   ASSERT_TRUE(first->leading);
@@ -311,6 +312,7 @@ TEST_F(SchedulerLoopTest, ANewLeaderReadsOnlyTheJobsThatHaveNotEndedAndFollowsTh
   EXPECT_EQ(Get(waiting).state, JobState::kQueued);
 
   CustomJob later = Create(0, SchedulingStrategy::kSpot, "", "60s");
+  ASSERT_NO_FATAL_FAILURE(WaitForFeed());
   auto next = other.RunOnce();
   ASSERT_TRUE(next.ok());
   EXPECT_EQ(next->reloaded, 0);

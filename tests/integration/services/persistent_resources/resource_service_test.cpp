@@ -366,6 +366,7 @@ TEST_F(ResourceServiceTest, AnotherLeaderFinishesTheOperationAfterAKill) {
   operation_service_ = &(*next)->operations();
   service_ = &(*next)->jobs();
   clock_.Advance(seconds(60));
+  ASSERT_NO_FATAL_FAILURE(WaitForFeed());
   auto pass = (*next)->scheduler().RunOnce();
   ASSERT_TRUE(pass.ok()) << pass.status().message();
   EXPECT_TRUE(pass->leading);
@@ -616,6 +617,7 @@ TEST_F(ResourceServiceTest, AGrowingResourcesBootingNodeWaitsForItsBootBeforeAJo
   auto job_state = [&] { return Get(*job, "other").state; };
   int passes = 0;
   for (; passes < 15 && job_state() == JobState::kQueued; ++passes) {
+    ASSERT_NO_FATAL_FAILURE(WaitForFeed());
     auto pass = scheduler_->RunOnce();
     ASSERT_TRUE(pass.ok()) << pass.status().message();
     EXPECT_EQ(pass->committed.skipped, 0) << "pass " << passes;
@@ -682,6 +684,7 @@ TEST_F(ResourceServiceTest, AFailedIdleNodeIsNotOfferedToItsJobs) {
   auto gang = CreateOn("pr1", 2);
   ASSERT_TRUE(gang.ok());
   for (int i = 0; i < 3; ++i) {
+    ASSERT_NO_FATAL_FAILURE(WaitForFeed());
     auto pass = scheduler_->RunOnce();
     ASSERT_TRUE(pass.ok()) << pass.status().message();
     EXPECT_EQ(pass->committed.skipped, 0);
