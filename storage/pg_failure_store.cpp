@@ -14,17 +14,19 @@ namespace {
 #define TY_NODE_COLUMNS                                                        \
   "pool_id, ordinal, state, job_id, " TY_MICROS("state_since") ", " TY_MICROS( \
       "preempt_at") ", " TY_MICROS("ready_at")
-#define TY_LIVE "state IN (:node_provisioning, :node_ready, :node_busy)"
 
-const StateSql kLiveNodes("SELECT " TY_NODE_COLUMNS
-                          " FROM nodes WHERE pool_id = ANY($1::text[]) AND " TY_LIVE
-                          " AND preempt_at IS NULL ORDER BY pool_id, ordinal");
+// $2 in these three: the live node states (LiveNodeStatesParam), $8 in kNotice.
+constexpr const char* kLiveNodes =
+    "SELECT " TY_NODE_COLUMNS
+    " FROM nodes WHERE pool_id = ANY($1::text[]) AND state = ANY($2::smallint[]) "
+    "AND preempt_at IS NULL ORDER BY pool_id, ordinal";
 
 constexpr const char* kNode =
     "SELECT " TY_NODE_COLUMNS " FROM nodes WHERE pool_id = $1 AND ordinal = $2::int";
 
-const StateSql kNoticesDue("SELECT " TY_NODE_COLUMNS " FROM nodes WHERE preempt_at <= " TY_TS(
-    "$1") " AND " TY_LIVE " ORDER BY preempt_at, pool_id, ordinal");
+constexpr const char* kNoticesDue =
+    "SELECT " TY_NODE_COLUMNS " FROM nodes WHERE preempt_at <= " TY_TS(
+        "$1") " AND state = ANY($2::smallint[]) ORDER BY preempt_at, pool_id, ordinal";
 
 const StateSql kRepairsDue("SELECT " TY_NODE_COLUMNS
                            " FROM nodes WHERE state = :node_repairing AND ready_at <= " TY_TS(
@@ -55,15 +57,15 @@ constexpr const char* kLockJobOfNode =
     "AND ordinal = $2::int) FOR UPDATE";
 
 // The node is marked; its job keeps running through the notice and says so (a note, not a
-// transition: the job's state and version stay). $6: the states that hold capacity.
-const StateSql kNotice("WITH n AS (UPDATE nodes SET preempt_at = " TY_TS(
-    "$3") " WHERE pool_id = $1 "
-          "AND ordinal = $2::int AND " TY_LIVE
-          " AND preempt_at IS NULL RETURNING job_id), "
+// transition: the job's state and version stay). $6: the admitted job states; $8: live nodes.
+constexpr const char* kNotice =
+    "WITH n AS (UPDATE nodes SET preempt_at = " TY_TS("$3") " WHERE pool_id = $1 "
+          "AND ordinal = $2::int AND state = ANY($8::smallint[]) "
+          "AND preempt_at IS NULL RETURNING job_id), "
           "j AS (UPDATE custom_jobs SET sched_code = $7, sched_message = $4 "
           "WHERE id = (SELECT job_id FROM n) AND state = ANY($6::smallint[]) RETURNING id, state) "
           "INSERT INTO job_events (job_id, time, from_state, to_state, reason) "
-          "SELECT id, " TY_TS("$5") ", state, state, $4 FROM j");
+          "SELECT id, " TY_TS("$5") ", state, state, $4 FROM j";
 
 // The node moves as NodeStateMachine's event says from the state it is found in ($5, $6:
 // EventMovesParams), the same for every statement below: none chooses a state of its own.
@@ -150,7 +152,8 @@ StatusOr<std::vector<NodeStatus>> PgFailureStore::LiveNodes(
     const std::vector<std::string>& pool_ids) {
   if (pool_ids.empty()) return std::vector<NodeStatus>{};
   TY_ASSIGN_OR_RETURN(pg::Connection * conn, leader_.LeaderConnection());
-  TY_ASSIGN_OR_RETURN(pg::Result r, conn->Exec(kLiveNodes.With({TextArray(pool_ids)})));
+  TY_ASSIGN_OR_RETURN(pg::Result r,
+                      conn->Exec(kLiveNodes, {TextArray(pool_ids), LiveNodeStatesParam()}));
   return DecodeNodes(r);
 }
 
@@ -166,7 +169,8 @@ StatusOr<NodeStatus> PgFailureStore::Node(const NodeRef& node) {
 
 StatusOr<std::vector<NodeStatus>> PgFailureStore::NoticesDue(Timestamp now) {
   TY_ASSIGN_OR_RETURN(pg::Connection * conn, leader_.LeaderConnection());
-  TY_ASSIGN_OR_RETURN(pg::Result r, conn->Exec(kNoticesDue.With({MicrosParam(now)})));
+  TY_ASSIGN_OR_RETURN(pg::Result r,
+                      conn->Exec(kNoticesDue, {MicrosParam(now), LiveNodeStatesParam()}));
   return DecodeNodes(r);
 }
 
@@ -202,9 +206,9 @@ Status PgFailureStore::GiveNotices(const std::vector<SpotNotice>& notices, Times
   for (const SpotNotice& notice : notices) {
     TY_RETURN_IF_ERROR(tx.Exec(kLockJobOfNode, NodeParams(notice.node)).status());
     TY_RETURN_IF_ERROR(
-        tx.Exec(kNotice.With({notice.node.pool_id, std::to_string(notice.node.ordinal),
-                              MicrosParam(notice.preempt_at), notice.reason, MicrosParam(now),
-                              AdmittedStates(), notice.code}))
+        tx.Exec(kNotice, {notice.node.pool_id, std::to_string(notice.node.ordinal),
+                          MicrosParam(notice.preempt_at), notice.reason, MicrosParam(now),
+                          AdmittedStates(), notice.code, LiveNodeStatesParam()})
             .status());
   }
   if (hazard_tick) {

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "services/fleet/node_state.h"
+#include "services/fleet/node_state_machine.h"
 #include "services/jobs/job_state_names.h"
 #include "services/model/custom_job.h"
 #include "services/model/persistent_resource.h"
@@ -82,6 +83,14 @@ pg::Statement StateSql::With(pg::Params params) const {
 std::string TerminalJobStatesParam() {
   std::vector<int> states;
   for (JobState s : kTerminalJobStates) states.push_back(static_cast<int>(s));
+  return NumberArray(states);
+}
+
+std::string LiveNodeStatesParam() {
+  std::vector<int> states;
+  for (NodeState s : kAllNodeStates) {
+    if (NodeStateMachine::IsLive(s)) states.push_back(static_cast<int>(s));
+  }
   return NumberArray(states);
 }
 

@@ -29,5 +29,7 @@ class StateSql {
 // The states a job never leaves (kTerminalJobStates, the domain's one list) as a smallint[]
 // parameter: a query that tells ended jobs apart binds it rather than spelling them.
 std::string TerminalJobStatesParam();
+// The node states that hold capacity (NodeStateMachine::IsLive), the same way.
+std::string LiveNodeStatesParam();
 
 }  // namespace trainyard::storage
