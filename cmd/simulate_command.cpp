@@ -19,6 +19,7 @@ struct SimulateOptions {
   std::optional<uint64_t> seed;
   simulate::CompareLimits limits;
   int64_t max_days = 0;
+  bool every_minute = false;
 };
 
 // Exit 2 for a scenario refused (the server's what-if runs read it as a bad request), 1 for the
@@ -39,8 +40,10 @@ int RunSimulate(const SimulateOptions& options) {
   };
   simulate::CompareLimits limits = options.limits;
   limits.bounds.max_span = std::chrono::hours(24 * options.max_days);
-  if (Status s = simulate::CompareScenarios(options.scenarios, options.seed, options.out, progress,
-                                            limits);
+  if (Status s = simulate::CompareScenarios(
+          options.scenarios, options.seed, options.out, progress, limits,
+          options.every_minute ? simulate::ReplayWakes::kEveryMinute
+                               : simulate::ReplayWakes::kWhenDecisionsMayChange);
       !s.ok()) {
     return Fail(s);
   }
@@ -74,6 +77,10 @@ void AddSimulateCommand(CLI::App& app, CommandRun* run) {
   cmd->add_option("--max-days", options->max_days,
                   "refuse a trace that spans more days (0: no bound)")
       ->check(CLI::NonNegativeNumber);
+  // The same decisions either way (docs/performance.md); kept to show it and to compare.
+  cmd->add_flag("--every-minute", options->every_minute,
+                "pass every simulated minute, as a server's loop does, not only when a decision "
+                "may be due (slower, the same reports)");
   cmd->callback([run, options] { *run = [options] { return RunSimulate(*options); }; });
 }
 

@@ -12,7 +12,7 @@ namespace trainyard::simulate {
 
 Status CompareScenarios(const std::vector<std::string>& paths, std::optional<uint64_t> seed,
                         const std::string& out, const CompareProgress& progress,
-                        const CompareLimits& limits) {
+                        const CompareLimits& limits, ReplayWakes wakes) {
   // Every scenario is read and checked before any runs: a bad one never leaves half a comparison.
   std::vector<Scenario> scenarios;
   std::vector<Trace> traces;
@@ -43,7 +43,7 @@ Status CompareScenarios(const std::vector<std::string>& paths, std::optional<uin
                  traces[i].jobs.size(), ended, wall());
       }
     };
-    TY_ASSIGN_OR_RETURN(SimulationResult result, RunScenario(scenario, traces[i], day));
+    TY_ASSIGN_OR_RETURN(SimulationResult result, RunScenario(scenario, traces[i], day, wakes));
     const double seconds = wall();
     if (result.unsettled_events > 0) {
       std::fprintf(stderr,

@@ -9,6 +9,7 @@
 
 #include "cmd/simulate/scenario_bounds.h"
 #include "cmd/simulate/scenario_files.h"
+#include "cmd/simulate/simulation.h"
 #include "services/status.h"
 
 namespace trainyard::simulate {
@@ -28,6 +29,7 @@ struct CompareLimits {
 
 Status CompareScenarios(const std::vector<std::string>& paths, std::optional<uint64_t> seed,
                         const std::string& out, const CompareProgress& progress,
-                        const CompareLimits& limits = {});
+                        const CompareLimits& limits = {},
+                        ReplayWakes wakes = ReplayWakes::kWhenDecisionsMayChange);
 
 }  // namespace trainyard::simulate

@@ -108,16 +108,15 @@ class TraceCancels {
 Timestamp ReplayEpoch();
 
 // When a replay wakes between arrivals and due steps while jobs are live. kEveryMinute: every
-// minute pass, as a server's loop runs (the default). kWhenDecisionsMayChange: only at the minute
-// passes at which something time-driven may be decided (the scheduler's NextTimeDrivenDecision,
-// the failure simulator's next draw, a node's repair or reclaim, a resource settling), with quiet
-// scheduler cycles skipped. Not the default yet: on the KTH and HPC2N logs it still admits some
-// jobs later than a per-minute replay (docs/performance.md, "Waking only when the clock may
-// decide"), so some time-driven change is not yet reported.
+// minute pass, as a server's loop runs (`simulate --every-minute`). kWhenDecisionsMayChange (the
+// default): only at the minute passes at which something time-driven may be decided (the
+// scheduler's NextTimeDrivenDecision, the failure simulator's next draw, a node's repair or
+// reclaim, a resource settling), with quiet scheduler cycles skipped; the same decisions
+// (docs/performance.md, "Waking only when the clock may decide").
 enum class ReplayWakes { kWhenDecisionsMayChange, kEveryMinute };
 
 StatusOr<SimulationResult> RunScenario(const Scenario& scenario, const Trace& trace,
                                        const Progress& progress,
-                                       ReplayWakes wakes = ReplayWakes::kEveryMinute);
+                                       ReplayWakes wakes = ReplayWakes::kWhenDecisionsMayChange);
 
 }  // namespace trainyard::simulate

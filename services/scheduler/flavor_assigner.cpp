@@ -135,7 +135,14 @@ class FlavorAssigner::Fit {
   int64_t Usable(int pool, const Placement& taken, const CapacityHold** held) const {
     int64_t a = Unheld(pool, taken);
     for (const CapacityHold& h : options.holds) {
-      if (h.job_id == job.id || job_end <= h.start) continue;
+      if (h.job_id == job.id) continue;
+      if (job_end <= h.start) {
+        // Passed only while the job would end by then: once now + its runtime is later, it is not.
+        if (Timestamp* until = options.holds_passable_until) {
+          *until = std::min(*until, h.start - (job_end - now) + microseconds(1));
+        }
+        continue;
+      }
       const int64_t* s = h.SlackOf(pool);
       if (s == nullptr) continue;
       int64_t limited = *s - TakenIn(taken, pool);

@@ -46,8 +46,11 @@ struct FitOptions {
     freed = units;
     return *this;
   }
-  FitOptions& WithHolds(std::span<const CapacityHold> held) {
+  // `passable_until` (if any) learns the earliest time a hold this fit passed (the job ending
+  // before it starts) stops being passable: the clock alone then changes the fit.
+  FitOptions& WithHolds(std::span<const CapacityHold> held, Timestamp* passable_until = nullptr) {
     holds = held;
+    holds_passable_until = passable_until;
     return *this;
   }
   FitOptions& InZone(int zone) {
@@ -58,6 +61,7 @@ struct FitOptions {
   std::span<const ConsumptionModel> flavors;  // those quota allows, most preferred first
   std::span<const PoolUnits> freed;           // units planned victims or releases give back
   std::span<const CapacityHold> holds;        // capacity held for starving jobs: kept from it
+  Timestamp* holds_passable_until = nullptr;  // see WithHolds
   std::optional<int> only_zone;               // a plan's zone (FleetIndex's number): no other
 };
 

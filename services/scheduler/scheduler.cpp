@@ -164,7 +164,8 @@ void Scheduler::Evaluate(PendingEntry& entry, Cycle& cycle, CycleResult& result)
     RememberShapeVerdict(shape_key, entry.verdict);
     return;
   }
-  FitResult fit = assigner_.Assign(job, capacity_, FitOptions(models).WithHolds(cycle.holds));
+  FitResult fit = assigner_.Assign(
+      job, capacity_, FitOptions(models).WithHolds(cycle.holds, &cycle.holds_passable_until));
   if (fit.fits()) {
     Admit(entry, *fit.placement, {}, cycle, result);
     return;
@@ -306,6 +307,7 @@ CycleResult Scheduler::RunCycle(Timestamp now, bool report_positions) {
   ReportPositions(cycle, result);
   evaluated_scratch_ = std::move(cycle.evaluated);
   queues_.CompactIfSparse();
+  holds_passable_until_ = cycle.holds_passable_until;
   if (config_.skip_quiet_cycles && result.empty() && !parked && preempting_.empty()) {
     quiet_ = Quiet{now, NextTimeDrivenDecision(now).value_or(Timestamp::max())};
   }

@@ -314,6 +314,9 @@ class Scheduler {
     Timestamp until{};
   };
   std::optional<Quiet> quiet_;
+  // The last cycle's: when a hold one of its fits passed stops being passable, which changes
+  // that fit with no other change (NextTimeDrivenDecision).
+  Timestamp holds_passable_until_ = Timestamp::max();
   int64_t quiet_cycles_ = 0;
   int64_t cycles_ = 0;
   std::vector<PendingEntry*> evaluated_scratch_;  // Cycle::evaluated's storage between cycles

@@ -39,6 +39,8 @@ struct Scheduler::Cycle {
   bool report_positions = true;
   double budget = 0;
   std::vector<Hold> holds;
+  // When a hold some fit of this cycle passed stops being passable (FitOptions::WithHolds).
+  Timestamp holds_passable_until = Timestamp::max();
   std::unordered_set<int64_t> claimed;
   int victims_left = 0;
   int reservations_left = 0;

@@ -29,9 +29,9 @@ std::optional<Scheduler::PreemptionPlan> Scheduler::PlanPreemption(
   if (index_.cohort_of_project.count(job.project_id) > 0) {
     for (const auto& [id, r] : running_) cohort.push_back(&r);
   }
-  return preemptor_.Plan(job,
-                         PreemptionCandidates{lower, cohort, &cycle.claimed, cycle.victims_left},
-                         capacity_, assigner_, FitOptions(models).WithHolds(cycle.holds));
+  return preemptor_.Plan(
+      job, PreemptionCandidates{lower, cohort, &cycle.claimed, cycle.victims_left}, capacity_,
+      assigner_, FitOptions(models).WithHolds(cycle.holds, &cycle.holds_passable_until));
 }
 
 void Scheduler::ReserveCapacity(const SchedulerJob& job, Cycle& cycle,
@@ -111,7 +111,10 @@ bool Scheduler::ContinuePreemption(PendingEntry& entry, Preempting& p, Cycle& cy
   if (zone < 0) return false;
   std::optional<Placement> fit =
       assigner_.Place(entry.job, capacity_,
-                      FitOptions(p.models).WithFreed(extra).WithHolds(cycle.holds).InZone(zone));
+                      FitOptions(p.models)
+                          .WithFreed(extra)
+                          .WithHolds(cycle.holds, &cycle.holds_passable_until)
+                          .InZone(zone));
   if (!fit) return false;
   const int64_t id = entry.job.id;
   const Timestamp notice_at = p.notice_at;

@@ -27,6 +27,8 @@ std::optional<Timestamp> Scheduler::NextTimeDrivenDecision(Timestamp now) const 
       take(*queued + wait);
     }
     take(backfill_.NextChange(now, config_.backfill_horizon));
+    // Backfill: a job passes a hold only while it would end before the hold starts.
+    if (holds_passable_until_ != Timestamp::max()) take(holds_passable_until_);
   }
   if (!index_.cohort_of_project.empty()) {
     // Preemptor: a borrower becomes a victim for reclaim or fair sharing once it has run past its

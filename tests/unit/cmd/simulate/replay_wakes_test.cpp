@@ -1,7 +1,7 @@
 // A replay wakes between events only when something time-driven may be decided
 // (RunScenario's ReplayWakes): it runs far fewer passes than one that wakes every minute, and
 // every job's history is the same, including the decisions the clock alone brings (a waiting job
-// holding capacity once it has waited holdAfter).
+// holding capacity once it has waited holdAfter, a job no longer passing another's hold).
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -43,8 +43,8 @@ class ReplayWakesTest : public ::testing::Test {
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
 
-  StatusOr<SimulationResult> Run(ReplayWakes wakes) {
-    auto scenario = LoadScenario((dir_ / "s.json").string(), 1);
+  StatusOr<SimulationResult> Run(ReplayWakes wakes, const std::string& file = "s.json") {
+    auto scenario = LoadScenario((dir_ / file).string(), 1);
     if (!scenario.ok()) return scenario.status();
     auto trace = ReadTrace(scenario->workload);
     if (!trace.ok()) return trace.status();
@@ -94,6 +94,41 @@ TEST_F(ReplayWakesTest, SkipsIdleMinutesYetDecidesAsAPassEveryMinute) {
   const CustomJob& d = when_due->jobs[4].record->job;
   ASSERT_TRUE(d.start_time.has_value());
   EXPECT_LT(*d.start_time - ReplayEpoch(), 6100s);
+}
+
+// A job passes another's hold only while it would end before the hold starts; when the clock
+// takes that away, its own hold goes and a job behind it may start, with no event to wake for.
+TEST_F(ReplayWakesTest, WakesWhenAJobStopsPassingAHold) {
+  // Three nodes. A (one node, 10,000 s) and A2 (one node, 5,000 s) run. H (three nodes) holds all
+  // three from A's end. W (two nodes, 6,000 s) ends before then while now <= 4,000 s, so passes
+  // H's hold and holds A2's node and the free one from 5,000 s. X (one node, 3,000 s, from 2,500
+  // s) would end after 5,000 s: W's hold keeps it out, until W stops passing H's hold (just after
+  // 4,000 s) and with it holds nothing; X then ends before H's start and takes the free node.
+  std::ofstream(dir_ / "fleet3.json") << R"({"seed": 1, "bootTime": {"default": "0s"},
+    "imagePullGbps": 0, "zones": [{"zone": "us-central1-a", "pools": [
+    {"machineType": "a3-highgpu-8g", "model": "ON_DEMAND", "nodes": 3}]}]})";
+  std::ofstream(dir_ / "hold.swf") << "; Version: 2.2\n"
+                                      "1    0 0 10000  8 -1 -1  8 10000 -1 1 1 1 -1 1 -1 -1 -1\n"
+                                      "2    0 0  5000  8 -1 -1  8  5000 -1 1 2 1 -1 1 -1 -1 -1\n"
+                                      "3   10 0   100 24 -1 -1 24   100 -1 1 3 1 -1 1 -1 -1 -1\n"
+                                      "4   20 0  6000 16 -1 -1 16  6000 -1 1 4 1 -1 1 -1 -1 -1\n"
+                                      "5 2500 0  3000  8 -1 -1  8  3000 -1 1 5 1 -1 1 -1 -1 -1\n";
+  std::ofstream(dir_ / "hold.json") << R"({"name": "hold", "fleet": "fleet3.json",
+    "workload": {"path": "hold.swf", "format": "swf", "project": "queue"},
+    "shapes": ["a3-highgpu-8g"], "placement": [{"model": "ON_DEMAND"}]})";
+  auto every = Run(ReplayWakes::kEveryMinute, "hold.json");
+  ASSERT_TRUE(every.ok()) << every.status().message();
+  auto when_due = Run(ReplayWakes::kWhenDecisionsMayChange, "hold.json");
+  ASSERT_TRUE(when_due.ok()) << when_due.status().message();
+
+  EXPECT_EQ(Histories(*when_due), Histories(*every));
+  // X started at the first minute pass after 4,000 s (4,060 s on its cadence), well before any
+  // event (A2's end at 5,000 s, X reaching holdAfter at 4,300 s).
+  ASSERT_EQ(when_due->jobs.size(), 5u);
+  const CustomJob& x = when_due->jobs[4].record->job;
+  ASSERT_TRUE(x.start_time.has_value());
+  EXPECT_GT(*x.start_time - ReplayEpoch(), 4000s);
+  EXPECT_LT(*x.start_time - ReplayEpoch(), 4100s);
 }
 
 }  // namespace
