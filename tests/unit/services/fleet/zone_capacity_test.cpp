@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "services/fleet/fleet.h"
+#include "tests/unit/services/fleet/shared_zone_fleet.h"
 
 namespace trainyard {
 namespace {
@@ -56,24 +57,7 @@ TEST(ZoneCapacityTest, SpotShrinksAsOnDemandRises) {
 
 // A fleet links a zone's capacity to its on-demand and spot pools of the type, and caps both.
 TEST(ZoneCapacityTest, TheFleetSharesTheZonesCapacityBetweenItsPools) {
-  Fleet fleet;
-  for (ConsumptionModel model : {ConsumptionModel::kOnDemand, ConsumptionModel::kSpot}) {
-    CapacityPool pool;
-    pool.zone = "us-central1-a";
-    pool.region = "us-central1";
-    pool.machine_type = "a3-megagpu-8g";
-    pool.model = model;
-    pool.units = 8;
-    pool.id = "us-central1-a/a3-megagpu-8g/" + std::string(ConsumptionModelName(model));
-    fleet.pools.push_back(pool);
-  }
-  ZoneCapacity zone;
-  zone.zone = "us-central1-a";
-  zone.region = "us-central1";
-  zone.machine_type = "a3-megagpu-8g";
-  zone.units = 10;
-  zone.outside_on_demand = {.share_low = 1, .share_high = 1};  // no outside demand
-  fleet.zone_capacity.push_back(zone);
+  Fleet fleet = test::SharedZoneFleet(8, 10);
   const Timestamp t0 = FromUnixMicros(1'800'000'000'000'000);
   fleet.SetEpoch(t0);
   EXPECT_EQ(fleet.zone_capacity[0].on_demand_pool, 0);

@@ -50,6 +50,11 @@ struct Parts {
     job.queue_time = kT0;
     return job;
   }
+  // The job on the snapshot in its own flavor order, nothing held or freed.
+  FitResult Assign(const SchedulerJob& job) {
+    const std::vector<CM> flavors = FlavorOrder(job);
+    return assigner.Assign(job, snapshot, FitOptions(flavors));
+  }
   FleetIndex index;
   CapacitySnapshot snapshot;
   FlavorAssigner assigner;
@@ -59,8 +64,7 @@ TEST(FlavorAssignerTest, AGangThatFitsOneZoneOnlyIsPlacedThere) {
   const Fleet fleet = TwoZones();
   Parts parts(fleet);
   const SchedulerJob job = parts.Job(1, 4);
-  const std::vector<CM> flavors = FlavorOrder(job);
-  FitResult fit = parts.assigner.Assign(job, parts.snapshot, FitOptions(flavors));
+  FitResult fit = parts.Assign(job);
   ASSERT_TRUE(fit.fits());
   EXPECT_EQ(fit.placement->zone, "us-central1-b");
   ASSERT_EQ(fit.placement->pools.size(), 1u);
@@ -74,7 +78,7 @@ TEST(FlavorAssignerTest, OnlyZoneIsHonoured) {
   const SchedulerJob job = parts.Job(1, 2);
   const std::vector<CM> flavors = FlavorOrder(job);
   // Zone b has the most free and comes first; a plan's zone is the only one tried.
-  FitResult anywhere = parts.assigner.Assign(job, parts.snapshot, FitOptions(flavors));
+  FitResult anywhere = parts.Assign(job);
   ASSERT_TRUE(anywhere.fits());
   EXPECT_EQ(anywhere.placement->zone, "us-central1-b");
   const int zone_a = parts.index.ZoneIndex("us-central1-a");
@@ -92,7 +96,7 @@ TEST(FlavorAssignerTest, AJobThatFitsNowhereGetsATypedReason) {
   Parts parts(fleet);
   const SchedulerJob big = parts.Job(1, 16);
   const std::vector<CM> flavors = FlavorOrder(big);
-  FitResult never = parts.assigner.Assign(big, parts.snapshot, FitOptions(flavors));
+  FitResult never = parts.Assign(big);
   ASSERT_FALSE(never.fits());
   ASSERT_TRUE(std::holds_alternative<fit_reason::NeverFits>(never.reason));
   EXPECT_EQ(std::get<fit_reason::NeverFits>(never.reason).largest_pool, 8);
@@ -105,7 +109,7 @@ TEST(FlavorAssignerTest, AJobThatFitsNowhereGetsATypedReason) {
   busy.zone = "us-central1-b";
   busy.pools.push_back({kOnDemandB, 5, "a3-megagpu-8g", 0});
   parts.snapshot.AddPlacement(busy, +1);
-  FitResult full = parts.assigner.Assign(parts.Job(2, 6), parts.snapshot, FitOptions(flavors));
+  FitResult full = parts.Assign(parts.Job(2, 6));
   ASSERT_FALSE(full.fits());
   ASSERT_TRUE(std::holds_alternative<fit_reason::NoCapacity>(full.reason));
   const auto& no = std::get<fit_reason::NoCapacity>(full.reason);
@@ -116,7 +120,7 @@ TEST(FlavorAssignerTest, AJobThatFitsNowhereGetsATypedReason) {
   EXPECT_EQ(WhyNotText(full.reason), NoCapacityMessage(no.gang, "us-central1-b", 3));
 
   // 4 nodes: 2 free in a and 3 in b add up, but no zone alone holds them.
-  FitResult split = parts.assigner.Assign(parts.Job(3, 4), parts.snapshot, FitOptions(flavors));
+  FitResult split = parts.Assign(parts.Job(3, 4));
   EXPECT_EQ(CodeOf(split.reason), ReasonCode::kNoZoneFitsGang);
 
   // Planning with what victims give back: the same job fits.
@@ -132,7 +136,7 @@ TEST(FlavorAssignerTest, FlavorsAreTriedInOrder) {
   const SchedulerJob job = parts.Job(1, 3, SchedulingStrategy::kLowCost);
   const std::vector<CM> flavors = FlavorOrder(job);
   ASSERT_EQ(flavors, (std::vector<CM>{CM::kSpot, CM::kOnDemand}));
-  FitResult fit = parts.assigner.Assign(job, parts.snapshot, FitOptions(flavors));
+  FitResult fit = parts.Assign(job);
   ASSERT_TRUE(fit.fits());
   EXPECT_EQ(fit.placement->pools[0].pool, kSpotA);
 }
@@ -166,8 +170,7 @@ TEST(FlavorAssignerTest, ARegionWithoutPoolsNeverFits) {
   Parts parts(fleet);
   SchedulerJob job = parts.Job(1, 1);
   job.region = "europe-west4";
-  const std::vector<CM> flavors = FlavorOrder(job);
-  FitResult fit = parts.assigner.Assign(job, parts.snapshot, FitOptions(flavors));
+  FitResult fit = parts.Assign(job);
   ASSERT_TRUE(std::holds_alternative<fit_reason::NoRegion>(fit.reason));
   EXPECT_EQ(CodeOf(fit.reason), ReasonCode::kNeverFits);
   EXPECT_EQ(WhyNotText(fit.reason), NoRegionMessage("europe-west4"));
@@ -195,8 +198,7 @@ TEST(FlavorAssignerTest, AGangLandsInAWholeBlockRatherThanSpreadInTheFreerZone) 
   EXPECT_EQ(parts.snapshot.BlocksFor(1, 4, Placement{}), 1);
 
   const SchedulerJob job = parts.Job(1, 4);
-  const std::vector<CM> flavors = FlavorOrder(job);
-  FitResult fit = parts.assigner.Assign(job, parts.snapshot, FitOptions(flavors));
+  FitResult fit = parts.Assign(job);
   ASSERT_TRUE(fit.fits());
   EXPECT_EQ(fit.placement->zone, "us-central1-b");
   ASSERT_EQ(fit.placement->pools.size(), 1u);
@@ -204,7 +206,7 @@ TEST(FlavorAssignerTest, AGangLandsInAWholeBlockRatherThanSpreadInTheFreerZone) 
 
   // Once zone b's block is taken, the next gang of 4 spreads over the fewest blocks of zone a.
   parts.snapshot.AddPlacement(*fit.placement, +1);
-  FitResult next = parts.assigner.Assign(parts.Job(2, 4), parts.snapshot, FitOptions(flavors));
+  FitResult next = parts.Assign(parts.Job(2, 4));
   ASSERT_TRUE(next.fits());
   EXPECT_EQ(next.placement->zone, "us-central1-a");
   EXPECT_EQ(next.placement->pools[0].block_units.size(), 2u);

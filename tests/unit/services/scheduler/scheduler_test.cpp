@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "services/scheduler/verdict_text.h"
+#include "tests/unit/services/fleet/shared_zone_fleet.h"
 
 // Scenarios name only the options they change.
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
@@ -238,16 +239,7 @@ TEST(SchedulerTest, AGrantedFlexStartRequestStillWaitsForItsWholeSize) {
 // A zone's on-demand and spot share one capacity: once on-demand holds 6 of the zone's 10, spot's
 // own 8 nodes offer only the 4 left.
 TEST(SchedulerTest, SpotGetsWhatOnDemandLeavesOfTheZonesCapacity) {
-  Fleet fleet;
-  fleet.pools.push_back(Pool("us-central1-a", "a3-megagpu-8g", CM::kOnDemand, 8));
-  fleet.pools.push_back(Pool("us-central1-a", "a3-megagpu-8g", CM::kSpot, 8));
-  ZoneCapacity zone;
-  zone.zone = "us-central1-a";
-  zone.region = "us-central1";
-  zone.machine_type = "a3-megagpu-8g";
-  zone.units = 10;
-  zone.outside_on_demand = {.share_low = 1, .share_high = 1};  // no outside demand
-  fleet.zone_capacity.push_back(zone);
+  Fleet fleet = test::SharedZoneFleet(8, 10);
   fleet.SetEpoch(kT0);
   Scheduler s(fleet);
   s.UpsertPending(Job(1, {.replicas = 6, .strategy = SchedulingStrategy::kOnDemand}));
