@@ -19,8 +19,8 @@ void SchedulerLoop::Apply(const JobRecord& record) {
   const CustomJob& job = record.job;
   const bool placed = job.trainyard && !job.trainyard->zone.empty();
   if (job.state == JobState::kQueued) {
-    auto pending =
-        MakeSchedulerJob(record.id, record.version, record.project_id, record.location, job);
+    auto pending = MakeSchedulerJob(record.id, record.version, record.project_id, record.location,
+                                    job, record.state_since);
     if (!pending.ok()) {
       LogJson(LogLevel::kWarn, "scheduler_skipped_job",
               {{"job", job.name}, {"error", pending.status().message()}});

@@ -15,8 +15,8 @@ int64_t DwsQueue::NodesOf(const SchedulerJob& job) {
 void DwsQueue::Add(const SchedulerJob& job) {
   if (job.strategy != SchedulingStrategy::kFlexStart || job.pools.empty()) return;
   Remove(job);
-  Request request{NodesOf(job), KeyOf(job), job.queue_time};
-  order_[request.key].insert({job.queue_time, job.id});
+  Request request{NodesOf(job), KeyOf(job), job.DwsRequestTime()};
+  order_[request.key].insert({request.queue_time, job.id});
   nodes_[job.id] = std::move(request);
 }
 
@@ -48,7 +48,7 @@ int64_t DwsQueue::AheadOf(const std::string& key, Timestamp queue_time, int64_t 
 }
 
 int64_t DwsQueue::NodesAhead(const SchedulerJob& job) const {
-  return AheadOf(KeyOf(job), job.queue_time, job.id);
+  return AheadOf(KeyOf(job), job.DwsRequestTime(), job.id);
 }
 
 Timestamp DwsQueue::GrantAt(const Fleet& fleet, const CapacityPool& pool, int64_t id,
@@ -61,7 +61,7 @@ Timestamp DwsQueue::GrantAt(const Fleet& fleet, const CapacityPool& pool, int64_
 }
 
 Timestamp DwsQueue::GrantAt(const Fleet& fleet, int pool, const SchedulerJob& job) const {
-  const Request request{NodesOf(job), KeyOf(job), job.queue_time};
+  const Request request{NodesOf(job), KeyOf(job), job.DwsRequestTime()};
   return GrantAt(fleet, fleet.pools[pool], job.id, request, NodesAhead(job));
 }
 

@@ -428,7 +428,7 @@ fit_reason::WaitingForDws FlavorAssigner::WaitingForDwsOf(const Fit& fit,
   fit_reason::WaitingForDws reason;
   reason.gang = GangText{gp.machine_type, gp.tpu_chips, gp.units, fit.job.region,
                          std::vector<ConsumptionModel>(flavors.begin(), flavors.end())};
-  reason.queue_time = fit.job.queue_time;
+  reason.queue_time = fit.job.DwsRequestTime();
   reason.deadline = fit.job.dws_deadline;
   reason.now = fit.now;
   if (dws_ == nullptr) return reason;

@@ -47,7 +47,8 @@ std::string QuotaMetricFor(const std::string& metric, ConsumptionModel model) {
 std::string PreemptibleQuotaMetric(const std::string& metric) { return "PREEMPTIBLE_" + metric; }
 
 StatusOr<SchedulerJob> MakeSchedulerJob(int64_t id, int64_t version, const std::string& project_id,
-                                        const std::string& region, const CustomJob& job) {
+                                        const std::string& region, const CustomJob& job,
+                                        std::optional<Timestamp> queued_since) {
   SchedulerJob out;
   out.id = id;
   out.version = version;
@@ -55,6 +56,7 @@ StatusOr<SchedulerJob> MakeSchedulerJob(int64_t id, int64_t version, const std::
   out.region = region;
   TY_ASSIGN_OR_RETURN(out.priority, ParsePriorityLabel(job.labels));
   out.queue_time = job.create_time.value_or(Timestamp{});
+  if (queued_since && *queued_since > out.queue_time) out.requeued_at = *queued_since;
   const CustomJobSpec& spec = job.job_spec;
   const Duration timeout = JobTimeout(spec);
   if (spec.scheduling) {
@@ -64,7 +66,7 @@ StatusOr<SchedulerJob> MakeSchedulerJob(int64_t id, int64_t version, const std::
       Duration wait = spec.scheduling->max_wait_duration.value_or(std::chrono::hours(24));
       if (wait.count() > 0) {
         out.dws_deadline =
-            out.queue_time + std::chrono::duration_cast<std::chrono::microseconds>(wait);
+            out.DwsRequestTime() + std::chrono::duration_cast<std::chrono::microseconds>(wait);
       }
     }
   }

@@ -64,6 +64,9 @@ struct SchedulerJob {
   std::pmr::vector<GangPool> pools;
   std::pmr::vector<QuotaDemand> quota;    // summed over the pools, without the PREEMPTIBLE_ prefix
   std::optional<Timestamp> dws_deadline;  // FLEX_START: FAILED after this; none = wait forever
+  // When a job that ran and was requeued (a preemption, a failed node) entered the queue again;
+  // none for its first wait. A flex-start request is made anew then, its wait counted from it.
+  std::optional<Timestamp> requeued_at;
   Duration expected_runtime = kDefaultJobTimeout;
   // How often it saves its state (TRAINYARD_CHECKPOINT_INTERVAL; 0: never): what a preemption
   // would make it redo.
@@ -76,6 +79,9 @@ struct SchedulerJob {
   // jobSpec.persistentResourceId as ResourceKey: the job runs only on that resource's nodes, and
   // its quota and cost are the resource's.
   std::string on_resource;
+
+  // When its DWS request was made: its first queueing, or its last requeue.
+  Timestamp DwsRequestTime() const { return requeued_at.value_or(queue_time); }
 };
 
 struct PlacedPool {
@@ -122,9 +128,11 @@ StatusOr<SchedulerJob> MakeResourceHolder(int64_t uid, int64_t version,
                                           const std::string& project_id, const std::string& region,
                                           const PersistentResource& resource);
 
-// Builds the scheduler's view of a validated job. queue_time is when it (re)entered the queue.
+// Builds the scheduler's view of a validated job. queue_time is its create time (its place in
+// the queue's order); `queued_since`, when the job last entered QUEUED, sets requeued_at if later.
 StatusOr<SchedulerJob> MakeSchedulerJob(int64_t id, int64_t version, const std::string& project_id,
-                                        const std::string& region, const CustomJob& job);
+                                        const std::string& region, const CustomJob& job,
+                                        std::optional<Timestamp> queued_since = std::nullopt);
 
 // The units `nodes` (a placed pool's node names) hold in each block of `pool` (blockSize), as
 // PlacedPool::block_units counts them; empty for a pool without blocks.

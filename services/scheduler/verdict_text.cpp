@@ -150,7 +150,7 @@ std::string WaitingForDwsMessage(const fit_reason::WaitingForDws& reason) {
 }
 
 std::string DwsTimeoutMessage(const SchedulerJob& job) {
-  Duration wait = job.dws_deadline ? *job.dws_deadline - job.queue_time : Duration{};
+  Duration wait = job.dws_deadline ? *job.dws_deadline - job.DwsRequestTime() : Duration{};
   return "FLEX_START capacity for the job did not become available within maxWaitDuration (" +
          ShortDuration(wait) +
          "); resubmit it, or set a longer maxWaitDuration (0 waits "

@@ -58,6 +58,21 @@ TEST(DwsQueueTest, ARequestBehindOthersIsGrantedLaterAndMovesUpWhenTheyGo) {
   EXPECT_EQ(queue.GrantAt(fleet, 0, behind), alone);
 }
 
+// A requeued job asks again: it joins the queue at its requeue, behind a request made while it
+// ran, and is not granted at once as its first request would have been.
+TEST(DwsQueueTest, ARequeuedJobAsksAgainFromItsRequeue) {
+  const Fleet fleet = DwsFleet();
+  DwsQueue queue;
+  SchedulerJob requeued = Request(1, 4, kT0);
+  requeued.requeued_at = kT0 + 48h;
+  const SchedulerJob meanwhile = Request(2, 8, kT0 + 24h);
+  queue.Add(requeued);
+  queue.Add(meanwhile);
+  EXPECT_EQ(queue.NodesAhead(requeued), 8);
+  EXPECT_EQ(queue.NodesAhead(meanwhile), 0);
+  EXPECT_GT(queue.GrantAt(fleet, 0, requeued), kT0 + 48h);
+}
+
 // The next grant is the earliest of any waiting request in any pool it may use, after `now`.
 TEST(DwsQueueTest, TheNextGrantIsTheEarliestOfAnyRequestInAnyZone) {
   const Fleet fleet = DwsFleet();

@@ -75,6 +75,7 @@ struct JobOptions {
   Timestamp created = kT0;
   AcceleratorType attached = AcceleratorType::kUnspecified;  // N1 with GPUs: one per replica
   int32_t accelerator_count = 1;                             // or cloud-tpu's cores
+  std::optional<Timestamp> queued_since;  // when it last entered QUEUED (a requeue)
 };
 
 SchedulerJob Job(int64_t id, JobOptions o = {}) {
@@ -98,7 +99,7 @@ SchedulerJob Job(int64_t id, JobOptions o = {}) {
   if (!o.expected_runtime.empty()) {
     job.labels[std::string(kExpectedRuntimeLabel)] = o.expected_runtime;
   }
-  auto out = MakeSchedulerJob(id, 1, o.project, "us-central1", job);
+  auto out = MakeSchedulerJob(id, 1, o.project, "us-central1", job, o.queued_since);
   EXPECT_TRUE(out.ok()) << out.status().message();
   return *out;
 }
@@ -512,6 +513,26 @@ TEST(SchedulerTest, FlexStartFailsAfterMaxWaitDuration) {
   ASSERT_EQ(r.failures.size(), 1u);
   EXPECT_NE(r.failures[0].message.find("maxWaitDuration (30m)"), std::string::npos);
   EXPECT_EQ(s.pending_count(), 0u);
+}
+
+// A flex-start job requeued after it ran (a failed node, say) makes a new request: its wait and
+// its maxWaitDuration count from the requeue, not from its creation two days before.
+TEST(SchedulerTest, ARequeuedFlexStartJobWaitsAnewFromItsRequeue) {
+  Fleet fleet = TestFleet();
+  Scheduler s(fleet);
+  const Timestamp requeued = kT0 + 48h;
+  s.UpsertPending(Job(1, {.replicas = 2,
+                          .strategy = SchedulingStrategy::kFlexStart,
+                          .max_wait = 90min,
+                          .queued_since = requeued}));
+  EXPECT_EQ(s.NextDwsGrant(requeued), requeued + 60min) << "30 min + 2 × 15 min, from the requeue";
+  CycleResult r = s.RunCycle(requeued + 1min);
+  EXPECT_TRUE(r.failures.empty()) << "its max wait runs from the requeue";
+  EXPECT_EQ(Admitted(r, 1), nullptr) << "not granted at once";
+  ASSERT_NE(VerdictOf(r, 1), nullptr);
+  EXPECT_NE(VerdictOf(r, 1)->message.find("max wait 1h30m, 1m elapsed"), std::string::npos)
+      << VerdictOf(r, 1)->message;
+  EXPECT_NE(Admitted(s.RunCycle(requeued + 60min), 1), nullptr);
 }
 
 TEST(SchedulerTest, MaxWaitZeroWaitsForever) {
