@@ -14,11 +14,11 @@ std::optional<Timestamp> Scheduler::NextTimeDrivenDecision(Timestamp now) const 
   };
   // Nothing waits: the clock has nothing to decide for (a preemption under way aside).
   if (queues_.pending_count() == 0) return next;
-  for (const CapacityPool& pool : fleet_.pools) {
-    // A DWS request's verdict says how long it has waited: it changes with every cycle.
-    if (pool.model == ConsumptionModel::kFlexStart) return now;
+  // A waiting DWS request's verdict says how long it has waited: it changes with every cycle.
+  // Only FLEX_START jobs wait for DWS pools, so a fleet with such pools and no request is quiet.
+  if (queues_.dws().size() > 0) return now;
+  for (const CapacityPool& pool : fleet_.pools)
     take(NextAvailabilityChange(pool, now, fleet_.epoch));
-  }
   take(queues_.NextDeadline());
   if (config_.max_reservations > 0) {
     // Evaluate: a job below reserve_min_priority may hold capacity once it has waited this long.

@@ -1309,6 +1309,20 @@ TEST(SchedulerTest, PriorityLabelIsValidated) {
 namespace trainyard {
 namespace {
 
+// A waiting DWS request's verdict counts its wait, so the clock decides at every cycle while one
+// waits; a fleet that merely has DWS pools, with no request, waits for its other times.
+TEST(SchedulerTest, OnlyAWaitingDwsRequestMakesEveryCycleTimeDriven) {
+  Fleet fleet = TestFleet();
+  Scheduler s(fleet);
+  s.UpsertPending(Job(1, {.replicas = 16, .strategy = SchedulingStrategy::kOnDemand}));
+  ASSERT_EQ(Admitted(s.RunCycle(kT0), 1), nullptr);
+  EXPECT_NE(s.NextTimeDrivenDecision(kT0 + 1min), kT0 + 1min);
+  s.UpsertPending(
+      Job(2, {.replicas = 2, .strategy = SchedulingStrategy::kFlexStart, .created = kT0 + 1s}));
+  s.RunCycle(kT0 + 1min);
+  EXPECT_EQ(s.NextTimeDrivenDecision(kT0 + 2min), kT0 + 2min);
+}
+
 // skip_quiet_cycles: a cycle with nothing new since one that decided nothing returns at once,
 // until NextTimeDrivenDecision (here: the waiting job reaches reserve_min_wait and holds) or a
 // change of its inputs; every cycle's result is the one a scheduler that walks every time gives.
