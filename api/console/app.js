@@ -628,14 +628,19 @@ async function resourcePage(project, location, id) {
   let resource;
   const mine = generation;
   async function act(what, request) {
+    // A resource being deleted is not read again: a refresh would only find it gone (404).
+    if (what === 'delete' && stillShown(mine)) clearInterval(refreshTimer);
     try {
       const op = await request();
-      if (stillShown(mine)) await render();
+      if (what !== 'delete' && stillShown(mine)) await render();
       await follow(op, progress);
       if (!stillShown(mine)) return;
       if (what === 'delete') { window.location.hash = '#/resources'; return; }
       await render();
-    } catch (error) { progress.replaceChildren(errorBox(error)); }
+    } catch (error) {
+      progress.replaceChildren(errorBox(error));
+      if (what === 'delete' && stillShown(mine)) refreshEvery(REFRESH_MS, render);
+    }
   }
   const reboot = el('button', { type: 'button' }, 'Reboot');
   reboot.addEventListener('click', () => {
