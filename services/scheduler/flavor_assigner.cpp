@@ -170,6 +170,7 @@ struct FlavorAssigner::PoolScan {
   int64_t best_free = 0;
   int64_t free_sum = 0;
   std::string best_zone;
+  int best_zone_index = -1;
   int share_bound = -1;  // a cohort pool with room for the pool but not within the share
   int cohort_full = -1;  // a cohort pool of the job's cohort without room
   std::vector<ShortPool> short_now;  // pools offering less than they have: stockouts, spot
@@ -353,6 +354,7 @@ FlavorAssigner::PoolScan FlavorAssigner::Scan(const Fit& fit, int region,
     if (zone_best > scan.best_free || scan.best_zone.empty()) {
       scan.best_free = zone_best;
       scan.best_zone = index_.zone_names[z];
+      scan.best_zone_index = z;
     }
   }
   return scan;
@@ -362,8 +364,12 @@ FlavorAssigner::PoolScan FlavorAssigner::Scan(const Fit& fit, int region,
 std::optional<FitReason> FlavorAssigner::ReasonOfPool(const Fit& fit, const GangPool& gp,
                                                       const PoolScan& scan) const {
   const std::span<const ConsumptionModel> flavors = fit.options.flavors;
-  GangText gang{gp.machine_type, gp.tpu_chips, gp.units, fit.job.region,
-                std::vector<ConsumptionModel>(flavors.begin(), flavors.end())};
+  GangText gang{gp.machine_type,
+                gp.tpu_chips,
+                gp.units,
+                fit.job.region,
+                std::vector<ConsumptionModel>(flavors.begin(), flavors.end()),
+                static_cast<size_t>(&gp - fit.job.pools.data())};
   if (scan.largest_pool < gp.units)
     return fit_reason::NeverFits{std::move(gang), scan.largest_pool};
   if (scan.best_free >= gp.units) return std::nullopt;  // fits alone somewhere; the gang does not
@@ -373,6 +379,7 @@ std::optional<FitReason> FlavorAssigner::ReasonOfPool(const Fit& fit, const Gang
   reason.gang = std::move(gang);
   reason.split_over_zones = scan.free_sum >= gp.units;
   reason.best_zone = scan.best_zone;
+  reason.best_zone_index = scan.best_zone_index;
   reason.best_free = scan.best_free;
   reason.short_now = scan.short_now;
   // Who holds the cohort's capacity, so a member sees whether it is over its share.
@@ -426,8 +433,12 @@ fit_reason::WaitingForDws FlavorAssigner::WaitingForDwsOf(const Fit& fit,
                                                           const GangPool& gp) const {
   const std::span<const ConsumptionModel> flavors = fit.options.flavors;
   fit_reason::WaitingForDws reason;
-  reason.gang = GangText{gp.machine_type, gp.tpu_chips, gp.units, fit.job.region,
-                         std::vector<ConsumptionModel>(flavors.begin(), flavors.end())};
+  reason.gang = GangText{gp.machine_type,
+                         gp.tpu_chips,
+                         gp.units,
+                         fit.job.region,
+                         std::vector<ConsumptionModel>(flavors.begin(), flavors.end()),
+                         static_cast<size_t>(&gp - fit.job.pools.data())};
   reason.queue_time = fit.job.DwsRequestTime();
   reason.deadline = fit.job.dws_deadline;
   reason.now = fit.now;

@@ -113,6 +113,22 @@ void Scheduler::Admit(PendingEntry& entry, const Placement& placement, std::vect
   UpsertRunning(std::move(r));  // also removes the pending entry
 }
 
+// Most evaluations of a waiting job find what the last found: its text is built only when the
+// values it shows (`key`) are not those of the text last reported for the job.
+template <typename Text>
+void Scheduler::SetVerdict(PendingEntry& entry, ReasonCode code, const VerdictKey& key,
+                           Text&& text) {
+  entry.verdict.code = code;
+  entry.verdict.key = key;
+  const std::optional<Verdict>& reported = entry.reported;
+  if (key.kind != VerdictKey::Kind::kNone && reported && reported->code == code &&
+      reported->key == key) {
+    entry.verdict.message = reported->message;
+    return;
+  }
+  entry.verdict.message = text();
+}
+
 void Scheduler::Evaluate(PendingEntry& entry, Cycle& cycle, CycleResult& result) {
   const SchedulerJob& job = entry.job;
   cycle.evaluated.push_back(&entry);
@@ -139,6 +155,7 @@ void Scheduler::Evaluate(PendingEntry& entry, Cycle& cycle, CycleResult& result)
     if (const Verdict* cached = ShapeVerdict(shape_key)) {
       entry.verdict.code = cached->code;
       entry.verdict.message = cached->message;
+      entry.verdict.key = cached->key;
       cycle.budget -= 0.05;
       ++result.reused;
       return;
@@ -153,14 +170,15 @@ void Scheduler::Evaluate(PendingEntry& entry, Cycle& cycle, CycleResult& result)
       Admit(entry, *fit.placement, {}, cycle, result);
       return;
     }
-    entry.verdict.code = CodeOf(fit.reason);
-    entry.verdict.message = WhyNotText(fit.reason);
+    SetVerdict(entry, CodeOf(fit.reason), WhyNotKey(fit.reason),
+               [&] { return WhyNotText(fit.reason); });
     return;
   }
   std::vector<ConsumptionModel> models = FlavorOrder(job);
   if (std::optional<Verdict> blocked = capacity_.CheckQuota(job, models)) {
     entry.verdict.code = blocked->code;
     entry.verdict.message = blocked->message;
+    entry.verdict.key = {};
     RememberShapeVerdict(shape_key, entry.verdict);
     return;
   }
@@ -182,15 +200,19 @@ void Scheduler::Evaluate(PendingEntry& entry, Cycle& cycle, CycleResult& result)
       return;
     }
   }
-  entry.verdict.code = code;
-  entry.verdict.message = WhyNotText(fit.reason);
   const bool capacity_bound =
       code == ReasonCode::kNoCapacity || code == ReasonCode::kNoZoneFitsGang;
-  if (eligible && capacity_bound && cycle.reservations_left > 0) {
-    ReserveCapacity(job, cycle, models, entry.verdict);
-    return;
-  }
-  if (!may_hold && !flex) RememberShapeVerdict(shape_key, entry.verdict);
+  const bool reserves = eligible && capacity_bound && cycle.reservations_left > 0;
+  const std::optional<Booked> booked =
+      reserves ? ReserveCapacity(job, cycle, models) : std::nullopt;
+  const VerdictKey key = booked ? WithReserved(WhyNotKey(fit.reason), booked->zone, booked->start)
+                                : WhyNotKey(fit.reason);
+  SetVerdict(entry, code, key, [&] {
+    std::string text = WhyNotText(fit.reason);
+    if (booked) text += ReservedSuffix(index_.zone_names[booked->zone], booked->start);
+    return text;
+  });
+  if (!reserves && !may_hold && !flex) RememberShapeVerdict(shape_key, entry.verdict);
 }
 
 void Scheduler::Fail(const PendingEntry& entry, std::string message, CycleResult& result) {

@@ -227,9 +227,19 @@ class Scheduler {
                                                const std::vector<ConsumptionModel>& models) const;
   using FairKey = ::trainyard::FairKey;
   using UnitsByResource = CapacitySnapshot::UnitsByResource;
-  void ReserveCapacity(const SchedulerJob& job, Cycle& cycle,
-                       const std::vector<ConsumptionModel>& models, Verdict& verdict) const;
+  // A hold booked for a job (backfill): its zone (FleetIndex's number) and expected start.
+  struct Booked {
+    int zone = -1;
+    Timestamp start{};
+  };
+  // Books a hold of the capacity `job` will fit on once running jobs end, if that is within the
+  // backfill horizon.
+  std::optional<Booked> ReserveCapacity(const SchedulerJob& job, Cycle& cycle,
+                                        const std::vector<ConsumptionModel>& models) const;
   void Evaluate(PendingEntry& entry, Cycle& cycle, CycleResult& result);
+  // `entry`'s verdict `code`, its message text() unless `key` says it is the one last reported.
+  template <typename Text>
+  void SetVerdict(PendingEntry& entry, ReasonCode code, const VerdictKey& key, Text&& text);
   // A preemption under way (Fleet::termination_grace): the victims run out their grace, told at
   // `notice_at`, while the preemptor waits PREEMPTING; at `due`, or once they are all gone, it is
   // admitted in their place, in the commit that requeues them.

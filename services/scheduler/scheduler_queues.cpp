@@ -107,6 +107,7 @@ void Scheduler::Report(PendingEntry& entry, int64_t position, CycleResult& resul
     // Never looked at: behind the lookback. When the queue's head outranks it, that is why.
     const Queue& queue = queues_[entry.queue];
     const PendingEntry* head = queue.order.empty() ? nullptr : queue.order.begin()->second;
+    v.key = {};
     if (head != nullptr && head->job.priority > entry.job.priority) {
       v.code = ReasonCode::kBehindHigherPriority;
       v.message = BehindHigherPriorityMessage(v.position, config_.lookback, head->job.id,
@@ -122,8 +123,10 @@ void Scheduler::Report(PendingEntry& entry, int64_t position, CycleResult& resul
     v.message = messages_.Intern(v.message);
   }
   if (entry.reported && *entry.reported == v) {
-    // Equal, but read to tell (it was reported before the interner held its text): share it.
+    // Equal, but read to tell (it was reported before the interner held its text): share it,
+    // and what it shows.
     entry.reported->message = v.message;
+    entry.reported->key = v.key;
     return;
   }
   const bool code_changed = !entry.reported || entry.reported->code != v.code;
