@@ -159,10 +159,13 @@ int CapacitySnapshot::AccountOf(const std::string& project_id, const std::string
 
 std::optional<Verdict> CapacitySnapshot::CheckQuota(const SchedulerJob& job,
                                                     std::vector<ConsumptionModel>& models) const {
-  std::vector<ConsumptionModel> fitting;
+  // Narrowed in place (each evaluation asks; a new vector cost it a malloc): the first `kept`
+  // are those allowed, and `models` stays as it was when none is.
+  size_t kept = 0;
   std::optional<Verdict> first_block;
   bool all_never = true;
-  for (ConsumptionModel m : models) {
+  for (size_t i = 0; i < models.size(); ++i) {
+    const ConsumptionModel m = models[i];
     std::optional<Verdict> block;
     for (const QuotaDemand& d : job.quota) {
       const QuotaAccount& account =
@@ -182,13 +185,13 @@ std::optional<Verdict> CapacitySnapshot::CheckQuota(const SchedulerJob& job,
       }
     }
     if (!block) {
-      fitting.push_back(m);
+      models[kept++] = m;
     } else if (!first_block) {
       first_block = block;
     }
   }
-  if (!fitting.empty()) {
-    models = std::move(fitting);
+  if (kept > 0) {
+    models.resize(kept);
     return std::nullopt;
   }
   if (!all_never && first_block->code == ReasonCode::kNeverFits) {

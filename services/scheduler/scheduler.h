@@ -329,7 +329,11 @@ class Scheduler {
   Timestamp holds_passable_until_ = Timestamp::max();
   int64_t quiet_cycles_ = 0;
   int64_t cycles_ = 0;
-  std::vector<PendingEntry*> evaluated_scratch_;  // Cycle::evaluated's storage between cycles
+  // The cycle's state, one for all cycles: its vectors keep their memory from one cycle to the next
+  // (grown anew each cycle they cost allocations on a heap a deep queue fragments).
+  std::unique_ptr<Cycle> cycle_;
+  // The flavors of the job being evaluated (Evaluate's; not reentrant), kept for its memory.
+  std::vector<ConsumptionModel> models_scratch_;
   // Shape id × 2 (+1 when the job may reserve capacity) → the verdict of the first job of it this
   // cycle (stamped with the cycle): jobs of one shape share it without a lookup or an allocation.
   std::vector<std::pair<int64_t, Verdict>> shape_verdicts_;

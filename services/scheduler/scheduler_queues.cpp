@@ -143,7 +143,8 @@ void Scheduler::Report(PendingEntry& entry, int64_t position, CycleResult& resul
 // reports positions; elsewhere only the jobs evaluated this cycle may have a new verdict, shown
 // at the position last reported (none yet: 0, which the stores keep as no position).
 void Scheduler::ReportPositions(Cycle& cycle, CycleResult& result) {
-  std::vector<bool> walked(queues_.size(), false);
+  std::vector<bool>& walked = cycle.walked;
+  walked.assign(queues_.size(), false);
   for (size_t q = 0; q < queues_.size() && cycle.report_positions; ++q) {
     Queue& queue = queues_[q];
     if (!queue.positions_stale) continue;

@@ -588,8 +588,8 @@ TEST(SchedulerTest, AWaitingJobIsToldAgainOnlyWhenWhatItsVerdictShowsChanges) {
   s.RunCycle(kT0);
   s.UpsertPending(Job(2, {.project = "big", .replicas = 8, .created = kT0 + 1s}));
   const std::string no_capacity =
-      "no free capacity for 8 a3-megagpu-8g ON_DEMAND in any zone of us-central1 (closest: "
-      "us-central1-b, ";
+      "no free capacity for 8 a3-megagpu-8g RESERVATION or ON_DEMAND in any zone of us-central1 "
+      "(closest: us-central1-b, ";
   ExpectVerdict(s.RunCycle(kT0 + 1min), 2, ReasonCode::kNoCapacity, no_capacity + "2 of 8)");
   EXPECT_EQ(VerdictOf(s.RunCycle(kT0 + 2min), 2), nullptr) << "nothing it shows changed";
   s.UpsertPending(Job(3, {.replicas = 1, .expected_runtime = "600s", .created = kT0 + 3min}));
@@ -598,7 +598,7 @@ TEST(SchedulerTest, AWaitingJobIsToldAgainOnlyWhenWhatItsVerdictShowsChanges) {
   EXPECT_EQ(VerdictOf(s.RunCycle(kT0 + 5min), 2), nullptr);
   // Waiting 30 minutes, it holds zone b from the 6-node job's end (+1h).
   ExpectVerdict(s.RunCycle(kT0 + 31min), 2, ReasonCode::kNoCapacity,
-                no_capacity + "2 of 8); capacity reserved in us-central1-b, expected start " +
+                no_capacity + "1 of 8); capacity reserved in us-central1-b, expected start " +
                     ClockText(kT0 + 1h));
   EXPECT_EQ(VerdictOf(s.RunCycle(kT0 + 32min), 2), nullptr);
 }
