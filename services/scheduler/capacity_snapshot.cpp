@@ -32,6 +32,9 @@ CapacitySnapshot::CapacitySnapshot(const Fleet& fleet, const FleetIndex& index)
   for (const Cohort& cohort : fleet_.cohorts) cohort_now_.push_back({&cohort, cohort.capacity});
   used_.assign(fleet_.pools.size(), 0);
   down_.assign(fleet_.pools.size(), 0);
+  for (const CapacityPool& pool : fleet_.pools) {
+    offered_now_.push_back(pool.UnitsAvailableAt(now_, fleet_.epoch));
+  }
   block_used_.resize(fleet_.pools.size());
   for (size_t p = 0; p < fleet_.pools.size(); ++p) {
     const int64_t per_block = BlockUnits(static_cast<int>(p));
@@ -104,6 +107,9 @@ int CapacitySnapshot::BlocksFor(int pool, int64_t units, const Placement& taken)
 
 void CapacitySnapshot::Refresh(Timestamp now) {
   now_ = now;
+  for (size_t p = 0; p < fleet_.pools.size(); ++p) {
+    offered_now_[p] = fleet_.pools[p].UnitsAvailableAt(now, fleet_.epoch);
+  }
   for (size_t c = 0; c < fleet_.cohorts.size(); ++c) {
     cohort_now_[c] = fleet_.cohorts[c].At(fleet_.pools, now, fleet_.epoch);
   }
