@@ -39,7 +39,8 @@ std::optional<Reservation> Backfill::Reserve(const SchedulerJob& job,
   auto within = [&](Releases::const_iterator it) {
     return it != releases.end() && std::get<0>(*it) <= horizon;
   };
-  FreedUnits freed;
+  FreedUnits& freed = freed_;
+  freed.clear();
   for (auto it = releases.begin(); within(it);) {
     // Releases already due count as now.
     const Timestamp t = std::max(std::get<0>(*it), now);

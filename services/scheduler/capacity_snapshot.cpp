@@ -32,6 +32,9 @@ CapacitySnapshot::CapacitySnapshot(const Fleet& fleet, const FleetIndex& index)
   for (const Cohort& cohort : fleet_.cohorts) cohort_now_.push_back({&cohort, cohort.capacity});
   used_.assign(fleet_.pools.size(), 0);
   down_.assign(fleet_.pools.size(), 0);
+  for (const CapacityPool& pool : fleet_.pools) {
+    offered_now_.push_back(pool.UnitsAvailableAt(now_, fleet_.epoch));
+  }
   block_used_.resize(fleet_.pools.size());
   for (size_t p = 0; p < fleet_.pools.size(); ++p) {
     const int64_t per_block = BlockUnits(static_cast<int>(p));
@@ -104,6 +107,9 @@ int CapacitySnapshot::BlocksFor(int pool, int64_t units, const Placement& taken)
 
 void CapacitySnapshot::Refresh(Timestamp now) {
   now_ = now;
+  for (size_t p = 0; p < fleet_.pools.size(); ++p) {
+    offered_now_[p] = fleet_.pools[p].UnitsAvailableAt(now, fleet_.epoch);
+  }
   for (size_t c = 0; c < fleet_.cohorts.size(); ++c) {
     cohort_now_[c] = fleet_.cohorts[c].At(fleet_.pools, now, fleet_.epoch);
   }
@@ -159,10 +165,13 @@ int CapacitySnapshot::AccountOf(const std::string& project_id, const std::string
 
 std::optional<Verdict> CapacitySnapshot::CheckQuota(const SchedulerJob& job,
                                                     std::vector<ConsumptionModel>& models) const {
-  std::vector<ConsumptionModel> fitting;
+  // Narrowed in place (each evaluation asks; a new vector cost it a malloc): the first `kept`
+  // are those allowed, and `models` stays as it was when none is.
+  size_t kept = 0;
   std::optional<Verdict> first_block;
   bool all_never = true;
-  for (ConsumptionModel m : models) {
+  for (size_t i = 0; i < models.size(); ++i) {
+    const ConsumptionModel m = models[i];
     std::optional<Verdict> block;
     for (const QuotaDemand& d : job.quota) {
       const QuotaAccount& account =
@@ -182,13 +191,13 @@ std::optional<Verdict> CapacitySnapshot::CheckQuota(const SchedulerJob& job,
       }
     }
     if (!block) {
-      fitting.push_back(m);
+      models[kept++] = m;
     } else if (!first_block) {
       first_block = block;
     }
   }
-  if (!fitting.empty()) {
-    models = std::move(fitting);
+  if (kept > 0) {
+    models.resize(kept);
     return std::nullopt;
   }
   if (!all_never && first_block->code == ReasonCode::kNeverFits) {

@@ -19,6 +19,7 @@ struct GangText {
   int64_t units = 0;
   std::string region;
   std::vector<ConsumptionModel> models;
+  size_t pool = 0;  // which of the job's worker pools it is (a verdict's key names it so)
 };
 
 // A pool whose capacity is down now: an on-demand stockout, or spot capacity that fell.
@@ -92,6 +93,7 @@ struct NoCapacity {
   GangText gang;
   bool split_over_zones = false;
   std::string best_zone;
+  int best_zone_index = -1;  // FleetIndex's number for best_zone
   int64_t best_free = 0;
   std::vector<ShortPool> short_now;
   std::optional<CohortFull> cohort_full;

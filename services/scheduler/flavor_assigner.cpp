@@ -1,6 +1,7 @@
 #include "services/scheduler/flavor_assigner.h"
 
 #include <algorithm>
+#include <array>
 #include <tuple>
 
 #include "services/jobs/catalog.h"
@@ -68,19 +69,32 @@ ReasonCode CodeOf(const FitReason& reason) {
   return std::visit(Code{}, reason);
 }
 
-std::vector<ConsumptionModel> FlavorOrder(const SchedulerJob& job) {
+void FlavorOrder(const SchedulerJob& job, std::vector<ConsumptionModel>& into) {
   switch (job.strategy) {
     case SchedulingStrategy::kSpot:
-      return {CM::kSpot};
+      into.assign({CM::kSpot});
+      return;
     case SchedulingStrategy::kLowCost:
-      return {CM::kSpot, CM::kOnDemand};
+      into.assign({CM::kSpot, CM::kOnDemand});
+      return;
     case SchedulingStrategy::kFlexStart:
-      return {CM::kFlexStart};
+      into.assign({CM::kFlexStart});
+      return;
     default:
-      if (job.affinity == ReservationAffinityType::kNoReservation) return {CM::kOnDemand};
-      if (job.affinity == ReservationAffinityType::kSpecificReservation) return {CM::kReservation};
-      return {CM::kReservation, CM::kOnDemand};
+      if (job.affinity == ReservationAffinityType::kNoReservation) {
+        into.assign({CM::kOnDemand});
+      } else if (job.affinity == ReservationAffinityType::kSpecificReservation) {
+        into.assign({CM::kReservation});
+      } else {
+        into.assign({CM::kReservation, CM::kOnDemand});
+      }
   }
+}
+
+std::vector<ConsumptionModel> FlavorOrder(const SchedulerJob& job) {
+  std::vector<ConsumptionModel> out;
+  FlavorOrder(job, out);
+  return out;
 }
 
 // One job's fit: the units of each pool it may take, given what the placement being built
@@ -170,6 +184,7 @@ struct FlavorAssigner::PoolScan {
   int64_t best_free = 0;
   int64_t free_sum = 0;
   std::string best_zone;
+  int best_zone_index = -1;
   int share_bound = -1;  // a cohort pool with room for the pool but not within the share
   int cohort_full = -1;  // a cohort pool of the job's cohort without room
   std::vector<ShortPool> short_now;  // pools offering less than they have: stockouts, spot
@@ -247,8 +262,22 @@ std::optional<Placement> FlavorAssigner::Search(const Fit& fit, int region,
                                                 const CapacityHold** held_by) const {
   const SchedulerJob& job = fit.job;
   const std::span<const ConsumptionModel> models = fit.options.flavors;
-  std::vector<ZoneRank> zones;
-  for (int z : index_.zones_of_region[region]) {
+  // A region's few zones ranked on the stack: a fit runs for each job evaluated and for each
+  // release backfill walks, and a vector cost each a malloc.
+  const std::vector<int>& region_zones = index_.zones_of_region[region];
+  std::array<ZoneRank, 8> few{};
+  std::vector<ZoneRank> many;
+  if (region_zones.size() > few.size()) many.reserve(region_zones.size());
+  size_t count = 0;
+  auto add = [&](const ZoneRank& rank) {
+    if (region_zones.size() > few.size()) {
+      many.push_back(rank);
+    } else {
+      few[count] = rank;
+    }
+    ++count;
+  };
+  for (int z : region_zones) {
     if (fit.options.only_zone && z != *fit.options.only_zone) continue;
     ZoneRank rank{models.size(), kNoBlocksRank, 0, z};
     for (int p : index_.PoolsFor(z, job.pools[0])) {
@@ -264,8 +293,11 @@ std::optional<Placement> FlavorAssigner::Search(const Fit& fit, int region,
         rank.blocks = std::min(rank.blocks, blocks);
       }
     }
-    zones.push_back(rank);
+    add(rank);
   }
+  const std::span<ZoneRank> zones = region_zones.size() > few.size()
+                                        ? std::span<ZoneRank>(many)
+                                        : std::span<ZoneRank>(few.data(), count);
   std::sort(zones.begin(), zones.end());
   for (const ZoneRank& zone_rank : zones) {
     if (std::optional<Placement> placement = PlaceInZone(fit, zone_rank.zone, held_by)) {
@@ -353,6 +385,7 @@ FlavorAssigner::PoolScan FlavorAssigner::Scan(const Fit& fit, int region,
     if (zone_best > scan.best_free || scan.best_zone.empty()) {
       scan.best_free = zone_best;
       scan.best_zone = index_.zone_names[z];
+      scan.best_zone_index = z;
     }
   }
   return scan;
@@ -362,8 +395,12 @@ FlavorAssigner::PoolScan FlavorAssigner::Scan(const Fit& fit, int region,
 std::optional<FitReason> FlavorAssigner::ReasonOfPool(const Fit& fit, const GangPool& gp,
                                                       const PoolScan& scan) const {
   const std::span<const ConsumptionModel> flavors = fit.options.flavors;
-  GangText gang{gp.machine_type, gp.tpu_chips, gp.units, fit.job.region,
-                std::vector<ConsumptionModel>(flavors.begin(), flavors.end())};
+  GangText gang{gp.machine_type,
+                gp.tpu_chips,
+                gp.units,
+                fit.job.region,
+                std::vector<ConsumptionModel>(flavors.begin(), flavors.end()),
+                static_cast<size_t>(&gp - fit.job.pools.data())};
   if (scan.largest_pool < gp.units)
     return fit_reason::NeverFits{std::move(gang), scan.largest_pool};
   if (scan.best_free >= gp.units) return std::nullopt;  // fits alone somewhere; the gang does not
@@ -373,6 +410,7 @@ std::optional<FitReason> FlavorAssigner::ReasonOfPool(const Fit& fit, const Gang
   reason.gang = std::move(gang);
   reason.split_over_zones = scan.free_sum >= gp.units;
   reason.best_zone = scan.best_zone;
+  reason.best_zone_index = scan.best_zone_index;
   reason.best_free = scan.best_free;
   reason.short_now = scan.short_now;
   // Who holds the cohort's capacity, so a member sees whether it is over its share.
@@ -426,8 +464,12 @@ fit_reason::WaitingForDws FlavorAssigner::WaitingForDwsOf(const Fit& fit,
                                                           const GangPool& gp) const {
   const std::span<const ConsumptionModel> flavors = fit.options.flavors;
   fit_reason::WaitingForDws reason;
-  reason.gang = GangText{gp.machine_type, gp.tpu_chips, gp.units, fit.job.region,
-                         std::vector<ConsumptionModel>(flavors.begin(), flavors.end())};
+  reason.gang = GangText{gp.machine_type,
+                         gp.tpu_chips,
+                         gp.units,
+                         fit.job.region,
+                         std::vector<ConsumptionModel>(flavors.begin(), flavors.end()),
+                         static_cast<size_t>(&gp - fit.job.pools.data())};
   reason.queue_time = fit.job.DwsRequestTime();
   reason.deadline = fit.job.dws_deadline;
   reason.now = fit.now;

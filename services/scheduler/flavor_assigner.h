@@ -19,6 +19,8 @@ namespace trainyard {
 
 // The flavors a job may take, most preferred first (its strategy and reservation affinity).
 std::vector<ConsumptionModel> FlavorOrder(const SchedulerJob& job);
+// The same into `into` (its memory reused: the cycle asks for every job it evaluates).
+void FlavorOrder(const SchedulerJob& job, std::vector<ConsumptionModel>& into);
 
 // Capacity backfill holds for a job that would otherwise starve: from `start`, the units per
 // pool later long jobs may still take.

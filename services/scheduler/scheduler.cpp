@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <array>
-#include <queue>
 
 #include "services/jobs/catalog.h"
 #include "services/scheduler/scheduler_internal.h"
@@ -66,7 +65,8 @@ Scheduler::Scheduler(const Fleet& fleet, SchedulerConfig config)
       index_(fleet),
       capacity_(fleet, index_),
       assigner_(fleet, index_, config.preemption_exemption),
-      preemptor_(fleet, index_, config.preemption_exemption) {
+      preemptor_(fleet, index_, config.preemption_exemption),
+      cycle_(std::make_unique<Cycle>()) {
   assigner_.SetDwsQueue(&queues_.dws());
 }
 
@@ -113,6 +113,22 @@ void Scheduler::Admit(PendingEntry& entry, const Placement& placement, std::vect
   UpsertRunning(std::move(r));  // also removes the pending entry
 }
 
+// Most evaluations of a waiting job find what the last found: its text is built only when the
+// values it shows (`key`) are not those of the text last reported for the job.
+template <typename Text>
+void Scheduler::SetVerdict(PendingEntry& entry, ReasonCode code, const VerdictKey& key,
+                           Text&& text) {
+  entry.verdict.code = code;
+  entry.verdict.key = key;
+  const std::optional<Verdict>& reported = entry.reported;
+  if (key.kind != VerdictKey::Kind::kNone && reported && reported->code == code &&
+      reported->key == key) {
+    entry.verdict.message = reported->message;
+    return;
+  }
+  entry.verdict.message = text();
+}
+
 void Scheduler::Evaluate(PendingEntry& entry, Cycle& cycle, CycleResult& result) {
   const SchedulerJob& job = entry.job;
   cycle.evaluated.push_back(&entry);
@@ -139,6 +155,7 @@ void Scheduler::Evaluate(PendingEntry& entry, Cycle& cycle, CycleResult& result)
     if (const Verdict* cached = ShapeVerdict(shape_key)) {
       entry.verdict.code = cached->code;
       entry.verdict.message = cached->message;
+      entry.verdict.key = cached->key;
       cycle.budget -= 0.05;
       ++result.reused;
       return;
@@ -153,14 +170,16 @@ void Scheduler::Evaluate(PendingEntry& entry, Cycle& cycle, CycleResult& result)
       Admit(entry, *fit.placement, {}, cycle, result);
       return;
     }
-    entry.verdict.code = CodeOf(fit.reason);
-    entry.verdict.message = WhyNotText(fit.reason);
+    SetVerdict(entry, CodeOf(fit.reason), WhyNotKey(fit.reason),
+               [&] { return WhyNotText(fit.reason); });
     return;
   }
-  std::vector<ConsumptionModel> models = FlavorOrder(job);
+  std::vector<ConsumptionModel>& models = models_scratch_;
+  FlavorOrder(job, models);
   if (std::optional<Verdict> blocked = capacity_.CheckQuota(job, models)) {
     entry.verdict.code = blocked->code;
     entry.verdict.message = blocked->message;
+    entry.verdict.key = {};
     RememberShapeVerdict(shape_key, entry.verdict);
     return;
   }
@@ -175,22 +194,26 @@ void Scheduler::Evaluate(PendingEntry& entry, Cycle& cycle, CycleResult& result)
   if (code != ReasonCode::kNeverFits && !flex && !IsHoldKey(job.id) && cycle.victims_left > 0) {
     if (std::optional<PreemptionPlan> plan = PlanPreemption(job, entry.queue, cycle, models)) {
       if (fleet_.termination_grace > Duration{}) {
-        StartPreemption(entry, std::move(*plan), std::move(models), cycle, result);
+        StartPreemption(entry, std::move(*plan), models, cycle, result);
       } else {
         AdmitPreempting(entry, std::move(*plan), cycle, result);
       }
       return;
     }
   }
-  entry.verdict.code = code;
-  entry.verdict.message = WhyNotText(fit.reason);
   const bool capacity_bound =
       code == ReasonCode::kNoCapacity || code == ReasonCode::kNoZoneFitsGang;
-  if (eligible && capacity_bound && cycle.reservations_left > 0) {
-    ReserveCapacity(job, cycle, models, entry.verdict);
-    return;
-  }
-  if (!may_hold && !flex) RememberShapeVerdict(shape_key, entry.verdict);
+  const bool reserves = eligible && capacity_bound && cycle.reservations_left > 0;
+  const std::optional<Booked> booked =
+      reserves ? ReserveCapacity(job, cycle, models) : std::nullopt;
+  const VerdictKey key = booked ? WithReserved(WhyNotKey(fit.reason), booked->zone, booked->start)
+                                : WhyNotKey(fit.reason);
+  SetVerdict(entry, code, key, [&] {
+    std::string text = WhyNotText(fit.reason);
+    if (booked) text += ReservedSuffix(index_.zone_names[booked->zone], booked->start);
+    return text;
+  });
+  if (!reserves && !may_hold && !flex) RememberShapeVerdict(shape_key, entry.verdict);
 }
 
 void Scheduler::Fail(const PendingEntry& entry, std::string message, CycleResult& result) {
@@ -209,17 +232,8 @@ CycleResult Scheduler::RunCycle(Timestamp now, bool report_positions) {
     return result;
   }
   quiet_.reset();
-  Cycle cycle;
-  // The evaluated list of the last cycle lends this one its capacity: growing it anew each cycle
-  // costs large allocations, which a heap fragmented by a deep queue makes slow.
-  cycle.evaluated = std::move(evaluated_scratch_);
-  cycle.evaluated.clear();
-  cycle.holds.reserve(static_cast<size_t>(std::max(0, config_.max_reservations)));
-  cycle.now = now;
-  cycle.report_positions = report_positions;
-  cycle.budget = config_.evaluation_budget;
-  cycle.victims_left = config_.max_victims;
-  cycle.reservations_left = config_.max_reservations;
+  Cycle& cycle = *cycle_;
+  cycle.Begin(now, report_positions, config_);
 
   if (!first_cycle_) first_cycle_ = now;
   capacity_.Refresh(now);
@@ -254,37 +268,35 @@ CycleResult Scheduler::RunCycle(Timestamp now, bool report_positions) {
 
   // One cursor per queue, best head first (docs/scheduler.md, "The cycle": refill within the
   // evaluation budget). Heads are ordered by fair share first (cohort members that would borrow
-  // after those that would not, then the lowest share), then by rank.
-  struct Cursor {
-    FairKey fair;
-    RankKey key;
-    int queue;
-    OrderedKeys::iterator it;
-    int visited;
-    bool operator>(const Cursor& other) const {
-      return std::tie(fair, key) > std::tie(other.fair, other.key);
-    }
+  // after those that would not, then the lowest share), then by rank. A min-heap on the cycle's
+  // vector (std::priority_queue's own steps, on memory kept between cycles).
+  using Cursor = Cycle::Cursor;
+  std::vector<Cursor>& heap = cycle.cursors;
+  const std::greater<Cursor> after;
+  auto push = [&](const Cursor& c) {
+    heap.push_back(c);
+    std::push_heap(heap.begin(), heap.end(), after);
   };
-  std::vector<Cursor> cursors;
-  cursors.reserve(queues_.size());
-  std::priority_queue<Cursor, std::vector<Cursor>, std::greater<Cursor>> heap(
-      std::greater<Cursor>{}, std::move(cursors));
+  auto pop = [&] {
+    std::pop_heap(heap.begin(), heap.end(), after);
+    heap.pop_back();
+  };
   for (size_t q = 0; q < queues_.size(); ++q) {
     if (!queues_[q].order.empty()) {
       auto it = queues_[q].order.begin();
-      heap.push({capacity_.FairKeyOf(it->second->job), it->first, static_cast<int>(q), it, 0});
+      push({capacity_.FairKeyOf(it->second->job), it->first, static_cast<int>(q), it, 0});
     }
   }
   bool parked = false;  // a job moved out of the active order: the next cycle walks another one
   while (!heap.empty() && cycle.budget > 0) {
-    Cursor c = heap.top();
-    heap.pop();
+    Cursor c = heap.front();
+    pop();
     // Keys are lazy: an admission since this head was pushed may have raised its project's share;
     // then it goes back to wait behind whoever is now ahead.
     if (FairKey now_key = capacity_.FairKeyOf(c.it->second->job); now_key != c.fair) {
       c.fair = now_key;
-      if (!heap.empty() && c > heap.top()) {
-        heap.push(c);
+      if (!heap.empty() && c > heap.front()) {
+        push(c);
         continue;
       }
     }
@@ -301,11 +313,10 @@ CycleResult Scheduler::RunCycle(Timestamp now, bool report_positions) {
       parked = true;
     }
     if (next != queues_[c.queue].order.end() && visited < config_.lookback) {
-      heap.push({capacity_.FairKeyOf(next->second->job), next->first, c.queue, next, visited});
+      push({capacity_.FairKeyOf(next->second->job), next->first, c.queue, next, visited});
     }
   }
   ReportPositions(cycle, result);
-  evaluated_scratch_ = std::move(cycle.evaluated);
   queues_.CompactIfSparse();
   holds_passable_until_ = cycle.holds_passable_until;
   if (config_.skip_quiet_cycles && result.empty() && !parked && preempting_.empty()) {

@@ -227,9 +227,19 @@ class Scheduler {
                                                const std::vector<ConsumptionModel>& models) const;
   using FairKey = ::trainyard::FairKey;
   using UnitsByResource = CapacitySnapshot::UnitsByResource;
-  void ReserveCapacity(const SchedulerJob& job, Cycle& cycle,
-                       const std::vector<ConsumptionModel>& models, Verdict& verdict) const;
+  // A hold booked for a job (backfill): its zone (FleetIndex's number) and expected start.
+  struct Booked {
+    int zone = -1;
+    Timestamp start{};
+  };
+  // Books a hold of the capacity `job` will fit on once running jobs end, if that is within the
+  // backfill horizon.
+  std::optional<Booked> ReserveCapacity(const SchedulerJob& job, Cycle& cycle,
+                                        const std::vector<ConsumptionModel>& models) const;
   void Evaluate(PendingEntry& entry, Cycle& cycle, CycleResult& result);
+  // `entry`'s verdict `code`, its message text() unless `key` says it is the one last reported.
+  template <typename Text>
+  void SetVerdict(PendingEntry& entry, ReasonCode code, const VerdictKey& key, Text&& text);
   // A preemption under way (Fleet::termination_grace): the victims run out their grace, told at
   // `notice_at`, while the preemptor waits PREEMPTING; at `due`, or once they are all gone, it is
   // admitted in their place, in the commit that requeues them.
@@ -319,7 +329,11 @@ class Scheduler {
   Timestamp holds_passable_until_ = Timestamp::max();
   int64_t quiet_cycles_ = 0;
   int64_t cycles_ = 0;
-  std::vector<PendingEntry*> evaluated_scratch_;  // Cycle::evaluated's storage between cycles
+  // The cycle's state, one for all cycles: its vectors keep their memory from one cycle to the next
+  // (grown anew each cycle they cost allocations on a heap a deep queue fragments).
+  std::unique_ptr<Cycle> cycle_;
+  // The flavors of the job being evaluated (Evaluate's; not reentrant), kept for its memory.
+  std::vector<ConsumptionModel> models_scratch_;
   // Shape id × 2 (+1 when the job may reserve capacity) → the verdict of the first job of it this
   // cycle (stamped with the cycle): jobs of one shape share it without a lookup or an allocation.
   std::vector<std::pair<int64_t, Verdict>> shape_verdicts_;

@@ -8,9 +8,11 @@
 // scheduler_resources.cpp keeps units down and what persistent resources hold;
 // scheduler_quota.cpp books what admitted jobs hold; scheduler_preemption.cpp runs preemptions
 // through their grace and keeps the cycle's holds.
+#include <algorithm>
 #include <memory>
 #include <memory_resource>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -49,6 +51,37 @@ struct Scheduler::Cycle {
   // Preemption candidates of the job being planned for (Scheduler::PlanPreemption's scratch).
   std::vector<const RunningJob*> lower_priority;
   std::vector<const RunningJob*> cohort;
+  // One cursor per queue, best head first: RunCycle's heap (std::push_heap with greater).
+  struct Cursor {
+    FairKey fair;
+    RankKey key;
+    int queue;
+    OrderedKeys::iterator it;
+    int visited;
+    bool operator>(const Cursor& other) const {
+      return std::tie(fair, key) > std::tie(other.fair, other.key);
+    }
+  };
+  std::vector<Cursor> cursors;
+  std::vector<bool> walked;  // ReportPositions': the queues walked for positions
+
+  // Ready for a cycle at `now`; what it kept from the last one is only memory.
+  void Begin(Timestamp at, bool positions, const SchedulerConfig& config) {
+    now = at;
+    report_positions = positions;
+    budget = config.evaluation_budget;
+    holds.clear();
+    holds.reserve(static_cast<size_t>(std::max(0, config.max_reservations)));
+    holds_passable_until = Timestamp::max();
+    claimed.clear();
+    victims_left = config.max_victims;
+    reservations_left = config.max_reservations;
+    evaluated.clear();
+    lower_priority.clear();
+    cohort.clear();
+    cursors.clear();
+    walked.clear();
+  }
 };
 
 }  // namespace trainyard

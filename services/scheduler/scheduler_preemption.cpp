@@ -34,15 +34,15 @@ std::optional<Scheduler::PreemptionPlan> Scheduler::PlanPreemption(
       assigner_, FitOptions(models).WithHolds(cycle.holds, &cycle.holds_passable_until));
 }
 
-void Scheduler::ReserveCapacity(const SchedulerJob& job, Cycle& cycle,
-                                const std::vector<ConsumptionModel>& models,
-                                Verdict& verdict) const {
+std::optional<Scheduler::Booked> Scheduler::ReserveCapacity(
+    const SchedulerJob& job, Cycle& cycle, const std::vector<ConsumptionModel>& models) const {
   std::optional<Reservation> reserved =
       backfill_.Reserve(job, capacity_, assigner_, models, config_.backfill_horizon);
-  if (!reserved) return;
-  verdict.message += ReservedSuffix(reserved->zone, reserved->hold.start);
+  if (!reserved) return std::nullopt;
+  const Booked booked{index_.ZoneIndex(reserved->zone), reserved->hold.start};
   cycle.holds.push_back(std::move(reserved->hold));
   --cycle.reservations_left;
+  return booked;
 }
 
 void Scheduler::AdmitPreempting(PendingEntry& entry, PreemptionPlan plan, Cycle& cycle,
@@ -71,6 +71,7 @@ void Scheduler::StartPreemption(PendingEntry& entry, PreemptionPlan plan,
   p.models = std::move(models);
   p.plan = std::move(plan);
   entry.verdict.code = ReasonCode::kPreempting;
+  entry.verdict.key = {};
   entry.verdict.message =
       PreemptingMessage(p.plan.victims, p.plan.reclaimed.size(), p.plan.fair_shared.size(),
                         fleet_.termination_grace, p.due);
@@ -91,6 +92,7 @@ bool Scheduler::ContinuePreemption(PendingEntry& entry, Preempting& p, Cycle& cy
   }
   if (!p.plan.victims.empty() && cycle.now < p.due) {
     entry.verdict.code = ReasonCode::kPreempting;
+    entry.verdict.key = {};
     entry.verdict.message =
         PreemptingMessage(p.plan.victims, p.plan.reclaimed.size(), p.plan.fair_shared.size(),
                           fleet_.termination_grace, p.due);

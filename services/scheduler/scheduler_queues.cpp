@@ -107,6 +107,7 @@ void Scheduler::Report(PendingEntry& entry, int64_t position, CycleResult& resul
     // Never looked at: behind the lookback. When the queue's head outranks it, that is why.
     const Queue& queue = queues_[entry.queue];
     const PendingEntry* head = queue.order.empty() ? nullptr : queue.order.begin()->second;
+    v.key = {};
     if (head != nullptr && head->job.priority > entry.job.priority) {
       v.code = ReasonCode::kBehindHigherPriority;
       v.message = BehindHigherPriorityMessage(v.position, config_.lookback, head->job.id,
@@ -122,8 +123,10 @@ void Scheduler::Report(PendingEntry& entry, int64_t position, CycleResult& resul
     v.message = messages_.Intern(v.message);
   }
   if (entry.reported && *entry.reported == v) {
-    // Equal, but read to tell (it was reported before the interner held its text): share it.
+    // Equal, but read to tell (it was reported before the interner held its text): share it,
+    // and what it shows.
     entry.reported->message = v.message;
+    entry.reported->key = v.key;
     return;
   }
   const bool code_changed = !entry.reported || entry.reported->code != v.code;
@@ -140,7 +143,8 @@ void Scheduler::Report(PendingEntry& entry, int64_t position, CycleResult& resul
 // reports positions; elsewhere only the jobs evaluated this cycle may have a new verdict, shown
 // at the position last reported (none yet: 0, which the stores keep as no position).
 void Scheduler::ReportPositions(Cycle& cycle, CycleResult& result) {
-  std::vector<bool> walked(queues_.size(), false);
+  std::vector<bool>& walked = cycle.walked;
+  walked.assign(queues_.size(), false);
   for (size_t q = 0; q < queues_.size() && cycle.report_positions; ++q) {
     Queue& queue = queues_[q];
     if (!queue.positions_stale) continue;

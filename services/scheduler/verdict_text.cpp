@@ -251,6 +251,39 @@ struct WhyNotWords {
 
 std::string WhyNotText(const FitReason& reason) { return std::visit(WhyNotWords{}, reason); }
 
+VerdictKey WhyNotKey(const FitReason& reason) {
+  VerdictKey key;
+  if (const auto* held = std::get_if<fit_reason::HeldForReservation>(&reason)) {
+    key.kind = VerdictKey::Kind::kHeld;
+    key.held_for = held->job_id;
+    key.held_priority = held->priority;
+    key.held_start = held->start;
+    return key;
+  }
+  const auto* none = std::get_if<fit_reason::NoCapacity>(&reason);
+  // Stockouts and a full cohort add words of their own (rare): those texts are always built.
+  if (none == nullptr || !none->short_now.empty() || none->cohort_full ||
+      none->best_zone_index < 0 || none->gang.pool > 0xff || none->gang.models.size() > 8) {
+    return key;
+  }
+  key.kind =
+      none->split_over_zones ? VerdictKey::Kind::kNoZoneFitsGang : VerdictKey::Kind::kNoCapacity;
+  key.gang = static_cast<uint8_t>(none->gang.pool);
+  for (ConsumptionModel m : none->gang.models) {
+    key.flavors = key.flavors << 8 | (static_cast<uint64_t>(m) + 1);
+  }
+  key.zone = none->best_zone_index;
+  key.free = none->best_free;
+  return key;
+}
+
+VerdictKey WithReserved(VerdictKey key, int zone, Timestamp start) {
+  if (zone < 0) return VerdictKey{};
+  key.reserved_zone = zone;
+  key.reserved_start = start;
+  return key;
+}
+
 std::string ReservedSuffix(const std::string& zone, Timestamp start) {
   return "; capacity reserved in " + zone + ", expected start " + ClockText(start);
 }

@@ -14,6 +14,12 @@ namespace trainyard {
 
 // Why a job does not fit, in words: the message of the verdict whose code is CodeOf(reason).
 std::string WhyNotText(const FitReason& reason);
+// The values WhyNotText(reason) shows, as a verdict's key (verdict.h); none (Kind::kNone) for the
+// reasons a key does not cover (stockouts, full cohorts, DWS, quota, resources, never-fits).
+VerdictKey WhyNotKey(const FitReason& reason);
+// `key` for the text with ReservedSuffix(zone's name, start) after it; none if `key` is none or
+// the zone is not the fleet's (-1).
+VerdictKey WithReserved(VerdictKey key, int zone, Timestamp start);
 
 std::string NoRegionMessage(const std::string& region);
 std::string NeverFitsCapacityMessage(const GangText& gang, int64_t largest_pool);

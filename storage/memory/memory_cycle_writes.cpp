@@ -276,7 +276,7 @@ StatusOr<int> MemoryCycleWrites::WriteVerdicts(const std::vector<VerdictUpdate>&
     if (it == db_.jobs.end() || it->second.record.job.state != JobState::kQueued) continue;
     // A note, not a transition: the version and the change feed stay.
     SchedulingStatus& status = *it->second.record.job.trainyard;
-    status.reason_code = std::string(ReasonCodeName(v.verdict.code));
+    status.reason_code.assign(ReasonCodeName(v.verdict.code));  // into the memory it replaces
     status.reason_message = v.verdict.message.str();
     status.queue_position =
         v.verdict.position > 0 ? std::optional(v.verdict.position) : std::nullopt;

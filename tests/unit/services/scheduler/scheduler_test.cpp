@@ -578,6 +578,31 @@ TEST(SchedulerTest, BigGangHoldsCapacitySoSmallLongJobsCannotStarveIt) {
   EXPECT_EQ(Admitted(r, 3)->placement.zone, "us-central1-a");
 }
 
+// A waiting job's verdict is told again only when a value its text shows changes (its text is
+// built then, not at every evaluation): the free nodes of the closest zone, then a hold of its
+// own once it has waited reserve_min_wait.
+TEST(SchedulerTest, AWaitingJobIsToldAgainOnlyWhenWhatItsVerdictShowsChanges) {
+  Fleet fleet = EightNodeFleet();
+  Scheduler s(fleet);
+  s.UpsertPending(Job(1, {.replicas = 6, .expected_runtime = "3600s"}));
+  s.RunCycle(kT0);
+  s.UpsertPending(Job(2, {.project = "big", .replicas = 8, .created = kT0 + 1s}));
+  const std::string no_capacity =
+      "no free capacity for 8 a3-megagpu-8g RESERVATION or ON_DEMAND in any zone of us-central1 "
+      "(closest: us-central1-b, ";
+  ExpectVerdict(s.RunCycle(kT0 + 1min), 2, ReasonCode::kNoCapacity, no_capacity + "2 of 8)");
+  EXPECT_EQ(VerdictOf(s.RunCycle(kT0 + 2min), 2), nullptr) << "nothing it shows changed";
+  s.UpsertPending(Job(3, {.replicas = 1, .expected_runtime = "600s", .created = kT0 + 3min}));
+  ASSERT_NE(Admitted(s.RunCycle(kT0 + 3min), 3), nullptr);
+  ExpectVerdict(s.RunCycle(kT0 + 4min), 2, ReasonCode::kNoCapacity, no_capacity + "1 of 8)");
+  EXPECT_EQ(VerdictOf(s.RunCycle(kT0 + 5min), 2), nullptr);
+  // Waiting 30 minutes, it holds zone b from the 6-node job's end (+1h).
+  ExpectVerdict(s.RunCycle(kT0 + 31min), 2, ReasonCode::kNoCapacity,
+                no_capacity + "1 of 8); capacity reserved in us-central1-b, expected start " +
+                    ClockText(kT0 + 1h));
+  EXPECT_EQ(VerdictOf(s.RunCycle(kT0 + 32min), 2), nullptr);
+}
+
 // On the eight-node fleet: 6 nodes run for an hour, and a high-priority 8-node gang of another
 // project (job 2) will hold capacity for its start at +1h.
 void GangWaitsForTheHour(Scheduler& s) {

@@ -34,5 +34,79 @@ TEST(VerdictTextTest, ClockTextIsStrftimes) {
   }
 }
 
+// A verdict keeps the text last reported while its key is equal (Scheduler::SetVerdict): equal
+// keys must mean equal texts, and every value a text shows must be in its key. Random reasons of
+// one job (its worker pools, region and project fixed; everything else drawn from small ranges so
+// that equal and unequal pairs both occur), with and without a hold of the job's own.
+TEST(VerdictTextTest, EqualKeysMeanEqualTextsAndEveryShownValueIsInTheKey) {
+  const std::vector<std::string> zones = {"us-central1-a", "us-central1-b", "us-central1-c"};
+  const std::vector<GangText> pools = {
+      {"a3-megagpu-8g", 0, 4, "us-central1", {}, 0},
+      {"ct5p-hightpu-4t", 8, 2, "us-central1", {}, 1},
+  };
+  const std::vector<std::vector<ConsumptionModel>> flavors = {
+      {ConsumptionModel::kOnDemand},
+      {ConsumptionModel::kSpot, ConsumptionModel::kOnDemand},
+      {ConsumptionModel::kReservation, ConsumptionModel::kOnDemand}};
+  const Timestamp t0 = FromUnixMicros(int64_t{1'767'225'600} * 1'000'000);
+  std::mt19937_64 rng(51);
+  auto pick = [&rng](int n) { return static_cast<int>(rng() % static_cast<uint64_t>(n)); };
+  struct Drawn {
+    VerdictKey key;
+    std::string text;
+  };
+  auto draw = [&]() {
+    FitReason reason;
+    if (pick(3) == 0) {
+      reason = fit_reason::HeldForReservation{100 + pick(2), 1000 * pick(2),
+                                              t0 + std::chrono::minutes(pick(3))};
+    } else {
+      fit_reason::NoCapacity r;
+      r.gang = pools[static_cast<size_t>(pick(2))];
+      r.gang.models = flavors[static_cast<size_t>(pick(3))];
+      r.split_over_zones = pick(2) == 0;
+      r.best_zone_index = pick(3);
+      r.best_zone = zones[static_cast<size_t>(r.best_zone_index)];
+      r.best_free = pick(3);
+      reason = r;
+    }
+    Drawn d{WhyNotKey(reason), WhyNotText(reason)};
+    if (pick(2) == 0) {
+      const int zone = pick(3);
+      const Timestamp start = t0 + std::chrono::minutes(pick(3));
+      d.key = WithReserved(d.key, zone, start);
+      d.text += ReservedSuffix(zones[static_cast<size_t>(zone)], start);
+    }
+    return d;
+  };
+  std::vector<Drawn> drawn;
+  for (int i = 0; i < 400; ++i) drawn.push_back(draw());
+  int equal_keys = 0;
+  for (const Drawn& a : drawn) {
+    ASSERT_NE(a.key.kind, VerdictKey::Kind::kNone) << a.text;
+    for (const Drawn& b : drawn) {
+      EXPECT_EQ(a.key == b.key, a.text == b.text) << a.text << "\n" << b.text;
+      equal_keys += a.key == b.key ? 1 : 0;
+    }
+  }
+  EXPECT_GT(equal_keys, static_cast<int>(drawn.size()) * 2);  // pairs beyond each with itself
+}
+
+// The texts a key does not cover are built every time: a stockout, a full cohort, another reason.
+TEST(VerdictTextTest, ReasonsWithWordsOfTheirOwnHaveNoKey) {
+  fit_reason::NoCapacity stockout;
+  stockout.best_zone_index = 0;
+  CapacityPool pool;
+  stockout.short_now.push_back({&pool, 1});
+  EXPECT_EQ(WhyNotKey(stockout).kind, VerdictKey::Kind::kNone);
+  fit_reason::NoCapacity cohort;
+  cohort.best_zone_index = 0;
+  cohort.cohort_full.emplace();
+  EXPECT_EQ(WhyNotKey(cohort).kind, VerdictKey::Kind::kNone);
+  EXPECT_EQ(WhyNotKey(fit_reason::NoRegion{"us-east1"}).kind, VerdictKey::Kind::kNone);
+  EXPECT_EQ(WithReserved(WhyNotKey(fit_reason::HeldForReservation{}), -1, Timestamp{}).kind,
+            VerdictKey::Kind::kNone);
+}
+
 }  // namespace
 }  // namespace trainyard
