@@ -27,6 +27,7 @@ namespace {
 // The SET list; then the compare-and-set; then what job_events records of it.
 #define TY_TRANSITION_SET \
   "state = :to::smallint, version = version + 1, " \
+  "change_seq = nextval('job_change_seq'), change_xid = pg_current_xact_id(), " \
   "update_time = " TY_TS(":at") ", " \
   "start_time = COALESCE(" TY_TS(":start_time") ", start_time), " \
   "end_time = COALESCE(" TY_TS(":end_time") ", end_time), " \
@@ -67,17 +68,28 @@ namespace {
   "INSERT INTO job_events (job_id, time, from_state, to_state, reason) SELECT u.id, " TY_TS( \
       ":at") ", :from::smallint, :to::smallint, :reason::text FROM u"
 
+// A transition stamps the change feed in its SET and notifies the poll caches of its jobs
+// (storage/job_change_listener.h's channel, sent at commit) itself: migrations/0020's row
+// triggers leave a version bump to it, so each row calls no trigger function.
+#define TY_TRANSITION_NOTIFY "pg_notify('trainyard_job_changes', "
 constexpr const char* kApplyTransitionText =
     "WITH u AS (UPDATE custom_jobs SET " TY_TRANSITION_SET "WHERE " TY_TRANSITION_WHERE
-    "RETURNING id) " TY_TRANSITION_EVENT;
+    "RETURNING id), n AS (SELECT " TY_TRANSITION_NOTIFY "id::text) FROM u) " TY_TRANSITION_EVENT
+    " WHERE (SELECT count(*) FROM n) >= 0";
 
 // The same for many jobs: every name's values in one text array, unnested into the rows of t
 // (each use of a name casts it), so the statement is planned and its SET expressions built once
 // a pass instead of once a job (in the runtime's backend that was a fifth of its time). The node
-// states a job must not be on stay one value for all. It returns the ids it applied to.
+// states a job must not be on stay one value for all. It returns the ids it applied to, and
+// notifies them 300 to a notification (a payload must stay under 8000 bytes) rather than one a job.
 constexpr const char* kApplyTransitionsText =
     "u AS (UPDATE custom_jobs SET " TY_TRANSITION_SET "FROM t WHERE " TY_TRANSITION_WHERE
-    "RETURNING id) " TY_TRANSITION_EVENT " JOIN t ON :id::bigint = u.id RETURNING job_id";
+    "RETURNING id), n AS (SELECT " TY_TRANSITION_NOTIFY
+    "string_agg(id::text, ',')) "
+    "FROM (SELECT id, (row_number() OVER () - 1) / 300 AS g FROM u) b GROUP BY "
+    "g) " TY_TRANSITION_EVENT
+    " JOIN t ON :id::bigint = u.id WHERE (SELECT count(*) FROM n) >= 0 "
+    "RETURNING job_id";
 constexpr std::string_view kSharedName = "down_node_states";
 
 const NamedSql& ApplyTransitionSql() {

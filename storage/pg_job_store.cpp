@@ -37,9 +37,11 @@ constexpr const char* kGetJob =
     " FROM custom_jobs "
     "WHERE id = $1::bigint AND project_number = $2::bigint AND location = $3";
 
+// A job's events go with it (job_events has no foreign key to cascade: migrations/0020).
 constexpr const char* kDeleteWithOperation =
     "WITH d AS (DELETE FROM custom_jobs WHERE id = $1::bigint AND project_number = $2::bigint "
-    "AND location = $3 AND version = $4::bigint RETURNING id) "
+    "AND location = $3 AND version = $4::bigint RETURNING id), "
+    "events AS (DELETE FROM job_events WHERE job_id IN (SELECT id FROM d)) "
     "INSERT INTO operations (id, project_number, location, parent, metadata_type, done, response, "
     "create_time, update_time) SELECT $5::bigint, $2::bigint, $3, $6, $7, true, $8::jsonb, " TY_TS(
         "$9") ", " TY_TS("$9") " FROM d";

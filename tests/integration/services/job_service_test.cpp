@@ -248,6 +248,13 @@ TEST_F(JobServiceTest, DeleteNeedsATerminalJobAndReturnsAFinishedOperation) {
   EXPECT_TRUE(op->done);
   EXPECT_EQ(op->metadata_type, "google.cloud.aiplatform.v1.DeleteOperationMetadata");
   EXPECT_EQ(service_->Get(Ref(job)).status().code(), Code::kNotFound);
+  // Its history goes with it (job_events has no foreign key to cascade: migrations/0020).
+  auto conn = pool_->Acquire();
+  ASSERT_TRUE(conn.ok());
+  auto events =
+      (*conn)->Exec("SELECT count(*) FROM job_events WHERE job_id = $1::bigint", {Ref(job).job_id});
+  ASSERT_TRUE(events.ok()) << events.status().message();
+  EXPECT_EQ(events->GetInt64(0, 0), 0);
 
   OperationRef ref{parent_, "", "", std::to_string(op->id)};
   OperationService operations(*projects_, *operations_, clock_);

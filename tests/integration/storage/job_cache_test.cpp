@@ -6,6 +6,7 @@
 
 #include <signal.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -17,6 +18,7 @@
 
 #include "services/clock.h"
 #include "services/jobs/job_service.h"
+#include "services/jobs/job_state_machine.h"
 #include "storage/cached_job_store.h"
 #include "storage/job_change_listener.h"
 #include "storage/job_record_cache.h"
@@ -146,6 +148,40 @@ TEST_F(JobCacheTest, AVerdictWrittenByAnotherProcessReachesThePoll) {
     auto got = GetOn(*b_);
     return got.ok() && got->trainyard && got->trainyard->reason_code == "NO_CAPACITY";
   }));
+}
+
+// A pass moves its jobs in one statement that notifies them a few hundred ids at a time
+// (storage/job_transition_sql.cpp), not by a row trigger: every job another process keeps is
+// dropped, across more than one notification.
+TEST_F(JobCacheTest, APassThatMovesManyJobsReachesEveryPollOfTheOther) {
+  std::vector<JobRef> refs;
+  for (int i = 0; i < 320; ++i) {
+    auto created = a_->service->Create(kParent, SmallJob("many"), "");
+    ASSERT_TRUE(created.ok()) << created.status().message();
+    refs.push_back(JobRef{kParent, created->name.substr(created->name.rfind('/') + 1)});
+  }
+  for (const JobRef& ref : refs) ASSERT_TRUE(b_->service->Get(ref).ok());
+  const auto kept = b_->cache->stats().hits;
+  for (const JobRef& ref : refs) ASSERT_EQ(b_->service->Get(ref)->state, JobState::kQueued);
+  ASSERT_EQ(b_->cache->stats().hits, kept + 320) << "B answers these polls from memory";
+
+  std::vector<StateUpdate> updates;
+  for (const JobRef& ref : refs) {
+    const int64_t id = std::stoll(ref.job_id);
+    auto failed = JobStateMachine::FailInQueue(JobSnapshot{id, 1, JobState::kQueued}, clock_.Now(),
+                                               "no capacity ever");
+    ASSERT_TRUE(failed.ok()) << failed.status().message();
+    updates.push_back(StateUpdate{id, 1, std::move(failed).value(), std::nullopt, std::nullopt});
+  }
+  auto applied = a_->store->ApplyTransitions(updates);
+  ASSERT_TRUE(applied.ok()) << applied.status().message();
+  ASSERT_EQ(std::count(applied->begin(), applied->end(), true), 320);
+  for (const JobRef& ref : refs) {
+    EXPECT_TRUE(WaitFor([&] {
+      auto got = b_->service->Get(ref);
+      return got.ok() && got->state == JobState::kFailed;
+    })) << ref.job_id;
+  }
 }
 
 TEST_F(JobCacheTest, ALeaseHeartbeatChangesNothingShownAndDropsNothing) {
