@@ -48,6 +48,12 @@ std::vector<std::string> PoolIds(const Fleet& fleet,
   return ids;
 }
 
+// How many different values `ids` holds (it is sorted on the way).
+int64_t CountDistinct(std::vector<int64_t>& ids) {
+  std::sort(ids.begin(), ids.end());
+  return std::unique(ids.begin(), ids.end()) - ids.begin();
+}
+
 // `items` in the order of their draws, each drawn once (a comparator that draws would hash both
 // sides of every comparison); equal draws keep the items' order.
 template <typename T, typename Draw>
@@ -365,19 +371,23 @@ Status FailureSimulator::YieldSpotToOnDemand(Timestamp now, FailureStepStats& st
     const CapacityPool& on_demand = fleet_.pools[zone.on_demand_pool];
     // Both pools' live nodes in one read, split here.
     TY_ASSIGN_OR_RETURN(std::vector<NodeStatus> live, store_.LiveNodes({on_demand.id, spot.id}));
-    std::set<int64_t> on_demand_units;
-    std::map<int64_t, std::vector<NodeRef>> units;  // spot's
+    std::vector<int64_t> on_demand_units;
+    std::vector<int64_t> spot_units;
     for (const NodeStatus& n : live) {
       if (n.node.pool_id == on_demand.id) {
-        on_demand_units.insert(n.node.ordinal / on_demand.hosts_per_unit);
+        on_demand_units.push_back(n.node.ordinal / on_demand.hosts_per_unit);
       } else {
-        units[n.node.ordinal / spot.hosts_per_unit].push_back(n.node);
+        spot_units.push_back(n.node.ordinal / spot.hosts_per_unit);
       }
     }
-    const int64_t left = SpotUnitsLeft(zone, spot.units, now - fleet_.epoch,
-                                       static_cast<int64_t>(on_demand_units.size()));
-    const int64_t excess = static_cast<int64_t>(units.size()) - left;
-    if (excess <= 0) continue;
+    const int64_t left =
+        SpotUnitsLeft(zone, spot.units, now - fleet_.epoch, CountDistinct(on_demand_units));
+    const int64_t excess = CountDistinct(spot_units) - left;
+    if (excess <= 0) continue;  // most passes: spot fits, and its nodes are not grouped
+    std::map<int64_t, std::vector<NodeRef>> units;
+    for (const NodeStatus& n : live) {
+      if (n.node.pool_id == spot.id) units[n.node.ordinal / spot.hosts_per_unit].push_back(n.node);
+    }
     // Which units go: an order drawn from the seed and the minute, as a fall's.
     const int64_t tick = CompletedTicks(fleet_.epoch, now);
     const std::vector<NodeRef> going = ExcessUnitsNodes(units, excess, [&](int64_t unit) {
