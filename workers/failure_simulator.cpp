@@ -48,6 +48,50 @@ std::vector<std::string> PoolIds(const Fleet& fleet,
   return ids;
 }
 
+// How many different values `ids` holds (it is sorted on the way).
+int64_t CountDistinct(std::vector<int64_t>& ids) {
+  std::sort(ids.begin(), ids.end());
+  return std::unique(ids.begin(), ids.end()) - ids.begin();
+}
+
+// `items` in the order of their draws, each drawn once (a comparator that draws would hash both
+// sides of every comparison); equal draws keep the items' order.
+template <typename T, typename Draw>
+void SortByDraw(std::vector<T>& items, const Draw& draw) {
+  std::vector<std::pair<double, size_t>> keyed;
+  keyed.reserve(items.size());
+  for (size_t i = 0; i < items.size(); ++i) keyed.push_back({draw(items[i]), i});
+  std::sort(keyed.begin(), keyed.end());
+  std::vector<T> sorted;
+  sorted.reserve(items.size());
+  for (const auto& [key, i] : keyed) sorted.push_back(std::move(items[i]));
+  items = std::move(sorted);
+}
+
+// The nodes of the first `excess` of a pool's live `units` (unit → its nodes) in the order of
+// `draw` of each unit: whole units go, a TPU slice with all its hosts.
+template <typename Draw>
+std::vector<NodeRef> ExcessUnitsNodes(const std::map<int64_t, std::vector<NodeRef>>& units,
+                                      int64_t excess, const Draw& draw) {
+  std::vector<int64_t> order;
+  for (const auto& [unit, nodes] : units) order.push_back(unit);
+  SortByDraw(order, draw);
+  std::vector<NodeRef> out;
+  for (size_t i = 0; i < order.size() && static_cast<int64_t>(i) < excess; ++i) {
+    const std::vector<NodeRef>& nodes = units.at(order[i]);
+    out.insert(out.end(), nodes.begin(), nodes.end());
+  }
+  return out;
+}
+
+// A reclaim notice for `node` at `at`: `why` (ending in "node ") names it and says when it goes.
+SpotNotice ReclaimNotice(const NodeRef& node, Timestamp at, const std::string& why) {
+  return {node, at,
+          why + NodeName(node.pool_id, node.ordinal) + " is reclaimed at " + ClockText(at)};
+}
+
+constexpr const char* kSpotPreemptionWhy = "spot preemption notice: node ";
+
 std::string NodesText(const std::vector<SpotNotice>& notices) {
   std::string out;
   for (size_t i = 0; i < notices.size(); ++i) {
@@ -196,12 +240,10 @@ StatusOr<std::vector<SpotNotice>> FailureSimulator::PickNotices(const FaultInjec
   }
   // Which nodes: an order drawn from the fleet's seed and the injection's id, so a replayed
   // scenario hits the same ones.
-  auto rank = [&](const NodeStatus& n) {
+  SortByDraw(live, [&](const NodeStatus& n) {
     return HazardDraw(fleet_.seed, HazardStream::kInjectionPick, n.node.pool_id, n.node.ordinal,
                       injection.id);
-  };
-  std::sort(live.begin(), live.end(),
-            [&](const NodeStatus& a, const NodeStatus& b) { return rank(a) < rank(b); });
+  });
   size_t n = live.size();
   if (injection.count) n = std::min<size_t>(n, static_cast<size_t>(*injection.count));
   if (injection.fraction) {
@@ -210,10 +252,7 @@ StatusOr<std::vector<SpotNotice>> FailureSimulator::PickNotices(const FaultInjec
   std::vector<SpotNotice> notices;
   Timestamp preempt_at = Later(now, fleet_.spot_notice);
   for (size_t i = 0; i < n; ++i) {
-    notices.push_back({live[i].node, preempt_at,
-                       "spot preemption notice: node " +
-                           NodeName(live[i].node.pool_id, live[i].node.ordinal) +
-                           " is reclaimed at " + ClockText(preempt_at)});
+    notices.push_back(ReclaimNotice(live[i].node, preempt_at, kSpotPreemptionWhy));
   }
   return notices;
 }
@@ -253,9 +292,7 @@ Status FailureSimulator::DrawHazards(Timestamp now, FailureStepStats& stats) {
                         pool->spot_preemptions_per_node_hour, from(n), last);
     if (!hit) continue;
     Timestamp preempt_at = Later(TickEnd(fleet_.epoch, *hit), fleet_.spot_notice);
-    notices.push_back({n.node, preempt_at,
-                       "spot preemption notice: node " + NodeName(n.node.pool_id, n.node.ordinal) +
-                           " is reclaimed at " + ClockText(preempt_at)});
+    notices.push_back(ReclaimNotice(n.node, preempt_at, kSpotPreemptionWhy));
   }
   TY_RETURN_IF_ERROR(ShrinkSpot(first, last, notices));
   // A failure that lost a race is drawn again next pass: keep the tick where it was.
@@ -285,24 +322,16 @@ Status FailureSimulator::ShrinkSpot(int64_t first, int64_t last, std::vector<Spo
       }
       int64_t excess = static_cast<int64_t>(units.size()) - drop.units_left;
       if (excess <= 0) continue;
-      std::vector<int64_t> order;
-      for (const auto& [unit, nodes] : units) order.push_back(unit);
-      auto rank = [&](int64_t unit) {
+      const std::vector<NodeRef> going = ExcessUnitsNodes(units, excess, [&](int64_t unit) {
         return HazardDraw(fleet_.seed, HazardStream::kSpotShrink, pool.id, unit, drop.period);
-      };
-      std::sort(order.begin(), order.end(),
-                [&](int64_t a, int64_t b) { return rank(a) < rank(b); });
+      });
       const Timestamp preempt_at = Later(at, fleet_.spot_notice);
       const std::string why = "spot capacity of " + pool.zone + " " + pool.machine_type +
                               " fell to " + std::to_string(drop.units_left) + " of " +
                               std::to_string(pool.units) + " at " + ClockText(at) + ": node ";
-      for (int64_t i = 0; i < excess; ++i) {
-        for (const NodeRef& node : units[order[static_cast<size_t>(i)]]) {
-          if (!noticed.insert({node.pool_id, node.ordinal}).second) continue;
-          notices.push_back({node, preempt_at,
-                             why + NodeName(node.pool_id, node.ordinal) + " is reclaimed at " +
-                                 ClockText(preempt_at)});
-        }
+      for (const NodeRef& node : going) {
+        if (!noticed.insert({node.pool_id, node.ordinal}).second) continue;
+        notices.push_back(ReclaimNotice(node, preempt_at, why));
       }
     }
   }
@@ -340,35 +369,36 @@ Status FailureSimulator::YieldSpotToOnDemand(Timestamp now, FailureStepStats& st
     if (zone.spot_pool < 0 || zone.on_demand_pool < 0) continue;
     const CapacityPool& spot = fleet_.pools[zone.spot_pool];
     const CapacityPool& on_demand = fleet_.pools[zone.on_demand_pool];
-    TY_ASSIGN_OR_RETURN(std::vector<NodeStatus> held, store_.LiveNodes({on_demand.id}));
-    std::set<int64_t> on_demand_units;
-    for (const NodeStatus& n : held)
-      on_demand_units.insert(n.node.ordinal / on_demand.hosts_per_unit);
-    const int64_t left = SpotUnitsLeft(zone, spot.units, now - fleet_.epoch,
-                                       static_cast<int64_t>(on_demand_units.size()));
-    TY_ASSIGN_OR_RETURN(std::vector<NodeStatus> live, store_.LiveNodes({spot.id}));
+    // Both pools' live nodes in one read, split here.
+    TY_ASSIGN_OR_RETURN(std::vector<NodeStatus> live, store_.LiveNodes({on_demand.id, spot.id}));
+    std::vector<int64_t> on_demand_units;
+    std::vector<int64_t> spot_units;
+    for (const NodeStatus& n : live) {
+      if (n.node.pool_id == on_demand.id) {
+        on_demand_units.push_back(n.node.ordinal / on_demand.hosts_per_unit);
+      } else {
+        spot_units.push_back(n.node.ordinal / spot.hosts_per_unit);
+      }
+    }
+    const int64_t left =
+        SpotUnitsLeft(zone, spot.units, now - fleet_.epoch, CountDistinct(on_demand_units));
+    const int64_t excess = CountDistinct(spot_units) - left;
+    if (excess <= 0) continue;  // most passes: spot fits, and its nodes are not grouped
     std::map<int64_t, std::vector<NodeRef>> units;
-    for (const NodeStatus& n : live) units[n.node.ordinal / spot.hosts_per_unit].push_back(n.node);
-    const int64_t excess = static_cast<int64_t>(units.size()) - left;
-    if (excess <= 0) continue;
+    for (const NodeStatus& n : live) {
+      if (n.node.pool_id == spot.id) units[n.node.ordinal / spot.hosts_per_unit].push_back(n.node);
+    }
     // Which units go: an order drawn from the seed and the minute, as a fall's.
     const int64_t tick = CompletedTicks(fleet_.epoch, now);
-    std::vector<int64_t> order;
-    for (const auto& [unit, nodes] : units) order.push_back(unit);
-    auto rank = [&](int64_t unit) {
+    const std::vector<NodeRef> going = ExcessUnitsNodes(units, excess, [&](int64_t unit) {
       return HazardDraw(fleet_.seed, HazardStream::kSpotShrink, spot.id, unit, -1 - tick);
-    };
-    std::sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return rank(a) < rank(b); });
+    });
     const Timestamp preempt_at = Later(now, fleet_.spot_notice);
     const std::string why = "on-demand demand in " + zone.zone + " took the " + zone.machine_type +
                             " capacity spot had (" + std::to_string(left) + " of " +
                             std::to_string(spot.units) + " left to spot): node ";
-    for (int64_t i = 0; i < excess; ++i) {
-      for (const NodeRef& node : units[order[static_cast<size_t>(i)]]) {
-        notices.push_back({node, preempt_at,
-                           why + NodeName(node.pool_id, node.ordinal) + " is reclaimed at " +
-                               ClockText(preempt_at)});
-      }
+    for (const NodeRef& node : going) {
+      notices.push_back(ReclaimNotice(node, preempt_at, why));
     }
   }
   if (notices.empty()) return Status::Ok();

@@ -56,6 +56,7 @@ StatusOr<std::optional<Duration>> DurationField(const std::string& src, const js
 // `scheduler`: when a queued job starts to hold the capacity it needs (`holdAfter`, 0s: at
 // once) and how many may hold in one cycle (`holdsPerCycle`). 0s and 1 make it EASY backfilling:
 // the queue's head alone holds, and the rest backfill only where they do not delay it.
+// `requeueTimestamp` (Creation, Eviction) orders requeued jobs (SchedulerConfig).
 StatusOr<SchedulerConfig> ParseSchedulerKnobs(const std::string& src, const json& k) {
   SchedulerConfig out;
   if (!k.is_object()) return Bad(src, "scheduler", "must be an object");
@@ -71,8 +72,16 @@ StatusOr<SchedulerConfig> ParseSchedulerKnobs(const std::string& src, const json
         return Bad(src, "scheduler.holdsPerCycle", "must be a whole number from 1 to 1000");
       }
       out.max_reservations = value.get<int>();
+    } else if (key == "requeueTimestamp") {
+      const std::string name = value.is_string() ? value.get<std::string>() : "";
+      if (name != "Creation" && name != "Eviction") {
+        return Bad(src, "scheduler.requeueTimestamp", "must be \"Creation\" or \"Eviction\"");
+      }
+      out.requeue_timestamp =
+          name == "Eviction" ? RequeueTimestamp::kEviction : RequeueTimestamp::kCreation;
     } else {
-      return Bad(src, "scheduler." + key, "is not a scheduler knob (holdAfter, holdsPerCycle)");
+      return Bad(src, "scheduler." + key,
+                 "is not a scheduler knob (holdAfter, holdsPerCycle, requeueTimestamp)");
     }
   }
   return out;

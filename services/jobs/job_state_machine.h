@@ -120,7 +120,8 @@ class JobStateMachine {
   static StatusOr<JobTransition> FailInQueue(const JobSnapshot& job, Timestamp now,
                                              std::string message);
   // PENDING/RUNNING → QUEUED: its capacity was taken (a higher priority, a spot reclaim). It keeps
-  // its place (queue time is create time), its cost so far and its checkpointed work: up to
+  // its place (queue time is create time, unless the scheduler orders requeued jobs by their
+  // eviction: SchedulerConfig::requeue_timestamp), its cost so far and its checkpointed work: up to
   // `progress_saved_at` when it wrote an emergency checkpoint in its notice.
   static StatusOr<JobTransition> Requeue(const JobSnapshot& job, Timestamp now, std::string message,
                                          bool spot_restart,

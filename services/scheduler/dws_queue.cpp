@@ -2,8 +2,8 @@
 
 namespace trainyard {
 
-std::string DwsQueue::KeyOf(const SchedulerJob& job) {
-  return job.region + "|" + (job.pools.empty() ? std::string() : job.pools[0].machine_type);
+DwsQueue::QueueKey DwsQueue::KeyOf(const SchedulerJob& job) {
+  return {job.region, job.pools.empty() ? std::string() : job.pools[0].machine_type};
 }
 
 int64_t DwsQueue::NodesOf(const SchedulerJob& job) {
@@ -17,32 +17,32 @@ void DwsQueue::Add(const SchedulerJob& job) {
   Remove(job);
   Request request{NodesOf(job), KeyOf(job), job.DwsRequestTime()};
   order_[request.key].insert({request.queue_time, job.id});
-  nodes_[job.id] = std::move(request);
+  requests_[job.id] = std::move(request);
 }
 
 void DwsQueue::Remove(const SchedulerJob& job) {
-  auto it = nodes_.find(job.id);
-  if (it == nodes_.end()) return;
+  auto it = requests_.find(job.id);
+  if (it == requests_.end()) return;
   auto order = order_.find(it->second.key);
   if (order != order_.end()) {
     order->second.erase({it->second.queue_time, job.id});
     if (order->second.empty()) order_.erase(order);
   }
-  nodes_.erase(it);
+  requests_.erase(it);
 }
 
 void DwsQueue::Clear() {
   order_.clear();
-  nodes_.clear();
+  requests_.clear();
 }
 
-int64_t DwsQueue::AheadOf(const std::string& key, Timestamp queue_time, int64_t id) const {
+int64_t DwsQueue::AheadOf(const QueueKey& key, Timestamp queue_time, int64_t id) const {
   auto order = order_.find(key);
   if (order == order_.end()) return 0;
   int64_t ahead = 0;
   for (const auto& [at, other] : order->second) {
     if (std::pair(at, other) >= std::pair(queue_time, id)) break;
-    ahead += nodes_.at(other).nodes;
+    ahead += requests_.at(other).nodes;
   }
   return ahead;
 }
@@ -68,15 +68,12 @@ Timestamp DwsQueue::GrantAt(const Fleet& fleet, int pool, const SchedulerJob& jo
 std::optional<Timestamp> DwsQueue::NextGrant(const Fleet& fleet, Timestamp now) const {
   std::optional<Timestamp> next;
   for (const auto& [key, order] : order_) {
-    const size_t bar = key.find('|');
-    const std::string region = key.substr(0, bar);
-    const std::string machine_type = key.substr(bar + 1);
     int64_t ahead = 0;  // the queue is walked in order: each request's ahead is the sum so far
     for (const auto& [at, id] : order) {
-      const Request& request = nodes_.at(id);
+      const Request& request = requests_.at(id);
       for (const CapacityPool& pool : fleet.pools) {
-        if (pool.model != ConsumptionModel::kFlexStart || pool.region != region ||
-            pool.machine_type != machine_type) {
+        if (pool.model != ConsumptionModel::kFlexStart || pool.region != key.region ||
+            pool.machine_type != key.machine_type) {
           continue;
         }
         const Timestamp grant = GrantAt(fleet, pool, id, request, ahead);

@@ -5,6 +5,7 @@
 // granted capacity in a zone's pool (services/fleet/dws_queue_model). Kept beside the pending
 // queues (QueueManager adds and removes with them), so it holds nothing the store does not: a
 // restarted scheduler rebuilds the same queue from the same pending jobs.
+#include <compare>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -33,23 +34,29 @@ class DwsQueue {
   // The earliest grant after `now` of any request waiting here, in any pool it may use: the next
   // time the scheduler's decision changes with time alone.
   std::optional<Timestamp> NextGrant(const Fleet& fleet, Timestamp now) const;
-  size_t size() const { return nodes_.size(); }
+  size_t size() const { return requests_.size(); }
 
  private:
+  // One queue: requests for a machine type in a region.
+  struct QueueKey {
+    std::string region;
+    std::string machine_type;
+    auto operator<=>(const QueueKey&) const = default;
+  };
   struct Request {
     int64_t nodes = 0;
-    std::string key;  // region|machine type
+    QueueKey key;
     Timestamp queue_time{};
   };
-  static std::string KeyOf(const SchedulerJob& job);
+  static QueueKey KeyOf(const SchedulerJob& job);
   static int64_t NodesOf(const SchedulerJob& job);
   Timestamp GrantAt(const Fleet& fleet, const CapacityPool& pool, int64_t id,
                     const Request& request, int64_t ahead) const;
-  int64_t AheadOf(const std::string& key, Timestamp queue_time, int64_t id) const;
+  int64_t AheadOf(const QueueKey& key, Timestamp queue_time, int64_t id) const;
 
-  // region|machine type → (queue time, job id) in queue order.
-  std::unordered_map<std::string, std::set<std::pair<Timestamp, int64_t>>> order_;
-  std::unordered_map<int64_t, Request> nodes_;  // job id → its request
+  // Each queue's (queue time, job id) in queue order.
+  std::map<QueueKey, std::set<std::pair<Timestamp, int64_t>>> order_;
+  std::unordered_map<int64_t, Request> requests_;  // job id → its request
 };
 
 }  // namespace trainyard

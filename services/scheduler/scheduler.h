@@ -31,6 +31,13 @@
 
 namespace trainyard {
 
+// Where a job that ran and was requeued (a preemption, a failed node, a spot reclaim) waits, as
+// Kueue's waitForPodsReady.requeuingStrategy.timestamp names it (docs/scheduler.md, "Queues").
+enum class RequeueTimestamp {
+  kCreation,  // its create time: it keeps its place ahead of the jobs queued since
+  kEviction,  // its requeue: behind the jobs of its priority that queued before then
+};
+
 struct SchedulerConfig {
   double evaluation_budget = 5000;                       // per cycle; a reused verdict costs 1/20
   int lookback = 1000;                                   // jobs looked at per queue per cycle
@@ -49,6 +56,10 @@ struct SchedulerConfig {
   // again: return at once. Off by default (a server's cycles and the benchmarks walk every
   // time); a replay turns it on.
   bool skip_quiet_cycles = false;
+  // Creation by default: the work a preempted or interrupted job already did is not made to
+  // wait again behind newer jobs. Eviction moves it back, and its waits (holdAfter, NEVER_FITS)
+  // count anew from the requeue.
+  RequeueTimestamp requeue_timestamp = RequeueTimestamp::kCreation;
 };
 
 // Why `victim` stops: reclaim if it is among `reclaimed`, fair sharing if among `fair_shared`,

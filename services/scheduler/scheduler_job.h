@@ -52,6 +52,8 @@ struct SchedulerJob {
   // own bookkeeping of the entry (a deep queue is walked by pointer, and misses dominate).
   int64_t id = 0;
   int64_t version = 0;
+  // Its place in its queue's order: its create time, or its last requeue where the scheduler
+  // orders requeued jobs by their eviction (SchedulerConfig::requeue_timestamp).
   Timestamp queue_time{};
   int priority = kDefaultPriority;
   SchedulingStrategy strategy = SchedulingStrategy::kUnspecified;
@@ -129,7 +131,8 @@ StatusOr<SchedulerJob> MakeResourceHolder(int64_t uid, int64_t version,
                                           const PersistentResource& resource);
 
 // Builds the scheduler's view of a validated job. queue_time is its create time (its place in
-// the queue's order); `queued_since`, when the job last entered QUEUED, sets requeued_at if later.
+// the queue's order by default); `queued_since`, when the job last entered QUEUED, sets
+// requeued_at if later.
 StatusOr<SchedulerJob> MakeSchedulerJob(int64_t id, int64_t version, const std::string& project_id,
                                         const std::string& region, const CustomJob& job,
                                         std::optional<Timestamp> queued_since = std::nullopt);

@@ -22,6 +22,9 @@ void Scheduler::UpsertPending(SchedulerJob job) {
   }
   quiet_.reset();
   Remove(job.id);  // a requeued job leaves the running set
+  if (config_.requeue_timestamp == RequeueTimestamp::kEviction && job.requeued_at) {
+    job.queue_time = *job.requeued_at;
+  }
   for (GangPool& gp : job.pools) gp.type_id = index_.TypeIdOf(gp);
   for (QuotaDemand& d : job.quota) {
     d.accounts = {capacity_.AccountOf(job.project_id, d.metric),

@@ -87,6 +87,7 @@ TEST_F(SchedulerKnobsTest, ABadKnobIsRefusedByName) {
       {R"(, "scheduler": {"holdsPerCycle": 0})", "scheduler.holdsPerCycle"},
       {R"(, "scheduler": {"lookback": 5})", "scheduler.lookback"},
       {R"(, "scheduler": [])", "scheduler"},
+      {R"(, "scheduler": {"requeueTimestamp": "Later"})", "scheduler.requeueTimestamp"},
   };
   for (const auto& [knobs, field] : cases) {
     auto s = Load(knobs);
@@ -97,6 +98,10 @@ TEST_F(SchedulerKnobsTest, ABadKnobIsRefusedByName) {
   ASSERT_TRUE(ok.ok()) << ok.status().message();
   EXPECT_EQ(ok->scheduler.reserve_min_wait, Duration(600s));
   EXPECT_EQ(ok->scheduler.max_reservations, 4);
+  EXPECT_EQ(ok->scheduler.requeue_timestamp, RequeueTimestamp::kCreation);
+  auto eviction = Load(R"(, "scheduler": {"requeueTimestamp": "Eviction"})");
+  ASSERT_TRUE(eviction.ok()) << eviction.status().message();
+  EXPECT_EQ(eviction->scheduler.requeue_timestamp, RequeueTimestamp::kEviction);
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <numeric>
+#include <random>
 
 namespace trainyard {
 namespace {
@@ -80,6 +81,50 @@ TEST(SpotAvailabilityTest, DropsInFindsOnlyFallsInsideTheWindow) {
   auto later = DropsIn(steps, kCapacityHorizon, kCapacityHorizon + 2h);
   ASSERT_EQ(later.size(), 1u);
   EXPECT_EQ(later[0].at, kCapacityHorizon + 1h);
+}
+
+// DropsIn searches the steps for the window: the same falls, in the same order and with the same
+// periods, as a walk over every step of every lap, for windows anywhere in the history, across
+// the horizon, and a minute long (as the failure simulator asks).
+TEST(SpotAvailabilityTest, DropsInGivesWhatAWalkOverEveryStepGives) {
+  SpotAvailability a;
+  a.mean_available = 6h;
+  a.mean_constrained = 1h;
+  const std::vector<CapacityStep> steps = DrawSpotCapacity(11, "pool", 16, a);
+  ASSERT_GT(steps.size(), 1000u);
+  auto walk = [&](Duration from, Duration to) {
+    std::vector<CapacityDrop> out;
+    const int64_t laps = to / kCapacityHorizon + 1;
+    for (int64_t lap = 0; lap <= laps; ++lap) {
+      for (size_t i = 1; i < steps.size(); ++i) {
+        const Duration at = lap * kCapacityHorizon + steps[i].after;
+        if (at < from || at >= to || steps[i].units >= steps[i - 1].units) continue;
+        out.push_back({at, steps[i].units,
+                       lap * static_cast<int64_t>(steps.size()) + static_cast<int64_t>(i)});
+      }
+    }
+    return out;
+  };
+  std::mt19937_64 rng(5);
+  std::uniform_int_distribution<int64_t> minute(0, 2 * 730 * 24 * 60);
+  std::uniform_int_distribution<int64_t> length(1, 3 * 24 * 60);
+  int64_t found = 0;
+  for (int k = 0; k < 400; ++k) {
+    const Duration from = std::chrono::minutes(minute(rng));
+    const Duration to = from + std::chrono::minutes(k % 2 == 0 ? 1 : length(rng));
+    const std::vector<CapacityDrop> got = DropsIn(steps, from, to);
+    const std::vector<CapacityDrop> want = walk(from, to);
+    ASSERT_EQ(got.size(), want.size()) << "window " << k;
+    for (size_t i = 0; i < got.size(); ++i) {
+      EXPECT_EQ(got[i].at, want[i].at);
+      EXPECT_EQ(got[i].units_left, want[i].units_left);
+      EXPECT_EQ(got[i].period, want[i].period);
+    }
+    found += static_cast<int64_t>(got.size());
+  }
+  EXPECT_GT(found, 100) << "the windows hold falls to compare";
+  const Duration edge = kCapacityHorizon - 3h;
+  EXPECT_EQ(DropsIn(steps, edge, edge + 6h).size(), walk(edge, edge + 6h).size());
 }
 
 }  // namespace

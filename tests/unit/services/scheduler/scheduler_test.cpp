@@ -535,6 +535,25 @@ TEST(SchedulerTest, ARequeuedFlexStartJobWaitsAnewFromItsRequeue) {
   EXPECT_NE(Admitted(s.RunCycle(requeued + 60min), 1), nullptr);
 }
 
+// A job that ran and was requeued keeps its place by its create time (Kueue's
+// requeuingStrategy.timestamp: Creation); with Eviction it queues behind the jobs that queued
+// before its requeue.
+TEST(SchedulerTest, ARequeuedJobIsOrderedByCreationUnlessEvictionIsAsked) {
+  Fleet fleet = EightNodeFleet();
+  const Timestamp requeued = kT0 + 2h;
+  auto first_admitted = [&](SchedulerConfig config) -> int64_t {
+    Scheduler s(fleet, config);
+    s.UpsertPending(Job(1, {.replicas = 8, .queued_since = requeued}));  // created first
+    s.UpsertPending(Job(2, {.replicas = 8, .created = kT0 + 1h}));
+    CycleResult r = s.RunCycle(requeued);
+    if (r.admissions.size() != 1) return -static_cast<int64_t>(r.admissions.size());
+    return r.admissions[0].job_id;
+  };
+  EXPECT_EQ(first_admitted({}), 1) << "by default its create time keeps it ahead";
+  EXPECT_EQ(first_admitted({.requeue_timestamp = RequeueTimestamp::kEviction}), 2)
+      << "with Eviction it waits behind the job queued before its requeue";
+}
+
 TEST(SchedulerTest, MaxWaitZeroWaitsForever) {
   Fleet fleet = TestFleet();
   Scheduler s(fleet);
