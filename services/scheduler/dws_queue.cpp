@@ -1,5 +1,7 @@
 #include "services/scheduler/dws_queue.h"
 
+#include <algorithm>
+
 namespace trainyard {
 
 DwsQueue::QueueKey DwsQueue::KeyOf(const SchedulerJob& job) {
@@ -16,6 +18,7 @@ void DwsQueue::Add(const SchedulerJob& job) {
   if (job.strategy != SchedulingStrategy::kFlexStart || job.pools.empty()) return;
   Remove(job);
   Request request{NodesOf(job), KeyOf(job), job.DwsRequestTime()};
+  prefix_.erase(request.key);
   order_[request.key].insert({request.queue_time, job.id});
   requests_[job.id] = std::move(request);
 }
@@ -23,6 +26,7 @@ void DwsQueue::Add(const SchedulerJob& job) {
 void DwsQueue::Remove(const SchedulerJob& job) {
   auto it = requests_.find(job.id);
   if (it == requests_.end()) return;
+  prefix_.erase(it->second.key);
   auto order = order_.find(it->second.key);
   if (order != order_.end()) {
     order->second.erase({it->second.queue_time, job.id});
@@ -34,17 +38,34 @@ void DwsQueue::Remove(const SchedulerJob& job) {
 void DwsQueue::Clear() {
   order_.clear();
   requests_.clear();
+  prefix_.clear();
+}
+
+const DwsQueue::Prefix& DwsQueue::PrefixOf(
+    const QueueKey& key, const std::set<std::pair<Timestamp, int64_t>>& order) const {
+  auto [it, added] = prefix_.try_emplace(key);
+  Prefix& prefix = it->second;
+  if (!added) return prefix;
+  prefix.order.reserve(order.size());
+  prefix.before.reserve(order.size() + 1);
+  int64_t sum = 0;
+  for (const auto& entry : order) {
+    prefix.order.push_back(entry);
+    prefix.before.push_back(sum);
+    sum += requests_.at(entry.second).nodes;
+  }
+  prefix.before.push_back(sum);
+  return prefix;
 }
 
 int64_t DwsQueue::AheadOf(const QueueKey& key, Timestamp queue_time, int64_t id) const {
   auto order = order_.find(key);
   if (order == order_.end()) return 0;
-  int64_t ahead = 0;
-  for (const auto& [at, other] : order->second) {
-    if (std::pair(at, other) >= std::pair(queue_time, id)) break;
-    ahead += requests_.at(other).nodes;
-  }
-  return ahead;
+  const Prefix& prefix = PrefixOf(key, order->second);
+  // The requests strictly before (queue_time, id) are the ones ahead.
+  const auto first_not_ahead =
+      std::lower_bound(prefix.order.begin(), prefix.order.end(), std::pair(queue_time, id));
+  return prefix.before[first_not_ahead - prefix.order.begin()];
 }
 
 int64_t DwsQueue::NodesAhead(const SchedulerJob& job) const {

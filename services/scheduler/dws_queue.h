@@ -13,6 +13,7 @@
 #include <string>
 #include <unordered_map>
 #include <utility>
+#include <vector>
 
 #include "services/fleet/fleet.h"
 #include "services/scheduler/scheduler_job.h"
@@ -57,6 +58,16 @@ class DwsQueue {
   // Each queue's (queue time, job id) in queue order.
   std::map<QueueKey, std::set<std::pair<Timestamp, int64_t>>> order_;
   std::unordered_map<int64_t, Request> requests_;  // job id → its request
+  // A queue's requests in order with the nodes asked before each, built when first asked for
+  // after the queue changed: a cycle asks for every waiting request's nodes ahead, and walking
+  // the queue for each was quadratic in its length.
+  struct Prefix {
+    std::vector<std::pair<Timestamp, int64_t>> order;
+    std::vector<int64_t> before;  // before[i]: the nodes of order[0..i); one more: the total
+  };
+  const Prefix& PrefixOf(const QueueKey& key,
+                         const std::set<std::pair<Timestamp, int64_t>>& order) const;
+  mutable std::map<QueueKey, Prefix> prefix_;
 };
 
 }  // namespace trainyard
