@@ -84,11 +84,13 @@ class Soak:
             time.sleep(0.05)
         with open(log, "rb") as f:
             f.seek(offset)
-            taken = b"Address already in use" in f.read()
-        if taken and not retried:
+            lines = f.read()
+        if b"Address already in use" in lines and not retried:
             # Another program took the port while the server was down: come back on a new one.
             return self.start_server(name, roles, free_port(), retried=True)
-        raise SystemExit(f"{name} did not become ready; see {log}")
+        # The log's last lines say why: CI keeps no temporary directory.
+        tail = "\n".join(lines.decode(errors="replace").splitlines()[-8:])
+        raise SystemExit(f"{name} did not become ready; see {log}; its last lines:\n{tail}")
 
     def kill_server(self, name="server", sig=signal.SIGKILL):
         proc = self.servers[name]["proc"]

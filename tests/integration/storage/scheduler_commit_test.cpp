@@ -219,5 +219,32 @@ TEST_F(SchedulerCommitTest, TheChangeFeedFollowsTransactionsInNumericOrder) {
   EXPECT_EQ(read, (std::vector<int64_t>{IdOf(nine), IdOf(ten)}));
 }
 
+// A server starting beside a busy leader: its fleet sync neither waits on node rows another
+// transaction holds (it used to, hit lock_timeout and exit) nor rewrites nodes it need not.
+TEST_F(SchedulerCommitTest, ASecondServersFleetSyncWaitsOnNoLockedNode) {
+  auto holder = pool_->Acquire();
+  ASSERT_TRUE(holder.ok());
+  ASSERT_TRUE((*holder)->ExecScript("BEGIN").ok());
+  ASSERT_TRUE(
+      (*holder)
+          ->Exec("UPDATE nodes SET state_since = state_since WHERE pool_id = $1", {reserved_})
+          .ok());
+  auto synced = scheduler_store_->SyncNodes(fleet_, clock_.Now());
+  ASSERT_TRUE((*holder)->ExecScript("ROLLBACK").ok());
+  ASSERT_TRUE(synced.ok()) << synced.status().message();
+
+  // A fleet file that stops keeping the reserved nodes booted reaches every one of them.
+  Fleet cold = fleet_;
+  cold.pools[fleet_.PoolIndex(reserved_)].keep_booted = false;
+  ASSERT_TRUE(scheduler_store_->SyncNodes(cold, clock_.Now()).ok());
+  auto conn = pool_->Acquire();
+  auto warm = (*conn)->Exec("SELECT count(*) FROM nodes WHERE keep_warm");
+  ASSERT_TRUE(warm.ok());
+  EXPECT_EQ(warm->GetInt64(0, 0), 0);
+  auto all = (*conn)->Exec("SELECT count(*) FROM nodes");
+  ASSERT_TRUE(all.ok());
+  EXPECT_EQ(all->GetInt64(0, 0), 6);
+}
+
 }  // namespace
 }  // namespace trainyard
