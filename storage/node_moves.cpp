@@ -80,6 +80,16 @@ pg::Params EventMovesParams(NodeEvent event, NodeFacts facts) {
   return pg::Params{NumberArray(from), NumberArray(to)};
 }
 
+std::string EventFromStatesSql(NodeEvent event, NodeFacts facts) {
+  std::string out;
+  for (NodeState state : kAllNodeStates) {
+    if (!NodeStateMachine::Next(state, event, facts)) continue;
+    if (!out.empty()) out += ", ";
+    out += std::to_string(static_cast<int>(state));
+  }
+  return out.empty() ? "NULL" : out;  // no state leaves by it: `IN (NULL)` matches no node
+}
+
 pg::Params WithEventMoves(pg::Params params, NodeEvent event, NodeFacts facts) {
   for (std::optional<std::string>& moves : EventMovesParams(event, facts)) {
     params.push_back(std::move(moves));

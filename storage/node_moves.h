@@ -32,6 +32,12 @@ GiveBackTable MachineGiveBackTable();
 // (the runtime's BUSY on a run, the failure simulator's sweeps, a resource's boot) joins them as
 // TY_EVENT_MOVES and sets each node to the target of the state it finds it in.
 pg::Params EventMovesParams(NodeEvent event, NodeFacts facts = {});
+// The states that leave by `event` (with `facts`), as SQL literals ("5" or "4, 5"), for a sweep
+// to add `AND nodes.state IN (…)` beside its join with EventMovesParams: a parameter hides the
+// states from the planner (a prepared statement's generic plan), literals let it use a partial
+// index on them (nodes_unwell, migration 0018) instead of walking every node. It narrows nothing
+// the moves do not: the same states, from the same machine.
+std::string EventFromStatesSql(NodeEvent event, NodeFacts facts = {});
 // `params` with EventMovesParams after them.
 pg::Params WithEventMoves(pg::Params params, NodeEvent event, NodeFacts facts = {});
 #define TY_EVENT_MOVES(from, to) \

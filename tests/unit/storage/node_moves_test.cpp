@@ -35,6 +35,21 @@ TEST(NodeMovesTest, GiveBackTableParamsAreFiveArraysInTheTablesOrder) {
   EXPECT_TRUE(params[4]->starts_with("{\"false\","));
 }
 
+TEST(NodeMovesTest, EventFromStatesAreTheMachinesSourcesAsLiterals) {
+  // A repair starts only from FAILED; a node fails from every live state; nothing leaves by an
+  // event no state answers, and the list then matches no node rather than every one.
+  EXPECT_EQ(EventFromStatesSql(NodeEvent::kRepairStarted),
+            std::to_string(static_cast<int>(NodeState::kFailed)));
+  std::string live;
+  for (NodeState state : kAllNodeStates) {
+    if (!NodeStateMachine::Next(state, NodeEvent::kFailed, {})) continue;
+    live += (live.empty() ? "" : ", ") + std::to_string(static_cast<int>(state));
+  }
+  EXPECT_EQ(EventFromStatesSql(NodeEvent::kFailed), live);
+  EXPECT_NE(live.find(", "), std::string::npos);
+  EXPECT_EQ(EventFromStatesSql(NodeEvent::kPreemptedGone, NodeFacts{.holds_job = true}), "NULL");
+}
+
 TEST(NodeMovesTest, EventMovesAreTheMachinesPairsForThatEvent) {
   // A run makes every live node BUSY; a down one has no move.
   pg::Params running = EventMovesParams(NodeEvent::kJobRunning);
