@@ -346,6 +346,7 @@ StatusOr<SimulationResult> RunScenario(const Scenario& scenario, const Trace& tr
   {
     std::lock_guard lock(db.mu);
     result.records = std::move(db.jobs);
+    db.job_index.clear();
   }
   result.jobs.reserve(created.size());
   for (size_t i = 0; i < created.size(); ++i) {

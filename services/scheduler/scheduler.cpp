@@ -163,7 +163,33 @@ void Scheduler::Evaluate(PendingEntry& entry, Cycle& cycle, CycleResult& result)
   }
   cycle.budget -= 1;
   ++result.evaluations;
+  // A job that may hold capacity is fitted alone, unless the last job of its shape was fitted on
+  // the state this cycle still has and changed nothing: then this one's fit, plan and hold would
+  // be that one's (none), and so its verdict.
+  const bool shares_unchanged = may_hold && !flex && job.on_resource.empty() && !IsHoldKey(job.id);
+  if (shares_unchanged) {
+    if (const Verdict* same = UnchangedFitVerdict(entry, cycle)) {
+      entry.verdict.code = same->code;
+      entry.verdict.message = same->message;
+      entry.verdict.key = same->key;
+      ++result.shared_fits;
+      return;
+    }
+  }
+  const auto before = CycleState(cycle);
+  const size_t admissions = result.admissions.size();
+  EvaluateAlone(entry, eligible, shape_key, cycle, result);
+  // Nothing it did moves any state (an admission always does: AddUsage): `entry` is still here.
+  if (shares_unchanged && result.admissions.size() == admissions && CycleState(cycle) == before) {
+    RememberUnchangedFit(entry, cycle);
+  }
+}
 
+void Scheduler::EvaluateAlone(PendingEntry& entry, bool eligible, int64_t shape_key, Cycle& cycle,
+                              CycleResult& result) {
+  const SchedulerJob& job = entry.job;
+  const bool flex = job.strategy == SchedulingStrategy::kFlexStart;
+  const bool may_hold = eligible && cycle.reservations_left > 0;
   if (!job.on_resource.empty()) {
     FitResult fit = FitOnResource(job);
     if (fit.fits()) {
@@ -281,25 +307,36 @@ CycleResult Scheduler::RunCycle(Timestamp now, bool report_positions) {
     std::pop_heap(heap.begin(), heap.end(), after);
     heap.pop_back();
   };
+  // Without cohorts every key is the same: the order is the rank's alone.
+  const bool fair_shares = !index_.cohort_of_project.empty();
+  auto fair_key = [&](const SchedulerJob& job) {
+    return fair_shares ? capacity_.FairKeyOf(job) : FairKey{};
+  };
   for (size_t q = 0; q < queues_.size(); ++q) {
     if (!queues_[q].order.empty()) {
       auto it = queues_[q].order.begin();
-      push({capacity_.FairKeyOf(it->second->job), it->first, static_cast<int>(q), it, 0});
+      push({fair_key(it->second->job), it->first, static_cast<int>(q), it, 0});
     }
   }
   bool parked = false;  // a job moved out of the active order: the next cycle walks another one
-  while (!heap.empty() && cycle.budget > 0) {
-    Cursor c = heap.front();
-    pop();
-    // Keys are lazy: an admission since this head was pushed may have raised its project's share;
-    // then it goes back to wait behind whoever is now ahead.
-    if (FairKey now_key = capacity_.FairKeyOf(c.it->second->job); now_key != c.fair) {
-      c.fair = now_key;
-      if (!heap.empty() && c > heap.front()) {
-        push(c);
-        continue;
+  Cursor c{};
+  bool kept = false;  // `c` is the next job of the queue just evaluated, still ahead of the heap
+  while (cycle.budget > 0) {
+    if (!kept) {
+      if (heap.empty()) break;
+      c = heap.front();
+      pop();
+      // Keys are lazy: an admission since this head was pushed may have raised its project's
+      // share; then it goes back to wait behind whoever is now ahead.
+      if (FairKey now_key = fair_key(c.it->second->job); now_key != c.fair) {
+        c.fair = now_key;
+        if (!heap.empty() && c > heap.front()) {
+          push(c);
+          continue;
+        }
       }
     }
+    kept = false;
     PendingEntry& entry = *c.it->second;
     auto next = std::next(c.it);
     const size_t admissions = result.admissions.size();
@@ -313,7 +350,15 @@ CycleResult Scheduler::RunCycle(Timestamp now, bool report_positions) {
       parked = true;
     }
     if (next != queues_[c.queue].order.end() && visited < config_.lookback) {
-      push({capacity_.FairKeyOf(next->second->job), next->first, c.queue, next, visited});
+      const Cursor behind{fair_key(next->second->job), next->first, c.queue, next, visited};
+      // Ahead of every other queue's head, it would be popped at once with the key just made:
+      // the same order without the heap's two steps.
+      if (heap.empty() || heap.front() > behind) {
+        c = behind;
+        kept = true;
+      } else {
+        push(behind);
+      }
     }
   }
   ReportPositions(cycle, result);

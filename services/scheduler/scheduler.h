@@ -145,6 +145,9 @@ struct CycleResult {
   std::vector<HoldVerdict> hold_verdicts;
   int evaluations = 0;
   int reused = 0;
+  // Of the evaluations, jobs that may hold capacity given the verdict of the last of their shape,
+  // fitted on the same state (Scheduler::UnchangedFit).
+  int shared_fits = 0;
   bool empty() const {
     return admissions.empty() && notices.empty() && holds.empty() && failures.empty() &&
            hold_failures.empty() && verdicts.empty() && hold_verdicts.empty();
@@ -248,6 +251,9 @@ class Scheduler {
   std::optional<Booked> ReserveCapacity(const SchedulerJob& job, Cycle& cycle,
                                         const std::vector<ConsumptionModel>& models) const;
   void Evaluate(PendingEntry& entry, Cycle& cycle, CycleResult& result);
+  // Evaluate's fit, preemption plan and hold for a job no verdict is shared with.
+  void EvaluateAlone(PendingEntry& entry, bool eligible, int64_t shape_key, Cycle& cycle,
+                     CycleResult& result);
   // `entry`'s verdict `code`, its message text() unless `key` says it is the one last reported.
   template <typename Text>
   void SetVerdict(PendingEntry& entry, ReasonCode code, const VerdictKey& key, Text&& text);
@@ -351,6 +357,25 @@ class Scheduler {
   const Verdict* ShapeVerdict(int64_t shape_key) const;
   // Also makes `verdict`'s message the interned copy, which the shape's other jobs then share.
   void RememberShapeVerdict(int64_t shape_key, Verdict& verdict);
+  // Jobs that may hold capacity are evaluated one by one: a hold one books changes the fits of
+  // those after it. One whose evaluation changed nothing (no admission, preemption, hold or
+  // victim) leaves its verdict here, per shape id, with the state it was decided on: the next job
+  // of its shape evaluated on that same state would decide the same, so it takes the verdict at
+  // the cost of an evaluation (the budget and the walk are as if it were fitted).
+  struct UnchangedFit {
+    int64_t cycle = -1;
+    int queue = -1;
+    std::tuple<int64_t, size_t, size_t, int> state;  // CycleState()
+    Verdict verdict;
+  };
+  std::vector<UnchangedFit> unchanged_fits_;
+  // Bumped by everything that moves what a fit, a preemption plan or a hold reads: nodes, shares,
+  // quota (AddUsage, AddShare). With the cycle's holds, claimed victims and victims left it
+  // stamps the state a verdict was decided on.
+  int64_t capacity_changes_ = 0;
+  std::tuple<int64_t, size_t, size_t, int> CycleState(const Cycle& cycle) const;
+  const Verdict* UnchangedFitVerdict(const PendingEntry& entry, const Cycle& cycle) const;
+  void RememberUnchangedFit(const PendingEntry& entry, const Cycle& cycle);
   // Verdict messages, so that a job's new verdict and the one last reported share their text
   // when they are equal (aged each cycle).
   TextInterner messages_;

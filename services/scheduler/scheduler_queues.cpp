@@ -57,6 +57,7 @@ void Scheduler::Clear() {
   running_.clear();
   preempting_.clear();
   shape_verdicts_.clear();
+  unchanged_fits_.clear();
   backfill_.Clear();
   resources_.clear();
   resource_used_.clear();
@@ -76,6 +77,32 @@ void Scheduler::RememberShapeVerdict(int64_t shape_key, Verdict& verdict) {
         std::max<size_t>(static_cast<size_t>(shape_key) + 1, queues_.shape_count() * 2));
   }
   shape_verdicts_[static_cast<size_t>(shape_key)] = {cycles_, verdict};
+}
+
+std::tuple<int64_t, size_t, size_t, int> Scheduler::CycleState(const Cycle& cycle) const {
+  return {capacity_changes_, cycle.holds.size(), cycle.claimed.size(), cycle.victims_left};
+}
+
+const Verdict* Scheduler::UnchangedFitVerdict(const PendingEntry& entry, const Cycle& cycle) const {
+  if (entry.shape >= static_cast<int>(unchanged_fits_.size())) return nullptr;
+  const UnchangedFit& fit = unchanged_fits_[static_cast<size_t>(entry.shape)];
+  if (fit.cycle != cycles_ || fit.queue != entry.queue || fit.state != CycleState(cycle)) {
+    return nullptr;
+  }
+  return &fit.verdict;
+}
+
+void Scheduler::RememberUnchangedFit(const PendingEntry& entry, const Cycle& cycle) {
+  if (entry.shape >= static_cast<int>(unchanged_fits_.size())) {
+    unchanged_fits_.resize(
+        std::max<size_t>(static_cast<size_t>(entry.shape) + 1, queues_.shape_count() * 2));
+  }
+  UnchangedFit& fit = unchanged_fits_[static_cast<size_t>(entry.shape)];
+  fit.cycle = cycles_;
+  fit.queue = entry.queue;
+  fit.state = CycleState(cycle);
+  fit.verdict = entry.verdict;
+  fit.verdict.message = messages_.Intern(fit.verdict.message);
 }
 
 bool Scheduler::Park(PendingEntry& entry, Cycle& cycle) {

@@ -16,6 +16,7 @@ namespace trainyard {
 using namespace scheduler_detail;
 
 void Scheduler::AddUsage(const RunningJob& job, int sign) {
+  ++capacity_changes_;
   backfill_.AddRunning(job, sign);
   if (!job.on_resource.empty()) {
     // On a resource's nodes: the resource's own hold already counts the pools and the quota.
@@ -30,6 +31,7 @@ void Scheduler::AddUsage(const RunningJob& job, int sign) {
 }
 
 void Scheduler::AddShare(const RunningJob& job, int sign) {
+  ++capacity_changes_;
   if (!job.on_resource.empty()) return;
   capacity_.AddShare(job, sign);
   if (sign < 0 && !job.quota.empty()) queues_.QuotaFreed(job.project_id);

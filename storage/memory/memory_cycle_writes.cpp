@@ -106,9 +106,9 @@ void MemoryCycleWrites::RestoreJob(int64_t id, const MemoryJob& saved) {
 }
 
 StatusOr<std::optional<JobSnapshot>> MemoryCycleWrites::LockJob(int64_t id) {
-  auto it = db_.jobs.find(id);
-  if (it == db_.jobs.end()) return std::optional<JobSnapshot>();
-  const JobRecord& r = it->second.record;
+  const MemoryJob* job = db_.FindJobLocked(id);
+  if (job == nullptr) return std::optional<JobSnapshot>();
+  const JobRecord& r = job->record;
   return std::optional<JobSnapshot>(
       JobSnapshot{id, r.version, r.job.state, r.job.start_time.has_value()});
 }
@@ -272,10 +272,10 @@ StatusOr<int> MemoryCycleWrites::WriteVerdicts(const std::vector<VerdictUpdate>&
                                                Timestamp) {
   int written = 0;
   for (const VerdictUpdate& v : verdicts) {
-    auto it = db_.jobs.find(v.job_id);
-    if (it == db_.jobs.end() || it->second.record.job.state != JobState::kQueued) continue;
+    MemoryJob* job = db_.FindJobLocked(v.job_id);
+    if (job == nullptr || job->record.job.state != JobState::kQueued) continue;
     // A note, not a transition: the version and the change feed stay.
-    SchedulingStatus& status = *it->second.record.job.trainyard;
+    SchedulingStatus& status = *job->record.job.trainyard;
     status.reason_code.assign(ReasonCodeName(v.verdict.code));  // into the memory it replaces
     status.reason_message = v.verdict.message.str();
     status.queue_position =

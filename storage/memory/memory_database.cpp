@@ -42,6 +42,7 @@ void MemoryDatabase::TouchLocked(MemoryJob& job, const std::optional<Timestamp>&
 void MemoryDatabase::InsertLocked(JobRecord record) {
   const int64_t id = record.id;
   MemoryJob& job = jobs[id];
+  job_index[id] = &job;  // map nodes never move
   job.record = std::move(record);
   if (!IsTerminal(job.record.job.state)) ++live_jobs;
   job.record.change_seq = 0;
@@ -79,9 +80,9 @@ void MemoryDatabase::GiveBack(MemoryNode& node, bool warm, Timestamp at) {
 }
 
 bool MemoryDatabase::ApplyLocked(const StateUpdate& update) {
-  auto it = jobs.find(update.id);
-  if (it == jobs.end()) return false;
-  MemoryJob& job = it->second;
+  MemoryJob* found = FindJobLocked(update.id);
+  if (found == nullptr) return false;
+  MemoryJob& job = *found;
   const JobTransition& t = update.transition;
   if (job.record.version != update.expected_version || job.record.job.state != t.from()) {
     return false;

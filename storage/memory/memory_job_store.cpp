@@ -123,7 +123,7 @@ Status MemoryJobStore::DeleteWithOperation(int64_t project_number, const std::st
     }
   }
   db_.changes.erase(r.change_seq);
-  db_.jobs.erase(it);
+  db_.EraseJobLocked(it);
   db_.operations[operation.id] = operation;  // with the delete, as the PostgreSQL store writes it
   return Status::Ok();
 }
@@ -157,7 +157,7 @@ StatusOr<std::vector<JobRecord>> MemoryJobStore::Due(const std::string& owner, T
   if (it == db_.owned.end()) return out;
   for (const auto& [at, id] : it->second) {
     if (at > now || static_cast<int>(out.size()) >= limit) break;
-    out.push_back(db_.jobs.at(id).record);
+    out.push_back(db_.FindJobLocked(id)->record);  // every filed action is a stored job's
   }
   return out;
 }
@@ -187,7 +187,7 @@ StatusOr<std::vector<JobRecord>> MemoryJobStore::ByIds(const std::vector<int64_t
   std::lock_guard lock(db_.mu);
   std::vector<JobRecord> out;
   for (int64_t id : ids) {
-    if (auto it = db_.jobs.find(id); it != db_.jobs.end()) out.push_back(it->second.record);
+    if (const MemoryJob* job = db_.FindJobLocked(id)) out.push_back(job->record);
   }
   return out;
 }

@@ -32,7 +32,7 @@ StatusOr<std::vector<JobRecord>> MemorySchedulerStore::JobChanges(const ChangeCu
   const int64_t from = after.xid < 1 ? 0 : after.seq;
   for (auto it = db_.changes.upper_bound(from);
        it != db_.changes.end() && static_cast<int>(out.size()) < limit; ++it) {
-    out.push_back(db_.jobs.at(it->second).record);
+    out.push_back(db_.FindJobLocked(it->second)->record);  // the feed names stored jobs
   }
   return out;
 }

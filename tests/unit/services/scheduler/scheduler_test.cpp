@@ -704,6 +704,38 @@ TEST(SchedulerTest, JobsThatMayHoldShareTheirShapesVerdictOnceTheCycleHasMadeIts
   EXPECT_EQ(r.reused, 1);
 }
 
+// A job that may hold capacity but books none (nothing frees enough within the backfill horizon)
+// changes nothing: the next job of its shape, fitted on the same state, takes its verdict. Any
+// admission between them is a new state, on which the next one is fitted alone again.
+TEST(SchedulerTest, JobsThatMayHoldShareAVerdictOnlyWhileNothingChanged) {
+  Fleet fleet = EightNodeFleet();
+  Scheduler s(fleet);
+  // 7 of the 8 nodes for 10 days, beyond the 8-day horizon: no hold can be booked on them.
+  s.UpsertPending(Job(1, {.replicas = 7, .timeout = std::chrono::hours(240)}));
+  ASSERT_EQ(s.RunCycle(kT0).admissions.size(), 1u);
+  auto big = [](int64_t id, int64_t replicas) {
+    return Job(id, {.project = "big",
+                    .replicas = replicas,
+                    .priority = "high",
+                    .created = kT0 + std::chrono::seconds(id)});
+  };
+  s.UpsertPending(big(2, 8));
+  s.UpsertPending(big(3, 1));  // takes the free node after job 2 was fitted
+  s.UpsertPending(big(4, 8));
+  s.UpsertPending(big(5, 8));
+  CycleResult r = s.RunCycle(kT0 + 1min);
+  ASSERT_NE(Admitted(r, 3), nullptr);
+  const std::string no_capacity =
+      "no free capacity for 8 a3-megagpu-8g RESERVATION or ON_DEMAND in any zone of us-central1 "
+      "(closest: us-central1-b, ";
+  ExpectVerdict(r, 2, ReasonCode::kNoCapacity, no_capacity + "1 of 8)");
+  ExpectVerdict(r, 4, ReasonCode::kNoCapacity, no_capacity + "0 of 8)");
+  ExpectVerdict(r, 5, ReasonCode::kNoCapacity, no_capacity + "0 of 8)");
+  EXPECT_EQ(r.evaluations, 4);  // each still costs an evaluation of the budget
+  EXPECT_EQ(r.shared_fits, 1) << "job 5 took job 4's verdict; job 4 was fitted after job 3 ran";
+  EXPECT_EQ(r.reused, 0);
+}
+
 // Demo may hold one A3 Mega node (8 GPUs) and no other project any.
 Fleet OneNodeOfQuotaFleet() {
   Fleet fleet = TestFleet();
