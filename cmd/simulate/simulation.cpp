@@ -345,8 +345,7 @@ StatusOr<SimulationResult> RunScenario(const Scenario& scenario, const Trace& tr
   plane.reset();
   {
     std::lock_guard lock(db.mu);
-    result.records = std::move(db.jobs);
-    db.job_index.clear();
+    result.records = db.TakeJobsLocked();
   }
   result.jobs.reserve(created.size());
   for (size_t i = 0; i < created.size(); ++i) {

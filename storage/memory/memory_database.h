@@ -87,6 +87,11 @@ class MemoryDatabase {
     job_index.erase(it->first);
     jobs.erase(it);
   }
+  // Every job, moved out (a finished replay's records), the index emptied with them.
+  std::map<int64_t, MemoryJob> TakeJobsLocked() {
+    job_index.clear();
+    return std::exchange(jobs, {});
+  }
   bool ApplyLocked(const StateUpdate& update);
   // Stamps a change on the job (the scheduler's feed) and re-files its next action.
   void TouchLocked(MemoryJob& job, const std::optional<Timestamp>& old_next,
