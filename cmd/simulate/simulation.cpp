@@ -103,7 +103,7 @@ std::vector<std::pair<int64_t, std::string>> TraceCancels::Due(storage::memory::
   if (pending_.empty()) return due;  // asked at every event time: most traces cancel nothing
   std::lock_guard lock(db.mu);
   for (auto it = pending_.begin(); it != pending_.end();) {
-    const CustomJob& job = db.jobs.at(it->first).record.job;
+    const CustomJob& job = db.FindJobLocked(it->first)->record.job;
     if (IsTerminal(job.state)) {
       it = pending_.erase(it);
     } else if (job.start_time && At(*job.start_time, it->second.run) <= now) {
@@ -121,7 +121,7 @@ std::optional<Timestamp> TraceCancels::Next(storage::memory::MemoryDatabase& db)
   if (pending_.empty()) return next;
   std::lock_guard lock(db.mu);
   for (const auto& [id, p] : pending_) {
-    const CustomJob& job = db.jobs.at(id).record.job;
+    const CustomJob& job = db.FindJobLocked(id)->record.job;
     if (!job.start_time || IsTerminal(job.state)) continue;
     const Timestamp at = At(*job.start_time, p.run);
     if (!next || at < *next) next = at;
@@ -255,7 +255,7 @@ StatusOr<SimulationResult> RunScenario(const Scenario& scenario, const Trace& tr
       // it ends, so it comes up again at its last change).
       for (auto it = db.changes.upper_bound(trimmed_seq); it != db.changes.end(); ++it) {
         trimmed_seq = it->first;
-        JobRecord& r = db.jobs.at(it->second).record;
+        JobRecord& r = db.FindJobLocked(it->second)->record;
         if (IsTerminal(r.job.state)) TrimEnded(r);
       }
       for (const auto& [pool_id, nodes] : db.nodes) {

@@ -62,9 +62,9 @@ Status MemoryCycleWrites::RollbackToMark() {
 
 void MemoryCycleWrites::SaveJob(int64_t id) {
   if (!saved_ || saved_->jobs.contains(id)) return;
-  auto it = db_.jobs.find(id);
-  if (it == db_.jobs.end()) return;
-  saved_->jobs.emplace(id, it->second);
+  const MemoryJob* job = db_.FindJobLocked(id);
+  if (job == nullptr) return;
+  saved_->jobs.emplace(id, *job);
   auto held = db_.nodes_of_job.find(id);
   if (held == db_.nodes_of_job.end()) return;
   for (const auto& [pool, ordinal] : held->second) SaveNode(pool, ordinal);
@@ -83,7 +83,7 @@ void MemoryCycleWrites::SaveResource(int64_t uid) {
 }
 
 void MemoryCycleWrites::RestoreJob(int64_t id, const MemoryJob& saved) {
-  MemoryJob& job = db_.jobs.at(id);
+  MemoryJob& job = *db_.FindJobLocked(id);  // saved jobs are never erased within a cycle
   const JobRecord& now = job.record;
   if (now.change_seq > 0) db_.changes.erase(now.change_seq);
   if (now.next_action_at) {
@@ -243,11 +243,11 @@ StatusOr<int> MemoryCycleWrites::FailJobs(std::vector<StateUpdate>& failures) {
 
 Status MemoryCycleWrites::WriteNotices(const std::vector<PreemptionNotice>& notices, Timestamp) {
   for (const PreemptionNotice& n : notices) {
-    auto it = db_.jobs.find(n.job_id);
-    if (it == db_.jobs.end()) continue;
-    const JobState state = it->second.record.job.state;
+    MemoryJob* job = db_.FindJobLocked(n.job_id);
+    if (job == nullptr) continue;
+    const JobState state = job->record.job.state;
     if (state != JobState::kPending && state != JobState::kRunning) continue;
-    SchedulingStatus& status = *it->second.record.job.trainyard;  // a note, as a verdict is
+    SchedulingStatus& status = *job->record.job.trainyard;  // a note, as a verdict is
     status.reason_code = n.code;
     status.reason_message = n.message;
   }

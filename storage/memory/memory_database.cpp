@@ -41,8 +41,8 @@ void MemoryDatabase::TouchLocked(MemoryJob& job, const std::optional<Timestamp>&
 
 void MemoryDatabase::InsertLocked(JobRecord record) {
   const int64_t id = record.id;
-  MemoryJob& job = jobs[id];
-  job_index[id] = &job;  // map nodes never move
+  MemoryJob& job = jobs_[id];
+  job_index_[id] = &job;  // map nodes never move
   job.record = std::move(record);
   if (!IsTerminal(job.record.job.state)) ++live_jobs;
   job.record.change_seq = 0;

@@ -49,12 +49,7 @@ class MemoryDatabase {
  public:
   std::mutex mu;  // every adapter holds it for the whole of each call (a transaction)
 
-  // Jobs by id, and the change feed: the sequence number each job was last changed at.
-  std::map<int64_t, MemoryJob> jobs;
-  // The same jobs for lookups by id (FindJobLocked): a search of the map walks a tree of nodes
-  // spread over the heap, a cache miss a level in a long replay (the verdict writes of a deep
-  // queue look up thousands a cycle). The map keeps the id order that reads iterate in.
-  std::unordered_map<int64_t, MemoryJob*> job_index;
+  // The change feed: the sequence number each job was last changed at.
   std::map<int64_t, int64_t> changes;  // change_seq → job id
   int64_t next_seq = 0;
   int64_t live_jobs = 0;  // not in a terminal state
@@ -79,18 +74,25 @@ class MemoryDatabase {
   // (id, version, from-state, lease), with its nodes moved as storage/job_transition_sql.cpp moves
   // them. false when the job moved on.
   void InsertLocked(JobRecord record);
+  // The one way to a job by id (nullptr when none), through the index.
   MemoryJob* FindJobLocked(int64_t id) {
-    auto it = job_index.find(id);
-    return it == job_index.end() ? nullptr : it->second;
+    auto it = job_index_.find(id);
+    return it == job_index_.end() ? nullptr : it->second;
   }
-  void EraseJobLocked(std::map<int64_t, MemoryJob>::iterator it) {
-    job_index.erase(it->first);
-    jobs.erase(it);
+  const MemoryJob* FindJobLocked(int64_t id) const {
+    auto it = job_index_.find(id);
+    return it == job_index_.end() ? nullptr : it->second;
+  }
+  // Every job in id order, the order reads iterate in.
+  const std::map<int64_t, MemoryJob>& JobsLocked() const { return jobs_; }
+  void EraseJobLocked(int64_t id) {
+    job_index_.erase(id);
+    jobs_.erase(id);
   }
   // Every job, moved out (a finished replay's records), the index emptied with them.
   std::map<int64_t, MemoryJob> TakeJobsLocked() {
-    job_index.clear();
-    return std::exchange(jobs, {});
+    job_index_.clear();
+    return std::exchange(jobs_, {});
   }
   bool ApplyLocked(const StateUpdate& update);
   // Stamps a change on the job (the scheduler's feed) and re-files its next action.
@@ -108,6 +110,13 @@ class MemoryDatabase {
   // Finishes an unfinished operation with a response or an error; a finished one stays.
   void FinishOperationLocked(int64_t id, std::optional<std::string> response,
                              std::optional<RpcStatus> error, Timestamp at);
+
+ private:
+  // Jobs by id; the map keeps the id order reads iterate in. The index finds the same jobs by id
+  // (FindJobLocked): a search of the map walks a tree of nodes spread over the heap, a cache miss
+  // a level in a long replay (the verdict writes of a deep queue look up thousands a cycle).
+  std::map<int64_t, MemoryJob> jobs_;
+  std::unordered_map<int64_t, MemoryJob*> job_index_;
 };
 
 }  // namespace trainyard::storage::memory

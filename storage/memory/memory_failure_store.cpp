@@ -81,7 +81,7 @@ StatusOr<std::map<int64_t, JobRecord>> MemoryFailureStore::Jobs(const std::vecto
   std::lock_guard lock(db_.mu);
   std::map<int64_t, JobRecord> out;
   for (int64_t id : ids) {
-    if (auto it = db_.jobs.find(id); it != db_.jobs.end()) out.emplace(id, it->second.record);
+    if (const MemoryJob* job = db_.FindJobLocked(id)) out.emplace(id, job->record);
   }
   return out;
 }
@@ -100,12 +100,12 @@ Status MemoryFailureStore::GiveNotices(const std::vector<SpotNotice>& notices, T
     if (n == nullptr || !NodeStateMachine::IsLive(n->state) || n->preempt_at) continue;
     n->preempt_at = notice.preempt_at;
     if (!n->job_id) continue;
-    auto job = db_.jobs.find(*n->job_id);
-    if (job == db_.jobs.end()) continue;
-    const JobState state = job->second.record.job.state;
+    MemoryJob* job = db_.FindJobLocked(*n->job_id);
+    if (job == nullptr) continue;
+    const JobState state = job->record.job.state;
     if (state != JobState::kPending && state != JobState::kRunning) continue;
     // A note, not a transition: the job's state and version stay.
-    SchedulingStatus& status = *job->second.record.job.trainyard;
+    SchedulingStatus& status = *job->record.job.trainyard;
     status.reason_code = notice.code;
     status.reason_message = notice.reason;
   }

@@ -38,7 +38,7 @@ StatusOr<std::vector<Project>> MemoryProjectRepository::List(int limit) {
 
 Status MemoryJobStore::Insert(const JobRecord& record, const std::string&) {
   std::lock_guard lock(db_.mu);
-  if (db_.jobs.count(record.id) > 0) return AlreadyExists("job id taken");
+  if (db_.FindJobLocked(record.id) != nullptr) return AlreadyExists("job id taken");
   JobRecord stored = record;
   if (auto it = db_.projects_by_number.find(record.project_number);
       it != db_.projects_by_number.end()) {
@@ -57,19 +57,19 @@ Status MemoryJobStore::Insert(const JobRecord& record, const std::string&) {
 StatusOr<JobRecord> MemoryJobStore::Get(int64_t project_number, const std::string& location,
                                         int64_t id) {
   std::lock_guard lock(db_.mu);
-  auto it = db_.jobs.find(id);
-  if (it == db_.jobs.end() || it->second.record.project_number != project_number ||
-      it->second.record.location != location) {
+  const MemoryJob* job = db_.FindJobLocked(id);
+  if (job == nullptr || job->record.project_number != project_number ||
+      job->record.location != location) {
     return NotFound("custom job not found");
   }
-  return it->second.record;
+  return job->record;
 }
 
 StatusOr<std::vector<JobRecord>> MemoryJobStore::List(const ListJobsQuery& query) {
   if (query.filter) return Unimplemented("list filters are not evaluated on jobs in memory");
   std::lock_guard lock(db_.mu);
   std::vector<const JobRecord*> matching;
-  for (const auto& [id, job] : db_.jobs) {
+  for (const auto& [id, job] : db_.JobsLocked()) {
     const JobRecord& r = job.record;
     if (r.project_number != query.project_number || r.location != query.location) continue;
     if (query.after) {
@@ -106,24 +106,24 @@ Status MemoryJobStore::DeleteWithOperation(int64_t project_number, const std::st
                                            int64_t id, int64_t expected_version,
                                            const Operation& operation) {
   std::lock_guard lock(db_.mu);
-  auto it = db_.jobs.find(id);
-  if (it == db_.jobs.end() || it->second.record.project_number != project_number ||
-      it->second.record.location != location) {
+  const MemoryJob* job = db_.FindJobLocked(id);
+  if (job == nullptr || job->record.project_number != project_number ||
+      job->record.location != location) {
     return NotFound("custom job not found");
   }
-  if (it->second.record.version != expected_version) {
+  if (job->record.version != expected_version) {
     return Aborted("the job changed concurrently; retry the delete");
   }
-  const JobRecord& r = it->second.record;
+  const JobRecord& r = job->record;
   if (r.next_action_at) {
-    if (it->second.lease_owner) {
-      db_.owned[*it->second.lease_owner].erase({*r.next_action_at, id});
+    if (job->lease_owner) {
+      db_.owned[*job->lease_owner].erase({*r.next_action_at, id});
     } else {
       db_.unclaimed.erase({*r.next_action_at, id});
     }
   }
   db_.changes.erase(r.change_seq);
-  db_.EraseJobLocked(it);
+  db_.EraseJobLocked(id);
   db_.operations[operation.id] = operation;  // with the delete, as the PostgreSQL store writes it
   return Status::Ok();
 }
@@ -141,7 +141,7 @@ StatusOr<ClaimCounts> MemoryJobStore::Claim(const std::string& owner, int limit,
   auto& mine = db_.owned[owner];
   while (counts.claimed < limit && !db_.unclaimed.empty()) {
     auto first = db_.unclaimed.begin();
-    db_.jobs.at(first->second).lease_owner = owner;
+    db_.FindJobLocked(first->second)->lease_owner = owner;
     mine.insert(*first);
     db_.unclaimed.erase(first);
     ++counts.claimed;
@@ -168,7 +168,7 @@ StatusOr<std::vector<int64_t>> MemoryJobStore::ReleaseAll(const std::string& own
   auto it = db_.owned.find(owner);
   if (it == db_.owned.end()) return out;
   for (const auto& entry : it->second) {
-    db_.jobs.at(entry.second).lease_owner.reset();
+    db_.FindJobLocked(entry.second)->lease_owner.reset();
     db_.unclaimed.insert(entry);
     out.push_back(entry.second);
   }

@@ -162,9 +162,9 @@ StatusOr<bool> MemoryResourceStore::StartReboot(const ResourceRecord& record, Ti
   if (stored == nullptr || stored->record.resource.state != ResourceState::kRebooting) return false;
   // Every stop applies, or none (the job moved on meanwhile: next pass).
   for (const StateUpdate& stop : stops) {
-    auto it = db_.jobs.find(stop.id);
-    if (it == db_.jobs.end() || it->second.record.version != stop.expected_version ||
-        it->second.record.job.state != stop.transition.from()) {
+    const MemoryJob* job = db_.FindJobLocked(stop.id);
+    if (job == nullptr || job->record.version != stop.expected_version ||
+        job->record.job.state != stop.transition.from()) {
       return false;
     }
   }
@@ -204,10 +204,10 @@ StatusOr<std::vector<JobRecord>> MemoryResourceStore::JobsHoldingNodes(
   }
   std::vector<JobRecord> out;
   for (int64_t id : ids) {
-    auto it = db_.jobs.find(id);
-    if (it == db_.jobs.end()) continue;
-    const JobState s = it->second.record.job.state;
-    if (s == JobState::kPending || s == JobState::kRunning) out.push_back(it->second.record);
+    const MemoryJob* job = db_.FindJobLocked(id);
+    if (job == nullptr) continue;
+    const JobState s = job->record.job.state;
+    if (s == JobState::kPending || s == JobState::kRunning) out.push_back(job->record);
   }
   return out;
 }
@@ -332,7 +332,7 @@ StatusOr<std::vector<JobRef>> MemoryResourceStore::JobsOn(const ResourceRecord& 
   std::vector<JobRef> out;
   auto project = db_.projects_by_number.find(record.project_number);
   if (project == db_.projects_by_number.end()) return out;
-  for (const auto& [id, job] : db_.jobs) {
+  for (const auto& [id, job] : db_.JobsLocked()) {
     const JobRecord& r = job.record;
     if (r.project_number == record.project_number && r.location == record.location &&
         r.job.job_spec.persistent_resource_id == record.resource_id && !IsTerminal(r.job.state)) {

@@ -41,7 +41,7 @@ StatusOr<SchedulerStore::LiveJobs> MemorySchedulerStore::ReadLiveJobs() {
   std::lock_guard lock(db_.mu);
   LiveJobs out;
   for (const auto& [seq, id] : db_.changes) {
-    const JobRecord& r = db_.jobs.at(id).record;
+    const JobRecord& r = db_.FindJobLocked(id)->record;  // the feed holds stored jobs
     if (!IsTerminal(r.job.state)) out.jobs.push_back(r);
   }
   out.cursor = ChangeCursor{1, db_.next_seq};  // every change here is stamped with xid 1

@@ -1218,9 +1218,8 @@ class MemoryPlane final : public Plane {
           std::make_unique<TamperingJobs>(ports.runtime_jobs ? *ports.runtime_jobs : *ports.jobs,
                                           tamper->when, [this](int64_t job) {
                                             std::lock_guard lock(memory_.db().mu);
-                                            auto it = memory_.db().jobs.find(job);
-                                            if (it != memory_.db().jobs.end())
-                                              it->second.record.cost_micros += 1;
+                                            if (auto* j = memory_.db().FindJobLocked(job))
+                                              j->record.cost_micros += 1;
                                           });
       ports.runtime_jobs = tampering_.get();
     }

@@ -113,7 +113,7 @@ TEST_F(CachedJobStoreTest, APollSharesTheKeptRowInsteadOfCopyingIt) {
 TEST_F(CachedJobStoreTest, AChangedRowIsReadAgainAtItsNewVersion) {
   ListedIds();
   // Another writer's change: the store has version 2, the feed drops the kept row.
-  db_.jobs.at(2).record.version = 2;
+  db_.FindJobLocked(2)->record.version = 2;
   cache_.Invalidate(2);
   auto rows = cached_.List(query_);
   ASSERT_TRUE(rows.ok());
@@ -124,7 +124,7 @@ TEST_F(CachedJobStoreTest, AChangedRowIsReadAgainAtItsNewVersion) {
 TEST_F(CachedJobStoreTest, ARowKeptAtAnOlderVersionThanListedIsNotServed) {
   ListedIds();
   // The change is committed but the feed has not told this process yet.
-  db_.jobs.at(1).record.version = 5;
+  db_.FindJobLocked(1)->record.version = 5;
   auto rows = cached_.List(query_);
   ASSERT_TRUE(rows.ok());
   EXPECT_EQ(rows->back().version, 5);

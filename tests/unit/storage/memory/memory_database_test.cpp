@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
 #include <random>
 #include <set>
 
@@ -35,7 +37,7 @@ TEST(MemoryDatabaseTest, TheJobIndexFindsExactlyTheStoredJobs) {
     int64_t version = 0;
     {
       std::lock_guard lock(db.mu);
-      version = db.jobs.at(id).record.version;
+      version = db.FindJobLocked(id)->record.version;
     }
     Operation op;
     op.id = id;
@@ -43,16 +45,22 @@ TEST(MemoryDatabaseTest, TheJobIndexFindsExactlyTheStoredJobs) {
     deleted.insert(id);
   }
   std::lock_guard lock(db.mu);
-  EXPECT_EQ(db.job_index.size(), db.jobs.size());
-  for (int64_t id : ids) {
-    if (deleted.count(id) > 0) {
-      EXPECT_EQ(db.FindJobLocked(id), nullptr) << id;
-    } else {
-      EXPECT_EQ(db.FindJobLocked(id), &db.jobs.at(id)) << id;
-    }
+  EXPECT_EQ(db.JobsLocked().size(), ids.size() - deleted.size());
+  for (const auto& [id, job] : db.JobsLocked()) {
+    EXPECT_EQ(deleted.count(id), 0u) << id;
+    EXPECT_EQ(db.FindJobLocked(id), &job) << id;
   }
+  for (int64_t id : deleted) EXPECT_EQ(db.FindJobLocked(id), nullptr) << id;
   EXPECT_EQ(db.FindJobLocked(0), nullptr);
   EXPECT_EQ(db.FindJobLocked(2'000'000), nullptr);
+
+  // A finished replay takes the jobs out: none is found after, by id or in order.
+  const int64_t kept =
+      *std::find_if(ids.begin(), ids.end(), [&](int64_t id) { return deleted.count(id) == 0; });
+  const std::map<int64_t, MemoryJob> taken = db.TakeJobsLocked();
+  EXPECT_EQ(taken.size(), ids.size() - deleted.size());
+  EXPECT_TRUE(db.JobsLocked().empty());
+  EXPECT_EQ(db.FindJobLocked(kept), nullptr);
 }
 
 }  // namespace
