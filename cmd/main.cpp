@@ -2,14 +2,17 @@
 #include <openssl/crypto.h>
 #include <CLI/CLI.hpp>
 
+#include <chrono>
 #include <csignal>
 #include <filesystem>
 #include <iostream>
+#include <string>
 
 #include "cmd/client_commands.h"
 #include "cmd/serve.h"
 #include "cmd/simulate_command.h"
 #include "cmd/verb_help.h"
+#include "services/scheduler/scheduler.h"
 
 int main(int argc, char** argv) {
   // OpenSSL must not tear itself down at exit: cpprestsdk's thread pool may still be freeing an
@@ -71,6 +74,18 @@ int main(int argc, char** argv) {
       ->delimiter(',')
       ->check(CLI::IsMember({"api", "scheduler", "executor"}))
       ->capture_default_str();
+  const trainyard::SchedulerConfig scheduler_defaults;
+  serve_cmd->add_option(
+      "--scheduler", serve.scheduler_knobs,
+      "a scheduler knob as NAME=VALUE, repeatable: holdAfter (a waiting job holds capacity "
+      "after this wait, default " +
+          std::to_string(
+              std::chrono::duration_cast<std::chrono::seconds>(scheduler_defaults.reserve_min_wait)
+                  .count()) +
+          "s), holdsPerCycle (how many may hold in one cycle, 1-1000, default " +
+          std::to_string(scheduler_defaults.max_reservations) +
+          "), requeueTimestamp (Creation or Eviction: what a requeued job queues by, default "
+          "Creation)");
   serve_cmd
       ->add_option("--log-lines-per-job", serve.log_lines_per_job,
                    "replica log lines kept per job: the first half and the newest half; the "

@@ -1,6 +1,7 @@
 #include "cmd/app/serve_flags.h"
 
 #include "api/request_guard.h"
+#include "services/scheduler/scheduler_knobs.h"
 
 namespace trainyard::app {
 
@@ -69,6 +70,17 @@ std::variant<ServeFlags, FlagError> CheckServeFlags(const ServeOptions& options,
     if (api::HostOfAuthority(name) != name) {
       return FlagError{"--allowed-host takes a lowercase host name without a port, got \"" + name +
                        "\""};
+    }
+  }
+  for (const std::string& knob : options.scheduler_knobs) {
+    const size_t eq = knob.find('=');
+    if (eq == std::string::npos) {
+      return FlagError{"--scheduler takes NAME=VALUE (" + std::string(kSchedulerKnobNames) +
+                       "), got \"" + knob + "\""};
+    }
+    const std::string name = knob.substr(0, eq);
+    if (auto wrong = SetSchedulerKnob(flags.scheduler, name, knob.substr(eq + 1))) {
+      return FlagError{"--scheduler " + name + " " + *wrong};
     }
   }
   return flags;

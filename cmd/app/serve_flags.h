@@ -8,6 +8,7 @@
 
 #include "cmd/app/runtime_registry.h"
 #include "cmd/app/serve_options.h"
+#include "services/scheduler/scheduler.h"
 
 namespace trainyard::app {
 
@@ -33,6 +34,7 @@ struct ServeFlags {
   ListenAddress api;
   std::optional<ListenAddress> metrics;  // --metrics-listen; none: no listener of its own
   bool tokens = false;                   // ApiTakesTokens
+  SchedulerConfig scheduler;             // with the --scheduler knobs set
   // --auth as the `ready` line gives it: "tokens" or "off".
   const char* auth() const { return tokens ? "tokens" : "off"; }
 };
@@ -45,7 +47,8 @@ struct FlagError {
 // The flags serve starts with, or the first it refuses: --listen or --metrics-listen not
 // host:port; /metrics or the API on a non-loopback address without tokens; a runtime that runs
 // commands on this host (`runtimes` says which) on a non-loopback address without
-// --allow-remote-command-execution; an --allowed-host that is not a bare lowercase host name.
+// --allow-remote-command-execution; an --allowed-host that is not a bare lowercase host name; a
+// --scheduler knob that is not NAME=VALUE, or whose name or value the scheduler does not take.
 std::variant<ServeFlags, FlagError> CheckServeFlags(const ServeOptions& options,
                                                     const RuntimeRegistry& runtimes);
 

@@ -23,6 +23,10 @@ struct ServeOptions {
   // Which parts run in this process: api, scheduler, executor. Scale-out runs many api processes
   // and scheduler/executor ones on one PostgreSQL; the scheduler leads by advisory lock.
   std::vector<std::string> roles = {"api", "scheduler", "executor"};
+  // The scheduler's knobs as NAME=VALUE, by a scenario's names (holdAfter=0s,
+  // requeueTimestamp=Eviction; services/scheduler/scheduler_knobs.h); unset ones keep their
+  // default.
+  std::vector<std::string> scheduler_knobs;
   bool debug = false;              // the same as log_level "debug"
   std::string log_level = "info";  // debug, info, warn, error
   std::string metrics_listen;      // host:port of a listener serving /metrics alone; "": none

@@ -108,6 +108,7 @@ ControlPlaneOptions ServingPlane::PlaneOptions(const RuntimeBundle& runtime) {
   // A quarter of the request threads may wait on :wait; the rest stay for everything else.
   plane.operation_waiters = std::max(1, options_.http_threads / 4);
   plane.scheduler.simulated_startup = runtime.simulated_startup;
+  plane.scheduler.config = flags_.scheduler;
   // On Slurm, the scheduler admits only onto nodes the cluster can run (read from slurmrestd).
   plane.external_capacity = runtime.capacity.get();
   // A queue's positions as a client polls them are at most a second old (chosen: a human reads

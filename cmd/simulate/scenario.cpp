@@ -7,6 +7,7 @@
 #include "api/wire/fleet_codec.h"
 #include "services/jobs/catalog.h"
 #include "services/model/duration_text.h"
+#include "services/scheduler/scheduler_knobs.h"
 
 namespace trainyard::simulate {
 namespace {
@@ -61,28 +62,15 @@ StatusOr<SchedulerConfig> ParseSchedulerKnobs(const std::string& src, const json
   SchedulerConfig out;
   if (!k.is_object()) return Bad(src, "scheduler", "must be an object");
   for (const auto& [key, value] : k.items()) {
-    if (key == "holdAfter") {
-      auto d = value.is_string() ? ParseDurationText(value.get<std::string>()) : std::nullopt;
-      if (!d || d->count() < 0) {
-        return Bad(src, "scheduler.holdAfter", "must be a duration such as \"0s\" or \"1800s\"");
-      }
-      out.reserve_min_wait = *d;
-    } else if (key == "holdsPerCycle") {
-      if (!value.is_number_integer() || value.get<int64_t>() < 1 || value.get<int64_t>() > 1000) {
-        return Bad(src, "scheduler.holdsPerCycle", "must be a whole number from 1 to 1000");
-      }
-      out.max_reservations = value.get<int>();
-    } else if (key == "requeueTimestamp") {
-      const std::string name = value.is_string() ? value.get<std::string>() : "";
-      if (name != "Creation" && name != "Eviction") {
-        return Bad(src, "scheduler.requeueTimestamp", "must be \"Creation\" or \"Eviction\"");
-      }
-      out.requeue_timestamp =
-          name == "Eviction" ? RequeueTimestamp::kEviction : RequeueTimestamp::kCreation;
+    // holdsPerCycle is a JSON number, the others strings; the knob reads them as text.
+    const bool number = key == "holdsPerCycle";
+    std::optional<std::string> wrong;
+    if (number ? !value.is_number_integer() : !value.is_string()) {
+      wrong = SetSchedulerKnob(out, key, "");  // the knob's own words for what it takes
     } else {
-      return Bad(src, "scheduler." + key,
-                 "is not a scheduler knob (holdAfter, holdsPerCycle, requeueTimestamp)");
+      wrong = SetSchedulerKnob(out, key, number ? value.dump() : value.get<std::string>());
     }
+    if (wrong) return Bad(src, "scheduler." + key, *wrong);
   }
   return out;
 }

@@ -129,6 +129,25 @@ TEST(ServeFlagsTest, AnAllowedHostIsABareLowercaseName) {
   }
 }
 
+// --scheduler sets the knobs a scenario's "scheduler" object sets, by the same names; the server
+// runs its scheduler with them (ServingPlane gives ServeFlags::scheduler to the control plane).
+TEST(ServeFlagsTest, SchedulerKnobsAreSetByNameAndABadOneIsRefusedNamingIt) {
+  ServeOptions options;
+  EXPECT_EQ(Passed(options).scheduler.max_reservations, SchedulerConfig{}.max_reservations);
+  options.scheduler_knobs = {"holdAfter=0s", "holdsPerCycle=1", "requeueTimestamp=Eviction"};
+  const ServeFlags flags = Passed(options);
+  EXPECT_EQ(flags.scheduler.reserve_min_wait, Duration::zero());
+  EXPECT_EQ(flags.scheduler.max_reservations, 1);
+  EXPECT_EQ(flags.scheduler.requeue_timestamp, RequeueTimestamp::kEviction);
+  options.scheduler_knobs = {"holdsPerCycle=0"};
+  EXPECT_EQ(Refusal(options), "--scheduler holdsPerCycle must be a whole number from 1 to 1000");
+  options.scheduler_knobs = {"lookback=5"};
+  EXPECT_EQ(Refusal(options).rfind("--scheduler lookback is not a scheduler knob", 0), 0u)
+      << Refusal(options);
+  options.scheduler_knobs = {"holdAfter"};
+  EXPECT_EQ(Refusal(options).rfind("--scheduler takes NAME=VALUE", 0), 0u) << Refusal(options);
+}
+
 TEST(ServeFlagsTest, TheFirstRefusalIsTheOneGiven) {
   ServeOptions options;
   options.listen = "0.0.0.0:9000";
