@@ -129,6 +129,14 @@ void Scheduler::SetVerdict(PendingEntry& entry, ReasonCode code, const VerdictKe
   entry.verdict.message = text();
 }
 
+// A shared verdict's code, text and key (not its position). Most jobs of a deep queue hold the
+// text already from the last cycle: then it is not copied (a reference count's two atomic steps).
+static void TakeShared(const Verdict& from, Verdict& to) {
+  to.code = from.code;
+  if (!to.message.SharesWith(from.message)) to.message = from.message;
+  to.key = from.key;
+}
+
 void Scheduler::Evaluate(PendingEntry& entry, Cycle& cycle, CycleResult& result) {
   const SchedulerJob& job = entry.job;
   cycle.evaluated.push_back(&entry);
@@ -152,12 +160,18 @@ void Scheduler::Evaluate(PendingEntry& entry, Cycle& cycle, CycleResult& result)
   // its grant is drawn for it.
   const bool may_hold = eligible && cycle.reservations_left > 0;
   if (!may_hold && !flex) {
-    if (const Verdict* cached = ShapeVerdict(shape_key)) {
-      entry.verdict.code = cached->code;
-      entry.verdict.message = cached->message;
-      entry.verdict.key = cached->key;
+    if (const Verdict* cached = shared_.OfShape(cycles_, shape_key)) {
+      TakeShared(*cached, entry.verdict);
       cycle.budget -= 0.05;
       ++result.reused;
+      // As last reported, which most of a deep queue is cycle after cycle: Report would find
+      // nothing to tell, so it is not visited again (its position is the one reported).
+      if (const std::optional<Verdict>& told = entry.reported;
+          told && told->code == entry.verdict.code &&
+          told->message.SharesWith(entry.verdict.message) && told->key == entry.verdict.key) {
+        entry.verdict.position = told->position;
+        cycle.evaluated.pop_back();
+      }
       return;
     }
   }
@@ -169,27 +183,23 @@ void Scheduler::Evaluate(PendingEntry& entry, Cycle& cycle, CycleResult& result)
   const bool shares_unchanged = may_hold && !flex && job.on_resource.empty() && !IsHoldKey(job.id);
   if (shares_unchanged) {
     if (const Verdict* same = UnchangedFitVerdict(entry, cycle)) {
-      entry.verdict.code = same->code;
-      entry.verdict.message = same->message;
-      entry.verdict.key = same->key;
+      TakeShared(*same, entry.verdict);
       ++result.shared_fits;
       return;
     }
   }
-  const auto before = CycleState(cycle);
+  const FitState before = StateOf(cycle);
   const size_t admissions = result.admissions.size();
-  EvaluateAlone(entry, eligible, shape_key, cycle, result);
+  EvaluateAlone(entry, eligible, flex, may_hold, shape_key, cycle, result);
   // Nothing it did moves any state (an admission always does: AddUsage): `entry` is still here.
-  if (shares_unchanged && result.admissions.size() == admissions && CycleState(cycle) == before) {
+  if (shares_unchanged && result.admissions.size() == admissions && StateOf(cycle) == before) {
     RememberUnchangedFit(entry, cycle);
   }
 }
 
-void Scheduler::EvaluateAlone(PendingEntry& entry, bool eligible, int64_t shape_key, Cycle& cycle,
-                              CycleResult& result) {
+void Scheduler::EvaluateAlone(PendingEntry& entry, bool eligible, bool flex, bool may_hold,
+                              int64_t shape_key, Cycle& cycle, CycleResult& result) {
   const SchedulerJob& job = entry.job;
-  const bool flex = job.strategy == SchedulingStrategy::kFlexStart;
-  const bool may_hold = eligible && cycle.reservations_left > 0;
   if (!job.on_resource.empty()) {
     FitResult fit = FitOnResource(job);
     if (fit.fits()) {
@@ -307,6 +317,21 @@ CycleResult Scheduler::RunCycle(Timestamp now, bool report_positions) {
     std::pop_heap(heap.begin(), heap.end(), after);
     heap.pop_back();
   };
+  // push(in) then pop() in one sift: the best head goes, `in` takes its place. Keys are unique
+  // (the rank ends with the job's id), so the heads come off in the same order either way.
+  auto replace_top = [&](const Cursor& in) {
+    const Cursor top = heap.front();
+    const size_t n = heap.size();
+    size_t i = 0;
+    for (size_t child = 1; child < n; child = 2 * i + 1) {
+      if (child + 1 < n && heap[child] > heap[child + 1]) ++child;  // the better of the two
+      if (!(in > heap[child])) break;
+      heap[i] = heap[child];
+      i = child;
+    }
+    heap[i] = in;
+    return top;
+  };
   // Without cohorts every key is the same: the order is the rank's alone.
   const bool fair_shares = !index_.cohort_of_project.empty();
   auto fair_key = [&](const SchedulerJob& job) {
@@ -320,23 +345,29 @@ CycleResult Scheduler::RunCycle(Timestamp now, bool report_positions) {
   }
   bool parked = false;  // a job moved out of the active order: the next cycle walks another one
   Cursor c{};
-  bool kept = false;  // `c` is the next job of the queue just evaluated, still ahead of the heap
+  // How `c` became the next cursor: popped at the loop's top, kept (the next job of the queue
+  // just evaluated, still ahead of the heap), or taken off the heap already (replace_top).
+  enum class Next { kPop, kKept, kTaken };
+  Next how = Next::kPop;
   while (cycle.budget > 0) {
-    if (!kept) {
-      if (heap.empty()) break;
-      c = heap.front();
-      pop();
+    if (how != Next::kKept) {
+      if (how == Next::kPop) {
+        if (heap.empty()) break;
+        c = heap.front();
+        pop();
+      }
       // Keys are lazy: an admission since this head was pushed may have raised its project's
       // share; then it goes back to wait behind whoever is now ahead.
       if (FairKey now_key = fair_key(c.it->second->job); now_key != c.fair) {
         c.fair = now_key;
         if (!heap.empty() && c > heap.front()) {
           push(c);
+          how = Next::kPop;
           continue;
         }
       }
     }
-    kept = false;
+    how = Next::kPop;
     PendingEntry& entry = *c.it->second;
     auto next = std::next(c.it);
     const size_t admissions = result.admissions.size();
@@ -355,9 +386,10 @@ CycleResult Scheduler::RunCycle(Timestamp now, bool report_positions) {
       // the same order without the heap's two steps.
       if (heap.empty() || heap.front() > behind) {
         c = behind;
-        kept = true;
+        how = Next::kKept;
       } else {
-        push(behind);
+        c = replace_top(behind);
+        how = Next::kTaken;
       }
     }
   }
