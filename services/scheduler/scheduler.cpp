@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <utility>
 
 #include "services/jobs/catalog.h"
 #include "services/scheduler/scheduler_internal.h"
@@ -141,9 +142,12 @@ void Scheduler::Evaluate(PendingEntry& entry, Cycle& cycle, CycleResult& result)
   const SchedulerJob& job = entry.job;
   cycle.evaluated.push_back(&entry);
   entry.evaluated_in = cycles_;
+  // Whatever this visit does but the shared verdict's fast way may change either verdict.
+  uint64_t told = std::exchange(entry.told_shared, 0);
   // Most cycles have no preemption under way: no lookup for every job evaluated then.
   if (auto p = preempting_.empty() ? preempting_.end() : preempting_.find(job.id);
       p != preempting_.end()) {
+    told = 0;
     cycle.budget -= 1;
     ++result.evaluations;
     if (ContinuePreemption(entry, p->second, cycle, result)) return;
@@ -161,15 +165,24 @@ void Scheduler::Evaluate(PendingEntry& entry, Cycle& cycle, CycleResult& result)
   const bool may_hold = eligible && cycle.reservations_left > 0;
   if (!may_hold && !flex) {
     if (const Verdict* cached = shared_.OfShape(cycles_, shape_key)) {
-      TakeShared(*cached, entry.verdict);
       cycle.budget -= 0.05;
       ++result.reused;
-      // As last reported, which most of a deep queue is cycle after cycle: Report would find
-      // nothing to tell, so it is not visited again (its position is the one reported).
-      if (const std::optional<Verdict>& told = entry.reported;
-          told && told->code == entry.verdict.code &&
-          told->message.SharesWith(entry.verdict.message) && told->key == entry.verdict.key) {
-        entry.verdict.position = told->position;
+      const uint64_t serial = shared_.ShapeSerial(shape_key);
+      // It holds this very verdict and was told it (most of a deep queue, cycle after cycle):
+      // nothing below would change, and Report would find nothing to tell.
+      if (told == serial) {
+        entry.told_shared = serial;
+        cycle.evaluated.pop_back();
+        return;
+      }
+      TakeShared(*cached, entry.verdict);
+      // As last reported: Report would find nothing to tell, so it is not visited again (its
+      // position is the one reported).
+      if (const std::optional<Verdict>& was = entry.reported;
+          was && was->code == entry.verdict.code &&
+          was->message.SharesWith(entry.verdict.message) && was->key == entry.verdict.key) {
+        entry.verdict.position = was->position;
+        entry.told_shared = serial;
         cycle.evaluated.pop_back();
       }
       return;

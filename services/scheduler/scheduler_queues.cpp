@@ -104,6 +104,7 @@ bool Scheduler::Park(PendingEntry& entry, Cycle& cycle) {
 }
 
 void Scheduler::Report(PendingEntry& entry, int64_t position, CycleResult& result) {
+  entry.told_shared = 0;  // its verdict or position may change here
   const int64_t shown = DisplayPosition(position);
   const bool evaluated = entry.evaluated_in == cycles_;
   // Most of a deep queue: not looked at, and its shown place has not moved.

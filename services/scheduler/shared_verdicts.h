@@ -33,9 +33,18 @@ class SharedVerdicts {
     const ShapeEntry& e = shapes_[static_cast<size_t>(shape_key)];
     return e.cycle == cycle ? &e.verdict : nullptr;
   }
-  // `room` (at least the key's slot) is how far to grow at once: shape ids grow slowly.
+  // The serial number of OfShape's verdict (non-null): equal serials of one key mean equal
+  // verdicts (code, shared text, key), so a job can tell it holds this one with one compare.
+  uint64_t ShapeSerial(int64_t shape_key) const {
+    return shapes_[static_cast<size_t>(shape_key)].serial;
+  }
+  // `room` (at least the key's slot) is how far to grow at once: shape ids grow slowly. A verdict
+  // equal to the one the key had keeps its serial number.
   void RememberShape(int64_t cycle, int64_t shape_key, const Verdict& verdict, size_t room) {
     ShapeEntry& e = Slot(shapes_, static_cast<size_t>(shape_key), room);
+    const bool same = e.serial != 0 && e.verdict.code == verdict.code &&
+                      e.verdict.message.SharesWith(verdict.message) && e.verdict.key == verdict.key;
+    if (!same) e.serial = ++serials_;
     e.cycle = cycle;
     e.verdict = verdict;
   }
@@ -65,6 +74,7 @@ class SharedVerdicts {
  private:
   struct ShapeEntry {
     int64_t cycle = -1;
+    uint64_t serial = 0;  // none yet
     Verdict verdict;
   };
   struct FitEntry {
@@ -81,6 +91,7 @@ class SharedVerdicts {
 
   std::vector<ShapeEntry> shapes_;  // by shape key
   std::vector<FitEntry> fits_;      // by shape id
+  uint64_t serials_ = 0;            // the last given: serial numbers are never reused
 };
 
 }  // namespace trainyard

@@ -57,5 +57,35 @@ TEST(SharedVerdictsTest, TheTwoMemoriesAreKeptApart) {
   EXPECT_EQ(shared.UnchangedFit(1, 1, 0, state), nullptr);
 }
 
+TEST(SharedVerdictsTest, AShapeKeepsItsSerialOnlyWhileItsVerdictIsTheSame) {
+  SharedVerdicts shared;
+  Verdict v = Said("no capacity");
+  shared.RememberShape(1, 0, v, 4);
+  uint64_t serial = shared.ShapeSerial(0);
+  EXPECT_NE(serial, 0u);
+  v.position = 40;  // not part of what the shape shares
+  shared.RememberShape(2, 0, v, 4);
+  EXPECT_EQ(shared.ShapeSerial(0), serial);
+  // Another code, another key or equal words in another copy: not known to be the same.
+  int64_t cycle = 3;
+  auto changed = [&](Verdict next) {
+    shared.RememberShape(cycle++, 0, next, 4);
+    const uint64_t now = shared.ShapeSerial(0);
+    const bool is_new = now != serial;
+    serial = now;
+    return is_new;
+  };
+  v.code = ReasonCode::kNoZoneFitsGang;
+  EXPECT_TRUE(changed(v));
+  v.key.free = 3;
+  EXPECT_TRUE(changed(v));
+  v.message = SharedText(std::string("no capacity"));
+  EXPECT_TRUE(changed(v));
+  EXPECT_FALSE(changed(v));
+  // Another key's serial is its own: a serial number is never given twice.
+  shared.RememberShape(cycle, 1, v, 4);
+  EXPECT_NE(shared.ShapeSerial(1), shared.ShapeSerial(0));
+}
+
 }  // namespace
 }  // namespace trainyard
