@@ -147,7 +147,7 @@ struct CycleResult {
   int evaluations = 0;
   int reused = 0;
   // Of the evaluations, jobs that may hold capacity given the verdict of the last of their shape,
-  // fitted on the same state (Scheduler::UnchangedFit).
+  // fitted on the same state (SharedVerdicts::UnchangedFit).
   int shared_fits = 0;
   bool empty() const {
     return admissions.empty() && notices.empty() && holds.empty() && failures.empty() &&
