@@ -75,6 +75,10 @@ class QueueManager {
     int shape = 0;          // job.shape's number: jobs of one shape get one verdict a cycle
     bool admitted = false;  // this cycle
     Parked parked = Parked::kNo;
+    // The serial number of the shape's shared verdict (SharedVerdicts::ShapeSerial) that both
+    // `verdict` and `reported` are, position and all; 0: not known to be one. A visit that finds
+    // the shape's serial here changes nothing and reads nothing else of the entry.
+    uint64_t told_shared = 0;
     SchedulerJob job;
     Verdict verdict;                  // the latest decided (this cycle's, when evaluated)
     std::optional<Verdict> reported;  // as last reported

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <utility>
 
 #include "services/jobs/catalog.h"
 #include "services/scheduler/scheduler_internal.h"
@@ -129,13 +130,24 @@ void Scheduler::SetVerdict(PendingEntry& entry, ReasonCode code, const VerdictKe
   entry.verdict.message = text();
 }
 
+// A shared verdict's code, text and key (not its position). Most jobs of a deep queue hold the
+// text already from the last cycle: then it is not copied (a reference count's two atomic steps).
+static void TakeShared(const Verdict& from, Verdict& to) {
+  to.code = from.code;
+  if (!to.message.SharesWith(from.message)) to.message = from.message;
+  to.key = from.key;
+}
+
 void Scheduler::Evaluate(PendingEntry& entry, Cycle& cycle, CycleResult& result) {
   const SchedulerJob& job = entry.job;
   cycle.evaluated.push_back(&entry);
   entry.evaluated_in = cycles_;
+  // Whatever this visit does but the shared verdict's fast way may change either verdict.
+  uint64_t told = std::exchange(entry.told_shared, 0);
   // Most cycles have no preemption under way: no lookup for every job evaluated then.
   if (auto p = preempting_.empty() ? preempting_.end() : preempting_.find(job.id);
       p != preempting_.end()) {
+    told = 0;
     cycle.budget -= 1;
     ++result.evaluations;
     if (ContinuePreemption(entry, p->second, cycle, result)) return;
@@ -152,12 +164,27 @@ void Scheduler::Evaluate(PendingEntry& entry, Cycle& cycle, CycleResult& result)
   // its grant is drawn for it.
   const bool may_hold = eligible && cycle.reservations_left > 0;
   if (!may_hold && !flex) {
-    if (const Verdict* cached = ShapeVerdict(shape_key)) {
-      entry.verdict.code = cached->code;
-      entry.verdict.message = cached->message;
-      entry.verdict.key = cached->key;
+    if (const Verdict* cached = shared_.OfShape(cycles_, shape_key)) {
       cycle.budget -= 0.05;
       ++result.reused;
+      const uint64_t serial = shared_.ShapeSerial(shape_key);
+      // It holds this very verdict and was told it (most of a deep queue, cycle after cycle):
+      // nothing below would change, and Report would find nothing to tell.
+      if (told == serial) {
+        entry.told_shared = serial;
+        cycle.evaluated.pop_back();
+        return;
+      }
+      TakeShared(*cached, entry.verdict);
+      // As last reported: Report would find nothing to tell, so it is not visited again (its
+      // position is the one reported).
+      if (const std::optional<Verdict>& was = entry.reported;
+          was && was->code == entry.verdict.code &&
+          was->message.SharesWith(entry.verdict.message) && was->key == entry.verdict.key) {
+        entry.verdict.position = was->position;
+        entry.told_shared = serial;
+        cycle.evaluated.pop_back();
+      }
       return;
     }
   }
@@ -169,27 +196,23 @@ void Scheduler::Evaluate(PendingEntry& entry, Cycle& cycle, CycleResult& result)
   const bool shares_unchanged = may_hold && !flex && job.on_resource.empty() && !IsHoldKey(job.id);
   if (shares_unchanged) {
     if (const Verdict* same = UnchangedFitVerdict(entry, cycle)) {
-      entry.verdict.code = same->code;
-      entry.verdict.message = same->message;
-      entry.verdict.key = same->key;
+      TakeShared(*same, entry.verdict);
       ++result.shared_fits;
       return;
     }
   }
-  const auto before = CycleState(cycle);
+  const FitState before = StateOf(cycle);
   const size_t admissions = result.admissions.size();
-  EvaluateAlone(entry, eligible, shape_key, cycle, result);
+  EvaluateAlone(entry, eligible, flex, may_hold, shape_key, cycle, result);
   // Nothing it did moves any state (an admission always does: AddUsage): `entry` is still here.
-  if (shares_unchanged && result.admissions.size() == admissions && CycleState(cycle) == before) {
+  if (shares_unchanged && result.admissions.size() == admissions && StateOf(cycle) == before) {
     RememberUnchangedFit(entry, cycle);
   }
 }
 
-void Scheduler::EvaluateAlone(PendingEntry& entry, bool eligible, int64_t shape_key, Cycle& cycle,
-                              CycleResult& result) {
+void Scheduler::EvaluateAlone(PendingEntry& entry, bool eligible, bool flex, bool may_hold,
+                              int64_t shape_key, Cycle& cycle, CycleResult& result) {
   const SchedulerJob& job = entry.job;
-  const bool flex = job.strategy == SchedulingStrategy::kFlexStart;
-  const bool may_hold = eligible && cycle.reservations_left > 0;
   if (!job.on_resource.empty()) {
     FitResult fit = FitOnResource(job);
     if (fit.fits()) {
@@ -307,6 +330,21 @@ CycleResult Scheduler::RunCycle(Timestamp now, bool report_positions) {
     std::pop_heap(heap.begin(), heap.end(), after);
     heap.pop_back();
   };
+  // push(in) then pop() in one sift: the best head goes, `in` takes its place. Keys are unique
+  // (the rank ends with the job's id), so the heads come off in the same order either way.
+  auto replace_top = [&](const Cursor& in) {
+    const Cursor top = heap.front();
+    const size_t n = heap.size();
+    size_t i = 0;
+    for (size_t child = 1; child < n; child = 2 * i + 1) {
+      if (child + 1 < n && heap[child] > heap[child + 1]) ++child;  // the better of the two
+      if (!(in > heap[child])) break;
+      heap[i] = heap[child];
+      i = child;
+    }
+    heap[i] = in;
+    return top;
+  };
   // Without cohorts every key is the same: the order is the rank's alone.
   const bool fair_shares = !index_.cohort_of_project.empty();
   auto fair_key = [&](const SchedulerJob& job) {
@@ -320,23 +358,29 @@ CycleResult Scheduler::RunCycle(Timestamp now, bool report_positions) {
   }
   bool parked = false;  // a job moved out of the active order: the next cycle walks another one
   Cursor c{};
-  bool kept = false;  // `c` is the next job of the queue just evaluated, still ahead of the heap
+  // How `c` became the next cursor: popped at the loop's top, kept (the next job of the queue
+  // just evaluated, still ahead of the heap), or taken off the heap already (replace_top).
+  enum class Next { kPop, kKept, kTaken };
+  Next how = Next::kPop;
   while (cycle.budget > 0) {
-    if (!kept) {
-      if (heap.empty()) break;
-      c = heap.front();
-      pop();
+    if (how != Next::kKept) {
+      if (how == Next::kPop) {
+        if (heap.empty()) break;
+        c = heap.front();
+        pop();
+      }
       // Keys are lazy: an admission since this head was pushed may have raised its project's
       // share; then it goes back to wait behind whoever is now ahead.
       if (FairKey now_key = fair_key(c.it->second->job); now_key != c.fair) {
         c.fair = now_key;
         if (!heap.empty() && c > heap.front()) {
           push(c);
+          how = Next::kPop;
           continue;
         }
       }
     }
-    kept = false;
+    how = Next::kPop;
     PendingEntry& entry = *c.it->second;
     auto next = std::next(c.it);
     const size_t admissions = result.admissions.size();
@@ -355,9 +399,10 @@ CycleResult Scheduler::RunCycle(Timestamp now, bool report_positions) {
       // the same order without the heap's two steps.
       if (heap.empty() || heap.front() > behind) {
         c = behind;
-        kept = true;
+        how = Next::kKept;
       } else {
-        push(behind);
+        c = replace_top(behind);
+        how = Next::kTaken;
       }
     }
   }

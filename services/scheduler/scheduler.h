@@ -25,6 +25,7 @@
 #include "services/scheduler/preemptor.h"
 #include "services/scheduler/queue_manager.h"
 #include "services/scheduler/scheduler_job.h"
+#include "services/scheduler/shared_verdicts.h"
 #include "services/scheduler/slab_pool.h"
 #include "services/scheduler/text_interner.h"
 #include "services/scheduler/verdict.h"
@@ -146,7 +147,7 @@ struct CycleResult {
   int evaluations = 0;
   int reused = 0;
   // Of the evaluations, jobs that may hold capacity given the verdict of the last of their shape,
-  // fitted on the same state (Scheduler::UnchangedFit).
+  // fitted on the same state (SharedVerdicts::UnchangedFit).
   int shared_fits = 0;
   bool empty() const {
     return admissions.empty() && notices.empty() && holds.empty() && failures.empty() &&
@@ -252,8 +253,9 @@ class Scheduler {
                                         const std::vector<ConsumptionModel>& models) const;
   void Evaluate(PendingEntry& entry, Cycle& cycle, CycleResult& result);
   // Evaluate's fit, preemption plan and hold for a job no verdict is shared with.
-  void EvaluateAlone(PendingEntry& entry, bool eligible, int64_t shape_key, Cycle& cycle,
-                     CycleResult& result);
+  // `flex` and `may_hold` are Evaluate's, for this job and cycle.
+  void EvaluateAlone(PendingEntry& entry, bool eligible, bool flex, bool may_hold,
+                     int64_t shape_key, Cycle& cycle, CycleResult& result);
   // `entry`'s verdict `code`, its message text() unless `key` says it is the one last reported.
   template <typename Text>
   void SetVerdict(PendingEntry& entry, ReasonCode code, const VerdictKey& key, Text&& text);
@@ -351,29 +353,19 @@ class Scheduler {
   std::unique_ptr<Cycle> cycle_;
   // The flavors of the job being evaluated (Evaluate's; not reentrant), kept for its memory.
   std::vector<ConsumptionModel> models_scratch_;
-  // Shape id × 2 (+1 when the job may reserve capacity) → the verdict of the first job of it this
-  // cycle (stamped with the cycle): jobs of one shape share it without a lookup or an allocation.
-  std::vector<std::pair<int64_t, Verdict>> shape_verdicts_;
-  const Verdict* ShapeVerdict(int64_t shape_key) const;
+  // Jobs of one shape share the verdict of the first of them this cycle (when they may not hold
+  // capacity), or of the last of them fitted on the state the cycle still has without changing
+  // it (when they may: a hold one books changes the fits of those after it, so such a job takes
+  // the verdict at the cost of an evaluation, and the budget and the walk are as if it were
+  // fitted).
+  SharedVerdicts shared_;
   // Also makes `verdict`'s message the interned copy, which the shape's other jobs then share.
   void RememberShapeVerdict(int64_t shape_key, Verdict& verdict);
-  // Jobs that may hold capacity are evaluated one by one: a hold one books changes the fits of
-  // those after it. One whose evaluation changed nothing (no admission, preemption, hold or
-  // victim) leaves its verdict here, per shape id, with the state it was decided on: the next job
-  // of its shape evaluated on that same state would decide the same, so it takes the verdict at
-  // the cost of an evaluation (the budget and the walk are as if it were fitted).
-  struct UnchangedFit {
-    int64_t cycle = -1;
-    int queue = -1;
-    std::tuple<int64_t, size_t, size_t, int> state;  // CycleState()
-    Verdict verdict;
-  };
-  std::vector<UnchangedFit> unchanged_fits_;
   // Bumped by everything that moves what a fit, a preemption plan or a hold reads: nodes, shares,
   // quota (AddUsage, AddShare). With the cycle's holds, claimed victims and victims left it
   // stamps the state a verdict was decided on.
   int64_t capacity_changes_ = 0;
-  std::tuple<int64_t, size_t, size_t, int> CycleState(const Cycle& cycle) const;
+  FitState StateOf(const Cycle& cycle) const;
   const Verdict* UnchangedFitVerdict(const PendingEntry& entry, const Cycle& cycle) const;
   void RememberUnchangedFit(const PendingEntry& entry, const Cycle& cycle);
   // Verdict messages, so that a job's new verdict and the one last reported share their text

@@ -56,53 +56,31 @@ void Scheduler::Clear() {
   queues_.Clear();
   running_.clear();
   preempting_.clear();
-  shape_verdicts_.clear();
-  unchanged_fits_.clear();
+  shared_.Clear();
   backfill_.Clear();
   resources_.clear();
   resource_used_.clear();
   capacity_.Clear();
 }
 
-const Verdict* Scheduler::ShapeVerdict(int64_t shape_key) const {
-  if (shape_key >= static_cast<int64_t>(shape_verdicts_.size())) return nullptr;
-  const auto& [cycle, verdict] = shape_verdicts_[static_cast<size_t>(shape_key)];
-  return cycle == cycles_ ? &verdict : nullptr;
-}
-
 void Scheduler::RememberShapeVerdict(int64_t shape_key, Verdict& verdict) {
   verdict.message = messages_.Intern(verdict.message);
-  if (shape_key >= static_cast<int64_t>(shape_verdicts_.size())) {
-    shape_verdicts_.resize(
-        std::max<size_t>(static_cast<size_t>(shape_key) + 1, queues_.shape_count() * 2));
-  }
-  shape_verdicts_[static_cast<size_t>(shape_key)] = {cycles_, verdict};
+  shared_.RememberShape(cycles_, shape_key, verdict, queues_.shape_count() * 2);
 }
 
-std::tuple<int64_t, size_t, size_t, int> Scheduler::CycleState(const Cycle& cycle) const {
+FitState Scheduler::StateOf(const Cycle& cycle) const {
   return {capacity_changes_, cycle.holds.size(), cycle.claimed.size(), cycle.victims_left};
 }
 
 const Verdict* Scheduler::UnchangedFitVerdict(const PendingEntry& entry, const Cycle& cycle) const {
-  if (entry.shape >= static_cast<int>(unchanged_fits_.size())) return nullptr;
-  const UnchangedFit& fit = unchanged_fits_[static_cast<size_t>(entry.shape)];
-  if (fit.cycle != cycles_ || fit.queue != entry.queue || fit.state != CycleState(cycle)) {
-    return nullptr;
-  }
-  return &fit.verdict;
+  return shared_.UnchangedFit(cycles_, entry.shape, entry.queue, StateOf(cycle));
 }
 
 void Scheduler::RememberUnchangedFit(const PendingEntry& entry, const Cycle& cycle) {
-  if (entry.shape >= static_cast<int>(unchanged_fits_.size())) {
-    unchanged_fits_.resize(
-        std::max<size_t>(static_cast<size_t>(entry.shape) + 1, queues_.shape_count() * 2));
-  }
-  UnchangedFit& fit = unchanged_fits_[static_cast<size_t>(entry.shape)];
-  fit.cycle = cycles_;
-  fit.queue = entry.queue;
-  fit.state = CycleState(cycle);
-  fit.verdict = entry.verdict;
-  fit.verdict.message = messages_.Intern(fit.verdict.message);
+  Verdict verdict = entry.verdict;
+  verdict.message = messages_.Intern(verdict.message);
+  shared_.RememberUnchangedFit(cycles_, entry.shape, entry.queue, StateOf(cycle), verdict,
+                               queues_.shape_count() * 2);
 }
 
 bool Scheduler::Park(PendingEntry& entry, Cycle& cycle) {
@@ -126,6 +104,7 @@ bool Scheduler::Park(PendingEntry& entry, Cycle& cycle) {
 }
 
 void Scheduler::Report(PendingEntry& entry, int64_t position, CycleResult& result) {
+  entry.told_shared = 0;  // its verdict or position may change here
   const int64_t shown = DisplayPosition(position);
   const bool evaluated = entry.evaluated_in == cycles_;
   // Most of a deep queue: not looked at, and its shown place has not moved.
@@ -155,7 +134,7 @@ void Scheduler::Report(PendingEntry& entry, int64_t position, CycleResult& resul
   if (entry.reported && *entry.reported == v) {
     // Equal, but read to tell (it was reported before the interner held its text): share it,
     // and what it shows.
-    entry.reported->message = v.message;
+    if (!entry.reported->message.SharesWith(v.message)) entry.reported->message = v.message;
     entry.reported->key = v.key;
     return;
   }
