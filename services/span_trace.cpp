@@ -32,11 +32,9 @@ long long Micros(std::chrono::system_clock::time_point t) {
 
 bool SpanTraceOn() { return Trace().file != nullptr; }
 
-void TraceSpan(std::chrono::system_clock::time_point start,
-               std::chrono::system_clock::time_point end, int who, size_t statements,
-               std::string_view what) {
-  TraceFile& trace = Trace();
-  if (trace.file == nullptr) return;
+std::string SpanLine(std::chrono::system_clock::time_point start,
+                     std::chrono::system_clock::time_point end, int who, size_t statements,
+                     std::string_view what) {
   // The opening words name the statement; whitespace is folded so a line stays one line.
   std::string words;
   for (char c : what.substr(0, 200)) {
@@ -45,9 +43,18 @@ void TraceSpan(std::chrono::system_clock::time_point start,
     words.push_back(space ? ' ' : c);
     if (words.size() >= 60) break;
   }
+  return std::to_string(Micros(start)) + " " + std::to_string(Micros(end)) + " " +
+         std::to_string(who) + " " + std::to_string(statements) + " " + words + "\n";
+}
+
+void TraceSpan(std::chrono::system_clock::time_point start,
+               std::chrono::system_clock::time_point end, int who, size_t statements,
+               std::string_view what) {
+  TraceFile& trace = Trace();
+  if (trace.file == nullptr) return;
+  std::string line = SpanLine(start, end, who, statements, what);
   std::lock_guard lock(trace.mu);
-  std::fprintf(trace.file, "%lld %lld %d %zu %s\n", Micros(start), Micros(end), who, statements,
-               words.c_str());
+  std::fputs(line.c_str(), trace.file);
   std::fflush(trace.file);
 }
 

@@ -5,12 +5,19 @@
 // group commit, -1 a request from parsed to replied, -2 its handler), a count (statements), and
 // what (the first statement's opening words).
 #include <chrono>
+#include <string>
 #include <string_view>
 
 namespace trainyard {
 
 // True when TRAINYARD_PG_TRACE was set at the first call.
 bool SpanTraceOn();
+
+// One line of the trace: "start_us end_us who statements words\n", the words folded to one line
+// and cut at 60 characters.
+std::string SpanLine(std::chrono::system_clock::time_point start,
+                     std::chrono::system_clock::time_point end, int who, size_t statements,
+                     std::string_view what);
 
 void TraceSpan(std::chrono::system_clock::time_point start,
                std::chrono::system_clock::time_point end, int who, size_t statements,
