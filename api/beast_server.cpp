@@ -25,6 +25,7 @@
 #include "api/http_server.h"
 #include "api/request_target.h"
 #include "services/log.h"
+#include "services/span_trace.h"
 
 namespace trainyard::api {
 namespace {
@@ -277,9 +278,14 @@ class Connection : public std::enable_shared_from_this<Connection<Stream>> {
     RequestGauge* gauge =
         request.path.ends_with(":wait") ? nullptr : state_->options.writes_in_flight;
     if (gauge != nullptr) gauge->Enter();
+    if (SpanTraceOn()) write_received_ = std::chrono::system_clock::now();
     asio::post(*state_->writers,
                [self = this->shared_from_this(), request = std::move(request), gauge]() mutable {
-                 HttpResponse out = self->Run(request);
+                 HttpResponse out;
+                 {
+                   SpanTimer handler(-2, 0, "handler");
+                   out = self->Run(request);
+                 }
                  if (gauge != nullptr) gauge->Leave();
                  asio::post(self->stream_.get_executor(), [self, out = std::move(out)]() mutable {
                    self->Reply(std::move(out));
@@ -310,16 +316,20 @@ class Connection : public std::enable_shared_from_this<Connection<Stream>> {
     response_->keep_alive(keep_alive_ && !out.close_connection && !state_->draining);
     response_->prepare_payload();
     Lowest().expires_after(state_->options.write_timeout);
-    http::async_write(stream_, *response_,
-                      [self = this->shared_from_this()](beast::error_code ec, size_t) {
-                        bool keep = !ec && self->response_->keep_alive();
-                        self->response_.reset();
-                        self->in_flight_.reset();
-                        if (!keep) return self->Close();
-                        self->keep_alive_ = true;
-                        self->version_ = 11;
-                        self->WaitForRequest();
-                      });
+    http::async_write(
+        stream_, *response_, [self = this->shared_from_this()](beast::error_code ec, size_t) {
+          if (self->write_received_) {
+            TraceSpan(*self->write_received_, std::chrono::system_clock::now(), -1, 0, "request");
+            self->write_received_.reset();
+          }
+          bool keep = !ec && self->response_->keep_alive();
+          self->response_.reset();
+          self->in_flight_.reset();
+          if (!keep) return self->Close();
+          self->keep_alive_ = true;
+          self->version_ = 11;
+          self->WaitForRequest();
+        });
   }
 
   // Stops sending, then reads and drops what the client still sends for a moment: closing with
@@ -365,6 +375,8 @@ class Connection : public std::enable_shared_from_this<Connection<Stream>> {
   std::optional<http::response<http::empty_body>> continue_;
   std::optional<http::response<http::string_body>> response_;
   std::optional<InFlightToken> in_flight_;
+  // When a write request was read, while TRAINYARD_PG_TRACE is on (services/span_trace.h).
+  std::optional<std::chrono::system_clock::time_point> write_received_;
   bool keep_alive_ = false;  // until a request says otherwise, an early refusal closes
   unsigned version_ = 11;
   size_t lingered_ = 0;

@@ -2,9 +2,13 @@
 
 #include <algorithm>
 
+#include "services/span_trace.h"
+
 namespace trainyard::storage {
 
 Status GroupCommitter::Commit(std::vector<pg::Statement> statements) {
+  // Traced as pid 0: from the queue to the commit, so its time less the pipeline's is the wait.
+  SpanTimer trace(0, statements.size(), "group commit");
   Item item;
   item.statements = std::move(statements);
   std::unique_lock lock(mu_);

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "services/log.h"
+#include "services/span_trace.h"
 
 namespace trainyard::pg {
 namespace {
@@ -374,6 +375,7 @@ const metrics::Histogram& QueryLatency() { return MutableQueryLatency(); }
 StatusOr<Result> Connection::Exec(std::string_view sql, const Params& params) {
   if (broken()) return Unavailable("database connection lost: " + ConnectionErrorMessage(conn_));
   QueryTimer timer;
+  SpanTimer trace(backend_pid(), 1, sql);
   std::string key(sql);
   bool retry = false;
   StatusOr<Result> r = ExecPrepared(key, params, &retry);
@@ -387,6 +389,7 @@ StatusOr<std::vector<Result>> Connection::ExecBatch(const std::vector<Statement>
   std::vector<Result> results;
   results.reserve(statements.size());
   if (statements.empty()) return results;
+  SpanTimer trace(backend_pid(), statements.size(), statements.front().sql);
   // Prepare first: PQprepare cannot run inside pipeline mode here without a sync of its own.
   std::vector<std::string> names;
   names.reserve(statements.size());
@@ -455,6 +458,7 @@ StatusOr<std::vector<Result>> Connection::ExecBatch(const std::vector<Statement>
 StatusOr<Result> Connection::ExecScript(std::string_view sql) {
   if (broken()) return Unavailable("database connection lost: " + ConnectionErrorMessage(conn_));
   std::string text(sql);
+  SpanTimer trace(backend_pid(), 1, sql);
   PGresult* res = PQexec(conn_, text.c_str());
   if (ResultOk(res)) return Result(res);
   Status st = StatusFromError(res, conn_);
