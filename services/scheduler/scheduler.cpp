@@ -179,8 +179,7 @@ void Scheduler::Evaluate(PendingEntry& entry, Cycle& cycle, CycleResult& result)
       // As last reported: Report would find nothing to tell, so it is not visited again (its
       // position is the one reported).
       if (const std::optional<Verdict>& was = entry.reported;
-          was && was->code == entry.verdict.code &&
-          was->message.SharesWith(entry.verdict.message) && was->key == entry.verdict.key) {
+          was && was->SharesWith(entry.verdict)) {
         entry.verdict.position = was->position;
         entry.told_shared = serial;
         cycle.evaluated.pop_back();

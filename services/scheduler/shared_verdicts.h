@@ -42,9 +42,7 @@ class SharedVerdicts {
   // equal to the one the key had keeps its serial number.
   void RememberShape(int64_t cycle, int64_t shape_key, const Verdict& verdict, size_t room) {
     ShapeEntry& e = Slot(shapes_, static_cast<size_t>(shape_key), room);
-    const bool same = e.serial != 0 && e.verdict.code == verdict.code &&
-                      e.verdict.message.SharesWith(verdict.message) && e.verdict.key == verdict.key;
-    if (!same) e.serial = ++serials_;
+    if (e.serial == 0 || !e.verdict.SharesWith(verdict)) e.serial = ++serials_;
     e.cycle = cycle;
     e.verdict = verdict;
   }

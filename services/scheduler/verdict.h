@@ -64,6 +64,11 @@ struct Verdict {
   bool operator==(const Verdict& o) const {
     return code == o.code && message == o.message && position == o.position;
   }
+  // The same shared verdict: its code, the very text (one pointer's compare, not the characters)
+  // and its key; the position is not compared.
+  bool SharesWith(const Verdict& o) const {
+    return code == o.code && message.SharesWith(o.message) && key == o.key;
+  }
 };
 
 // Exact up to 100, then two significant digits (4,810 → 4,800): positions far down a deep queue
