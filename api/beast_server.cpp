@@ -14,6 +14,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <future>
+#include <latch>
 #include <limits>
 #include <memory>
 #include <mutex>
@@ -26,6 +27,7 @@
 #include "api/request_target.h"
 #include "services/log.h"
 #include "services/span_trace.h"
+#include "services/thread_name.h"
 
 namespace trainyard::api {
 namespace {
@@ -35,6 +37,19 @@ namespace beast = boost::beast;
 namespace http = beast::http;
 namespace ssl = asio::ssl;
 using tcp = asio::ip::tcp;
+
+// asio's pool starts its threads itself. As many tasks as threads, each waiting until all have
+// named their thread, must run one a thread.
+void NameEachThread(asio::thread_pool& pool, size_t threads, std::string_view name) {
+  auto all_named = std::make_shared<std::latch>(static_cast<std::ptrdiff_t>(threads) + 1);
+  for (size_t i = 0; i < threads; ++i) {
+    asio::post(pool, [all_named, name] {
+      NameThisThread(name);
+      all_named->arrive_and_wait();
+    });
+  }
+  all_named->arrive_and_wait();
+}
 
 // Boost 1.74's Beast speaks boost::string_view.
 std::string_view View(beast::string_view s) { return {s.data(), s.size()}; }
@@ -375,7 +390,7 @@ class Connection : public std::enable_shared_from_this<Connection<Stream>> {
   std::optional<http::response<http::empty_body>> continue_;
   std::optional<http::response<http::string_body>> response_;
   std::optional<InFlightToken> in_flight_;
-  // When a write request was read, while TRAINYARD_PG_TRACE is on (services/span_trace.h).
+  // When a write request was read, while TRAINYARD_SPAN_TRACE is on (services/span_trace.h).
   std::optional<std::chrono::system_clock::time_point> write_received_;
   bool keep_alive_ = false;  // until a request says otherwise, an early refusal closes
   unsigned version_ = 11;
@@ -422,11 +437,18 @@ class BeastServer final : public HttpServer {
                          ": " + ec.message());
     }
     WarnIfDescriptorsRunOutFirst(options.max_connections);
-    writers_.emplace(static_cast<size_t>(std::max(1, options.threads)));
+    const auto writers = static_cast<size_t>(std::max(1, options.threads));
+    writers_.emplace(writers);
+    NameEachThread(*writers_, writers, "ty-write");
     state_->writers = &*writers_;
     asio::post(acceptor_.get_executor(), [this] { Accept(); });
     int io_threads = std::max(1, options.io_threads);
-    for (int i = 0; i < io_threads; ++i) threads_.emplace_back([this] { io_.run(); });
+    for (int i = 0; i < io_threads; ++i) {
+      threads_.emplace_back([this] {
+        NameThisThread("ty-http");
+        io_.run();
+      });
+    }
     return Status::Ok();
   }
 

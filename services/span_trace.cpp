@@ -16,7 +16,7 @@ struct TraceFile {
 TraceFile& Trace() {
   static TraceFile* trace = [] {
     auto* t = new TraceFile;  // never destroyed: threads may trace during exit
-    if (const char* path = std::getenv("TRAINYARD_PG_TRACE"); path != nullptr && *path != '\0') {
+    if (const char* path = std::getenv("TRAINYARD_SPAN_TRACE"); path != nullptr && *path != '\0') {
       t->file = std::fopen(path, "a");
     }
     return t;

@@ -1,16 +1,16 @@
 #pragma once
 // A trace of every PostgreSQL round trip and every write request, for finding what a slow request
-// waited behind (bench/create-tail reads it). Off unless TRAINYARD_PG_TRACE names a file; then each
-// span appends one line: start and end (µs since the epoch), who (a backend's pid; 0 a create's
-// group commit, -1 a request from parsed to replied, -2 its handler), a count (statements), and
-// what (the first statement's opening words).
+// waited behind (bench/create-tail reads it). Off unless TRAINYARD_SPAN_TRACE names a file; then
+// each span appends one line: start and end (µs since the epoch), who (a backend's pid; 0 a
+// create's group commit, -1 a request from parsed to replied, -2 its handler), a count
+// (statements), and what (the first statement's opening words).
 #include <chrono>
 #include <string>
 #include <string_view>
 
 namespace trainyard {
 
-// True when TRAINYARD_PG_TRACE was set at the first call.
+// True when TRAINYARD_SPAN_TRACE was set at the first call.
 bool SpanTraceOn();
 
 // One line of the trace: "start_us end_us who statements words\n", the words folded to one line

@@ -9,6 +9,7 @@
 #include <random>
 
 #include "services/log.h"
+#include "services/thread_name.h"
 
 namespace trainyard::storage {
 namespace {
@@ -43,6 +44,7 @@ JobChangeListener::~JobChangeListener() {
 }
 
 void JobChangeListener::Run() {
+  NameThisThread("ty-changes");
   std::chrono::milliseconds retry = kFirstRetry;
   while (!stop_.load()) {
     auto started = std::chrono::steady_clock::now();

@@ -1,4 +1,5 @@
 #include "workers/buffered_log_sink.h"
+#include "services/thread_name.h"
 
 #include <unistd.h>
 
@@ -48,6 +49,7 @@ void BufferedLogSink::flush_() {
 }
 
 void BufferedLogSink::WriterLoop() {
+  NameThisThread("ty-log-writer");
   std::string bytes;
   for (;;) {
     bool stopping = false;

@@ -10,6 +10,7 @@
 #include "services/jobs/job_record_update.h"
 #include "services/jobs/job_state_machine.h"
 #include "services/log.h"
+#include "services/thread_name.h"
 #include "workers/background_priority.h"
 
 namespace trainyard {
@@ -265,6 +266,7 @@ void JobExecutor::AppendLogs(Timestamp now) {
 void JobExecutor::Start() {
   stop_ = false;
   thread_ = std::thread([this] {
+    NameThisThread("ty-runtime");
     LowerThisThreadsPriority();
     Loop();
   });

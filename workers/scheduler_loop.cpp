@@ -2,6 +2,7 @@
 
 #include "services/log.h"
 #include "services/scheduler/workload_key.h"
+#include "services/thread_name.h"
 #include "workers/background_priority.h"
 
 namespace trainyard {
@@ -268,6 +269,7 @@ StatusOr<LoopStats> SchedulerLoop::RunOnce() {
 void SchedulerLoop::Start() {
   stop_ = false;
   thread_ = std::thread([this] {
+    NameThisThread("ty-scheduler");
     LowerThisThreadsPriority();
     Loop();
   });

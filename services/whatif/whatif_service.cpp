@@ -1,4 +1,5 @@
 #include "services/whatif/whatif_service.h"
+#include "services/thread_name.h"
 
 #include <algorithm>
 #include <cctype>
@@ -84,6 +85,7 @@ StatusOr<WhatIfRun> WhatIfService::Start(std::vector<std::string> scenarios,
   running_id_ = run.id;
   running_ = std::shared_ptr<WhatIfExecution>(std::move(staged).value());
   thread_ = std::thread([this, id = run.id, execution = running_] {
+    NameThisThread("ty-whatif");
     auto progress = [this, id](std::string line) {
       std::lock_guard lock(mu_);
       if (auto it = runs_.find(id); it != runs_.end()) it->second.progress = std::move(line);

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # GET /metrics end to end with curl, as a Prometheus scraper reads it: the text format 0.0.4 (and
-# `promtool check metrics` where Prometheus is installed), counters that move as the API is used,
-# cumulative histograms, label sets that do not grow with the number of jobs, the same on the
-# --metrics-listen port, and the metrics-viewer or fleet-admin role when tokens are on (on both
-# ports).
+# `promtool check metrics`: make test installs Debian's prometheus, so a missing promtool fails),
+# counters that move as the API is used, cumulative histograms, label sets that do not grow with
+# the number of jobs, the same on the --metrics-listen port, and the metrics-viewer or fleet-admin
+# role when tokens are on (on both ports).
 source "$(dirname "$0")/lib.sh"
 
 MPORT=$(free_port)
@@ -26,13 +26,20 @@ if command -v promtool >/dev/null 2>&1; then
     fail "promtool: $(cat "$E2E_DIR/promtool.out")"
   fi
 else
-  echo "# promtool is not installed (Debian's prometheus): the format is checked by the lines below"
+  # make test installs Debian's prometheus, which brings promtool: its absence is a broken set-up.
+  fail "promtool is not installed (Debian's prometheus package; make test installs it)"
 fi
 
 # Every line is a comment or `name{labels} value`, and every family has HELP and TYPE.
 scrape >"$E2E_DIR/first"
 bad=$(grep -vE '^(# (HELP|TYPE) [a-z_:][a-z0-9_:]* .+|[a-z_:][a-z0-9_:]*(\{([a-z_]+="([^"\\]|\\.)*",?)*\})? [-+0-9.eE]+(Inf)?|[a-z_:][a-z0-9_:]*(\{.*\})? NaN)$' "$E2E_DIR/first" || true)
 check "every line parses" "$bad" ""
+
+# A profile (top -H, perf) tells the roles apart: each of the server's threads is named for its role.
+names=" $(sort -u /proc/"$SERVER_PID"/task/*/comm | tr '\n' ' ')"
+for role in ty-http ty-write ty-scheduler ty-runtime ty-changes; do
+  [[ "$names" == *" $role "* ]] && pass "a thread is named $role" || fail "no thread named $role:$names"
+done
 
 POST="trainyard_http_requests_total{route=\"/{version}/projects/{project}/locations/{location}/customJobs\",method=\"POST\",code=\"200\"}"
 GET="trainyard_http_requests_total{route=\"/{version}/projects/{project}/locations/{location}/customJobs/{job}\",method=\"GET\",code=\"200\"}"

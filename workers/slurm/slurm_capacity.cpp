@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "services/log.h"
+#include "services/thread_name.h"
 
 namespace trainyard::slurm {
 
@@ -50,6 +51,7 @@ Status SlurmCapacity::Refresh() {
 
 void SlurmCapacity::Start() {
   thread_ = std::thread([this] {
+    NameThisThread("ty-slurm-cap");
     // The first reading is the caller's (Refresh before Start): this one waits an interval first.
     std::unique_lock lock(mu_);
     while (!wake_.wait_for(lock, interval_, [this] { return stop_; })) {
