@@ -40,6 +40,14 @@ sigset_t BlockShutdownSignals() {
   return set;
 }
 
+// Whether a SIGINT or SIGTERM waits, blocked, for sigwait: a stop asked during start-up.
+bool StopAsked() {
+  sigset_t pending;
+  sigemptyset(&pending);
+  sigpending(&pending);
+  return sigismember(&pending, SIGINT) == 1 || sigismember(&pending, SIGTERM) == 1;
+}
+
 // The drain period, until `until`: the listener still accepts and answers while /readyz says 503.
 // A second SIGINT or SIGTERM (Ctrl-C again) ends it at once.
 void WaitOutDrain(const sigset_t& signals, std::chrono::steady_clock::time_point until) {
@@ -108,6 +116,13 @@ void AddServeLifecycleFlags(CLI::App& serve_cmd, ServeOptions& serve) {
                   "PGPASSFILE or ~/.pgpass, which libpq reads when the URL has none")
       ->excludes(serve_cmd.get_option("--database-url"));
   serve_cmd
+      .add_option("--database-wait", serve.database_wait_seconds,
+                  "seconds start-up waits for an external database that refuses connections for "
+                  "now (not yet listening, starting up, recovering), trying again every 2 s at "
+                  "most; a refused password or an unknown database fails at once; 0: no wait")
+      ->check(CLI::Range(0.0, 3600.0))
+      ->capture_default_str();
+  serve_cmd
       .add_option("--drain-period", serve.drain_period_seconds,
                   "seconds after SIGTERM that the API still accepts and answers every request "
                   "while /readyz says 503, so a load balancer takes this server out first (a "
@@ -150,7 +165,7 @@ int RunServe(const ServeOptions& parsed) {
 
   app::ServingPlane plane(options, std::get<app::ServeFlags>(std::move(checked)), runtimes,
                           *std::move(fleet), *std::move(database_url));
-  if (auto failed = plane.Start()) return Fail(failed->event, failed->status);
+  if (auto failed = plane.Start(StopAsked)) return Fail(failed->event, failed->status);
 
   int signal = 0;
   sigwait(&signals, &signal);

@@ -86,7 +86,7 @@ StatusOr<std::string> ReadDatabaseUrlFile(const std::string& path) {
 }
 
 StatusOr<Database> OpenDatabase(const std::string& database_url, const std::string& data_dir,
-                                int pool_size) {
+                                int pool_size, const DatabaseWait& wait) {
   Database db;
   std::string conninfo = database_url;
   if (conninfo.empty()) {
@@ -95,7 +95,9 @@ StatusOr<Database> OpenDatabase(const std::string& database_url, const std::stri
     TY_ASSIGN_OR_RETURN(db.embedded, EmbeddedPostgres::Start(options));
     conninfo = db.embedded->conninfo() + " application_name=" + ProcessApplicationName();
   }
-  TY_ASSIGN_OR_RETURN(db.pool, pg::Pool::Create(conninfo, pool_size, kCheckoutTimeout));
+  TY_ASSIGN_OR_RETURN(db.pool,
+                      db.embedded ? pg::Pool::Create(conninfo, pool_size, kCheckoutTimeout)
+                                  : CreatePoolWaiting(conninfo, pool_size, kCheckoutTimeout, wait));
   db.conninfo = conninfo;
   return db;
 }

@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "storage/database_wait.h"
 #include "storage/embedded_postgres.h"
 #include "storage/pg.h"
 
@@ -29,8 +30,10 @@ struct Database {
   Status CloseAfterServe();
 };
 
+// An external database_url that refuses connections for now is tried again while `wait` lasts
+// (storage/database_wait.h); the embedded cluster is started here, so it is never waited for.
 StatusOr<Database> OpenDatabase(const std::string& database_url, const std::string& data_dir,
-                                int pool_size);
+                                int pool_size, const DatabaseWait& wait = {});
 // The URL kept in a file (serve --database-url-file), trimmed; refused unless only its owner may
 // read or write it (libpq's rule for a password file). A URL without a password leaves it to
 // libpq, which reads PGPASSFILE (default ~/.pgpass) then: nothing here sets `passfile`.

@@ -13,6 +13,9 @@ struct ServeOptions {
   std::string database_url;
   // A file holding the URL instead (0600; any process of the host can read a command line).
   std::string database_url_file;
+  // How long start-up waits for an external database that refuses connections for now (not up
+  // yet, starting, recovering); 0: it exits on the first refusal. storage/database_wait.h.
+  double database_wait_seconds = 60;
   double sim_speed = 1.0;
   int http_threads = 16;
   int db_pool = 8;

@@ -39,13 +39,16 @@ ServingPlane::ServingPlane(const ServeOptions& options, ServeFlags flags,
 
 ServingPlane::~ServingPlane() = default;
 
-std::optional<StartFailure> ServingPlane::Start() {
+std::optional<StartFailure> ServingPlane::Start(std::function<bool()> stop_asked) {
   server_ =
       api::NewHttpServer(ApiServerOptions(options_, flags_, writes_in_flight_), api_.AsHandler());
   if (Status s = server_->Start(); !s.ok()) return StartFailure{"listen_failed", s};
   LogJson(LogLevel::kInfo, "listening", {{"listen", options_.listen}});
 
-  auto db = storage::OpenDatabase(database_url_, options_.data_dir, options_.db_pool);
+  const storage::DatabaseWait wait{
+      std::chrono::milliseconds(static_cast<int64_t>(options_.database_wait_seconds * 1000)),
+      std::move(stop_asked)};
+  auto db = storage::OpenDatabase(database_url_, options_.data_dir, options_.db_pool, wait);
   if (!db.ok()) return StartFailure{"database_failed", db.status()};
   db_ = std::move(db).value();
   if (Status s = storage::Migrate(*db_->pool); !s.ok()) return StartFailure{"migration_failed", s};

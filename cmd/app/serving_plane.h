@@ -4,6 +4,7 @@
 // what-if runs and /metrics. Start brings them up in that order; they go down in the reverse one.
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -44,8 +45,9 @@ class ServingPlane {
   // The API listens first, so /healthz answers while PostgreSQL starts (logged `listening`); then
   // the database is opened and migrated, the runtime made, the control plane built and its roles
   // started, and /metrics served (logged `ready`). The first failure stops it there: what started
-  // stops with this object, after the caller has logged it.
-  std::optional<StartFailure> Start();
+  // stops with this object, after the caller has logged it. An external database is waited for
+  // (ServeOptions::database_wait_seconds) until `stop_asked` says true.
+  std::optional<StartFailure> Start(std::function<bool()> stop_asked = {});
   // /readyz says 503 from now on, while the listeners still answer. The scheduler's lead and the
   // job leases go at once: a stopped server ends its replicas (a killed one leaves them to be
   // adopted on restart).
