@@ -253,7 +253,7 @@ void Scheduler::EvaluateAlone(PendingEntry& entry, bool eligible, bool flex, boo
       code == ReasonCode::kNoCapacity || code == ReasonCode::kNoZoneFitsGang;
   const bool reserves = eligible && capacity_bound && cycle.reservations_left > 0;
   const std::optional<Booked> booked =
-      reserves ? ReserveCapacity(job, cycle, models) : std::nullopt;
+      reserves ? ReserveCapacity(job, entry.shape, cycle, models) : std::nullopt;
   const VerdictKey key = booked ? WithReserved(WhyNotKey(fit.reason), booked->zone, booked->start)
                                 : WhyNotKey(fit.reason);
   SetVerdict(entry, code, key, [&] {

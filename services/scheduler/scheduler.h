@@ -24,6 +24,7 @@
 #include "services/scheduler/fleet_index.h"
 #include "services/scheduler/preemptor.h"
 #include "services/scheduler/queue_manager.h"
+#include "services/scheduler/reservation_memo.h"
 #include "services/scheduler/scheduler_job.h"
 #include "services/scheduler/shared_verdicts.h"
 #include "services/scheduler/slab_pool.h"
@@ -249,8 +250,9 @@ class Scheduler {
   };
   // Books a hold of the capacity `job` will fit on once running jobs end, if that is within the
   // backfill horizon.
-  std::optional<Booked> ReserveCapacity(const SchedulerJob& job, Cycle& cycle,
-                                        const std::vector<ConsumptionModel>& models) const;
+  // `shape` is the job's shape id: jobs of one shape share the search (ReservationMemo).
+  std::optional<Booked> ReserveCapacity(const SchedulerJob& job, int shape, Cycle& cycle,
+                                        const std::vector<ConsumptionModel>& models);
   void Evaluate(PendingEntry& entry, Cycle& cycle, CycleResult& result);
   // Evaluate's fit, preemption plan and hold for a job no verdict is shared with.
   // `flex` and `may_hold` are Evaluate's, for this job and cycle.
@@ -359,6 +361,7 @@ class Scheduler {
   // the verdict at the cost of an evaluation, and the budget and the walk are as if it were
   // fitted).
   SharedVerdicts shared_;
+  ReservationMemo reservations_;  // ReserveCapacity's searches, per shape
   // Also makes `verdict`'s message the interned copy, which the shape's other jobs then share.
   void RememberShapeVerdict(int64_t shape_key, Verdict& verdict);
   // Bumped by everything that moves what a fit, a preemption plan or a hold reads: nodes, shares,

@@ -57,6 +57,7 @@ void Scheduler::Clear() {
   running_.clear();
   preempting_.clear();
   shared_.Clear();
+  reservations_.Clear();
   backfill_.Clear();
   resources_.clear();
   resource_used_.clear();
