@@ -217,6 +217,11 @@ class Scheduler {
   std::optional<std::string> QuotaBlock(const std::string& project_id,
                                         const std::vector<QuotaDemand>& more) const;
 
+  // Waiting jobs the walk would skip as holding their shape's shared verdict while they do not
+  // (told_shared_check.h); empty unless a path changed a verdict and left the claim. For tests:
+  // it walks every waiting job.
+  std::vector<int64_t> JobsWithStaleSharedVerdict();
+
   size_t pending_count() const { return queues_.pending_count(); }
   size_t running_count() const { return running_.size(); }
   // Slots the active jobs' entries take: compaction keeps them under twice the active jobs once

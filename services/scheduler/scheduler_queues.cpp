@@ -8,6 +8,7 @@
 
 #include "services/jobs/catalog.h"
 #include "services/scheduler/scheduler_internal.h"
+#include "services/scheduler/told_shared_check.h"
 #include "services/scheduler/verdict_text.h"
 #include "services/scheduler/workload_key.h"
 
@@ -146,6 +147,10 @@ void Scheduler::Report(PendingEntry& entry, int64_t position, CycleResult& resul
   } else {
     result.verdicts.push_back({entry.job.id, entry.job.version, v, code_changed});
   }
+}
+
+std::vector<int64_t> Scheduler::JobsWithStaleSharedVerdict() {
+  return ::trainyard::JobsWithStaleSharedVerdict(queues_, shared_);
 }
 
 // Positions count every waiting job of the queue, parked or not, in rank order. They change only
