@@ -258,6 +258,11 @@ class Scheduler {
   // `shape` is the job's shape id: jobs of one shape share the search (ReservationMemo).
   std::optional<Booked> ReserveCapacity(const SchedulerJob& job, int shape, Cycle& cycle,
                                         const std::vector<ConsumptionModel>& models);
+  // Evaluate's way for a job that holds its shape's shared verdict as told, read from its walk
+  // slot alone (`key`, `visit`): true, the visit counted and `code` that verdict's, when it does;
+  // otherwise false and nothing changed (Evaluate then looks at the job).
+  bool HeldAsTold(const RankKey& key, const QueueManager::Visit& visit, Cycle& cycle,
+                  CycleResult& result, ReasonCode& code) const;
   void Evaluate(PendingEntry& entry, Cycle& cycle, CycleResult& result);
   // Evaluate's fit, preemption plan and hold for a job no verdict is shared with.
   // `flex` and `may_hold` are Evaluate's, for this job and cycle.
@@ -296,7 +301,8 @@ class Scheduler {
   void Report(PendingEntry& entry, int64_t position, CycleResult& result);
   // Takes a job whose verdict only a change elsewhere can lift out of the active order, and its
   // entry out of the active pool (`entry` is gone then); true when it did.
-  bool Park(PendingEntry& entry, Cycle& cycle);
+  // `code` is its verdict's.
+  bool Park(PendingEntry& entry, ReasonCode code, Cycle& cycle);
   using JobArena = std::pmr::unsynchronized_pool_resource;
   // `job` must be the one in running_ (the queue keeps its address).
   void AddUsage(const RunningJob& job, int sign);

@@ -12,7 +12,8 @@
 namespace trainyard {
 
 // The waiting jobs (parked or not) whose claim names their shape's current shared verdict while
-// their verdict, or the one last reported, is not that verdict at the same position.
+// their verdict, or the one last reported, is not that verdict at the same position, and the
+// active ones whose walk slot's copy of the claim is not their entry's.
 std::vector<int64_t> JobsWithStaleSharedVerdict(QueueManager& queues, const SharedVerdicts& shared);
 
 }  // namespace trainyard

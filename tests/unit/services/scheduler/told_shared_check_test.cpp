@@ -35,7 +35,7 @@ struct Claims {
       e.verdict = kept;
       e.verdict.position = id;
       e.reported = e.verdict;
-      e.told_shared = shared.ShapeSerial(0);
+      queues.SetToldShared(e, shared.ShapeSerial(0));
       entries.push_back(&e);
     }
   }
@@ -62,6 +62,15 @@ TEST(ToldSharedCheckTest, AReportChangedUnderAClaimIsCaught) {
   EXPECT_EQ(JobsWithStaleSharedVerdict(c.queues, c.shared), (std::vector<int64_t>{1, 2, 3}));
 }
 
+// The walk reads its slot's copy of the claim: a claim set on the entry alone is caught.
+TEST(ToldSharedCheckTest, AClaimTheWalkDoesNotSeeIsCaught) {
+  Claims c;
+  c.entries[2]->told_shared = 0;
+  EXPECT_EQ(JobsWithStaleSharedVerdict(c.queues, c.shared), std::vector<int64_t>{3});
+  c.queues.SetToldShared(*c.entries[2], 0);
+  EXPECT_EQ(JobsWithStaleSharedVerdict(c.queues, c.shared), std::vector<int64_t>{});
+}
+
 // A claim of a serial the shape no longer has matches no visit again: not stale, whatever the
 // job holds. A cleared claim claims nothing.
 TEST(ToldSharedCheckTest, AnOldSerialOrNoClaimIsNotStale) {
@@ -71,7 +80,7 @@ TEST(ToldSharedCheckTest, AnOldSerialOrNoClaimIsNotStale) {
   next.message = "no zone fits the gang";
   c.shared.RememberShape(2, 0, next, 4);
   c.entries[0]->verdict.code = ReasonCode::kQuotaExceeded;
-  c.entries[1]->told_shared = 0;
+  c.queues.SetToldShared(*c.entries[1], 0);
   c.entries[1]->verdict.code = ReasonCode::kQuotaExceeded;
   EXPECT_EQ(JobsWithStaleSharedVerdict(c.queues, c.shared), std::vector<int64_t>{});
 }
