@@ -148,22 +148,17 @@ class FlavorAssigner::Fit {
   // `held` (if any) learns the hold that limits it.
   int64_t Usable(int pool, const Placement& taken, const CapacityHold** held) const {
     int64_t a = Unheld(pool, taken);
-    for (const CapacityHold& h : options.holds) {
-      if (h.job_id == job.id) continue;
-      if (job_end <= h.start) {
-        // Passed only while the job would end by then: once now + its runtime is later, it is not.
-        if (Timestamp* until = options.holds_passable_until) {
-          *until = std::min(*until, h.start - (job_end - now) + microseconds(1));
-        }
-        continue;
-      }
-      const int64_t* s = h.SlackOf(pool);
-      if (s == nullptr) continue;
-      int64_t limited = *s - TakenIn(taken, pool);
+    if (options.holds.empty()) return a;
+    if (!holds_read) ReadHolds();
+    for (const PoolHold& ph : held_pools) {
+      if (ph.pool != pool) continue;
+      // The least slack of the holds on the pool, which the first of them with it keeps.
+      const int64_t limited = ph.slack - TakenIn(taken, pool);
       if (limited < a) {
-        if (held != nullptr) *held = &h;
+        if (held != nullptr) *held = ph.hold;
         a = limited;
       }
+      break;
     }
     return a;
   }
@@ -174,6 +169,42 @@ class FlavorAssigner::Fit {
   const Timestamp now;
   const Timestamp job_end;
   const DwsQueue* dws;
+
+ private:
+  // The holds that keep capacity from this job (not its own, none it ends before), read once per
+  // fit: a fit asks about each pool many times, and each hold's slack was searched every time.
+  // Per pool: the least slack of those holds and the first hold with it.
+  struct PoolHold {
+    int pool = 0;
+    int64_t slack = 0;
+    const CapacityHold* hold = nullptr;
+  };
+  void ReadHolds() const {
+    holds_read = true;
+    for (const CapacityHold& h : options.holds) {
+      if (h.job_id == job.id) continue;
+      if (job_end <= h.start) {
+        // Passed only while the job would end by then: once now + its runtime is later, it is not.
+        if (Timestamp* until = options.holds_passable_until) {
+          *until = std::min(*until, h.start - (job_end - now) + microseconds(1));
+        }
+        continue;
+      }
+      for (const auto& [pool, slack] : h.slack) {
+        auto it = std::find_if(held_pools.begin(), held_pools.end(),
+                               [&](const PoolHold& ph) { return ph.pool == pool; });
+        if (it == held_pools.end()) {
+          held_pools.push_back({pool, slack, &h});
+        } else if (slack < it->slack) {
+          *it = {pool, slack, &h};
+        }
+      }
+    }
+  }
+  mutable bool holds_read = false;
+  mutable std::vector<PoolHold> held_pools;
+
+ public:
   // A request's grant per DWS pool, drawn once per fit: a fit asks about a pool many times.
   mutable std::vector<std::pair<int, Timestamp>> grants;
 };

@@ -9,9 +9,21 @@ namespace {
 // Below this many active entry slots (a few slabs) compaction is not worth its copies.
 constexpr size_t kCompactAtSlots = 4096;
 
+QueueManager::Visit VisitOf(const QueueManager::Entry& entry) {
+  return {entry.told_shared, entry.shape, entry.job.strategy == SchedulingStrategy::kFlexStart};
+}
+
 }  // namespace
 
 QueueManager::~QueueManager() { DeleteEntries(); }
+
+void QueueManager::SetToldShared(Entry& entry, uint64_t serial) {
+  entry.told_shared = serial;
+  if (entry.parked != Parked::kNo) return;
+  if (auto* slot = queues_[entry.queue].walk.Find(KeyOf(entry.job), &entry)) {
+    slot->hot.told_shared = serial;
+  }
+}
 
 int QueueManager::QueueFor(const std::string& project_id, const std::string& region) {
   std::string key = project_id + "|" + region;
@@ -36,7 +48,9 @@ QueueManager::Entry& QueueManager::Add(SchedulerJob job) {
   Entry& stored = *NewEntry(*active_entries_, job_arena_.get(), std::move(entry));
   pending_.emplace(id, &stored);
   Queue& queue = queues_[stored.queue];
-  queue.order.insert({KeyOf(stored.job), &stored});
+  const RankKey key = KeyOf(stored.job);
+  queue.order.insert({key, &stored});
+  queue.walk.Insert(key, &stored, VisitOf(stored));
   queue.positions_stale = true;
   return stored;
 }
@@ -46,7 +60,9 @@ bool QueueManager::Remove(int64_t id) {
   if (it == pending_.end()) return false;
   Entry* entry = it->second;
   Queue& queue = queues_[entry->queue];
-  SetOf(queue, entry->parked).erase(KeyOf(entry->job));
+  const RankKey key = KeyOf(entry->job);
+  SetOf(queue, entry->parked).erase(key);
+  if (entry->parked == Parked::kNo) queue.walk.Erase(key, entry);
   queue.positions_stale = true;
   if (entry->job.dws_deadline) dws_deadlines_.erase({*entry->job.dws_deadline, id});
   dws_.Remove(entry->job);
@@ -138,6 +154,10 @@ void QueueManager::CompactActive() {
   }
   for (size_t q = 0; q < queues_.size(); ++q) {
     queues_[q].order = std::move(orders[q]);  // the old nodes go back to the old pool
+    queues_[q].walk.Clear();
+    for (const auto& [key, entry] : queues_[q].order) {
+      queues_[q].walk.Insert(key, entry, VisitOf(*entry));
+    }
   }
   active_entries_ = std::move(entries);
   active_nodes_ = std::move(nodes);
@@ -171,6 +191,7 @@ QueueManager::Entry* QueueManager::Park(Entry& entry, Parked to,
   Queue& queue = queues_[entry.queue];
   const RankKey key = KeyOf(entry.job);
   queue.order.erase(key);
+  queue.walk.Erase(key, &entry);
   Entry* parked = MoveEntry(&entry, to);  // `entry` is gone
   SetOf(queue, to).insert({key, parked});
   if (deadline) {
@@ -187,6 +208,7 @@ void QueueManager::UnparkQuotaWaiters() {
     for (const auto& [key, entry] : queue.quota_parked) {
       Entry* active = MoveEntry(entry, Parked::kNo);
       queue.order.insert({key, active});
+      queue.walk.Insert(key, active, VisitOf(*active));
     }
     queue.quota_parked.clear();
   }

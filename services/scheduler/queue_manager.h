@@ -21,6 +21,7 @@
 #include "services/scheduler/scheduler_job.h"
 #include "services/scheduler/slab_pool.h"
 #include "services/scheduler/verdict.h"
+#include "services/scheduler/walk_order.h"
 
 namespace trainyard {
 
@@ -37,6 +38,14 @@ class QueueManager {
  public:
   using RankKey = std::tuple<int, int64_t, int64_t>;  // (-priority, queue time µs, id)
   struct Entry;
+  // What a walk reads of a job to find it holds its shape's verdict, as told, without reading its
+  // entry: the entry's told_shared (kept equal by SetToldShared), its shape and whether it is a
+  // FLEX_START request; its priority, queue time and id are its rank key.
+  struct Visit {
+    uint64_t told_shared = 0;
+    int shape = 0;
+    bool flex = false;
+  };
   // Rank → the job's entry, so walks need no lookups. Its nodes come from the manager's pools.
   using OrderedKeys = std::map<RankKey, Entry*, std::less<RankKey>,
                                PoolAllocator<std::pair<const RankKey, Entry*>>>;
@@ -58,6 +67,8 @@ class QueueManager {
     OrderedKeys order;         // active: looked at in this order, at most `lookback` a cycle
     OrderedKeys quota_parked;  // Parked::kUntilQuotaFrees
     OrderedKeys never_parked;  // Parked::kUntilFleetChanges
+    // `order` again, as a dense array: what a cycle walks (walk_order.h says why).
+    WalkOrder<RankKey, Entry, Visit> walk;
     // Its admitted jobs, with their priority beside them: preemption planning filters on it
     // without loading every job (each a cache miss in a deep queue's heap).
     struct RunningRef {
@@ -98,6 +109,8 @@ class QueueManager {
   const Queue& operator[](size_t q) const { return queues_[q]; }
   size_t size() const { return queues_.size(); }
 
+  // Sets `entry`'s told_shared and its walk slot's copy (an active entry's: a parked one has none).
+  void SetToldShared(Entry& entry, uint64_t serial);
   // A new pending job (none of its id waits), at its rank in its queue's active order.
   Entry& Add(SchedulerJob job);
   // Takes a waiting job out (its entry is gone); false when none of that id waits.
@@ -135,6 +148,11 @@ class QueueManager {
   // Moves the active entries into fresh memory in walk order once most of their slots went to
   // parked jobs.
   void CompactIfSparse();
+  // Drops the gaps that admissions and parking left in the queues' walks; never during a walk
+  // (it moves the walk's indices).
+  void PackWalks() {
+    for (Queue& queue : queues_) queue.walk.PackIfSparse();
+  }
   void Clear();
 
   // The queue's waiting jobs, parked or not, in rank order: f(entry, 1-based position).

@@ -138,6 +138,26 @@ static void TakeShared(const Verdict& from, Verdict& to) {
   to.key = from.key;
 }
 
+bool Scheduler::HeldAsTold(const RankKey& key, const QueueManager::Visit& visit, Cycle& cycle,
+                           CycleResult& result, ReasonCode& code) const {
+  // Evaluate's steps to its first return, on the same values: a preemption under way, a DWS
+  // request and a job that may hold capacity are looked at.
+  if (visit.told_shared == 0 || visit.flex || !preempting_.empty()) return false;
+  const int priority = -std::get<0>(key);
+  const Timestamp queue_time = FromUnixMicros(std::get<1>(key));
+  const bool eligible =
+      priority >= config_.reserve_min_priority ||
+      cycle.now - queue_time >= duration_cast<microseconds>(config_.reserve_min_wait);
+  if (eligible && cycle.reservations_left > 0) return false;
+  const int64_t shape_key = int64_t{visit.shape} * 2 + (eligible ? 1 : 0);
+  const Verdict* cached = shared_.OfShape(cycles_, shape_key);
+  if (cached == nullptr || shared_.ShapeSerial(shape_key) != visit.told_shared) return false;
+  cycle.budget -= 0.05;
+  ++result.reused;
+  code = cached->code;  // the job's verdict's: it shares the shape's (told_shared_check.h)
+  return true;
+}
+
 void Scheduler::Evaluate(PendingEntry& entry, Cycle& cycle, CycleResult& result) {
   const SchedulerJob& job = entry.job;
   cycle.evaluated.push_back(&entry);
@@ -253,7 +273,7 @@ void Scheduler::EvaluateAlone(PendingEntry& entry, bool eligible, bool flex, boo
       code == ReasonCode::kNoCapacity || code == ReasonCode::kNoZoneFitsGang;
   const bool reserves = eligible && capacity_bound && cycle.reservations_left > 0;
   const std::optional<Booked> booked =
-      reserves ? ReserveCapacity(job, cycle, models) : std::nullopt;
+      reserves ? ReserveCapacity(job, entry.shape, cycle, models) : std::nullopt;
   const VerdictKey key = booked ? WithReserved(WhyNotKey(fit.reason), booked->zone, booked->start)
                                 : WhyNotKey(fit.reason);
   SetVerdict(entry, code, key, [&] {
@@ -349,10 +369,11 @@ CycleResult Scheduler::RunCycle(Timestamp now, bool report_positions) {
   auto fair_key = [&](const SchedulerJob& job) {
     return fair_shares ? capacity_.FairKeyOf(job) : FairKey{};
   };
+  queues_.PackWalks();
   for (size_t q = 0; q < queues_.size(); ++q) {
-    if (!queues_[q].order.empty()) {
-      auto it = queues_[q].order.begin();
-      push({fair_key(it->second->job), it->first, static_cast<int>(q), it, 0});
+    const auto& walk = queues_[q].walk;
+    if (const size_t first = walk.LiveFrom(0); first < walk.size()) {
+      push({fair_key(walk[first].item->job), walk[first].key, static_cast<int>(q), first, 0});
     }
   }
   bool parked = false;  // a job moved out of the active order: the next cycle walks another one
@@ -370,7 +391,7 @@ CycleResult Scheduler::RunCycle(Timestamp now, bool report_positions) {
       }
       // Keys are lazy: an admission since this head was pushed may have raised its project's
       // share; then it goes back to wait behind whoever is now ahead.
-      if (FairKey now_key = fair_key(c.it->second->job); now_key != c.fair) {
+      if (FairKey now_key = fair_key(queues_[c.queue].walk[c.at].item->job); now_key != c.fair) {
         c.fair = now_key;
         if (!heap.empty() && c > heap.front()) {
           push(c);
@@ -380,20 +401,34 @@ CycleResult Scheduler::RunCycle(Timestamp now, bool report_positions) {
       }
     }
     how = Next::kPop;
-    PendingEntry& entry = *c.it->second;
-    auto next = std::next(c.it);
+    const auto& slot = queues_[c.queue].walk[c.at];
+    PendingEntry& entry = *slot.item;
     const size_t admissions = result.admissions.size();
-    Evaluate(entry, cycle, result);  // may erase *c.it and the entry (admitted), never *next
+    // Most visits of a deep queue: the job holds its shape's verdict as told, which its slot
+    // says; its entry is then only written (what Evaluate's same way does).
+    ReasonCode code = ReasonCode::kNone;
+    const bool held = HeldAsTold(slot.key, slot.hot, cycle, result, code);
+    if (held) {
+      entry.evaluated_in = cycles_;
+    } else {
+      Evaluate(entry, cycle, result);  // may leave a gap at c.at (admitted), nowhere else
+    }
     const bool admitted = result.admissions.size() > admissions;
     // A job parked now does not count against the lookback: the jobs behind it are looked at as
-    // if it were not there, in this cycle already.
+    // if it were not there, in this cycle already. Only these two verdicts park it.
     int visited = c.visited + 1;
-    if (!admitted && Park(entry, cycle)) {
+    if (!admitted && !held) code = entry.verdict.code;
+    if (!admitted && (code == ReasonCode::kNeverFits || code == ReasonCode::kQuotaExceeded) &&
+        Park(entry, code, cycle)) {
       visited = c.visited;
       parked = true;
+    } else if (!admitted && !held) {
+      queues_[c.queue].walk[c.at].hot.told_shared = entry.told_shared;  // Evaluate may set it
     }
-    if (next != queues_[c.queue].order.end() && visited < config_.lookback) {
-      const Cursor behind{fair_key(next->second->job), next->first, c.queue, next, visited};
+    const auto& walk = queues_[c.queue].walk;
+    if (const size_t next = walk.LiveFrom(c.at + 1);
+        next < walk.size() && visited < config_.lookback) {
+      const Cursor behind{fair_key(walk[next].item->job), walk[next].key, c.queue, next, visited};
       // Ahead of every other queue's head, it would be popped at once with the key just made:
       // the same order without the heap's two steps.
       if (heap.empty() || heap.front() > behind) {

@@ -24,6 +24,7 @@
 #include "services/scheduler/fleet_index.h"
 #include "services/scheduler/preemptor.h"
 #include "services/scheduler/queue_manager.h"
+#include "services/scheduler/reservation_memo.h"
 #include "services/scheduler/scheduler_job.h"
 #include "services/scheduler/shared_verdicts.h"
 #include "services/scheduler/slab_pool.h"
@@ -216,6 +217,11 @@ class Scheduler {
   std::optional<std::string> QuotaBlock(const std::string& project_id,
                                         const std::vector<QuotaDemand>& more) const;
 
+  // Waiting jobs the walk would skip as holding their shape's shared verdict while they do not
+  // (told_shared_check.h); empty unless a path changed a verdict and left the claim. For tests:
+  // it walks every waiting job.
+  std::vector<int64_t> JobsWithStaleSharedVerdict();
+
   size_t pending_count() const { return queues_.pending_count(); }
   size_t running_count() const { return running_.size(); }
   // Slots the active jobs' entries take: compaction keeps them under twice the active jobs once
@@ -249,8 +255,14 @@ class Scheduler {
   };
   // Books a hold of the capacity `job` will fit on once running jobs end, if that is within the
   // backfill horizon.
-  std::optional<Booked> ReserveCapacity(const SchedulerJob& job, Cycle& cycle,
-                                        const std::vector<ConsumptionModel>& models) const;
+  // `shape` is the job's shape id: jobs of one shape share the search (ReservationMemo).
+  std::optional<Booked> ReserveCapacity(const SchedulerJob& job, int shape, Cycle& cycle,
+                                        const std::vector<ConsumptionModel>& models);
+  // Evaluate's way for a job that holds its shape's shared verdict as told, read from its walk
+  // slot alone (`key`, `visit`): true, the visit counted and `code` that verdict's, when it does;
+  // otherwise false and nothing changed (Evaluate then looks at the job).
+  bool HeldAsTold(const RankKey& key, const QueueManager::Visit& visit, Cycle& cycle,
+                  CycleResult& result, ReasonCode& code) const;
   void Evaluate(PendingEntry& entry, Cycle& cycle, CycleResult& result);
   // Evaluate's fit, preemption plan and hold for a job no verdict is shared with.
   // `flex` and `may_hold` are Evaluate's, for this job and cycle.
@@ -289,7 +301,8 @@ class Scheduler {
   void Report(PendingEntry& entry, int64_t position, CycleResult& result);
   // Takes a job whose verdict only a change elsewhere can lift out of the active order, and its
   // entry out of the active pool (`entry` is gone then); true when it did.
-  bool Park(PendingEntry& entry, Cycle& cycle);
+  // `code` is its verdict's.
+  bool Park(PendingEntry& entry, ReasonCode code, Cycle& cycle);
   using JobArena = std::pmr::unsynchronized_pool_resource;
   // `job` must be the one in running_ (the queue keeps its address).
   void AddUsage(const RunningJob& job, int sign);
@@ -359,6 +372,7 @@ class Scheduler {
   // the verdict at the cost of an evaluation, and the budget and the walk are as if it were
   // fitted).
   SharedVerdicts shared_;
+  ReservationMemo reservations_;  // ReserveCapacity's searches, per shape
   // Also makes `verdict`'s message the interned copy, which the shape's other jobs then share.
   void RememberShapeVerdict(int64_t shape_key, Verdict& verdict);
   // Bumped by everything that moves what a fit, a preemption plan or a hold reads: nodes, shares,

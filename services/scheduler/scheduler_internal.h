@@ -56,7 +56,7 @@ struct Scheduler::Cycle {
     FairKey fair;
     RankKey key;
     int queue;
-    OrderedKeys::iterator it;
+    size_t at;  // in the queue's walk
     int visited;
     bool operator>(const Cursor& other) const {
       return std::tie(fair, key) > std::tie(other.fair, other.key);

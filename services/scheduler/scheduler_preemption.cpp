@@ -35,12 +35,21 @@ std::optional<Scheduler::PreemptionPlan> Scheduler::PlanPreemption(
 }
 
 std::optional<Scheduler::Booked> Scheduler::ReserveCapacity(
-    const SchedulerJob& job, Cycle& cycle, const std::vector<ConsumptionModel>& models) const {
-  std::optional<Reservation> reserved =
-      backfill_.Reserve(job, capacity_, assigner_, models, config_.backfill_horizon);
-  if (!reserved) return std::nullopt;
-  const Booked booked{index_.ZoneIndex(reserved->zone), reserved->hold.start};
-  cycle.holds.push_back(std::move(reserved->hold));
+    const SchedulerJob& job, int shape, Cycle& cycle, const std::vector<ConsumptionModel>& models) {
+  const std::optional<Reservation>* reserved =
+      reservations_.Find(cycles_, capacity_changes_, shape, models);
+  if (reserved == nullptr) {
+    reservations_.Remember(
+        cycles_, capacity_changes_, shape, models,
+        backfill_.Reserve(job, capacity_, assigner_, models, config_.backfill_horizon),
+        queues_.shape_count());
+    reserved = reservations_.Find(cycles_, capacity_changes_, shape, models);
+  }
+  if (!reserved->has_value()) return std::nullopt;
+  const Reservation& found = **reserved;
+  const Booked booked{index_.ZoneIndex(found.zone), found.hold.start};
+  cycle.holds.push_back(found.hold);
+  cycle.holds.back().job_id = job.id;  // the search's own job: the rest is the shape's
   --cycle.reservations_left;
   return booked;
 }

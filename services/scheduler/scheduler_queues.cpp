@@ -8,6 +8,7 @@
 
 #include "services/jobs/catalog.h"
 #include "services/scheduler/scheduler_internal.h"
+#include "services/scheduler/told_shared_check.h"
 #include "services/scheduler/verdict_text.h"
 #include "services/scheduler/workload_key.h"
 
@@ -57,6 +58,7 @@ void Scheduler::Clear() {
   running_.clear();
   preempting_.clear();
   shared_.Clear();
+  reservations_.Clear();
   backfill_.Clear();
   resources_.clear();
   resource_used_.clear();
@@ -83,11 +85,11 @@ void Scheduler::RememberUnchangedFit(const PendingEntry& entry, const Cycle& cyc
                                queues_.shape_count() * 2);
 }
 
-bool Scheduler::Park(PendingEntry& entry, Cycle& cycle) {
+bool Scheduler::Park(PendingEntry& entry, ReasonCode code, Cycle& cycle) {
   if (entry.parked != Parked::kNo) return false;
   Parked to = Parked::kNo;
-  if (entry.verdict.code == ReasonCode::kNeverFits) to = Parked::kUntilFleetChanges;
-  if (entry.verdict.code == ReasonCode::kQuotaExceeded) to = Parked::kUntilQuotaFrees;
+  if (code == ReasonCode::kNeverFits) to = Parked::kUntilFleetChanges;
+  if (code == ReasonCode::kQuotaExceeded) to = Parked::kUntilQuotaFrees;
   if (to == Parked::kNo) return false;
   std::optional<Timestamp> deadline;
   const Duration timeout = fleet_.never_fits_timeout;
@@ -104,7 +106,8 @@ bool Scheduler::Park(PendingEntry& entry, Cycle& cycle) {
 }
 
 void Scheduler::Report(PendingEntry& entry, int64_t position, CycleResult& result) {
-  entry.told_shared = 0;  // its verdict or position may change here
+  // Its verdict or position may change here.
+  if (entry.told_shared != 0) queues_.SetToldShared(entry, 0);
   const int64_t shown = DisplayPosition(position);
   const bool evaluated = entry.evaluated_in == cycles_;
   // Most of a deep queue: not looked at, and its shown place has not moved.
@@ -145,6 +148,10 @@ void Scheduler::Report(PendingEntry& entry, int64_t position, CycleResult& resul
   } else {
     result.verdicts.push_back({entry.job.id, entry.job.version, v, code_changed});
   }
+}
+
+std::vector<int64_t> Scheduler::JobsWithStaleSharedVerdict() {
+  return ::trainyard::JobsWithStaleSharedVerdict(queues_, shared_);
 }
 
 // Positions count every waiting job of the queue, parked or not, in rank order. They change only

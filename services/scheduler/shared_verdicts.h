@@ -38,6 +38,15 @@ class SharedVerdicts {
   uint64_t ShapeSerial(int64_t shape_key) const {
     return shapes_[static_cast<size_t>(shape_key)].serial;
   }
+  // The verdict `serial` numbers while it is still `shape_key`'s (whatever the cycle); null
+  // otherwise: an older serial names a verdict no longer kept, which no visit matches again.
+  const Verdict* OfSerial(int64_t shape_key, uint64_t serial) const {
+    if (serial == 0 || shape_key < 0 || shape_key >= static_cast<int64_t>(shapes_.size())) {
+      return nullptr;
+    }
+    const ShapeEntry& e = shapes_[static_cast<size_t>(shape_key)];
+    return e.serial == serial ? &e.verdict : nullptr;
+  }
   // `room` (at least the key's slot) is how far to grow at once: shape ids grow slowly. A verdict
   // equal to the one the key had keeps its serial number.
   void RememberShape(int64_t cycle, int64_t shape_key, const Verdict& verdict, size_t room) {

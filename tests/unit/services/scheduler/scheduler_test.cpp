@@ -645,6 +645,51 @@ TEST(SchedulerTest, HeldCapacityGoesOnlyToJobsThatEndBeforeTheGangStarts) {
   ASSERT_NE(Admitted(r, 4), nullptr);  // backfilled: it ends before the gang's start
 }
 
+// Jobs of one shape that may hold capacity each book their own hold, at the time backfill finds
+// for the shape (other holds do not move it), whether or not an admission came between them
+// (Scheduler::ReserveCapacity shares the search only while no capacity moved).
+TEST(SchedulerTest, JobsOfOneShapeEachBookAHoldAtTheShapesStart) {
+  Fleet fleet = EightNodeFleet();
+  Scheduler s(fleet);
+  GangWaitsForTheHour(s);  // job 2: all 8 nodes once job 1's 6 end, at +1h
+  // Between jobs 2 and 3 in rank order: ends before their start, so it passes the holds.
+  s.UpsertPending(Job(4, {.project = "other",
+                          .replicas = 2,
+                          .priority = "high",
+                          .expected_runtime = "1800s",
+                          .created = kT0 + 2s}));
+  s.UpsertPending(
+      Job(3, {.project = "big", .replicas = 8, .priority = "high", .created = kT0 + 3s}));
+  s.UpsertPending(
+      Job(5, {.project = "big", .replicas = 8, .priority = "high", .created = kT0 + 4s}));
+  CycleResult r = s.RunCycle(kT0 + 1min);
+  ASSERT_NE(Admitted(r, 4), nullptr);
+  const std::string reserved =
+      "capacity reserved in us-central1-b, expected start " + ClockText(kT0 + 1h);
+  for (int64_t id : {2, 3, 5}) {
+    ASSERT_NE(VerdictOf(r, id), nullptr) << id;
+    EXPECT_NE(VerdictOf(r, id)->message.find(reserved), std::string::npos)
+        << id << ": " << VerdictOf(r, id)->message;
+  }
+}
+
+// A deep queue of one shape: after the first cycles, its jobs are skipped as holding their
+// shape's verdict (told_shared); each such claim is true.
+TEST(SchedulerTest, JobsSkippedAsHoldingTheirShapesVerdictDoHoldIt) {
+  Fleet fleet = EightNodeFleet();
+  Scheduler s(fleet);
+  s.UpsertPending(Job(1, {.replicas = 8, .timeout = std::chrono::hours(240)}));
+  ASSERT_EQ(s.RunCycle(kT0).admissions.size(), 1u);
+  for (int64_t id = 2; id <= 60; ++id) {
+    s.UpsertPending(Job(id, {.replicas = 2, .created = kT0 + std::chrono::seconds(id)}));
+  }
+  for (int cycle = 1; cycle <= 3; ++cycle) {
+    CycleResult r = s.RunCycle(kT0 + cycle * 1s);
+    EXPECT_GT(r.reused, 50) << cycle;
+    EXPECT_EQ(s.JobsWithStaleSharedVerdict(), std::vector<int64_t>{}) << cycle;
+  }
+}
+
 // Without the expected-runtime label a job is taken to run for its timeout (Slurm's rule: a job's
 // time limit is what backfill plans with), so an ordinary job with a short timeout backfills and
 // one with Vertex's default of 7 days does not.
