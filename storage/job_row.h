@@ -9,9 +9,12 @@
 
 namespace trainyard::storage {
 
-// Columns read by DecodeJobRow, in this order.
-#define TY_JOB_COLUMNS \
-  "id, project_number, location, display_name, state, job_spec::text, labels::text, "        \
+// Columns read by DecodeJobRow, in this order; SPEC is the spec's column (job_spec::text, or an
+// expression that leaves it NULL where a reader has no use for it: DecodeJobRow then leaves the
+// record's spec empty).
+#define TY_JOB_COLUMNS TY_JOB_COLUMNS_WITH_SPEC("job_spec::text")
+#define TY_JOB_COLUMNS_WITH_SPEC(SPEC) \
+  "id, project_number, location, display_name, state, " SPEC ", labels::text, "              \
   "encryption_spec::text, error_code, error_message, " TY_MICROS("create_time") ", "         \
   TY_MICROS("start_time") ", " TY_MICROS("end_time") ", " TY_MICROS("update_time") ", "      \
   TY_MICROS("next_action_at") ", version, "                                                \

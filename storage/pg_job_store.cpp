@@ -96,13 +96,15 @@ StatusOr<JobRecord> DecodeJobRow(const pg::Result& r, int row) {
   job.name = JobName(rec.project_number, rec.location, rec.id);
   job.display_name = std::string(r.Get(row, 3));
   job.state = static_cast<JobState>(r.GetInt64(row, 4));
-  auto spec_json = nlohmann::json::parse(r.Get(row, 5), nullptr, false);
-  auto spec = DecodeCustomJobSpec(spec_json, "jobSpec");
-  if (!spec.ok()) {
-    return Internal("stored job " + job.name +
-                    " has an unreadable spec: " + spec.status().message());
+  if (!r.IsNull(row, 5)) {  // left out by the reader (TY_JOB_COLUMNS_WITH_SPEC)
+    auto spec_json = nlohmann::json::parse(r.Get(row, 5), nullptr, false);
+    auto spec = DecodeCustomJobSpec(spec_json, "jobSpec");
+    if (!spec.ok()) {
+      return Internal("stored job " + job.name +
+                      " has an unreadable spec: " + spec.status().message());
+    }
+    job.job_spec = std::move(spec).value();
   }
-  job.job_spec = std::move(spec).value();
   auto labels = nlohmann::json::parse(r.Get(row, 6), nullptr, false);
   if (labels.is_object()) {
     for (auto& [k, v] : labels.items()) {
