@@ -191,8 +191,9 @@ class FlavorAssigner::Fit {
         continue;
       }
       for (const auto& [pool, slack] : h.slack) {
+        // Captured by name: clang 14 (the fuzz build) cannot capture a structured binding.
         auto it = std::find_if(held_pools.begin(), held_pools.end(),
-                               [&](const PoolHold& ph) { return ph.pool == pool; });
+                               [p = pool](const PoolHold& ph) { return ph.pool == p; });
         if (it == held_pools.end()) {
           held_pools.push_back({pool, slack, &h});
         } else if (slack < it->slack) {
