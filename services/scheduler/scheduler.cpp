@@ -138,18 +138,19 @@ static void TakeShared(const Verdict& from, Verdict& to) {
   to.key = from.key;
 }
 
+bool Scheduler::MayReserve(int priority, Timestamp queue_time, const Cycle& cycle) const {
+  return priority >= config_.reserve_min_priority ||
+         cycle.now - queue_time >= duration_cast<microseconds>(config_.reserve_min_wait);
+}
+
 bool Scheduler::HeldAsTold(const RankKey& key, const QueueManager::Visit& visit, Cycle& cycle,
                            CycleResult& result, ReasonCode& code) const {
   // Evaluate's steps to its first return, on the same values: a preemption under way, a DWS
   // request and a job that may hold capacity are looked at.
   if (visit.told_shared == 0 || visit.flex || !preempting_.empty()) return false;
-  const int priority = -std::get<0>(key);
-  const Timestamp queue_time = FromUnixMicros(std::get<1>(key));
-  const bool eligible =
-      priority >= config_.reserve_min_priority ||
-      cycle.now - queue_time >= duration_cast<microseconds>(config_.reserve_min_wait);
+  const bool eligible = MayReserve(-std::get<0>(key), FromUnixMicros(std::get<1>(key)), cycle);
   if (eligible && cycle.reservations_left > 0) return false;
-  const int64_t shape_key = int64_t{visit.shape} * 2 + (eligible ? 1 : 0);
+  const int64_t shape_key = SharedShapeKey(visit.shape, eligible);
   const Verdict* cached = shared_.OfShape(cycles_, shape_key);
   if (cached == nullptr || shared_.ShapeSerial(shape_key) != visit.told_shared) return false;
   cycle.budget -= 0.05;
@@ -175,10 +176,8 @@ void Scheduler::Evaluate(PendingEntry& entry, Cycle& cycle, CycleResult& result)
     preempting_.erase(p);  // the plan no longer holds: looked at afresh
   }
   const bool flex = job.strategy == SchedulingStrategy::kFlexStart;
-  const bool eligible = !flex && (job.priority >= config_.reserve_min_priority ||
-                                  cycle.now - job.queue_time >=
-                                      duration_cast<microseconds>(config_.reserve_min_wait));
-  const int64_t shape_key = int64_t{entry.shape} * 2 + (eligible ? 1 : 0);
+  const bool eligible = !flex && MayReserve(job.priority, job.queue_time, cycle);
+  const int64_t shape_key = SharedShapeKey(entry.shape, eligible);
   // A job that may hold capacity is its own case; once the cycle has made all the holds it may,
   // an eligible job's verdict is its shape's as much as any other's. A DWS request's is its own:
   // its grant is drawn for it.
