@@ -150,7 +150,7 @@ bool Scheduler::HeldAsTold(const RankKey& key, const QueueManager::Visit& visit,
   if (visit.told_shared == 0 || visit.flex || !preempting_.empty()) return false;
   const bool eligible = MayReserve(-std::get<0>(key), FromUnixMicros(std::get<1>(key)), cycle);
   if (eligible && cycle.reservations_left > 0) return false;
-  const int64_t shape_key = SharedShapeKey(visit.shape, eligible);
+  const int64_t shape_key = SharedVerdicts::ShapeKey(visit.shape, eligible);
   const Verdict* cached = shared_.OfShape(cycles_, shape_key);
   if (cached == nullptr || shared_.ShapeSerial(shape_key) != visit.told_shared) return false;
   cycle.budget -= 0.05;
@@ -177,7 +177,7 @@ void Scheduler::Evaluate(PendingEntry& entry, Cycle& cycle, CycleResult& result)
   }
   const bool flex = job.strategy == SchedulingStrategy::kFlexStart;
   const bool eligible = !flex && MayReserve(job.priority, job.queue_time, cycle);
-  const int64_t shape_key = SharedShapeKey(entry.shape, eligible);
+  const int64_t shape_key = SharedVerdicts::ShapeKey(entry.shape, eligible);
   // A job that may hold capacity is its own case; once the cycle has made all the holds it may,
   // an eligible job's verdict is its shape's as much as any other's. A DWS request's is its own:
   // its grant is drawn for it.

@@ -261,10 +261,6 @@ class Scheduler {
   // Whether a job that is not a DWS request may hold capacity by backfill's rule: its priority,
   // or how long it has waited. Evaluate and HeldAsTold both ask.
   bool MayReserve(int priority, Timestamp queue_time, const Cycle& cycle) const;
-  // The shape's key among the shared verdicts: a shape's eligible and other jobs apart.
-  static int64_t SharedShapeKey(int shape, bool eligible) {
-    return int64_t{shape} * 2 + (eligible ? 1 : 0);
-  }
   // Evaluate's way for a job that holds its shape's shared verdict as told, read from its walk
   // slot alone (`key`, `visit`): true, the visit counted and `code` that verdict's, when it does;
   // otherwise false and nothing changed (Evaluate then looks at the job).

@@ -26,8 +26,11 @@ struct FitState {
 
 class SharedVerdicts {
  public:
-  // The verdict of `shape_key` (shape id × 2, +1 when the job may reserve capacity) remembered in
-  // `cycle`; null when none was this cycle.
+  // A shape's key among the verdicts: its jobs that may reserve capacity apart from the others.
+  static int64_t ShapeKey(int shape, bool may_reserve) {
+    return int64_t{shape} * 2 + (may_reserve ? 1 : 0);
+  }
+  // The verdict of `shape_key` (ShapeKey) remembered in `cycle`; null when none was this cycle.
   const Verdict* OfShape(int64_t cycle, int64_t shape_key) const {
     if (shape_key < 0 || shape_key >= static_cast<int64_t>(shapes_.size())) return nullptr;
     const ShapeEntry& e = shapes_[static_cast<size_t>(shape_key)];

@@ -20,7 +20,8 @@ std::vector<int64_t> JobsWithStaleSharedVerdict(QueueManager& queues,
       // Its shape's key either way (may hold capacity or not): serials are never reused, so at
       // most one of them can be the claim's.
       const Verdict* claimed = nullptr;
-      for (int64_t key : {int64_t{entry.shape} * 2, int64_t{entry.shape} * 2 + 1}) {
+      for (bool may_reserve : {false, true}) {
+        const int64_t key = SharedVerdicts::ShapeKey(entry.shape, may_reserve);
         if (claimed == nullptr) claimed = shared.OfSerial(key, entry.told_shared);
       }
       if (claimed == nullptr) return;
