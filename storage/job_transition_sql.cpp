@@ -15,7 +15,8 @@ namespace trainyard::storage {
 namespace {
 
 // Named parameters (storage/named_sql.h): the job (:id, :version), the move (:from, :to, :at,
-// :reason), its stamps and error, when the runtime looks next and whose lease fences it, the
+// :reason), its stamps and error, when the runtime looks next, whose lease fences it and to whom
+// it is handed (:grant_owner for :grant_seconds, StateUpdate::grant), the
 // admission's effects (:clears_admission drops it, :placement and :hourly_price set a new one),
 // what the move writes from the row it read (:cost_micros, :state_since, the goodput buckets,
 // :checkpointed_us and :spot_restarts, services/jobs/job_record_update.h's WriteOf), the
@@ -34,8 +35,11 @@ namespace {
   "error_code = COALESCE(:error_code::integer, error_code), " \
   "error_message = COALESCE(:error_message::text, error_message), " \
   "next_action_at = " TY_TS(":next_action_at") ", " \
-  "lease_owner = CASE WHEN :next_action_at::bigint IS NULL THEN NULL ELSE lease_owner END, " \
-  "lease_expires_at = CASE WHEN :next_action_at::bigint IS NULL THEN NULL ELSE lease_expires_at END, " \
+  "lease_owner = CASE WHEN :next_action_at::bigint IS NULL THEN NULL " \
+  "WHEN :grant_owner::text IS NOT NULL THEN :grant_owner::text ELSE lease_owner END, " \
+  "lease_expires_at = CASE WHEN :next_action_at::bigint IS NULL THEN NULL " \
+  "WHEN :grant_owner::text IS NOT NULL THEN now() + :grant_seconds::bigint * interval '1 second' " \
+  "ELSE lease_expires_at END, " \
   "cost_micros = :cost_micros::bigint, " \
   "state_since = " TY_TS(":state_since") ", " \
   "waiting_us = :waiting_us::bigint, starting_us = :starting_us::bigint, " \
@@ -304,6 +308,8 @@ void ForEachTransitionValue(const StateUpdate& update, Set&& set) {
   set("error_message", t.error() ? some(t.error()->message) : std::nullopt);
   set("next_action_at", MicrosParam(t.next_action_at()));
   set("lease_owner", update.lease_owner);
+  set("grant_owner", update.grant ? some(update.grant->owner) : std::nullopt);
+  set("grant_seconds", Number(update.grant ? update.grant->duration.count() : 0));
   set("reason", t.reason());
   set("clears_admission", Bool(t.clears_admission()));
   const JobTransitionWrite w = WriteOf(t, basis);

@@ -171,7 +171,7 @@ Status FailureSimulator::FinishRepairs(Timestamp now, FailureStepStats& stats) {
               " repaired; all replicas restart after the image pull (" + ShortDuration(pull) + ")");
       if (resume.ok())
         repair.job =
-            StateUpdate{record.id, record.version, std::move(*resume), {}, BasisOf(record)};
+            StateUpdate{record.id, record.version, std::move(*resume), {}, BasisOf(record), {}};
     }
     TY_ASSIGN_OR_RETURN(bool done, store_.FinishRepair(repair));
     stats.repaired += done;
@@ -449,7 +449,7 @@ Status FailureSimulator::ReclaimDue(Timestamp now, FailureStepStats& stats) {
                             : JobStateMachine::Stockout(snapshot, reclaim.at, outcome.message);
       if (!transition.ok()) continue;  // moved on since it was read; looked at again next pass
       reclaim.job =
-          StateUpdate{record.id, record.version, std::move(*transition), {}, BasisOf(record)};
+          StateUpdate{record.id, record.version, std::move(*transition), {}, BasisOf(record), {}};
     }
     TY_ASSIGN_OR_RETURN(bool done, store_.ReclaimNode(reclaim));
     stats.reclaimed += done;
@@ -480,7 +480,8 @@ StatusOr<bool> FailureSimulator::Fail(const NodeRef& ref, Timestamp at,
               "node " + NodeName(ref.pool_id, ref.ordinal) +
                   " failed; the whole gang stops and restarts when it is repaired (repair takes " +
                   ShortDuration(repair) + "), keeping its progress"));
-      failure.job = StateUpdate{record.id, record.version, std::move(stop), {}, BasisOf(record)};
+      failure.job =
+          StateUpdate{record.id, record.version, std::move(stop), {}, BasisOf(record), {}};
     }
   }
   return store_.FailNode(failure);

@@ -185,8 +185,12 @@ StatusOr<int> JobExecutor::RunOnce() {
     if (!step) continue;
     // The transition moves into the update; the step keeps what follows the commit (the stop).
     // The row as read here is what the store computes the writes from (no read of its own).
-    updates.push_back(StateUpdate{record.id, record.version, std::move(*step->verdict.transition),
-                                  options_.owner, BasisOf(record)});
+    updates.push_back(StateUpdate{record.id,
+                                  record.version,
+                                  std::move(*step->verdict.transition),
+                                  options_.owner,
+                                  BasisOf(record),
+                                  {}});
     steps.push_back(std::move(*step));
   }
   // One transaction for the whole pass: one commit instead of one per step.

@@ -46,7 +46,8 @@ StatusOr<bool> ResourceReconciler::StartReboot(const ResourceRecord& record, Tim
   for (const JobRecord& job : jobs) {
     auto stop = OnResourceReboot(job, record.resource_id, boot, now, max_job_retries_);
     if (!stop.ok()) continue;  // not admitted any more
-    stops.push_back(StateUpdate{job.id, job.version, std::move(stop).value(), {}, BasisOf(job)});
+    stops.push_back(
+        StateUpdate{job.id, job.version, std::move(stop).value(), {}, BasisOf(job), {}});
   }
   return store_.StartReboot(record, ready_at, now, stops);
 }

@@ -14,7 +14,7 @@ SchedulerLoop::SchedulerLoop(SchedulerStore& store, const Fleet& fleet, const Cl
       clock_(clock),
       options_(options),
       core_(fleet, options.config),
-      planner_(fleet, options.simulated_startup) {}
+      planner_(fleet, options.simulated_startup, options.runtime_lease) {}
 
 void SchedulerLoop::Apply(const JobRecord& record) {
   const CustomJob& job = record.job;

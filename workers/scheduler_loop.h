@@ -46,6 +46,9 @@ struct SchedulerLoopOptions {
   // Admitted work waits out the fleet's simulated boot and image pull (services/scheduler/
   // admission_planner.h).
   bool simulated_startup = true;
+  // This process's runtime, when it runs one: an admission hands it the job's lease in the
+  // admission's own write, instead of the runtime rewriting the row to claim it.
+  std::optional<LeaseGrant> runtime_lease;
 };
 
 struct LoopStats {

@@ -126,6 +126,11 @@ ControlPlaneOptions ServingPlane::PlaneOptions(const RuntimeBundle& runtime) {
       plane.executor.deferral.max_defer, std::chrono::seconds(options_.lease_seconds) / 4);
   plane.executor.owner = DefaultExecutorOwner();
   plane.executor.lease = std::chrono::seconds(options_.lease_seconds);
+  // A scheduler beside a runtime hands it what it admits (the claim's row write saved); the
+  // runtimes of other processes still take what a dead one's leases leave, as they run out.
+  if (Runs("scheduler") && Runs("executor")) {
+    plane.scheduler.runtime_lease = LeaseGrant{plane.executor.owner, plane.executor.lease};
+  }
   return plane;
 }
 

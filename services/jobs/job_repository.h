@@ -1,6 +1,7 @@
 #pragma once
 // What the domain needs from storage for jobs. storage/ implements it on PostgreSQL; the service
 // rules are tested against that implementation, never against a mock.
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -85,12 +86,21 @@ struct JobTransitionBasis {
 // A transition applied as one compare-and-set on (id, version, from-state); fenced by the lease
 // when lease_owner is set. basis: the row as the caller read it at expected_version, when it did
 // (a store reads it otherwise, storage/job_transition_sql.h).
+// A lease handed over with a write: the runtime `owner` holds the job from the write for
+// `duration`, as if it had claimed it. The scheduler hands what it admits to its own process's
+// runtime this way, so the job's row is not rewritten once more by a claim.
+struct LeaseGrant {
+  std::string owner;
+  std::chrono::seconds duration{30};
+};
+
 struct StateUpdate {
   int64_t id = 0;
   int64_t expected_version = 0;
   JobTransition transition;
   std::optional<std::string> lease_owner;  // fence: only the lease holder may apply it
   std::optional<JobTransitionBasis> basis;
+  std::optional<LeaseGrant> grant;  // kept only while the job has a next action
 };
 
 class ProjectRepository {

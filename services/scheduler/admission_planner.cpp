@@ -246,8 +246,9 @@ std::optional<JobAdmissionPlan> AdmissionPlanner::PlanJob(const AdmissionDecisio
   auto transition = JobStateMachine::Admit(JobSnapshot{a.job_id, a.version, JobState::kQueued}, now,
                                            std::move(admission), std::move(message));
   if (!transition.ok()) return std::nullopt;
-  return JobAdmissionPlan{a.job_id, a.version, a.resource_uid, ClaimsOf(*choices),
-                          std::move(transition).value()};
+  return JobAdmissionPlan{
+      a.job_id,      a.version, a.resource_uid, ClaimsOf(*choices), std::move(transition).value(),
+      runtime_lease_};
 }
 
 std::optional<HoldPlan> AdmissionPlanner::PlanHold(const HoldDecision& h, Timestamp now,

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "services/fleet/fleet.h"
+#include "services/jobs/job_repository.h"
 #include "services/jobs/job_state_machine.h"
 #include "services/scheduler/free_units.h"
 #include "services/scheduler/scheduler.h"
@@ -47,7 +48,8 @@ struct JobAdmissionPlan {
   int64_t version = 0;
   int64_t resource_uid = 0;  // whose held nodes the claims take (0: the pools' own)
   std::vector<NodeClaim> claims;
-  JobTransition transition;  // QUEUED → PENDING
+  JobTransition transition;         // QUEUED → PENDING
+  std::optional<LeaseGrant> lease;  // the runtime the job is handed to (none: one claims it)
 };
 
 struct HoldPlan {
@@ -63,8 +65,12 @@ class AdmissionPlanner {
   // simulated_startup: admitted work waits out the fleet's simulated boot and image pull before
   // the runtime starts it (the simulator); off for runtimes whose processes report their own
   // readiness.
-  AdmissionPlanner(const Fleet& fleet, bool simulated_startup)
-      : fleet_(fleet), simulated_startup_(simulated_startup) {}
+  // runtime_lease: what an admission hands its job to (this process's runtime), if anything.
+  AdmissionPlanner(const Fleet& fleet, bool simulated_startup,
+                   std::optional<LeaseGrant> runtime_lease = std::nullopt)
+      : fleet_(fleet),
+        simulated_startup_(simulated_startup),
+        runtime_lease_(std::move(runtime_lease)) {}
 
   const Fleet& fleet() const { return fleet_; }
   // The pools whose free nodes a store must read for `cycle`'s admissions and holds.
@@ -87,6 +93,7 @@ class AdmissionPlanner {
  private:
   const Fleet& fleet_;
   bool simulated_startup_ = true;
+  std::optional<LeaseGrant> runtime_lease_;
 };
 
 }  // namespace trainyard

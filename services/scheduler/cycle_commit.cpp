@@ -41,7 +41,7 @@ PlannedWrites WritesOf(const JobAdmissionPlan& plan, const NodeStatesRead& state
   w.owner = plan.job_id;
   w.moves =
       MovesOf(plan.claims, NodeEvent::kClaimed, plan.job_id, plan.resource_uid, states, w.whole);
-  w.update = StateUpdate{plan.job_id, plan.version, plan.transition, {}, {}};
+  w.update = StateUpdate{plan.job_id, plan.version, plan.transition, {}, {}, plan.lease};
   return w;
 }
 
@@ -86,8 +86,9 @@ Status AdmitPreempting(const AdmissionPlanner& planner, const AdmissionDecision&
     // A victim that moved on meanwhile (cancelled, finished) is no victim: the admission waits.
     std::optional<JobTransition> requeue = planner.PlanVictim(a, *found, now);
     if (!requeue) return skip();
-    TY_ASSIGN_OR_RETURN(bool requeued, writes.ApplyTransition(StateUpdate{
-                                           victim, found->version, std::move(*requeue), {}, {}}));
+    TY_ASSIGN_OR_RETURN(bool requeued,
+                        writes.ApplyTransition(
+                            StateUpdate{victim, found->version, std::move(*requeue), {}, {}, {}}));
     if (!requeued) return skip();
     ++preempted;
   }
@@ -239,7 +240,7 @@ StatusOr<CommitOutcome> CommitCycle(const AdmissionPlanner& planner, const Cycle
     std::vector<StateUpdate> failures;
     for (const FailureDecision& f : cycle.failures) {
       TY_ASSIGN_OR_RETURN(JobTransition transition, planner.PlanFailure(f, now));
-      failures.push_back(StateUpdate{f.job_id, f.version, std::move(transition), {}, {}});
+      failures.push_back(StateUpdate{f.job_id, f.version, std::move(transition), {}, {}, {}});
     }
     TY_ASSIGN_OR_RETURN(int failed, writes.FailJobs(failures));
     outcome.failed += failed;

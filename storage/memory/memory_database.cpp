@@ -97,6 +97,7 @@ bool MemoryDatabase::ApplyLocked(const StateUpdate& update) {
   const std::optional<Timestamp> old_next = job.record.next_action_at;
   const std::optional<std::string> old_owner = job.lease_owner;
   ApplyToRecord(t, job.record);
+  if (update.grant) job.lease_owner = update.grant->owner;  // kept only with a next action
   if (!IsTerminal(t.from()) && IsTerminal(t.to())) --live_jobs;
   TouchLocked(job, old_next, old_owner);
   if (held == nodes_of_job.end()) return true;

@@ -171,7 +171,8 @@ TEST_F(JobCacheTest, APassThatMovesManyJobsReachesEveryPollOfTheOther) {
     auto failed = JobStateMachine::FailInQueue(JobSnapshot{id, 1, JobState::kQueued}, clock_.Now(),
                                                "no capacity ever");
     ASSERT_TRUE(failed.ok()) << failed.status().message();
-    updates.push_back(StateUpdate{id, 1, std::move(failed).value(), std::nullopt, std::nullopt});
+    updates.push_back(
+        StateUpdate{id, 1, std::move(failed).value(), std::nullopt, std::nullopt, {}});
   }
   auto applied = a_->store->ApplyTransitions(updates);
   ASSERT_TRUE(applied.ok()) << applied.status().message();
@@ -208,7 +209,7 @@ TEST_F(JobCacheTest, ADeleteOnOneProcessIsNotFoundOnTheOther) {
   auto stopped = JobStateMachine::Transition(SnapshotOf(id_, record->version, record->job),
                                              JobState::kCancelled, clock_.Now(), "stopped");
   ASSERT_TRUE(stopped.ok()) << stopped.status().message();
-  StateUpdate update{id_, record->version, *stopped, std::nullopt, std::nullopt};
+  StateUpdate update{id_, record->version, *stopped, std::nullopt, std::nullopt, {}};
   ASSERT_TRUE(*a_->cached->ApplyTransition(update));
   ASSERT_TRUE(a_->service->Delete(ref_).ok());
   EXPECT_TRUE(WaitFor([&] { return GetOn(*b_).status().code() == Code::kNotFound; }));

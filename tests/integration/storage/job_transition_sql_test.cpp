@@ -27,7 +27,7 @@ class JobTransitionSqlTest : public testing::SimFixture {
     auto t = JobStateMachine::FailInQueue(JobSnapshot{IdOf(job), version, JobState::kQueued},
                                           clock_.Now(), message);
     EXPECT_TRUE(t.ok()) << t.status().message();
-    return StateUpdate{IdOf(job), version, std::move(t).value(), std::nullopt, std::nullopt};
+    return StateUpdate{IdOf(job), version, std::move(t).value(), std::nullopt, std::nullopt, {}};
   }
   CustomJob Get(const CustomJob& job) {
     auto got = service_->Get(JobRef{ParentRef{"demo", "us-central1"}, std::to_string(IdOf(job))});
@@ -66,6 +66,45 @@ TEST_F(JobTransitionSqlTest, APassAppliesEachJobsTransitionOnItsOwnCompareAndSet
   ASSERT_TRUE(got.error.has_value());
   EXPECT_EQ(got.error->message, odd);
   EXPECT_EQ(Events(last), events_before + 1);
+}
+
+// An admission that hands its job to a runtime leaves it that runtime's lease in the same write
+// (StateUpdate::grant): due for it at once, not claimed by another, and the row written once.
+TEST_F(JobTransitionSqlTest, AnAdmissionHandsItsJobToTheRuntimeItNames) {
+  CustomJob handed = CreateGang("demo", SchedulingStrategy::kStandard, 0, "600s");
+  CustomJob unhanded = CreateGang("demo", SchedulingStrategy::kStandard, 0, "600s");
+  auto admit = [&](const CustomJob& job, std::optional<LeaseGrant> grant) {
+    JobAdmission admission;
+    admission.zone = "us-central1-a";
+    auto t = JobStateMachine::Admit(JobSnapshot{IdOf(job), 1, JobState::kQueued}, clock_.Now(),
+                                    admission, "admitted");
+    EXPECT_TRUE(t.ok()) << t.status().message();
+    return StateUpdate{IdOf(job), 1, std::move(t).value(), {}, {}, std::move(grant)};
+  };
+  auto applied = store_->ApplyTransitions(
+      {admit(handed, LeaseGrant{"exec-a", std::chrono::seconds(30)}), admit(unhanded, {})});
+  ASSERT_TRUE(applied.ok()) << applied.status().message();
+  ASSERT_EQ(*applied, (std::vector<bool>{true, true}));
+
+  auto claimed = store_->Claim("exec-b", 10, std::chrono::seconds(30));
+  ASSERT_TRUE(claimed.ok()) << claimed.status().message();
+  EXPECT_EQ(claimed->claimed, 1) << "only the job handed to nobody";
+  const Timestamp later = clock_.Now() + std::chrono::hours(1);
+  auto a = store_->Due("exec-a", later, 10);
+  auto b = store_->Due("exec-b", later, 10);
+  ASSERT_TRUE(a.ok() && b.ok());
+  ASSERT_EQ(a->size(), 1u);
+  EXPECT_EQ(a->front().id, IdOf(handed));
+  ASSERT_EQ(b->size(), 1u);
+  EXPECT_EQ(b->front().id, IdOf(unhanded));
+  auto conn = pool_->Acquire();
+  ASSERT_TRUE(conn.ok());
+  auto lease = (*conn)->Exec(
+      "SELECT lease_expires_at > now() AND lease_expires_at <= now() + interval '31 seconds' "
+      "FROM custom_jobs WHERE id = $1::bigint",
+      {std::to_string(IdOf(handed))});
+  ASSERT_TRUE(lease.ok()) << lease.status().message();
+  EXPECT_TRUE(lease->GetBool(0, 0)) << "the lease runs for the grant's 30 s from the write";
 }
 
 // Checkpoints every 600 s that take 45 s to save and 90 s to restore.
@@ -129,7 +168,7 @@ TEST_F(JobTransitionSplitTest, ARunInterruptedMidCheckpointSplitsAlikeInBothStor
   ASSERT_TRUE(reclaimed.ok()) << reclaimed.status().message();
   // No basis: the store reads the row itself.
   ASSERT_NO_FATAL_FAILURE(ExpectBothWriteAlike(
-      before, StateUpdate{before.id, before.version, *reclaimed, std::nullopt, std::nullopt}));
+      before, StateUpdate{before.id, before.version, *reclaimed, std::nullopt, std::nullopt, {}}));
   const JobRecord first = Read(job);
   EXPECT_EQ(first.checkpointed, seconds(600));
   EXPECT_EQ(first.job.trainyard->goodput.checkpoint_save, seconds(45));
@@ -148,7 +187,7 @@ TEST_F(JobTransitionSplitTest, ARunInterruptedMidCheckpointSplitsAlikeInBothStor
                                "reclaimed", /*spot_restart=*/true, clock_.Now() - seconds(100));
   ASSERT_TRUE(saved.ok()) << saved.status().message();
   ASSERT_NO_FATAL_FAILURE(ExpectBothWriteAlike(
-      before, StateUpdate{before.id, before.version, *saved, std::nullopt, BasisOf(before)}));
+      before, StateUpdate{before.id, before.version, *saved, std::nullopt, BasisOf(before), {}}));
   const JobRecord second = Read(job);
   EXPECT_EQ(second.job.trainyard->goodput.checkpoint_restore, seconds(90));
   EXPECT_EQ(second.job.trainyard->goodput.redone, once.redone + seconds(100));
@@ -163,8 +202,8 @@ TEST_F(JobTransitionSplitTest, ABasisOfAnotherVersionIsReadAgain) {
   ASSERT_TRUE(t.ok());
   JobTransitionBasis stale = BasisOf(before);
   stale.version = before.version + 1;  // read at another version: the store reads it again
-  auto applied =
-      store_->ApplyTransitions({StateUpdate{before.id, before.version, *t, std::nullopt, stale}});
+  auto applied = store_->ApplyTransitions(
+      {StateUpdate{before.id, before.version, *t, std::nullopt, stale, {}}});
   ASSERT_TRUE(applied.ok()) << applied.status().message();
   EXPECT_EQ(*applied, std::vector<bool>{true});
   EXPECT_EQ(Get(job).state, JobState::kFailed);
