@@ -21,7 +21,9 @@ void ExecutorMetrics::Started(Timestamp created, Timestamp running) {
 
 void ExecutorMetrics::Write(metrics::Exposition& e) const {
   e.Counter("trainyard_executor_leases_claimed_total",
-            "Active jobs this process's executor took a lease on.", metrics::Load(claimed_));
+            "Active jobs this process's executor claimed a lease on (not the ones this "
+            "process's scheduler handed it with their admission).",
+            metrics::Load(claimed_));
   e.Counter("trainyard_executor_leases_expired_total",
             "Of them, jobs whose previous lease had expired (its holder stopped heartbeating).",
             metrics::Load(expired_));

@@ -1,5 +1,6 @@
 #pragma once
-// The job executor's figures for /metrics: the leases it claimed (and of them the expired ones,
+// The job executor's figures for /metrics: the leases it claimed (not those its own process's
+// scheduler handed it with an admission; and of them the expired ones,
 // taken over from a process that stopped heartbeating), the transitions it applied by target state,
 // replicas restarted in place, and how long jobs waited from creation to RUNNING (virtual time,
 // what the job's createTime and startTime show). Written by the executor's thread, read by
