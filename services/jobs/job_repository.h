@@ -83,9 +83,6 @@ struct JobTransitionBasis {
   Duration program_startup{};  // the admission's, for a run that ends
 };
 
-// A transition applied as one compare-and-set on (id, version, from-state); fenced by the lease
-// when lease_owner is set. basis: the row as the caller read it at expected_version, when it did
-// (a store reads it otherwise, storage/job_transition_sql.h).
 // A lease handed over with a write: the runtime `owner` holds the job from the write for
 // `duration`, as if it had claimed it. The scheduler hands what it admits to its own process's
 // runtime this way, so the job's row is not rewritten once more by a claim.
@@ -94,6 +91,9 @@ struct LeaseGrant {
   std::chrono::seconds duration{30};
 };
 
+// A transition applied as one compare-and-set on (id, version, from-state); fenced by the lease
+// when lease_owner is set. basis: the row as the caller read it at expected_version, when it did
+// (a store reads it otherwise, storage/job_transition_sql.h). grant: the lease it hands over.
 struct StateUpdate {
   int64_t id = 0;
   int64_t expected_version = 0;
