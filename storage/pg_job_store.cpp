@@ -7,7 +7,6 @@
 #include <nlohmann/json.hpp>
 
 #include "api/wire/custom_job_codec.h"
-#include "services/scheduler/scheduler_job.h"
 #include "storage/job_filter_sql.h"
 #include "storage/job_row.h"
 #include "storage/job_transition_sql.h"
