@@ -19,7 +19,7 @@ StatusOr<JobRecord> DecodeJobRow(const pg::Result& r, int row) {
   job.name = JobName(rec.project_number, rec.location, rec.id);
   job.display_name = std::string(r.Get(row, 3));
   job.state = static_cast<JobState>(r.GetInt64(row, 4));
-  if (!r.IsNull(row, 5)) {  // left out by the reader (TY_JOB_COLUMNS_WITH_SPEC)
+  if (!r.IsNull(row, 5)) {  // left out by the reader (TY_JOB_COLUMNS_OF)
     auto spec_json = nlohmann::json::parse(r.Get(row, 5), nullptr, false);
     auto spec = DecodeCustomJobSpec(spec_json, "jobSpec");
     if (!spec.ok()) {
@@ -27,8 +27,10 @@ StatusOr<JobRecord> DecodeJobRow(const pg::Result& r, int row) {
                       " has an unreadable spec: " + spec.status().message());
     }
     job.job_spec = std::move(spec).value();
+  } else {
+    rec.without_spec = true;
   }
-  auto labels = nlohmann::json::parse(r.Get(row, 6), nullptr, false);
+  auto labels = r.IsNull(row, 6) ? nlohmann::json() : nlohmann::json::parse(r.Get(row, 6), nullptr, false);
   if (labels.is_object()) {
     for (auto& [k, v] : labels.items()) {
       if (v.is_string()) job.labels[k] = v.get<std::string>();

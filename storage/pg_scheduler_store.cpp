@@ -45,12 +45,16 @@ constexpr const char* kSyncNodes =
 // Only transactions below the snapshot's xmin: every one of them has finished, so no row can
 // still appear behind the cursor (migrations/0006_change_xid.sql). ORDER BY names the table's
 // columns: a bare change_xid is the output column, change_xid::text, whose order puts "10" before
-// "9", and a cursor that jumped ahead of a row would never come back for it. An ended job's spec
-// is not read ($4: the ended states): the scheduler only drops the job, and a third of the feed's
-// rows are ends.
+// "9", and a cursor that jumped ahead of a row would never come back for it. Only a queued job's
+// spec and labels are read ($4: QUEUED), only a live job's placement ($5: the ended states), and
+// never the run: the scheduler keeps each job's shape from its queued row, and decoding the JSON
+// of every later change again was most of its thread's work.
 constexpr const char* kChanges =
-    "SELECT " TY_JOB_COLUMNS_WITH_SPEC(
-        "CASE WHEN state = ANY($4::smallint[]) THEN NULL ELSE job_spec::text END")
+    "SELECT " TY_JOB_COLUMNS_OF("CASE WHEN state = $4::smallint THEN job_spec::text END",
+                                "CASE WHEN state = $4::smallint THEN labels::text END",
+                                "CASE WHEN state = ANY($5::smallint[]) THEN NULL "
+                                "ELSE placement::text END",
+                                "NULL::text")
     " FROM custom_jobs WHERE (change_xid, change_seq) > ($1::xid8, $2::bigint) "
     "AND change_xid < pg_snapshot_xmin(pg_current_snapshot()) "
     "ORDER BY custom_jobs.change_xid, custom_jobs.change_seq LIMIT $3::int";
@@ -148,7 +152,9 @@ StatusOr<std::vector<JobRecord>> PgSchedulerStore::JobChanges(const ChangeCursor
   TY_ASSIGN_OR_RETURN(pg::Connection * conn, Connection());
   TY_ASSIGN_OR_RETURN(pg::Result r,
                       conn->Exec(kChanges, {std::to_string(after.xid), std::to_string(after.seq),
-                                            std::to_string(limit), TerminalJobStatesParam()}));
+                                            std::to_string(limit),
+                                            std::to_string(static_cast<int>(JobState::kQueued)),
+                                            TerminalJobStatesParam()}));
   return DecodeJobRows(r);
 }
 

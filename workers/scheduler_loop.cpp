@@ -16,7 +16,7 @@ SchedulerLoop::SchedulerLoop(SchedulerStore& store, const Fleet& fleet, const Cl
       core_(fleet, options.config),
       planner_(fleet, options.simulated_startup, options.runtime_lease) {}
 
-void SchedulerLoop::Apply(const JobRecord& record) {
+Status SchedulerLoop::Apply(const JobRecord& record) {
   const CustomJob& job = record.job;
   const bool placed = job.trainyard && !job.trainyard->zone.empty();
   if (job.state == JobState::kQueued) {
@@ -25,19 +25,31 @@ void SchedulerLoop::Apply(const JobRecord& record) {
     if (!pending.ok()) {
       LogJson(LogLevel::kWarn, "scheduler_skipped_job",
               {{"job", job.name}, {"error", pending.status().message()}});
-      return;
+      shapes_.erase(record.id);
+      return Status::Ok();
     }
+    shapes_.insert_or_assign(record.id, *pending);
     core_.UpsertPending(std::move(pending).value());
-    return;
+    return Status::Ok();
   }
+  if (IsTerminal(job.state)) shapes_.erase(record.id);
   const bool holds_nodes = job.state == JobState::kPending || job.state == JobState::kRunning ||
                            job.state == JobState::kCancelling;
   if (!holds_nodes || !placed) {
     core_.Remove(record.id);
-    return;
+    return Status::Ok();
   }
-  auto shape = MakeSchedulerJob(record.id, record.version, record.project_id, record.location, job);
-  if (!shape.ok()) return;
+  auto known = shapes_.find(record.id);
+  if (known == shapes_.end()) {
+    if (record.without_spec) {
+      return Aborted("job " + job.name + " came past the queue with no shape kept for it");
+    }
+    auto shape =
+        MakeSchedulerJob(record.id, record.version, record.project_id, record.location, job);
+    if (!shape.ok()) return Status::Ok();  // its queued row was skipped likewise
+    known = shapes_.emplace(record.id, std::move(shape).value()).first;
+  }
+  const SchedulerJob& shape = known->second;
   Placement placement;
   placement.zone = job.trainyard->zone;
   for (const PlacedPoolStatus& p : job.trainyard->pools) {
@@ -50,7 +62,8 @@ void SchedulerLoop::Apply(const JobRecord& record) {
   std::optional<Timestamp> running_since;
   if (job.state == JobState::kRunning) running_since = record.state_since;
   core_.UpsertRunning(MakeRunningJob(
-      *shape, placement, fleet_, job.trainyard->admitted_at.value_or(clock_.Now()), running_since));
+      shape, placement, fleet_, job.trainyard->admitted_at.value_or(clock_.Now()), running_since));
+  return Status::Ok();
 }
 
 void SchedulerLoop::ApplyResource(const ResourceRecord& record) {
@@ -144,7 +157,7 @@ Status SchedulerLoop::Ingest(LoopStats& stats) {
   for (;;) {
     TY_ASSIGN_OR_RETURN(std::vector<JobRecord> changes,
                         store_.JobChanges(cursor_, options_.change_batch));
-    for (const JobRecord& record : changes) Apply(record);
+    for (const JobRecord& record : changes) TY_RETURN_IF_ERROR(Apply(record));
     if (!changes.empty())
       cursor_ = ChangeCursor{changes.back().change_xid, changes.back().change_seq};
     stats.changes += static_cast<int>(changes.size());
@@ -190,13 +203,16 @@ StatusOr<LoopStats> SchedulerLoop::RunOnce() {
   }
   if (!synced_) {
     core_.Clear();
+    shapes_.clear();
     known_resources_.clear();
     resource_rows_.clear();
     // The jobs that have not ended, and the feed from there: ended ones are nothing to an empty
     // core.
     auto live = store_.ReadLiveJobs();
     if (!live.ok()) return live.status();
-    for (const JobRecord& record : live->jobs) Apply(record);
+    for (const JobRecord& record : live->jobs) {
+      if (Status s = Apply(record); !s.ok()) return s;  // a reload reads every spec
+    }
     cursor_ = live->cursor;
     stats.reloaded = static_cast<int>(live->jobs.size());
     synced_ = true;

@@ -85,7 +85,8 @@ class SchedulerLoop {
 
  private:
   Status Ingest(LoopStats& stats);
-  void Apply(const JobRecord& record);
+  // Fails only for a job past the queue whose shape this loop never kept: a reload reads it whole.
+  Status Apply(const JobRecord& record);
   // A persistent resource's hold: pending until placed, then held with its capacity for the
   // jobs that name it.
   void ApplyResource(const ResourceRecord& record);
@@ -114,6 +115,9 @@ class SchedulerLoop {
     return {r.uid, r.version, r.cancel_requested};
   }
   ChangeCursor cursor_;  // the job change feed, read exactly once (SchedulerStore::JobChanges)
+  // Each live job's shape, made from its spec when its row was read QUEUED: the feed leaves the
+  // spec out of the rows past the queue, and those are placed with this (a spec never changes).
+  std::unordered_map<int64_t, SchedulerJob> shapes_;
   bool synced_ = false;
   bool was_leading_ = false;  // for the log line a takeover writes
   SchedulerMetrics metrics_;

@@ -42,6 +42,9 @@ struct JobRecord {
   int spot_restarts = 0;                 // restarts after spot preemptions so far (Vertex allows 6)
   int attempt = 0;                       // whole-job retries so far (Vertex allows 3)
   std::optional<JobRun> run;  // the launched replicas; nullopt until launched (and once stopped)
+  // The reader left job.job_spec and job.labels out (SchedulerStore::JobChanges past the queue):
+  // they never change, so a reader that kept what it made of them need not decode them again.
+  bool without_spec = false;
 };
 
 // Keyset position for pagination: list order is (create_time DESC, id DESC).

@@ -34,7 +34,9 @@ class SchedulerStore {
   virtual StatusOr<Timestamp> SyncNodes(const Fleet& fleet, Timestamp now) = 0;
   // Jobs changed after `after` by transactions that have all finished, in (change_xid,
   // change_seq) order, at most `limit`: a cursor over them never skips a row that commits later.
-  // An ended job's record may come without its spec: the scheduler only drops it.
+  // Only a QUEUED job's record carries its spec and labels (JobRecord::without_spec on the
+  // others): they never change, and the scheduler keeps each job's shape from the row that queued
+  // it. No record carries its run, which the scheduler has no use for.
   virtual StatusOr<std::vector<JobRecord>> JobChanges(const ChangeCursor& after, int limit) = 0;
   // What a leader starts from (its first pass, or after a commit found the store moved): the jobs
   // that have not ended, as one consistent read, and the cursor from which the change feed

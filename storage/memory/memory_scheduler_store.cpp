@@ -33,6 +33,13 @@ StatusOr<std::vector<JobRecord>> MemorySchedulerStore::JobChanges(const ChangeCu
   for (auto it = db_.changes.upper_bound(from);
        it != db_.changes.end() && static_cast<int>(out.size()) < limit; ++it) {
     out.push_back(db_.FindJobLocked(it->second)->record);  // the feed names stored jobs
+    JobRecord& row = out.back();
+    if (row.job.state != JobState::kQueued) {  // as PostgreSQL's feed (SchedulerStore::JobChanges)
+      row.job.job_spec = CustomJobSpec{};
+      row.job.labels.clear();
+      row.run.reset();
+      row.without_spec = true;
+    }
   }
   return out;
 }

@@ -192,6 +192,32 @@ TEST_F(SchedulerCommitTest, TheChangeFeedNeverSkipsAJobThatCommitsLate) {
   EXPECT_TRUE(none->empty()) << "each change is read once";
 }
 
+// Only a queued job's row carries its spec: the scheduler keeps each job's shape from that row (a
+// spec never changes), and decoding it again at every later change was most of its work.
+TEST_F(SchedulerCommitTest, TheChangeFeedCarriesASpecOnlyWhileItsJobIsQueued) {
+  CustomJob job = CreateGang("demo", SchedulingStrategy::kStandard, 1, "600s");
+  ASSERT_NO_FATAL_FAILURE(WaitForFeed());
+  auto queued = scheduler_store_->JobChanges(ChangeCursor{}, 100);
+  ASSERT_TRUE(queued.ok()) << queued.status().message();
+  ASSERT_EQ(queued->size(), 1u);
+  EXPECT_FALSE(queued->front().without_spec);
+  EXPECT_EQ(queued->front().job.job_spec.worker_pool_specs.size(), 2u);
+
+  Step();
+  const JobState now = Get(job).state;
+  ASSERT_TRUE(now == JobState::kPending || now == JobState::kRunning) << static_cast<int>(now);
+  ASSERT_NO_FATAL_FAILURE(WaitForFeed());
+  auto admitted = scheduler_store_->JobChanges(ChangeCursor{}, 100);
+  ASSERT_TRUE(admitted.ok()) << admitted.status().message();
+  ASSERT_EQ(admitted->size(), 1u);
+  EXPECT_EQ(admitted->front().job.state, now);
+  EXPECT_TRUE(admitted->front().without_spec);
+  EXPECT_TRUE(admitted->front().job.job_spec.worker_pool_specs.empty());
+  EXPECT_FALSE(admitted->front().run) << "the scheduler has no use for the replicas";
+  ASSERT_TRUE(admitted->front().job.trainyard);
+  EXPECT_EQ(admitted->front().job.trainyard->zone, "us-central1-a") << "its placement is read";
+}
+
 // The feed is in transaction order, not in the order of the xids' text: "10" sorts before "9".
 // Read a row at a time, a cursor that jumped to xid 10 first would never come back for 9.
 TEST_F(SchedulerCommitTest, TheChangeFeedFollowsTransactionsInNumericOrder) {

@@ -1,0 +1,106 @@
+// The scheduler loop over the memory stores, as `simulate` runs it: what it keeps of each job
+// between the change feed's rows.
+#include "workers/scheduler_loop.h"
+
+#include <gtest/gtest.h>
+
+#include "api/wire/fleet_codec.h"
+#include "cmd/app/control_plane.h"
+#include "cmd/app/memory_adapters.h"
+#include "workers/sim/sim_runtime.h"
+
+namespace trainyard {
+namespace {
+
+// Two warm reserved A3 Mega nodes: a 2-node gang takes both.
+constexpr const char* kFleet = R"({"zones": [{"zone": "us-central1-a", "pools": [
+  {"machineType": "a3-megagpu-8g", "model": "RESERVATION", "reservation": "r1", "term": "1y",
+   "keepBooted": true, "nodes": 2, "pricePerNodeHour": 36}]}]})";
+
+class SchedulerLoopFeedTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    auto fleet = ParseFleet(kFleet, "test");
+    ASSERT_TRUE(fleet.ok()) << fleet.status().message();
+    fleet_ = std::move(fleet).value();
+    app::ControlPlaneOptions options;
+    options.executor.owner = "scheduler-loop-test";
+    auto plane = app::ControlPlane::Build(memory_.ports(), fleet_, clock_, runtime_, options);
+    ASSERT_TRUE(plane.ok()) << plane.status().message();
+    plane_ = std::move(plane).value();
+  }
+
+  CustomJob CreateGang() {
+    CustomJob job;
+    job.display_name = "gang";
+    WorkerPoolSpec pool;  // the primary replica and one worker
+    pool.machine_spec = MachineSpec{};
+    pool.machine_spec->machine_type = "a3-megagpu-8g";
+    pool.machine_spec->accelerator_type = AcceleratorType::kNvidiaH100Mega80gb;
+    pool.machine_spec->accelerator_count = 8;
+    pool.replica_count = 1;
+    pool.container_spec = ContainerSpec{};
+    pool.container_spec->image_uri = "nemo:24.07";
+    pool.container_spec->env.push_back({"TRAINYARD_SIM_DURATION", "3600s"});
+    job.job_spec.worker_pool_specs = {pool, pool};
+    auto created = plane_->jobs().Create(ParentRef{"demo", "us-central1"}, job, "");
+    EXPECT_TRUE(created.ok()) << created.status().message();
+    return created.ok() ? *created : CustomJob{};
+  }
+
+  Fleet fleet_;
+  ManualClock clock_{FromUnixMicros(1'800'000'000'000'000)};
+  app::MemoryAdapters memory_;
+  sim::SimRuntime runtime_;
+  std::unique_ptr<app::ControlPlane> plane_;
+};
+
+// The feed carries a spec only while its job is queued (a spec never changes); the loop places
+// the job's later rows with the shape it made from that one, so the gang keeps both nodes and the
+// next one waits.
+TEST_F(SchedulerLoopFeedTest, AJobPastTheQueueKeepsTheShapeItsQueuedRowGave) {
+  CreateGang();
+  auto pass = plane_->scheduler().RunOnce();
+  ASSERT_TRUE(pass.ok()) << pass.status().message();
+  ASSERT_EQ(pass->committed.admitted, 1);
+
+  auto feed = memory_.ports().scheduler->JobChanges(ChangeCursor{}, 10);
+  ASSERT_TRUE(feed.ok()) << feed.status().message();
+  ASSERT_EQ(feed->size(), 1u);
+  EXPECT_EQ(feed->front().job.state, JobState::kPending);
+  EXPECT_TRUE(feed->front().without_spec);
+  EXPECT_TRUE(feed->front().job.job_spec.worker_pool_specs.empty());
+
+  CreateGang();
+  pass = plane_->scheduler().RunOnce();
+  ASSERT_TRUE(pass.ok()) << pass.status().message();
+  EXPECT_EQ(pass->committed.admitted, 0) << "the running gang still holds both nodes";
+  EXPECT_EQ(plane_->scheduler().core().running_count(), 1);
+  EXPECT_EQ(plane_->scheduler().core().pending_count(), 1);
+}
+
+// A row past the queue for a job this loop never saw queued (a second loop on the same store,
+// which memory lets lead beside the first) fails the pass, and the next one reads every live job
+// whole: nothing is placed without its shape.
+TEST_F(SchedulerLoopFeedTest, ARowPastTheQueueWithNoShapeKeptMakesTheNextPassReload) {
+  SchedulerLoop other(*memory_.ports().scheduler, fleet_, clock_);
+  auto first = other.RunOnce();
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  EXPECT_EQ(first->reloaded, 0);
+
+  CreateGang();
+  auto admitted = plane_->scheduler().RunOnce();
+  ASSERT_TRUE(admitted.ok()) << admitted.status().message();
+  ASSERT_EQ(admitted->committed.admitted, 1);
+
+  auto unknown = other.RunOnce();
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_EQ(unknown.status().code(), Code::kAborted) << unknown.status().message();
+  auto reloaded = other.RunOnce();
+  ASSERT_TRUE(reloaded.ok()) << reloaded.status().message();
+  EXPECT_EQ(reloaded->reloaded, 1);
+  EXPECT_EQ(other.core().running_count(), 1) << "placed from the spec the reload read";
+}
+
+}  // namespace
+}  // namespace trainyard
