@@ -30,7 +30,8 @@ StatusOr<JobRecord> DecodeJobRow(const pg::Result& r, int row) {
   } else {
     rec.without_spec = true;
   }
-  auto labels = r.IsNull(row, 6) ? nlohmann::json() : nlohmann::json::parse(r.Get(row, 6), nullptr, false);
+  auto labels =
+      r.IsNull(row, 6) ? nlohmann::json() : nlohmann::json::parse(r.Get(row, 6), nullptr, false);
   if (labels.is_object()) {
     for (auto& [k, v] : labels.items()) {
       if (v.is_string()) job.labels[k] = v.get<std::string>();

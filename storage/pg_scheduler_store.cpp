@@ -150,11 +150,11 @@ StatusOr<Timestamp> PgSchedulerStore::SyncNodes(const Fleet& fleet, Timestamp no
 StatusOr<std::vector<JobRecord>> PgSchedulerStore::JobChanges(const ChangeCursor& after,
                                                               int limit) {
   TY_ASSIGN_OR_RETURN(pg::Connection * conn, Connection());
-  TY_ASSIGN_OR_RETURN(pg::Result r,
-                      conn->Exec(kChanges, {std::to_string(after.xid), std::to_string(after.seq),
-                                            std::to_string(limit),
-                                            std::to_string(static_cast<int>(JobState::kQueued)),
-                                            TerminalJobStatesParam()}));
+  TY_ASSIGN_OR_RETURN(
+      pg::Result r,
+      conn->Exec(kChanges,
+                 {std::to_string(after.xid), std::to_string(after.seq), std::to_string(limit),
+                  std::to_string(static_cast<int>(JobState::kQueued)), TerminalJobStatesParam()}));
   return DecodeJobRows(r);
 }
 

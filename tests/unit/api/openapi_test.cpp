@@ -15,12 +15,9 @@
 #include <nlohmann/json.hpp>
 
 #include "api/api_service.h"
-#include "api/wire/fleet_codec.h"
-#include "cmd/app/control_plane.h"
-#include "cmd/app/memory_adapters.h"
 #include "services/metrics/registry.h"
 #include "services/whatif/whatif_service.h"
-#include "workers/sim/sim_runtime.h"
+#include "tests/unit/memory_plane.h"
 
 namespace trainyard::api {
 namespace {
@@ -78,33 +75,27 @@ std::string Listed(const std::set<std::string>& keys) {
 
 // The server as `serve` builds it (cmd/serve.cpp), over memory: every optional service is set, so
 // every route `serve` can register is registered.
-class OpenApiTest : public testing::Test {
+class OpenApiTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto fleet = ParseFleet(kFleet, "test");
-    ASSERT_TRUE(fleet.ok()) << fleet.status().message();
-    fleet_ = std::move(fleet).value();
-    app::ControlPlaneOptions options;
-    options.executor.owner = "openapi-test";
-    auto plane = app::ControlPlane::Build(memory_.ports(), fleet_, clock_, runtime_, options);
-    ASSERT_TRUE(plane.ok()) << plane.status().message();
-    plane_ = std::move(plane).value();
+    Status started = world_.Start(kFleet, "openapi-test");
+    ASSERT_TRUE(started.ok()) << started.message();
     whatif_ = std::make_unique<WhatIfService>(std::vector<std::string>{"on-demand"},
                                               std::make_unique<NoWhatIfRuns>(),
-                                              [this] { return clock_.Now(); });
+                                              [this] { return world_.clock.Now(); });
     api_ = std::make_unique<ApiService>([] { return Status::Ok(); });
-    ApiService::Services services{plane_->jobs(),
-                                  plane_->operations(),
-                                  plane_->resources(),
-                                  plane_->admin(),
-                                  &plane_->injector(),
-                                  &plane_->logs(),
-                                  &plane_->tokens(),
+    ApiService::Services services{world_.plane->jobs(),
+                                  world_.plane->operations(),
+                                  world_.plane->resources(),
+                                  world_.plane->admin(),
+                                  &world_.plane->injector(),
+                                  &world_.plane->logs(),
+                                  &world_.plane->tokens(),
                                   RateLimit{},
                                   RateLimit{},
                                   &metrics_,
-                                  &plane_->utilization(),
-                                  memory_.ports().projects};
+                                  &world_.plane->utilization(),
+                                  world_.memory.ports().projects};
     services.whatif = whatif_.get();
     api_->Attach(services);
     ASSERT_NO_FATAL_FAILURE(document_ = Served());
@@ -141,12 +132,8 @@ class OpenApiTest : public testing::Test {
     return document_.at(json::json_pointer(pointer));
   }
 
-  ManualClock clock_{FromUnixMicros(1'800'000'000'000'000)};
   metrics::Registry metrics_;  // outlives the API, which registers with it
-  Fleet fleet_;
-  app::MemoryAdapters memory_;
-  sim::SimRuntime runtime_;
-  std::unique_ptr<app::ControlPlane> plane_;
+  testing::MemoryPlane world_;
   std::unique_ptr<WhatIfService> whatif_;
   std::unique_ptr<ApiService> api_;
   json document_;

@@ -4,10 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "api/wire/fleet_codec.h"
-#include "cmd/app/control_plane.h"
-#include "cmd/app/memory_adapters.h"
-#include "workers/sim/sim_runtime.h"
+#include "tests/unit/memory_plane.h"
 
 namespace trainyard {
 namespace {
@@ -17,17 +14,11 @@ constexpr const char* kFleet = R"({"zones": [{"zone": "us-central1-a", "pools": 
   {"machineType": "a3-megagpu-8g", "model": "RESERVATION", "reservation": "r1", "term": "1y",
    "keepBooted": true, "nodes": 2, "pricePerNodeHour": 36}]}]})";
 
-class SchedulerLoopFeedTest : public testing::Test {
+class SchedulerLoopFeedTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto fleet = ParseFleet(kFleet, "test");
-    ASSERT_TRUE(fleet.ok()) << fleet.status().message();
-    fleet_ = std::move(fleet).value();
-    app::ControlPlaneOptions options;
-    options.executor.owner = "scheduler-loop-test";
-    auto plane = app::ControlPlane::Build(memory_.ports(), fleet_, clock_, runtime_, options);
-    ASSERT_TRUE(plane.ok()) << plane.status().message();
-    plane_ = std::move(plane).value();
+    Status started = world_.Start(kFleet, "scheduler-loop-test");
+    ASSERT_TRUE(started.ok()) << started.message();
   }
 
   CustomJob CreateGang() {
@@ -43,16 +34,12 @@ class SchedulerLoopFeedTest : public testing::Test {
     pool.container_spec->image_uri = "nemo:24.07";
     pool.container_spec->env.push_back({"TRAINYARD_SIM_DURATION", "3600s"});
     job.job_spec.worker_pool_specs = {pool, pool};
-    auto created = plane_->jobs().Create(ParentRef{"demo", "us-central1"}, job, "");
+    auto created = world_.plane->jobs().Create(ParentRef{"demo", "us-central1"}, job, "");
     EXPECT_TRUE(created.ok()) << created.status().message();
     return created.ok() ? *created : CustomJob{};
   }
 
-  Fleet fleet_;
-  ManualClock clock_{FromUnixMicros(1'800'000'000'000'000)};
-  app::MemoryAdapters memory_;
-  sim::SimRuntime runtime_;
-  std::unique_ptr<app::ControlPlane> plane_;
+  testing::MemoryPlane world_;
 };
 
 // The feed carries a spec only while its job is queued (a spec never changes); the loop places
@@ -60,11 +47,11 @@ class SchedulerLoopFeedTest : public testing::Test {
 // next one waits.
 TEST_F(SchedulerLoopFeedTest, AJobPastTheQueueKeepsTheShapeItsQueuedRowGave) {
   CreateGang();
-  auto pass = plane_->scheduler().RunOnce();
+  auto pass = world_.plane->scheduler().RunOnce();
   ASSERT_TRUE(pass.ok()) << pass.status().message();
   ASSERT_EQ(pass->committed.admitted, 1);
 
-  auto feed = memory_.ports().scheduler->JobChanges(ChangeCursor{}, 10);
+  auto feed = world_.memory.ports().scheduler->JobChanges(ChangeCursor{}, 10);
   ASSERT_TRUE(feed.ok()) << feed.status().message();
   ASSERT_EQ(feed->size(), 1u);
   EXPECT_EQ(feed->front().job.state, JobState::kPending);
@@ -72,24 +59,24 @@ TEST_F(SchedulerLoopFeedTest, AJobPastTheQueueKeepsTheShapeItsQueuedRowGave) {
   EXPECT_TRUE(feed->front().job.job_spec.worker_pool_specs.empty());
 
   CreateGang();
-  pass = plane_->scheduler().RunOnce();
+  pass = world_.plane->scheduler().RunOnce();
   ASSERT_TRUE(pass.ok()) << pass.status().message();
   EXPECT_EQ(pass->committed.admitted, 0) << "the running gang still holds both nodes";
-  EXPECT_EQ(plane_->scheduler().core().running_count(), 1);
-  EXPECT_EQ(plane_->scheduler().core().pending_count(), 1);
+  EXPECT_EQ(world_.plane->scheduler().core().running_count(), 1);
+  EXPECT_EQ(world_.plane->scheduler().core().pending_count(), 1);
 }
 
 // A row past the queue for a job this loop never saw queued (a second loop on the same store,
 // which memory lets lead beside the first) fails the pass, and the next one reads every live job
 // whole: nothing is placed without its shape.
 TEST_F(SchedulerLoopFeedTest, ARowPastTheQueueWithNoShapeKeptMakesTheNextPassReload) {
-  SchedulerLoop other(*memory_.ports().scheduler, fleet_, clock_);
+  SchedulerLoop other(*world_.memory.ports().scheduler, world_.fleet, world_.clock);
   auto first = other.RunOnce();
   ASSERT_TRUE(first.ok()) << first.status().message();
   EXPECT_EQ(first->reloaded, 0);
 
   CreateGang();
-  auto admitted = plane_->scheduler().RunOnce();
+  auto admitted = world_.plane->scheduler().RunOnce();
   ASSERT_TRUE(admitted.ok()) << admitted.status().message();
   ASSERT_EQ(admitted->committed.admitted, 1);
 

@@ -1,0 +1,35 @@
+#pragma once
+// A control plane over the memory stores with the sim runtime and a manual clock, as `simulate`
+// builds it: for unit tests that drive the API's services, the scheduler or the executor.
+#include <memory>
+#include <string>
+
+#include "api/wire/fleet_codec.h"
+#include "cmd/app/control_plane.h"
+#include "cmd/app/memory_adapters.h"
+#include "workers/sim/sim_runtime.h"
+
+namespace trainyard::testing {
+
+struct MemoryPlane {
+  // Parses `fleet_json` and builds the plane on it; the executor leases as `owner`.
+  Status Start(const char* fleet_json, const std::string& owner) {
+    auto fleet = ParseFleet(fleet_json, "test");
+    if (!fleet.ok()) return fleet.status();
+    this->fleet = std::move(fleet).value();
+    app::ControlPlaneOptions options;
+    options.executor.owner = owner;
+    auto built = app::ControlPlane::Build(memory.ports(), this->fleet, clock, runtime, options);
+    if (!built.ok()) return built.status();
+    plane = std::move(built).value();
+    return Status::Ok();
+  }
+
+  ManualClock clock{FromUnixMicros(1'800'000'000'000'000)};
+  Fleet fleet;
+  app::MemoryAdapters memory;
+  sim::SimRuntime runtime;
+  std::unique_ptr<app::ControlPlane> plane;
+};
+
+}  // namespace trainyard::testing
