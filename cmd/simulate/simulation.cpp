@@ -160,6 +160,8 @@ StatusOr<SimulationResult> RunScenario(const Scenario& scenario, const Trace& tr
   // Leases are a server's fence against another; here one process holds them all, and a pass that
   // takes long in wall time must not give them up.
   options.executor.lease = std::chrono::hours(24 * 365);
+  // As `serve` with every role: the scheduler hands what it admits to the runtime beside it.
+  options.scheduler.runtime_lease = LeaseGrant{kOwner, options.executor.lease};
   options.ids = &ids;
   TY_ASSIGN_OR_RETURN(
       std::unique_ptr<app::ControlPlane> plane,
