@@ -68,18 +68,26 @@ namespace {
   "AND (:lease_owner::text IS NULL OR lease_owner = :lease_owner::text) "                   \
   "AND (NOT :requires_nodes_up::boolean OR NOT EXISTS (SELECT 1 FROM nodes WHERE job_id = " \
   ":id::bigint AND state = ANY(:down_node_states::smallint[]))) "
-#define TY_TRANSITION_EVENT                                                                  \
-  "INSERT INTO job_events (job_id, time, from_state, to_state, reason) SELECT u.id, " TY_TS( \
-      ":at") ", :from::smallint, :to::smallint, :reason::text FROM u"
+// A transition through a state (JobTransition::via) records two events, the passage first.
+#define TY_TRANSITION_EVENTS                                            \
+  "ev AS (INSERT INTO job_events (job_id, time, from_state, to_state, " \
+  "reason) SELECT u.id, e.time, e.from_state, e.to_state, e.reason FROM u "
+#define TY_TRANSITION_EVENT_ROWS \
+  ", LATERAL (VALUES (" TY_TS(":via_at") ", :from::smallint, :via_state::smallint, " \
+  ":via_reason::text), (" TY_TS(":at") ", COALESCE(:via_state::smallint, :from::smallint), " \
+  ":to::smallint, :reason::text)) AS e(time, from_state, to_state, reason) " \
+  "WHERE e.to_state IS NOT NULL) "
 
 // A transition stamps the change feed in its SET and notifies the poll caches of its jobs
 // (storage/job_change_listener.h's channel, sent at commit) itself: migrations/0020's row
 // triggers leave a version bump to it, so each row calls no trigger function.
 #define TY_TRANSITION_NOTIFY "pg_notify('trainyard_job_changes', "
+// Its rows are the jobs it moved (the events' insert, a data-modifying CTE, runs regardless).
 constexpr const char* kApplyTransitionText =
     "WITH u AS (UPDATE custom_jobs SET " TY_TRANSITION_SET "WHERE " TY_TRANSITION_WHERE
-    "RETURNING id), n AS (SELECT " TY_TRANSITION_NOTIFY "id::text) FROM u) " TY_TRANSITION_EVENT
-    " WHERE (SELECT count(*) FROM n) >= 0";
+    "RETURNING id), n AS (SELECT " TY_TRANSITION_NOTIFY
+    "id::text) FROM u), " TY_TRANSITION_EVENTS TY_TRANSITION_EVENT_ROWS
+    "SELECT id FROM u WHERE (SELECT count(*) FROM n) >= 0";
 
 // The same for many jobs: every name's values in one text array, unnested into the rows of t
 // (each use of a name casts it), so the statement is planned and its SET expressions built once
@@ -91,9 +99,8 @@ constexpr const char* kApplyTransitionsText =
     "RETURNING id), n AS (SELECT " TY_TRANSITION_NOTIFY
     "string_agg(id::text, ',')) "
     "FROM (SELECT id, (row_number() OVER () - 1) / 300 AS g FROM u) b GROUP BY "
-    "g) " TY_TRANSITION_EVENT
-    " JOIN t ON :id::bigint = u.id WHERE (SELECT count(*) FROM n) >= 0 "
-    "RETURNING job_id";
+    "g), " TY_TRANSITION_EVENTS "JOIN t ON :id::bigint = u.id" TY_TRANSITION_EVENT_ROWS
+    "SELECT id FROM u WHERE (SELECT count(*) FROM n) >= 0";
 constexpr std::string_view kSharedName = "down_node_states";
 
 const NamedSql& ApplyTransitionSql() {
@@ -140,17 +147,9 @@ constexpr const char* kTransitionBases =
 
 // Nodes follow their job once it runs: each as NodeStateMachine's kJobRunning says from the state
 // it is in ($4, $5: EventMovesParams), with the image cached; a node down meanwhile has no move
-// (its repair or reclaim is the failure simulator's).
+// (its repair or reclaim is the failure simulator's). A row of t a job.
 // The cache is least recently used first and keeps kImageCacheSize images: the job's image moves
 // to the end, and the oldest goes when the disk is full.
-constexpr const char* kNodesRunning =
-    "UPDATE nodes SET state = m.to_state, state_since = " TY_TS("$2") ", "
-    "image_cache = CASE WHEN $3::text IS NULL THEN image_cache ELSE "
-    "(array_remove(image_cache, $3::text) || $3::text)[greatest(1, cardinality("
-    "array_remove(image_cache, $3::text)) + 2 - " TY_IMAGE_CACHE_SIZE "):] END "
-    "FROM " TY_EVENT_MOVES("$4", "$5") " WHERE job_id = $1::bigint AND nodes.state = m.from_state";
-
-// The same two for many jobs at once (TransitionNodeStatements): a row of t a job.
 constexpr const char* kNodesRunningOfJobs =
     "UPDATE nodes SET state = m.to_state, state_since = " TY_TS("t.at") ", "
     "image_cache = CASE WHEN t.image IS NULL THEN image_cache ELSE "
@@ -311,6 +310,9 @@ void ForEachTransitionValue(const StateUpdate& update, Set&& set) {
   set("grant_owner", update.grant ? some(update.grant->owner) : std::nullopt);
   set("grant_seconds", Number(update.grant ? update.grant->duration.count() : 0));
   set("reason", t.reason());
+  set("via_state", t.via() ? some(Number(t.via()->state)) : std::nullopt);
+  set("via_at", MicrosParam(t.via() ? std::optional<Timestamp>(t.via()->at) : std::nullopt));
+  set("via_reason", t.via() ? some(t.via()->reason) : std::nullopt);
   set("clears_admission", Bool(t.clears_admission()));
   const JobTransitionWrite w = WriteOf(t, basis);
   auto micros = [](Duration d) {
@@ -339,15 +341,6 @@ void ForEachTransitionValue(const StateUpdate& update, Set&& set) {
   set("stops_replicas", Bool(t.stops_replicas()));
   set("run_replicas",
       t.run() && !t.run()->replicas.empty() ? some(EncodeJobRunReplicas(*t.run())) : std::nullopt);
-}
-
-pg::Statement ReleaseNodesStatement(const std::vector<std::optional<std::string>>& jobs,
-                                    const std::vector<std::optional<std::string>>& at) {
-  pg::Params params = {NullableTextArray(jobs), NullableTextArray(at)};
-  for (std::optional<std::string>& table : GiveBackTableParams()) {
-    params.push_back(std::move(table));
-  }
-  return pg::Statement{kReleaseNodesOfJobs, std::move(params)};
 }
 
 std::string DownNodeStates() {
@@ -437,30 +430,18 @@ pg::Statement TransitionsStatement(const std::vector<StateUpdate>& updates) {
   return pg::Statement{ApplyTransitionsSql(), std::move(params)};
 }
 
-std::optional<pg::Statement> TransitionNodeStatement(const StateUpdate& update) {
-  const JobTransition& t = update.transition;
-  if (t.to() == JobState::kRunning) {
-    return pg::Statement{kNodesRunning,
-                         WithEventMoves({Number(update.id), MicrosParam(t.at()), t.image_uri()},
-                                        NodeEvent::kJobRunning)};
-  }
-  if (IsTerminal(t.to()) || t.clears_admission()) {
-    return ReleaseNodesStatement({Number(update.id)}, {MicrosParam(t.at())});
-  }
-  return std::nullopt;
-}
-
 std::vector<pg::Statement> TransitionNodeStatements(
     const std::vector<const StateUpdate*>& applied) {
   std::vector<std::optional<std::string>> running_jobs, running_at, images;
   std::vector<std::optional<std::string>> released_jobs, released_at;
   for (const StateUpdate* update : applied) {
     const JobTransition& t = update->transition;
-    if (t.to() == JobState::kRunning) {
+    if (t.enters(JobState::kRunning)) {
       running_jobs.push_back(Number(update->id));
-      running_at.push_back(MicrosParam(t.at()));
+      running_at.push_back(MicrosParam(t.via() ? t.via()->at : t.at()));
       images.push_back(t.image_uri());
-    } else if (IsTerminal(t.to()) || t.clears_admission()) {
+    }
+    if (IsTerminal(t.to()) || t.clears_admission()) {
       released_jobs.push_back(Number(update->id));
       released_at.push_back(MicrosParam(t.at()));
     }
@@ -474,7 +455,11 @@ std::vector<pg::Statement> TransitionNodeStatements(
                                      NodeEvent::kJobRunning)});
   }
   if (!released_jobs.empty()) {
-    out.push_back(ReleaseNodesStatement(released_jobs, released_at));
+    pg::Params params = {NullableTextArray(released_jobs), NullableTextArray(released_at)};
+    for (std::optional<std::string>& table : GiveBackTableParams()) {
+      params.push_back(std::move(table));
+    }
+    out.push_back(pg::Statement{kReleaseNodesOfJobs, std::move(params)});
   }
   return out;
 }

@@ -29,11 +29,10 @@ pg::Statement TransitionStatement(const StateUpdate& update);
 // each job it applied to.
 pg::Statement TransitionsStatement(const std::vector<StateUpdate>& updates);
 
-// What an applied transition does to the job's nodes, if anything: BUSY with the image cached once
-// it runs; given back once it ends or goes back to the queue.
-std::optional<pg::Statement> TransitionNodeStatement(const StateUpdate& update);
-// The same for the applied transitions of a pass: at most two statements (those now running,
-// those that gave their nodes back).
+// What the applied transitions of different jobs do to their nodes, in order: BUSY with the image
+// cached once a job runs; given back once it ends or goes back to the queue (both, for a run
+// that started and ended in one transition). At most two statements: those now running, then
+// those that gave their nodes back.
 std::vector<pg::Statement> TransitionNodeStatements(const std::vector<const StateUpdate*>& applied);
 
 // The placement as stored in custom_jobs.placement, and back (storage/pg_job_store.cpp).

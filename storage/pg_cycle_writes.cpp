@@ -181,8 +181,9 @@ StatusOr<bool> PgCycleWrites::ApplyTransition(const StateUpdate& update) {
   pg::Statement transition = TransitionStatement(based);
   TY_ASSIGN_OR_RETURN(pg::Result applied, tx_.Exec(transition.sql, transition.params));
   if (applied.affected() != 1) return false;
-  std::optional<pg::Statement> nodes = TransitionNodeStatement(based);
-  if (nodes) TY_RETURN_IF_ERROR(tx_.Exec(nodes->sql, nodes->params).status());
+  for (const pg::Statement& nodes : TransitionNodeStatements({&based})) {
+    TY_RETURN_IF_ERROR(tx_.Exec(nodes.sql, nodes.params).status());
+  }
   return true;
 }
 

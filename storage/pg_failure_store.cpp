@@ -248,8 +248,8 @@ StatusOr<bool> PgFailureStore::ReclaimNode(const Reclaim& reclaim) {
     return false;
   }
   if (reclaim.job) {
-    if (std::optional<pg::Statement> release = TransitionNodeStatement(*reclaim.job)) {
-      TY_RETURN_IF_ERROR(tx.Exec(release->sql, release->params).status());
+    for (const pg::Statement& release : TransitionNodeStatements({&*reclaim.job})) {
+      TY_RETURN_IF_ERROR(tx.Exec(release.sql, release.params).status());
     }
   }
   TY_RETURN_IF_ERROR(tx.Commit());

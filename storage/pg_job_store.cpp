@@ -227,7 +227,9 @@ StatusOr<std::vector<bool>> PgJobStore::ApplyTransitions(const std::vector<State
     nodes = TransitionNodeStatements(moved);
   } else {
     for (const StateUpdate* update : moved) {  // in order: a job's second move follows its first
-      if (auto statement = TransitionNodeStatement(*update)) nodes.push_back(std::move(*statement));
+      for (pg::Statement& statement : TransitionNodeStatements({update})) {
+        nodes.push_back(std::move(statement));
+      }
     }
   }
   if (!nodes.empty()) TY_RETURN_IF_ERROR(conn->ExecBatch(nodes).status());

@@ -168,8 +168,8 @@ StatusOr<bool> PgResourceFleetStore::StartReboot(const ResourceRecord& record, T
       return false;
     }
     // A job that fails gives its nodes back first; they reboot with the idle ones.
-    if (std::optional<pg::Statement> release = TransitionNodeStatement(stop)) {
-      TY_RETURN_IF_ERROR(tx.Exec(release->sql, release->params).status());
+    for (const pg::Statement& release : TransitionNodeStatements({&stop})) {
+      TY_RETURN_IF_ERROR(tx.Exec(release.sql, release.params).status());
     }
   }
   TY_RETURN_IF_ERROR(

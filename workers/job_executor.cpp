@@ -32,7 +32,17 @@ std::optional<JobExecutor::Step> JobExecutor::StepJob(const JobRecord& record, T
               {{"job", record.job.name}, {"error", stopped.message()}});
     }
   }
-  if (state == JobState::kPending && !record.run) {
+  auto held = last_held_.find(record.id);
+  if (state == JobState::kPending && !record.run && held != last_held_.end() &&
+      held->second.version == record.version) {
+    JobRecord launched_view = record;
+    launched_view.run = held->second.run;
+    auto seen = runtime_.Observe(launched_view, now);
+    if (!seen.ok()) {
+      return RuntimeFailed(record, now, "replica_observe_failed", seen.status());
+    }
+    observation = std::move(seen).value();
+  } else if (state == JobState::kPending && !record.run) {
     auto launched = runtime_.Launch(record, record.attempt, now, HeldUntil());
     if (!launched.ok()) {
       // A job that cannot be planned never will be: fail it rather than retry it forever.
@@ -170,6 +180,8 @@ StatusOr<int> JobExecutor::RunOnce() {
   metrics_.Claimed(claimed);
   Timestamp now = clock_.Now();
   last_pass_at_ = now;
+  last_held_ = std::move(held_);
+  held_.clear();
   TY_ASSIGN_OR_RETURN(std::vector<JobRecord> due, leases_.Due(options_.owner, now, options_.batch));
   std::vector<Step> steps;
   std::vector<StateUpdate> updates;
@@ -182,7 +194,7 @@ StatusOr<int> JobExecutor::RunOnce() {
       break;
     }
     std::optional<Step> step = StepJob(record, now);
-    if (!step) continue;
+    if (!step || HoldsStart(record, *step, now)) continue;
     // The transition moves into the update; the step keeps what follows the commit (the stop).
     // The row as read here is what the store computes the writes from (no read of its own).
     updates.push_back(StateUpdate{record.id,
@@ -211,7 +223,7 @@ StatusOr<int> JobExecutor::RunOnce() {
     }
     runtime_.Applied(record, updates[i].transition);
     metrics_.Applied(updates[i].transition.to());
-    if (updates[i].transition.to() == JobState::kRunning && record.job.create_time) {
+    if (updates[i].transition.enters(JobState::kRunning) && record.job.create_time) {
       metrics_.Started(*record.job.create_time, now);
     }
     LogJson(LogLevel::kDebug, "job_transition",
@@ -222,6 +234,17 @@ StatusOr<int> JobExecutor::RunOnce() {
   StopStrays();
   AppendLogs(clock_.Now());
   return count;
+}
+
+bool JobExecutor::HoldsStart(const JobRecord& record, const Step& step, Timestamp now) {
+  const JobTransition& t = *step.verdict.transition;
+  if (!step.verdict.succeeds_at || t.from() != JobState::kPending || t.to() != JobState::kRunning ||
+      !t.run() || !step.verdict.restart.empty()) {
+    return false;
+  }
+  if (clock_.WallFor(*step.verdict.succeeds_at - now) > options_.idle_tick) return false;
+  held_[record.id] = HeldStart{record.version, *t.run(), *step.verdict.succeeds_at};
+  return true;
 }
 
 std::optional<JobExecutor::Step> JobExecutor::RuntimeFailed(const JobRecord& record, Timestamp now,
@@ -297,9 +320,18 @@ std::chrono::milliseconds JobExecutor::IdleWait() {
   // but never longer than the tick, which is how soon newly admitted jobs are claimed. A step that
   // was due at the last pass and still did not apply waits the tick, so it cannot spin the loop;
   // one that fell due since then runs at once.
+  // A held start is due at its run's end, which its row does not say.
+  std::optional<Timestamp> held;
+  for (const auto& [id, start] : held_) {
+    held = held ? std::min(*held, start.succeeds_at) : start.succeeds_at;
+  }
   auto next = leases_.NextDue(options_.owner);
-  if (!next.ok() || !*next) return options_.idle_tick;
-  if (**next <= last_pass_at_) return options_.idle_tick;
+  if (!next.ok() || !*next || **next <= last_pass_at_) {
+    if (!held) return options_.idle_tick;
+    next = std::optional<Timestamp>(*held);
+  } else if (held) {
+    next = std::optional<Timestamp>(std::min(**next, *held));
+  }
   const std::chrono::microseconds wall = clock_.WallFor(**next - clock_.Now());
   if (wall.count() <= 0) return std::chrono::milliseconds(0);
   return std::min(std::chrono::ceil<std::chrono::milliseconds>(wall), options_.idle_tick);

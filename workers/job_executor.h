@@ -5,6 +5,13 @@
 // short transaction; nothing stays open while a job runs. A process that dies stops heartbeating,
 // its leases expire, and another executor claims the jobs: the row carries everything needed to
 // continue (state, run with the replicas' handles, next_action_at, version).
+//
+// A start whose run the runtime knows succeeds within one idle tick (a simulated job shorter than
+// the passes) is not written when seen: the pass that sees its end writes the start and the end in
+// one transition (JobTransition::via), as a controller that reconciles to what it observes would.
+// Nothing acknowledged depends on it, and a process that dies meanwhile loses nothing: the row
+// still says PENDING without a run, and whoever holds the job next launches the attempt again,
+// which adopts its replicas (Runtime::Launch is idempotent for an attempt).
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -13,6 +20,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <unordered_map>
 
 #include "services/clock.h"
 #include "services/jobs/job_repository.h"
@@ -70,7 +78,15 @@ class JobExecutor {
     SupervisorVerdict verdict;
     const JobRecord* record = nullptr;
   };
+  // A launched run not yet written (see above): the job's row version it was launched at.
+  struct HeldStart {
+    int64_t version = 0;
+    JobRun run;
+    Timestamp succeeds_at{};
+  };
   std::optional<Step> StepJob(const JobRecord& record, Timestamp now);
+  // Whether `step`, a start whose run succeeds within a tick, waits for its end (kept in held_).
+  bool HoldsStart(const JobRecord& record, const Step& step, Timestamp now);
   void StopStrays();
   // Whether our leases are surely still ours: another executor may claim a job only once its lease
   // has expired in the database, which is no earlier than our last heartbeat's sending plus the
@@ -101,6 +117,8 @@ class JobExecutor {
   ExecutorMetrics metrics_;
   Timestamp last_pass_at_{};  // virtual time of the last pass's look at due steps
   RuntimeBackoff backoff_;
+  std::unordered_map<int64_t, HeldStart> held_;       // this pass's held starts
+  std::unordered_map<int64_t, HeldStart> last_held_;  // the last pass's
   std::thread thread_;
   std::atomic<bool> stop_{false};
   std::mutex mu_;

@@ -26,43 +26,39 @@ JobTransitionBasis BasisOf(const JobRecord& record) {
   return basis;
 }
 
-JobTransitionWrite WriteOf(const JobTransition& t, const JobTransitionBasis& basis) {
-  JobTransitionWrite w{basis.cost_micros, basis.state_since, basis.goodput, basis.checkpointed,
-                       basis.spot_restarts + (t.spot_restart() ? 1 : 0)};
-  // Every rule reads the row as it was: the cost accrues on the old admission, and the time in
-  // the old state goes to its bucket (before the first start QUEUED is waiting and PENDING
-  // starting, after it both are restarting).
-  const Timestamp since = basis.state_since.value_or(basis.update_time.value_or(t.at()));
-  const Duration in_state = std::max(Duration{}, Duration(t.at() - since));
-  if (t.ends_admission() && basis.admitted_at) {
-    w.cost_micros += cost::AccruedMicros(basis.hourly_price_micros, t.at() - *basis.admitted_at);
-  }
-  if (t.from() == t.to()) return w;  // the state goes on
-  w.state_since = t.at();
+namespace {
+
+// The job leaves `from` at `at`: its time there goes to the state's bucket (before the first start
+// QUEUED is waiting and PENDING starting, after it both are restarting), a run that ends splits as
+// SplitRun says (an emergency save in the notice keeps everything up to it: only the time since is
+// redone), and the next state begins.
+void Leave(JobTransitionWrite& w, const JobTransitionBasis& basis, bool started, JobState from,
+           Timestamp at, bool interrupts_run, const std::optional<Timestamp>& progress_saved_at) {
+  const Timestamp since = w.state_since.value_or(basis.update_time.value_or(at));
+  const Duration in_state = std::max(Duration{}, Duration(at - since));
+  w.state_since = at;
   JobGoodput& g = w.goodput;
-  switch (GoodputClockOf(t.from())) {
+  switch (GoodputClockOf(from)) {
     case GoodputClock::kQueued:
-      (basis.started ? g.restarting : g.waiting) += in_state;
+      (started ? g.restarting : g.waiting) += in_state;
       break;
     case GoodputClock::kPending:
-      (basis.started ? g.restarting : g.starting) += in_state;
+      (started ? g.restarting : g.starting) += in_state;
       break;
     case GoodputClock::kRunning: {
       g.running += in_state;
-      // A run that ends splits as SplitRun says. An emergency save in the notice keeps
-      // everything up to it: only the time since is redone.
       const Duration after_save =
-          t.interrupts_run() && t.progress_saved_at()
-              ? std::clamp<Duration>(t.at() - *t.progress_saved_at(), Duration{}, in_state)
+          interrupts_run && progress_saved_at
+              ? std::clamp<Duration>(at - *progress_saved_at, Duration{}, in_state)
               : Duration{};
       const RunSplit split =
-          SplitRun(in_state - after_save, basis.checkpointed > Duration{},
-                   basis.checkpoint_interval, basis.checkpoint_cost, basis.program_startup);
+          SplitRun(in_state - after_save, w.checkpointed > Duration{}, basis.checkpoint_interval,
+                   basis.checkpoint_cost, basis.program_startup);
       g.program_startup += split.program_startup;
       g.checkpoint_restore += split.restore;
       g.checkpoint_save += split.saving;
-      if (t.interrupts_run()) {
-        const bool saved = t.progress_saved_at().has_value();
+      if (interrupts_run) {
+        const bool saved = progress_saved_at.has_value();
         g.redone += saved ? after_save : split.redone;
         w.checkpointed += saved ? split.kept + split.redone : split.kept;
       }
@@ -71,6 +67,25 @@ JobTransitionWrite WriteOf(const JobTransition& t, const JobTransitionBasis& bas
     case GoodputClock::kNone:
       break;
   }
+}
+
+}  // namespace
+
+JobTransitionWrite WriteOf(const JobTransition& t, const JobTransitionBasis& basis) {
+  JobTransitionWrite w{basis.cost_micros, basis.state_since, basis.goodput, basis.checkpointed,
+                       basis.spot_restarts + (t.spot_restart() ? 1 : 0)};
+  // Every rule reads the row as it was: the cost accrues on the old admission.
+  if (t.ends_admission() && basis.admitted_at) {
+    w.cost_micros += cost::AccruedMicros(basis.hourly_price_micros, t.at() - *basis.admitted_at);
+  }
+  if (t.via()) {  // two moves in one write, each as if written alone
+    Leave(w, basis, basis.started, t.from(), t.via()->at, false, std::nullopt);
+    const bool started = basis.started || t.via()->state == JobState::kRunning;
+    Leave(w, basis, started, t.via()->state, t.at(), t.interrupts_run(), t.progress_saved_at());
+    return w;
+  }
+  if (t.from() == t.to()) return w;  // the state goes on
+  Leave(w, basis, basis.started, t.from(), t.at(), t.interrupts_run(), t.progress_saved_at());
   return w;
 }
 

@@ -142,6 +142,21 @@ StatusOr<JobTransition> JobStateMachine::Cancel(const JobSnapshot& job, Timestam
   return t;
 }
 
+StatusOr<JobTransition> JobStateMachine::Through(JobTransition first, JobTransition second) {
+  if (first.to_ != JobState::kRunning || second.from_ != first.to_ || second.at_ < first.at_ ||
+      first.admission_ || first.via_ || second.via_ || first.from_ == first.to_ ||
+      second.from_ == second.to_) {
+    return FailedPrecondition("a transition passes only through the start of a run it ends");
+  }
+  JobTransition t = std::move(second);
+  t.via_ = JobPassage{first.to_, first.at_, std::move(first.reason_)};
+  t.from_ = first.from_;
+  if (first.start_time_) t.start_time_ = first.start_time_;
+  if (!t.note_) t.note_ = std::move(first.note_);
+  if (!t.image_uri_) t.image_uri_ = std::move(first.image_uri_);
+  return t;
+}
+
 JobTransition JobStateMachine::WithRun(JobTransition t, std::optional<JobRun> run,
                                        std::optional<Timestamp> next_action_at) {
   t.run_ = std::move(run);
@@ -162,7 +177,7 @@ JobTransition JobStateMachine::WithNote(JobTransition t, SchedulingNote note) {
 }
 
 JobTransition JobStateMachine::CachingImage(JobTransition t, std::optional<std::string> image_uri) {
-  if (t.to_ == JobState::kRunning) t.image_uri_ = std::move(image_uri);
+  if (t.enters(JobState::kRunning)) t.image_uri_ = std::move(image_uri);
   return t;
 }
 

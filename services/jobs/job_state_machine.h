@@ -45,6 +45,15 @@ struct SchedulingNote {
   std::string message;
 };
 
+// A state a transition passed through on its way, recorded as an event of its own and its time
+// counted in its goodput bucket: a run that started and ended between two looks of the runtime
+// (PENDING → RUNNING → SUCCEEDED) is one row write, not two.
+struct JobPassage {
+  JobState state = JobState::kUnspecified;
+  Timestamp at{};
+  std::string reason;
+};
+
 // A transition as JobStateMachine made it: what storage writes and the runtime is told. Only the
 // state machine builds or changes one (its effects are its rules), so a caller cannot add an
 // effect the rules do not allow; everyone else reads it.
@@ -53,7 +62,10 @@ class JobTransition {
   JobState from() const { return from_; }
   JobState to() const { return to_; }
   Timestamp at() const { return at_; }
-  const std::string& reason() const { return reason_; }                       // kept as a job event
+  const std::string& reason() const { return reason_; }  // kept as a job event
+  // The state it passed through from from() (from() → via → to()), if any.
+  const std::optional<JobPassage>& via() const { return via_; }
+  bool enters(JobState state) const { return to_ == state || (via_ && via_->state == state); }
   const std::optional<Timestamp>& start_time() const { return start_time_; }  // the first RUNNING
   const std::optional<Timestamp>& end_time() const { return end_time_; }      // a terminal state
   const std::optional<RpcStatus>& error() const { return error_; }            // FAILED, CANCELLED
@@ -84,6 +96,7 @@ class JobTransition {
   JobState to_ = JobState::kUnspecified;
   Timestamp at_{};
   std::string reason_;
+  std::optional<JobPassage> via_;
   std::optional<Timestamp> start_time_;
   std::optional<Timestamp> end_time_;
   std::optional<RpcStatus> error_;
@@ -140,6 +153,12 @@ class JobStateMachine {
                                                std::optional<JobRun> run = std::nullopt);
   // RUNNING … → CANCELLING: the runtime stops the job's replicas next.
   static StatusOr<JobTransition> Cancel(const JobSnapshot& job, Timestamp now);
+
+  // `first` and then `second` (from the state `first` reaches, no earlier) as one transition that
+  // passes through first's state: its events, stamps, goodput and the image its nodes cache are
+  // both's, the rest `second`'s. Only a start and its end (first to RUNNING, second from it, first
+  // with no admission or passage of its own); FAILED_PRECONDITION otherwise.
+  static StatusOr<JobTransition> Through(JobTransition first, JobTransition second);
 
   // The runtime's side of a step (services/runtime/job_supervisor): the run as it now is and when
   // the runtime looks again.

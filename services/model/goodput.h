@@ -31,6 +31,7 @@ struct JobGoodput {
   // start, NCCL or jax.distributed initialization): ML Goodput's PROGRAM_STARTUP.
   Duration program_startup{};
 
+  bool operator==(const JobGoodput&) const = default;
   Duration Productive() const {
     const Duration unproductive = redone + checkpoint_save + checkpoint_restore + program_startup;
     return running > unproductive ? running - unproductive : Duration{};

@@ -32,6 +32,14 @@ JobRun Merge(const JobRecord& job, const Observation& observation) {
 
 bool IsPrimary(const ReplicaRun& r) { return r.task_name == "workerpool0-0"; }
 
+constexpr const char* kPrimarySucceeded = "the primary replica exited with status 0";
+
+bool PrimarySucceeded(const JobRun& run) {
+  return std::any_of(run.replicas.begin(), run.replicas.end(), [](const ReplicaRun& r) {
+    return IsPrimary(r) && r.phase == ReplicaPhase::kExited && r.exit_code == 0;
+  });
+}
+
 bool Failed(const ReplicaRun& r) {
   return r.phase == ReplicaPhase::kLost ||
          (r.phase == ReplicaPhase::kExited && r.exit_code.value_or(0) != 0);
@@ -132,6 +140,28 @@ void OnReplicaFailure(SupervisorVerdict& verdict, const JobRecord& job, JobRun r
     return;
   }
   Fail(verdict, job, now, what, Code::kInvalidArgument, std::move(run));
+}
+
+// `verdict`'s start (PENDING → RUNNING) followed by the run's end now: SUCCEEDED, through RUNNING.
+// `started` is the job as the start left it.
+void EndWithStart(SupervisorVerdict& verdict, const JobRecord& job, const CustomJob& started,
+                  Timestamp now, JobRun run) {
+  JobSnapshot running = SnapshotOf(job.id, job.version, started);
+  running.state = JobState::kRunning;
+  auto end = JobStateMachine::Transition(running, JobState::kSucceeded, now, kPrimarySucceeded);
+  auto both =
+      end.ok() ? JobStateMachine::Through(
+                     std::move(*verdict.transition),
+                     JobStateMachine::WithRun(std::move(end).value(), std::move(run), std::nullopt))
+               : StatusOr<JobTransition>(end.status());
+  if (!both.ok()) {
+    LogJson(LogLevel::kError, "supervisor_transition_refused",
+            {{"job", job.job.name}, {"error", both.status().message()}});
+    verdict.transition.reset();
+    return;
+  }
+  verdict.transition = std::move(both).value();
+  verdict.stop = true;
 }
 
 const std::string& ReasonCodeOf(const JobRecord& job) {
@@ -281,15 +311,11 @@ SupervisorVerdict Supervise(const JobRecord& job, const std::optional<Observatio
   // Something already exited: look again at once rather than at the runtime's next change.
   const std::optional<Timestamp> next =
       any_done ? now : observation->next_change.value_or(After(now, policy.poll));
-  if (state == JobState::kRunning) {
-    for (const ReplicaRun& r : run.replicas) {
-      if (IsPrimary(r) && r.phase == ReplicaPhase::kExited && r.exit_code == 0) {
-        Move(verdict, job, JobState::kSucceeded, now, "the primary replica exited with status 0",
-             std::nullopt, std::move(run), std::nullopt);
-        verdict.stop = true;
-        return verdict;
-      }
-    }
+  if (state == JobState::kRunning && PrimarySucceeded(run)) {
+    Move(verdict, job, JobState::kSucceeded, now, kPrimarySucceeded, std::nullopt, std::move(run),
+         std::nullopt);
+    verdict.stop = true;
+    return verdict;
   }
   if (state == JobState::kPending && all_up) {
     const Timestamp at = AllRunningSince(job, *observation, now);
@@ -299,9 +325,18 @@ SupervisorVerdict Supervise(const JobRecord& job, const std::optional<Observatio
     std::string reason = job.job.start_time || run.attempt > 0
                              ? "all replicas are running again, resuming from the last checkpoint"
                              : "all replicas are running";
-    Move(verdict, job, JobState::kRunning, at, std::move(reason), std::nullopt, std::move(run),
-         Earliest(next, RunDeadline(started)));
+    const bool ended = PrimarySucceeded(run);
+    Move(verdict, job, JobState::kRunning, at, std::move(reason), std::nullopt,
+         ended ? JobRun{} : std::move(run), Earliest(next, RunDeadline(started)));
     NoteRuntimeReason(verdict, job, *observation, /*waiting=*/false, now, JobRun{}, std::nullopt);
+    // A run that started and ended since the last look (shorter than the runtime's passes, or a
+    // pass that came late): its start and its end in one write.
+    if (ended && verdict.transition) EndWithStart(verdict, job, started, now, std::move(run));
+    const std::optional<Timestamp> deadline = RunDeadline(started);
+    if (!ended && observation->succeeds_at &&
+        (!deadline || *observation->succeeds_at < *deadline)) {
+      verdict.succeeds_at = observation->succeeds_at;
+    }
     return verdict;
   }
   if (state == JobState::kPending && !job.run) {

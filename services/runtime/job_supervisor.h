@@ -34,6 +34,9 @@ struct SupervisorVerdict {
   bool stop = false;                        // stop every replica (after applying)
   bool notice = false;  // the job's machines stop at a known time: warn its replicas now
   std::optional<Timestamp> look_again;  // no transition: when to look next
+  // A start (PENDING → RUNNING) whose run the runtime says succeeds then, before any deadline:
+  // the start may wait to be written with the end (JobTransition::via).
+  std::optional<Timestamp> succeeds_at;
 };
 
 // What to do with a due `job` now. `observation` is nullopt when nothing is launched (a PENDING

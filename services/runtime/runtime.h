@@ -44,6 +44,9 @@ struct Observation {
   // When something may change next without anyone asking: the simulator knows exactly (a run's
   // end); real runtimes give their poll interval.
   std::optional<Timestamp> next_change;
+  // When the run will have succeeded, where the runtime knows in advance (the simulator): a start
+  // that short-lived may be written together with its end (workers/job_executor.h).
+  std::optional<Timestamp> succeeds_at;
 };
 
 // Until when (wall time) the executor surely holds its lease on the job a call is for.

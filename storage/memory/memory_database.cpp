@@ -101,14 +101,15 @@ bool MemoryDatabase::ApplyLocked(const StateUpdate& update) {
   if (!IsTerminal(t.from()) && IsTerminal(t.to())) --live_jobs;
   TouchLocked(job, old_next, old_owner);
   if (held == nodes_of_job.end()) return true;
-  // Its nodes follow the job (storage/job_transition_sql.cpp's TransitionNodeStatement).
-  if (t.to() == JobState::kRunning) {
+  // Its nodes follow the job (storage/job_transition_sql.cpp's TransitionNodeStatements): BUSY
+  // once it runs, given back once it ends, both for a run that started and ended in one.
+  if (t.enters(JobState::kRunning)) {
     for (const auto& [pool, ordinal] : held->second) {
       MemoryNode& node = *NodeLocked(pool, ordinal);
       std::optional<NodeState> busy = NodeStateMachine::Next(node.state, NodeEvent::kJobRunning);
       if (!busy) continue;
       node.state = *busy;
-      node.since = t.at();
+      node.since = t.via() ? t.via()->at : t.at();
       if (t.image_uri()) {
         auto& cache = node.image_cache;
         cache.erase(std::remove(cache.begin(), cache.end(), *t.image_uri()), cache.end());
@@ -116,7 +117,8 @@ bool MemoryDatabase::ApplyLocked(const StateUpdate& update) {
         if (cache.size() > kImageCacheSize) cache.erase(cache.begin());
       }
     }
-  } else if (IsTerminal(t.to()) || t.clears_admission()) {
+  }
+  if (IsTerminal(t.to()) || t.clears_admission()) {
     const auto taken = held->second;  // copied: giving back edits the index
     for (const auto& [pool, ordinal] : taken) {
       MemoryNode& node = *NodeLocked(pool, ordinal);

@@ -12,12 +12,12 @@
 namespace trainyard::testing {
 
 struct MemoryPlane {
-  // Parses `fleet_json` and builds the plane on it; the executor leases as `owner`.
-  Status Start(const char* fleet_json, const std::string& owner) {
+  // Parses `fleet_json` and builds the plane on it with `options`; the executor leases as `owner`.
+  Status Start(const char* fleet_json, const std::string& owner,
+               app::ControlPlaneOptions options = {}) {
     auto fleet = ParseFleet(fleet_json, "test");
     if (!fleet.ok()) return fleet.status();
     this->fleet = std::move(fleet).value();
-    app::ControlPlaneOptions options;
     options.executor.owner = owner;
     auto built = app::ControlPlane::Build(memory.ports(), this->fleet, clock, runtime, options);
     if (!built.ok()) return built.status();

@@ -171,6 +171,10 @@ StatusOr<Observation> SimRuntime::Observe(const JobRecord& job, Timestamp now) {
         seen.phase = ReplicaPhase::kRunning;
       }
       if (seen.phase != ReplicaPhase::kPending) seen.running_since = span->start;
+      if (r.task_name == "workerpool0-0" && seen.phase != ReplicaPhase::kExited &&
+          ExitCode(job.job) == 0) {
+        out.succeeds_at = span->end;
+      }
       if (seen.phase != ReplicaPhase::kExited) {
         out.next_change = out.next_change ? std::min(*out.next_change, next) : next;
       }
@@ -231,19 +235,21 @@ void SimRuntime::Applied(const JobRecord& job, const JobTransition& t) {
     lines.push_back(LogLine{job.id, at, severity, "workerpool0-0", std::move(text)});
   };
   const CustomJob& spec = job.job;
-  if (t.to() == JobState::kRunning && t.from() == JobState::kPending &&
+  // A run that started and ended between two looks (JobTransition::via) prints both.
+  const bool ran =
+      t.from() == JobState::kRunning || (t.via() && t.via()->state == JobState::kRunning);
+  if (t.enters(JobState::kRunning) && t.from() == JobState::kPending &&
       StepLines(SimRunTime(spec, timings_)) > 0) {
-    line(t.at(), LogSeverity::kInfo,
+    line(t.via() ? t.via()->at : t.at(), LogSeverity::kInfo,
          Format("starting training of %s on %lld replica(s), image %s", spec.display_name.c_str(),
                 static_cast<long long>(Replicas(job)),
                 PrimaryImage(spec.job_spec).value_or("").c_str()));
   }
-  const bool ended = t.from() == JobState::kRunning &&
-                     (t.to() == JobState::kSucceeded || t.to() == JobState::kFailed);
+  const bool ended = ran && (t.to() == JobState::kSucceeded || t.to() == JobState::kFailed);
   if (ended) {
     const Duration run = SimRunTime(spec, timings_);
     const Timestamp start =
-        std::max(spec.start_time.value_or(t.at()),
+        std::max(spec.start_time.value_or(t.start_time().value_or(t.at())),
                  t.at() - std::chrono::duration_cast<std::chrono::microseconds>(run));
     const auto span = t.at() - start;
     const int64_t steps = TotalSteps(spec);

@@ -6,6 +6,7 @@
 
 #include "services/jobs/job_record_update.h"
 #include "services/jobs/job_state_machine.h"
+#include "storage/row_codec.h"
 #include "tests/integration/sim_fixture.h"
 
 namespace trainyard {
@@ -192,6 +193,58 @@ TEST_F(JobTransitionSplitTest, ARunInterruptedMidCheckpointSplitsAlikeInBothStor
   EXPECT_EQ(second.job.trainyard->goodput.checkpoint_restore, seconds(90));
   EXPECT_EQ(second.job.trainyard->goodput.redone, once.redone + seconds(100));
   EXPECT_GT(second.cost_micros, first.cost_micros);
+}
+
+// A run that started and ended between two looks is one write through RUNNING: the row as memory
+// writes it (the saves of its run counted), two events in order, its nodes given back.
+TEST_F(JobTransitionSplitTest, AStartAndItsEndInOneWriteRecordBothAndFreeTheNodes) {
+  using std::chrono::seconds;
+  CustomJob job = CreateGang("demo", SchedulingStrategy::kStandard, 0, "1300s");
+  ASSERT_NO_FATAL_FAILURE(Step());
+  JobRecord before = Read(job);
+  ASSERT_EQ(before.job.state, JobState::kPending);
+  const int64_t events_before = Events(job);
+  const Timestamp started = clock_.Now() + seconds(120);
+  const Timestamp ended = started + seconds(1400);
+  auto start = JobStateMachine::Transition(SnapshotOf(before.id, before.version, before.job),
+                                           JobState::kRunning, started, "all replicas are running");
+  ASSERT_TRUE(start.ok()) << start.status().message();
+  JobSnapshot running = SnapshotOf(before.id, before.version, before.job);
+  running.state = JobState::kRunning;
+  running.started = true;
+  auto end = JobStateMachine::Transition(running, JobState::kSucceeded, ended, "exited 0");
+  ASSERT_TRUE(end.ok()) << end.status().message();
+  auto both = JobStateMachine::Through(*start, *end);
+  ASSERT_TRUE(both.ok()) << both.status().message();
+  clock_.Set(ended);
+  ASSERT_NO_FATAL_FAILURE(ExpectBothWriteAlike(
+      before, StateUpdate{before.id, before.version, *both, std::nullopt, BasisOf(before), {}}));
+
+  const JobRecord after = Read(job);
+  EXPECT_EQ(after.version, before.version + 1) << "one write";
+  EXPECT_EQ(after.job.start_time, started);
+  EXPECT_EQ(after.job.end_time, ended);
+  EXPECT_GT(after.job.trainyard->goodput.checkpoint_save, seconds(0)) << "its run's saves";
+  EXPECT_EQ(Events(job), events_before + 2);
+  auto conn = pool_->Acquire();
+  ASSERT_TRUE(conn.ok());
+  auto events = (*conn)->Exec(
+      "SELECT from_state, to_state, reason, " TY_MICROS("time") " FROM job_events "
+      "WHERE job_id = $1::bigint ORDER BY time DESC, seq DESC LIMIT 2",
+      {std::to_string(before.id)});
+  ASSERT_TRUE(events.ok()) << events.status().message();
+  ASSERT_EQ(events->rows(), 2);
+  EXPECT_EQ(events->GetInt64(1, 0), static_cast<int64_t>(JobState::kPending));
+  EXPECT_EQ(events->GetInt64(1, 1), static_cast<int64_t>(JobState::kRunning));
+  EXPECT_EQ(events->Get(1, 2), "all replicas are running");
+  EXPECT_EQ(events->GetInt64(1, 3), ToUnixMicros(started));
+  EXPECT_EQ(events->GetInt64(0, 0), static_cast<int64_t>(JobState::kRunning));
+  EXPECT_EQ(events->GetInt64(0, 1), static_cast<int64_t>(JobState::kSucceeded));
+  EXPECT_EQ(events->GetInt64(0, 3), ToUnixMicros(ended));
+  auto held = (*conn)->Exec("SELECT count(*) FROM nodes WHERE job_id = $1::bigint",
+                            {std::to_string(before.id)});
+  ASSERT_TRUE(held.ok()) << held.status().message();
+  EXPECT_EQ(held->GetInt64(0, 0), 0) << "the nodes are given back";
 }
 
 TEST_F(JobTransitionSplitTest, ABasisOfAnotherVersionIsReadAgain) {

@@ -102,24 +102,52 @@ TEST(JobSupervisorTest, ThePrimaryExitingZeroSucceedsAndStopsTheRest) {
   EXPECT_EQ(done.transition->run()->replicas[0].exit_code, 0);
 }
 
-TEST(JobSupervisorTest, ARunThatEndedBeforeAnyoneLookedRunsFirstThenSucceeds) {
+TEST(JobSupervisorTest, ARunThatEndedBeforeAnyoneLookedIsWrittenStartedAndSucceededInOne) {
   JobRecord record = Gang(S::kPending);
   record.job.start_time.reset();
+  record.job.update_time = kNow - seconds(30);  // launched then
   Observation seen = AllRunning(record);
   for (ReplicaObservation& r : seen.replicas) {
     r.phase = ReplicaPhase::kExited;
     r.exit_code = 0;
+    r.running_since = kNow - seconds(20);
   }
   seen.next_change.reset();
-  SupervisorVerdict running = Supervise(record, seen, kNow);
-  ASSERT_TRUE(running.transition) << "PENDING cannot become SUCCEEDED; it must not stall either";
-  EXPECT_EQ(running.transition->to(), S::kRunning);
-  EXPECT_EQ(running.transition->next_action_at(), kNow) << "looked at again at once";
-  record.job.state = S::kRunning;
-  record.job.start_time = kNow;
   SupervisorVerdict done = Supervise(record, seen, kNow);
-  ASSERT_TRUE(done.transition);
-  EXPECT_EQ(done.transition->to(), S::kSucceeded);
+  ASSERT_TRUE(done.transition) << "a finished run must not stall in PENDING";
+  const JobTransition& t = *done.transition;
+  EXPECT_EQ(t.from(), S::kPending);
+  EXPECT_EQ(t.to(), S::kSucceeded);
+  EXPECT_EQ(t.at(), kNow);
+  ASSERT_TRUE(t.via()) << "the start is kept as a step of its own";
+  EXPECT_EQ(t.via()->state, S::kRunning);
+  EXPECT_EQ(t.via()->at, kNow - seconds(20)) << "when its last replica started";
+  EXPECT_EQ(t.via()->reason, "all replicas are running");
+  EXPECT_EQ(t.start_time(), kNow - seconds(20));
+  EXPECT_EQ(t.end_time(), kNow);
+  EXPECT_EQ(t.reason(), "the primary replica exited with status 0");
+  EXPECT_FALSE(t.next_action_at());
+  EXPECT_TRUE(done.stop);
+  ASSERT_TRUE(t.run());
+  EXPECT_EQ(t.run()->replicas[0].exit_code, 0);
+}
+
+TEST(JobSupervisorTest, AStartSaysWhenItsRunSucceedsWhenTheRuntimeKnowsAndNoDeadlineComesFirst) {
+  JobRecord record = Gang(S::kPending);
+  record.job.start_time.reset();
+  Observation seen = AllRunning(record);
+  seen.succeeds_at = kNow + seconds(2);
+  SupervisorVerdict start = Supervise(record, seen, kNow);
+  ASSERT_TRUE(start.transition);
+  EXPECT_EQ(start.transition->to(), S::kRunning);
+  EXPECT_EQ(start.succeeds_at, kNow + seconds(2));
+
+  record.job.job_spec.scheduling = Scheduling{};
+  record.job.job_spec.scheduling->timeout = seconds(1);  // stopped before it would succeed
+  EXPECT_FALSE(Supervise(record, seen, kNow).succeeds_at) << "the deadline must be written";
+  seen.succeeds_at.reset();
+  record.job.job_spec.scheduling.reset();
+  EXPECT_FALSE(Supervise(record, seen, kNow).succeeds_at);
 }
 
 TEST(JobSupervisorTest, AWorkerThatExitsZeroFirstIsNotAFailure) {
