@@ -145,31 +145,41 @@ constexpr const char* kTransitionBases =
 // How many images a node keeps (its boot disk holds this many training images).
 #define TY_IMAGE_CACHE_SIZE "8"
 
+// How a node's image cache takes `image` (text): least recently used first, kImageCacheSize
+// images; the job's image moves to the end, and the oldest goes when the disk is full.
+#define TY_IMAGE_CACHED(image)                      \
+  "(array_remove(image_cache, " image ") || " image \
+  ")[greatest(1, cardinality("                      \
+  "array_remove(image_cache, " image ")) + 2 - " TY_IMAGE_CACHE_SIZE "):]"
+
 // Nodes follow their job once it runs: each as NodeStateMachine's kJobRunning says from the state
 // it is in ($4, $5: EventMovesParams), with the image cached; a node down meanwhile has no move
 // (its repair or reclaim is the failure simulator's). A row of t a job.
-// The cache is least recently used first and keeps kImageCacheSize images: the job's image moves
-// to the end, and the oldest goes when the disk is full.
 constexpr const char* kNodesRunningOfJobs =
     "UPDATE nodes SET state = m.to_state, state_since = " TY_TS("t.at") ", "
-    "image_cache = CASE WHEN t.image IS NULL THEN image_cache ELSE "
-    "(array_remove(image_cache, t.image) || t.image)[greatest(1, cardinality("
-    "array_remove(image_cache, t.image)) + 2 - " TY_IMAGE_CACHE_SIZE "):] END "
+    "image_cache = CASE WHEN t.image IS NULL THEN image_cache ELSE " TY_IMAGE_CACHED("t.image") " END "
     "FROM unnest($1::bigint[], $2::bigint[], $3::text[]) AS t(job, at, image), " TY_EVENT_MOVES(
         "$4", "$5") " WHERE nodes.job_id = t.job AND nodes.state = m.from_state";
 
-// A job leaves its nodes: each goes where NodeStateMachine's give-back table ($3…$7,
-// GiveBackTableParams) says for the state it is found in and whether it is warm (a keepBooted
-// pool's, or held by a persistent resource). A row of t a job.
+// A job leaves its nodes: each goes where NodeStateMachine's give-back table ($5…$11,
+// GiveBackTableParams) says for the state it is found in, whether it is warm (a keepBooted pool's,
+// or held by a persistent resource) and whether the job's run started in this write too
+// (t.ran_at; the node then takes the run on the way, as kNodesRunningOfJobs would). A row of t a
+// job.
 constexpr const char* kReleaseNodesOfJobs =
     "UPDATE nodes SET job_id = NULL, preempt_at = NULL, state = g.to_state, "
-    "image_cache = CASE WHEN g.keeps_images THEN nodes.image_cache ELSE '{}' END, "
-    "state_since = CASE WHEN g.keeps_since THEN nodes.state_since ELSE " TY_TS("t.at") " END "
-    "FROM unnest($1::bigint[], $2::bigint[]) AS t(job, at), "
-    "unnest($3::smallint[], $4::boolean[], $5::smallint[], $6::boolean[], $7::boolean[]) "
-    "AS g(from_state, warm, to_state, keeps_images, keeps_since) "
+    "image_cache = CASE WHEN NOT g.keeps_images THEN '{}' "
+    "WHEN g.took_run AND t.image IS NOT NULL THEN " TY_IMAGE_CACHED("t.image") " "
+    "ELSE image_cache END, "
+    "state_since = CASE WHEN NOT g.keeps_since THEN " TY_TS("t.at") " "
+    "WHEN g.took_run THEN " TY_TS("t.ran_at") " ELSE nodes.state_since END "
+    "FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::text[]) AS t(job, at, ran_at, image), "
+    "unnest($5::smallint[], $6::boolean[], $7::boolean[], $8::smallint[], $9::boolean[], "
+    "$10::boolean[], $11::boolean[]) "
+    "AS g(from_state, warm, ran, to_state, keeps_images, keeps_since, took_run) "
     "WHERE nodes.job_id = t.job AND nodes.state = g.from_state "
-    "AND g.warm = (nodes.keep_warm OR nodes.resource_uid IS NOT NULL)";
+    "AND g.warm = (nodes.keep_warm OR nodes.resource_uid IS NOT NULL) "
+    "AND g.ran = (t.ran_at IS NOT NULL)";
 
 std::string Number(auto value) { return std::to_string(static_cast<int64_t>(value)); }
 std::string Bool(bool value) { return value ? "true" : "false"; }
@@ -433,17 +443,20 @@ pg::Statement TransitionsStatement(const std::vector<StateUpdate>& updates) {
 std::vector<pg::Statement> TransitionNodeStatements(
     const std::vector<const StateUpdate*>& applied) {
   std::vector<std::optional<std::string>> running_jobs, running_at, images;
-  std::vector<std::optional<std::string>> released_jobs, released_at;
+  std::vector<std::optional<std::string>> released_jobs, released_at, ran_at, released_images;
   for (const StateUpdate* update : applied) {
     const JobTransition& t = update->transition;
-    if (t.enters(JobState::kRunning)) {
-      running_jobs.push_back(Number(update->id));
-      running_at.push_back(MicrosParam(t.via() ? t.via()->at : t.at()));
-      images.push_back(t.image_uri());
-    }
     if (IsTerminal(t.to()) || t.clears_admission()) {
+      // A run that started in this write too is the give-back's to apply (one node write).
+      const bool ran = t.via() && t.via()->state == JobState::kRunning;
       released_jobs.push_back(Number(update->id));
       released_at.push_back(MicrosParam(t.at()));
+      ran_at.push_back(MicrosParam(ran ? std::optional<Timestamp>(t.via()->at) : std::nullopt));
+      released_images.push_back(ran ? t.image_uri() : std::nullopt);
+    } else if (t.to() == JobState::kRunning) {
+      running_jobs.push_back(Number(update->id));
+      running_at.push_back(MicrosParam(t.at()));
+      images.push_back(t.image_uri());
     }
   }
   std::vector<pg::Statement> out;
@@ -455,7 +468,8 @@ std::vector<pg::Statement> TransitionNodeStatements(
                                      NodeEvent::kJobRunning)});
   }
   if (!released_jobs.empty()) {
-    pg::Params params = {NullableTextArray(released_jobs), NullableTextArray(released_at)};
+    pg::Params params = {NullableTextArray(released_jobs), NullableTextArray(released_at),
+                         NullableTextArray(ran_at), NullableTextArray(released_images)};
     for (std::optional<std::string>& table : GiveBackTableParams()) {
       params.push_back(std::move(table));
     }

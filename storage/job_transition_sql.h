@@ -29,9 +29,9 @@ pg::Statement TransitionStatement(const StateUpdate& update);
 // each job it applied to.
 pg::Statement TransitionsStatement(const std::vector<StateUpdate>& updates);
 
-// What the applied transitions of different jobs do to their nodes, in order: BUSY with the image
-// cached once a job runs; given back once it ends or goes back to the queue (both, for a run
-// that started and ended in one transition). At most two statements: those now running, then
+// What the applied transitions of different jobs do to their nodes: BUSY with the image cached
+// once a job runs; given back once it ends or goes back to the queue (both in one node write, for
+// a run that started and ended in one transition). At most two statements: those now running,
 // those that gave their nodes back.
 std::vector<pg::Statement> TransitionNodeStatements(const std::vector<const StateUpdate*>& applied);
 

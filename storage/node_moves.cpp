@@ -59,11 +59,15 @@ std::string_view SqlOf(NodeWrite write) {
 
 GiveBackTable MachineGiveBackTable() {
   GiveBackTable table;
-  for (NodeState from : kAllNodeStates) {
-    for (bool warm : {false, true}) {
-      table.from.push_back(from);
-      table.warm.push_back(warm);
-      table.back.push_back(NodeStateMachine::GiveBack(from, warm));
+  for (bool ran : {false, true}) {
+    for (NodeState from : kAllNodeStates) {
+      for (bool warm : {false, true}) {
+        table.from.push_back(from);
+        table.warm.push_back(warm);
+        table.ran.push_back(ran);
+        table.back.push_back(ran ? NodeStateMachine::RunThenGiveBack(from, warm)
+                                 : NodeStateMachine::GiveBack(from, warm));
+      }
     }
   }
   return table;
@@ -101,17 +105,20 @@ pg::Params GiveBackTableParams() {
   static const pg::Params params = [] {
     const GiveBackTable table = MachineGiveBackTable();
     std::vector<int> from, to;
-    std::vector<std::string> warm, keeps_images, keeps_since;
+    std::vector<std::string> warm, ran, keeps_images, keeps_since, took_run;
     auto text = [](bool b) { return std::string(b ? "true" : "false"); };
     for (size_t i = 0; i < table.from.size(); ++i) {
       from.push_back(static_cast<int>(table.from[i]));
       warm.push_back(text(table.warm[i]));
+      ran.push_back(text(table.ran[i]));
       to.push_back(static_cast<int>(table.back[i].to));
       keeps_images.push_back(text(table.back[i].keeps_images));
       keeps_since.push_back(text(table.back[i].keeps_since));
+      took_run.push_back(text(table.back[i].ran));
     }
-    return pg::Params{NumberArray(from), TextArray(warm), NumberArray(to), TextArray(keeps_images),
-                      TextArray(keeps_since)};
+    return pg::Params{NumberArray(from),  TextArray(warm),         TextArray(ran),
+                      NumberArray(to),    TextArray(keeps_images), TextArray(keeps_since),
+                      TextArray(took_run)};
   }();
   return params;
 }

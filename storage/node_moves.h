@@ -18,12 +18,15 @@
 
 namespace trainyard::storage {
 
-// NodeStateMachine::GiveBack for every state a node may be in, cold and warm, as the arrays a
-// statement releasing many nodes looks each node's move up in by the state it finds it in: the
-// release stays one statement of the hot path, and its rule the machine's.
+// NodeStateMachine::GiveBack for every state a node may be in, cold and warm, and
+// RunThenGiveBack for the same (`ran`: the job's run started and ended in the write that gives
+// the node back), as the arrays a statement releasing many nodes looks each node's move up in by
+// the state it finds it in: the release stays one statement of the hot path, and its rule the
+// machine's.
 struct GiveBackTable {
   std::vector<NodeState> from;
   std::vector<bool> warm;
+  std::vector<bool> ran;
   std::vector<NodeGivenBack> back;
 };
 GiveBackTable MachineGiveBackTable();
@@ -43,7 +46,8 @@ pg::Params WithEventMoves(pg::Params params, NodeEvent event, NodeFacts facts = 
 #define TY_EVENT_MOVES(from, to) \
   "unnest(" from "::smallint[], " to "::smallint[]) AS m(from_state, to_state)"
 
-// The table as five parameters: from (smallint[]), warm, to, keeps_images, keeps_since.
+// The table as seven parameters: from (smallint[]), warm, ran, to, keeps_images, keeps_since,
+// and whether the node took the run (NodeGivenBack::ran).
 pg::Params GiveBackTableParams();
 
 // What a move writes besides the state and its time, and what else its node must still be.

@@ -22,6 +22,13 @@ NodeGivenBack NodeStateMachine::GiveBack(NodeState from, bool warm) {
                        down};
 }
 
+NodeGivenBack NodeStateMachine::RunThenGiveBack(NodeState from, bool warm) {
+  const std::optional<NodeState> busy = Next(from, NodeEvent::kJobRunning);
+  NodeGivenBack back = GiveBack(busy.value_or(from), warm);
+  back.ran = busy.has_value();
+  return back;
+}
+
 std::optional<NodeState> NodeStateMachine::Next(NodeState from, NodeEvent event, NodeFacts facts) {
   switch (event) {
     case NodeEvent::kClaimed:

@@ -45,6 +45,8 @@ struct NodeGivenBack {
   NodeState to = NodeState::kDeleted;
   bool keeps_images = false;
   bool keeps_since = false;  // its state_since stays (it did not move)
+  // RunThenGiveBack: it took the job's run on the way (BUSY at the run's start, the image cached).
+  bool ran = false;
 };
 
 class NodeStateMachine {
@@ -56,6 +58,9 @@ class NodeStateMachine {
   static NodeState Initial(bool warm);
   // kGivenBack with what the node keeps (`warm`: a persistent resource's or a keepBooted pool's).
   static NodeGivenBack GiveBack(NodeState from, bool warm);
+  // kJobRunning and then kGivenBack, for a job whose run started and ended in one write: where
+  // the second move takes the node from where the first left it.
+  static NodeGivenBack RunThenGiveBack(NodeState from, bool warm);
   static bool IsLive(NodeState state);  // PROVISIONING, READY, BUSY
   static bool IsDown(NodeState state);  // PREEMPTED, FAILED, REPAIRING
   static bool IsFree(NodeState state);  // READY, DELETED: a holder may take it

@@ -1,38 +1,60 @@
 // Node moves as PostgreSQL applies them: the give-back table a job's release looks its nodes'
-// targets up in is NodeStateMachine::GiveBack for every state, cold and warm.
+// targets up in is NodeStateMachine::GiveBack (and RunThenGiveBack) for every state, cold and
+// warm.
 #include "storage/node_moves.h"
 
 #include <gtest/gtest.h>
 
 #include <set>
+#include <tuple>
 
 namespace trainyard::storage {
 namespace {
 
-TEST(NodeMovesTest, GiveBackTableHoldsTheMachinesMoveForEveryStateAndWarmth) {
+TEST(NodeMovesTest, GiveBackTableHoldsTheMachinesMoveForEveryStateWarmthAndRun) {
   const GiveBackTable table = MachineGiveBackTable();
-  ASSERT_EQ(table.from.size(), std::size(kAllNodeStates) * 2);
+  ASSERT_EQ(table.from.size(), std::size(kAllNodeStates) * 2 * 2);
   ASSERT_EQ(table.warm.size(), table.from.size());
+  ASSERT_EQ(table.ran.size(), table.from.size());
   ASSERT_EQ(table.back.size(), table.from.size());
-  std::set<std::pair<NodeState, bool>> seen;
+  std::set<std::tuple<NodeState, bool, bool>> seen;
   for (size_t i = 0; i < table.from.size(); ++i) {
-    EXPECT_TRUE(seen.emplace(table.from[i], table.warm[i]).second) << "a row twice";
-    const NodeGivenBack want = NodeStateMachine::GiveBack(table.from[i], table.warm[i]);
+    EXPECT_TRUE(seen.emplace(table.from[i], table.warm[i], table.ran[i]).second) << "a row twice";
+    const NodeGivenBack want = table.ran[i]
+                                   ? NodeStateMachine::RunThenGiveBack(table.from[i], table.warm[i])
+                                   : NodeStateMachine::GiveBack(table.from[i], table.warm[i]);
     EXPECT_EQ(table.back[i].to, want.to);
     EXPECT_EQ(table.back[i].keeps_images, want.keeps_images);
     EXPECT_EQ(table.back[i].keeps_since, want.keeps_since);
+    EXPECT_EQ(table.back[i].ran, want.ran);
   }
 }
 
-TEST(NodeMovesTest, GiveBackTableParamsAreFiveArraysInTheTablesOrder) {
+// A run that started and ended in one write moves each node as the two moves would: a warm
+// PROVISIONING node is BUSY for the run and READY after it with its images; a down one takes no
+// run and stays down.
+TEST(NodeMovesTest, ARunAndItsEndMoveANodeAsTheTwoMovesWould) {
+  const NodeGivenBack warm = NodeStateMachine::RunThenGiveBack(NodeState::kProvisioning, true);
+  EXPECT_TRUE(warm.ran);
+  EXPECT_EQ(warm.to, NodeState::kReady);
+  EXPECT_TRUE(warm.keeps_images);
+  const NodeGivenBack down = NodeStateMachine::RunThenGiveBack(NodeState::kFailed, true);
+  EXPECT_FALSE(down.ran);
+  EXPECT_EQ(down.to, NodeState::kFailed);
+  EXPECT_TRUE(down.keeps_since);
+}
+
+TEST(NodeMovesTest, GiveBackTableParamsAreSevenArraysInTheTablesOrder) {
   const pg::Params params = GiveBackTableParams();
-  ASSERT_EQ(params.size(), 5u);
-  // The first row: PROVISIONING, cold, given back DELETED without its images.
+  ASSERT_EQ(params.size(), 7u);
+  // The first row: PROVISIONING, cold, not run, given back DELETED without its images.
   EXPECT_TRUE(params[0]->starts_with("{1,"));
   EXPECT_TRUE(params[1]->starts_with("{\"false\","));
-  EXPECT_TRUE(params[2]->starts_with("{7,"));
-  EXPECT_TRUE(params[3]->starts_with("{\"false\","));
+  EXPECT_TRUE(params[2]->starts_with("{\"false\","));
+  EXPECT_TRUE(params[3]->starts_with("{7,"));
   EXPECT_TRUE(params[4]->starts_with("{\"false\","));
+  EXPECT_TRUE(params[5]->starts_with("{\"false\","));
+  EXPECT_TRUE(params[6]->starts_with("{\"false\","));
 }
 
 TEST(NodeMovesTest, EventFromStatesAreTheMachinesSourcesAsLiterals) {
