@@ -32,17 +32,7 @@ class JobExecutorTest : public ::testing::Test {
   JobRef CreateAdmitted(const std::string& duration, std::vector<EnvVar> env = {}) {
     CustomJob job;
     job.display_name = "short";
-    WorkerPoolSpec pool;
-    pool.machine_spec = MachineSpec{};
-    pool.machine_spec->machine_type = "a3-megagpu-8g";
-    pool.machine_spec->accelerator_type = AcceleratorType::kNvidiaH100Mega80gb;
-    pool.machine_spec->accelerator_count = 8;
-    pool.replica_count = 1;
-    pool.container_spec = ContainerSpec{};
-    pool.container_spec->image_uri = "nemo:24.07";
-    pool.container_spec->env = std::move(env);
-    pool.container_spec->env.push_back({"TRAINYARD_SIM_DURATION", duration});
-    job.job_spec.worker_pool_specs = {pool};
+    job.job_spec.worker_pool_specs = {testing::A3MegaReplica(duration, std::move(env))};
     auto created = world_.plane->jobs().Create(kDemo, job, "");
     EXPECT_TRUE(created.ok()) << created.status().message();
     auto pass = world_.plane->scheduler().RunOnce();

@@ -24,16 +24,8 @@ class SchedulerLoopFeedTest : public ::testing::Test {
   CustomJob CreateGang() {
     CustomJob job;
     job.display_name = "gang";
-    WorkerPoolSpec pool;  // the primary replica and one worker
-    pool.machine_spec = MachineSpec{};
-    pool.machine_spec->machine_type = "a3-megagpu-8g";
-    pool.machine_spec->accelerator_type = AcceleratorType::kNvidiaH100Mega80gb;
-    pool.machine_spec->accelerator_count = 8;
-    pool.replica_count = 1;
-    pool.container_spec = ContainerSpec{};
-    pool.container_spec->image_uri = "nemo:24.07";
-    pool.container_spec->env.push_back({"TRAINYARD_SIM_DURATION", "3600s"});
-    job.job_spec.worker_pool_specs = {pool, pool};
+    const WorkerPoolSpec pool = testing::A3MegaReplica("3600s");
+    job.job_spec.worker_pool_specs = {pool, pool};  // the primary replica and one worker
     auto created = world_.plane->jobs().Create(ParentRef{"demo", "us-central1"}, job, "");
     EXPECT_TRUE(created.ok()) << created.status().message();
     return created.ok() ? *created : CustomJob{};
