@@ -448,10 +448,10 @@ std::vector<pg::Statement> TransitionNodeStatements(
     const JobTransition& t = update->transition;
     if (IsTerminal(t.to()) || t.clears_admission()) {
       // A run that started in this write too is the give-back's to apply (one node write).
-      const bool ran = t.via() && t.via()->state == JobState::kRunning;
+      const std::optional<Timestamp> ran = t.entered(JobState::kRunning);
       released_jobs.push_back(Number(update->id));
       released_at.push_back(MicrosParam(t.at()));
-      ran_at.push_back(MicrosParam(ran ? std::optional<Timestamp>(t.via()->at) : std::nullopt));
+      ran_at.push_back(MicrosParam(ran));
       released_images.push_back(ran ? t.image_uri() : std::nullopt);
     } else if (t.to() == JobState::kRunning) {
       running_jobs.push_back(Number(update->id));

@@ -32,34 +32,29 @@ std::optional<JobExecutor::Step> JobExecutor::StepJob(const JobRecord& record, T
               {{"job", record.job.name}, {"error", stopped.message()}});
     }
   }
-  auto held = last_held_.find(record.id);
-  if (state == JobState::kPending && !record.run && held != last_held_.end() &&
-      held->second.version == record.version) {
+  if (state == JobState::kPending && !record.run) {
     JobRecord launched_view = record;
-    launched_view.run = held->second.run;
-    auto seen = runtime_.Observe(launched_view, now);
-    if (!seen.ok()) {
-      return RuntimeFailed(record, now, "replica_observe_failed", seen.status());
-    }
-    observation = std::move(seen).value();
-  } else if (state == JobState::kPending && !record.run) {
-    auto launched = runtime_.Launch(record, record.attempt, now, HeldUntil());
-    if (!launched.ok()) {
-      // A job that cannot be planned never will be: fail it rather than retry it forever.
-      if (launched.status().code() == Code::kInvalidArgument) {
-        auto failed = JobStateMachine::Transition(
-            SnapshotOf(record.id, record.version, record.job), JobState::kFailed, now,
-            "cannot launch: " + launched.status().message(),
-            RpcStatusOf(Code::kInvalidArgument, launched.status().message()));
-        if (!failed.ok()) return std::nullopt;
-        SupervisorVerdict verdict;
-        verdict.transition = std::move(failed).value();
-        return Step{std::move(verdict), &record};
+    auto held = last_held_.find(record.id);
+    if (held != last_held_.end() && held->second.version == record.version) {
+      launched_view.run = held->second.run;  // launched at the last pass, its start held
+    } else {
+      auto launched = runtime_.Launch(record, record.attempt, now, HeldUntil());
+      if (!launched.ok()) {
+        // A job that cannot be planned never will be: fail it rather than retry it forever.
+        if (launched.status().code() == Code::kInvalidArgument) {
+          auto failed = JobStateMachine::Transition(
+              SnapshotOf(record.id, record.version, record.job), JobState::kFailed, now,
+              "cannot launch: " + launched.status().message(),
+              RpcStatusOf(Code::kInvalidArgument, launched.status().message()));
+          if (!failed.ok()) return std::nullopt;
+          SupervisorVerdict verdict;
+          verdict.transition = std::move(failed).value();
+          return Step{std::move(verdict), &record};
+        }
+        return RuntimeFailed(record, now, "replica_launch_failed", launched.status());
       }
-      return RuntimeFailed(record, now, "replica_launch_failed", launched.status());
+      launched_view.run = std::move(launched).value();
     }
-    JobRecord launched_view = record;
-    launched_view.run = std::move(launched).value();
     auto seen = runtime_.Observe(launched_view, now);
     if (!seen.ok()) {
       return RuntimeFailed(record, now, "replica_observe_failed", seen.status());
@@ -223,7 +218,7 @@ StatusOr<int> JobExecutor::RunOnce() {
     }
     runtime_.Applied(record, updates[i].transition);
     metrics_.Applied(updates[i].transition.to());
-    if (updates[i].transition.enters(JobState::kRunning) && record.job.create_time) {
+    if (updates[i].transition.entered(JobState::kRunning) && record.job.create_time) {
       metrics_.Started(*record.job.create_time, now);
     }
     LogJson(LogLevel::kDebug, "job_transition",

@@ -177,7 +177,7 @@ JobTransition JobStateMachine::WithNote(JobTransition t, SchedulingNote note) {
 }
 
 JobTransition JobStateMachine::CachingImage(JobTransition t, std::optional<std::string> image_uri) {
-  if (t.enters(JobState::kRunning)) t.image_uri_ = std::move(image_uri);
+  if (t.entered(JobState::kRunning)) t.image_uri_ = std::move(image_uri);
   return t;
 }
 

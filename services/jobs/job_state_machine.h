@@ -65,7 +65,11 @@ class JobTransition {
   const std::string& reason() const { return reason_; }  // kept as a job event
   // The state it passed through from from() (from() → via → to()), if any.
   const std::optional<JobPassage>& via() const { return via_; }
-  bool enters(JobState state) const { return to_ == state || (via_ && via_->state == state); }
+  // When it entered `state`, on its way or at its end; nullopt when it did not.
+  std::optional<Timestamp> entered(JobState state) const {
+    if (via_ && via_->state == state) return via_->at;
+    return to_ == state ? std::optional<Timestamp>(at_) : std::nullopt;
+  }
   const std::optional<Timestamp>& start_time() const { return start_time_; }  // the first RUNNING
   const std::optional<Timestamp>& end_time() const { return end_time_; }      // a terminal state
   const std::optional<RpcStatus>& error() const { return error_; }            // FAILED, CANCELLED

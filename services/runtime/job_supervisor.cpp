@@ -325,16 +325,16 @@ SupervisorVerdict Supervise(const JobRecord& job, const std::optional<Observatio
     std::string reason = job.job.start_time || run.attempt > 0
                              ? "all replicas are running again, resuming from the last checkpoint"
                              : "all replicas are running";
+    const std::optional<Timestamp> run_deadline = RunDeadline(started);
     const bool ended = PrimarySucceeded(run);
     Move(verdict, job, JobState::kRunning, at, std::move(reason), std::nullopt,
-         ended ? JobRun{} : std::move(run), Earliest(next, RunDeadline(started)));
+         ended ? JobRun{} : std::move(run), Earliest(next, run_deadline));
     NoteRuntimeReason(verdict, job, *observation, /*waiting=*/false, now, JobRun{}, std::nullopt);
     // A run that started and ended since the last look (shorter than the runtime's passes, or a
     // pass that came late): its start and its end in one write.
     if (ended && verdict.transition) EndWithStart(verdict, job, started, now, std::move(run));
-    const std::optional<Timestamp> deadline = RunDeadline(started);
     if (!ended && observation->succeeds_at &&
-        (!deadline || *observation->succeeds_at < *deadline)) {
+        (!run_deadline || *observation->succeeds_at < *run_deadline)) {
       verdict.succeeds_at = observation->succeeds_at;
     }
     return verdict;

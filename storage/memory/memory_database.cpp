@@ -103,13 +103,13 @@ bool MemoryDatabase::ApplyLocked(const StateUpdate& update) {
   if (held == nodes_of_job.end()) return true;
   // Its nodes follow the job (storage/job_transition_sql.cpp's TransitionNodeStatements): BUSY
   // once it runs, given back once it ends, both for a run that started and ended in one.
-  if (t.enters(JobState::kRunning)) {
+  if (const std::optional<Timestamp> ran = t.entered(JobState::kRunning)) {
     for (const auto& [pool, ordinal] : held->second) {
       MemoryNode& node = *NodeLocked(pool, ordinal);
       std::optional<NodeState> busy = NodeStateMachine::Next(node.state, NodeEvent::kJobRunning);
       if (!busy) continue;
       node.state = *busy;
-      node.since = t.via() ? t.via()->at : t.at();
+      node.since = *ran;
       if (t.image_uri()) {
         auto& cache = node.image_cache;
         cache.erase(std::remove(cache.begin(), cache.end(), *t.image_uri()), cache.end());

@@ -236,16 +236,15 @@ void SimRuntime::Applied(const JobRecord& job, const JobTransition& t) {
   };
   const CustomJob& spec = job.job;
   // A run that started and ended between two looks (JobTransition::via) prints both.
-  const bool ran =
-      t.from() == JobState::kRunning || (t.via() && t.via()->state == JobState::kRunning);
-  if (t.enters(JobState::kRunning) && t.from() == JobState::kPending &&
-      StepLines(SimRunTime(spec, timings_)) > 0) {
-    line(t.via() ? t.via()->at : t.at(), LogSeverity::kInfo,
+  const std::optional<Timestamp> started = t.entered(JobState::kRunning);
+  if (started && t.from() == JobState::kPending && StepLines(SimRunTime(spec, timings_)) > 0) {
+    line(*started, LogSeverity::kInfo,
          Format("starting training of %s on %lld replica(s), image %s", spec.display_name.c_str(),
                 static_cast<long long>(Replicas(job)),
                 PrimaryImage(spec.job_spec).value_or("").c_str()));
   }
-  const bool ended = ran && (t.to() == JobState::kSucceeded || t.to() == JobState::kFailed);
+  const bool ended = (t.from() == JobState::kRunning || started) &&
+                     (t.to() == JobState::kSucceeded || t.to() == JobState::kFailed);
   if (ended) {
     const Duration run = SimRunTime(spec, timings_);
     const Timestamp start =
