@@ -224,7 +224,10 @@ check "GETs are served after one upstream is killed" "$served" 10
 
 # The edge's rate limit: one token's 600 GETs on one kept connection, far past its burst (100, then
 # 50/s), pass up to the burst and are then answered 429 by nginx, with Vertex's error body and
-# when to retry; once that time has passed the token is served again.
+# when to retry; once that time has passed the token is served again. A token of its own: the
+# GETs above spent part of the first token's burst less than a second ago (50/s refills it).
+FLOOD_TOKEN=$("$TRAINYARD_BIN" tokens create --data-dir "$E2E_DIR/data" --project demo --role editor)
+AUTH=(-H "Authorization: Bearer $FLOOD_TOKEN")
 FLOOD="$E2E_DIR/flood"
 mkdir -p "$FLOOD"
 curl -s --cacert "$PKI/ca.pem" "${AUTH[@]}" -i -o "$FLOOD/#1" -w '%{http_code}\n' \
