@@ -47,8 +47,9 @@ for job in "$standard" "$spot" "$flex"; do
 done
 check "reason of an admitted job" "$(field "$standard" .trainyard.reason.code)" ADMITTED
 
-# Its verdict comes at once; its position with the next report of positions (each second).
-wait_until 30 "the huge job gets a verdict and a position" bash -c "[ \"\$(curl -fsS '$BASE/v1/$huge' | jq -r '.trainyard.queuePosition // empty')\" != '' ]"
+# Its verdict comes at once; its position with the next report of positions (each second), the
+# first of its queue once the jobs created before it are admitted (a report may still count them).
+wait_until 30 "the huge job gets a verdict and is first in its queue" bash -c "[ \"\$(curl -fsS '$BASE/v1/$huge' | jq -r '.trainyard.queuePosition // empty')\" = 1 ]"
 check "huge job stays QUEUED" "$(field "$huge" .state)" JOB_STATE_QUEUED
 check "huge job says it never fits" "$(field "$huge" .trainyard.reason.code)" NEVER_FITS
 check "huge job names the largest pool" \
