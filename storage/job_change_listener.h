@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "services/status.h"
+#include "storage/job_change_notify.h"
 #include "storage/job_record_cache.h"
 #include "storage/pg.h"
 
@@ -21,7 +22,7 @@ namespace trainyard::storage {
 
 class JobChangeListener {
  public:
-  static constexpr const char* kChannel = "trainyard_job_changes";
+  static constexpr const char* kChannel = TY_JOB_CHANGES_CHANNEL;
   // The feed's connection's application_name (pg_stat_activity tells it apart).
   static constexpr const char* kApplicationName = "trainyard-job-changes";
 

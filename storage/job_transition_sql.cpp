@@ -7,6 +7,7 @@
 #include "services/fleet/node_state.h"
 #include "services/jobs/catalog.h"
 #include "services/jobs/job_record_update.h"
+#include "storage/job_change_notify.h"
 #include "storage/named_sql.h"
 #include "storage/node_moves.h"
 #include "storage/row_codec.h"
@@ -78,29 +79,26 @@ namespace {
   ":to::smallint, :reason::text)) AS e(time, from_state, to_state, reason) " \
   "WHERE e.to_state IS NOT NULL) "
 
-// A transition stamps the change feed in its SET and notifies the poll caches of its jobs
-// (storage/job_change_listener.h's channel, sent at commit) itself: migrations/0020's row
-// triggers leave a version bump to it, so each row calls no trigger function.
-#define TY_TRANSITION_NOTIFY "pg_notify('trainyard_job_changes', "
+// A transition stamps the change feed in its SET and notifies the poll caches of its jobs itself
+// (storage/job_change_notify.h): migrations/0020's row triggers leave a version bump to it, so
+// each row calls no trigger function.
 // Its rows are the jobs it moved (the events' insert, a data-modifying CTE, runs regardless).
 constexpr const char* kApplyTransitionText =
     "WITH u AS (UPDATE custom_jobs SET " TY_TRANSITION_SET "WHERE " TY_TRANSITION_WHERE
-    "RETURNING id), n AS (SELECT " TY_TRANSITION_NOTIFY
-    "id::text) FROM u), " TY_TRANSITION_EVENTS TY_TRANSITION_EVENT_ROWS
-    "SELECT id FROM u WHERE (SELECT count(*) FROM n) >= 0";
+    "RETURNING id), n AS (" TY_NOTIFY_JOBS_OF(
+        "u") "), " TY_TRANSITION_EVENTS TY_TRANSITION_EVENT_ROWS
+             "SELECT id FROM u WHERE (SELECT count(*) FROM n) >= 0";
 
 // The same for many jobs: every name's values in one text array, unnested into the rows of t
 // (each use of a name casts it), so the statement is planned and its SET expressions built once
 // a pass instead of once a job (in the runtime's backend that was a fifth of its time). The node
 // states a job must not be on stay one value for all. It returns the ids it applied to, and
-// notifies them 300 to a notification (a payload must stay under 8000 bytes) rather than one a job.
+// notifies them a few hundred to a notification rather than one a job.
 constexpr const char* kApplyTransitionsText =
     "u AS (UPDATE custom_jobs SET " TY_TRANSITION_SET "FROM t WHERE " TY_TRANSITION_WHERE
-    "RETURNING id), n AS (SELECT " TY_TRANSITION_NOTIFY
-    "string_agg(id::text, ',')) "
-    "FROM (SELECT id, (row_number() OVER () - 1) / 300 AS g FROM u) b GROUP BY "
-    "g), " TY_TRANSITION_EVENTS "JOIN t ON :id::bigint = u.id" TY_TRANSITION_EVENT_ROWS
-    "SELECT id FROM u WHERE (SELECT count(*) FROM n) >= 0";
+    "RETURNING id), n AS (" TY_NOTIFY_JOBS_OF(
+        "u") "), " TY_TRANSITION_EVENTS "JOIN t ON :id::bigint = u.id" TY_TRANSITION_EVENT_ROWS
+             "SELECT id FROM u WHERE (SELECT count(*) FROM n) >= 0";
 constexpr std::string_view kSharedName = "down_node_states";
 
 const NamedSql& ApplyTransitionSql() {

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "storage/job_change_notify.h"
 #include "storage/job_transition_sql.h"
 #include "storage/node_moves.h"
 #include "storage/row_codec.h"
@@ -71,13 +72,14 @@ const StateSql kFailResource(
     "sched_message = NULL, version = version + 1 "
     "WHERE uid = $1::bigint AND version = $4::bigint AND state = :resource_provisioning");
 
-// Verdicts annotate QUEUED jobs ($5) only: they are not transitions, so the version stays. A
-// position of 0 is none reported yet.
+// Verdicts annotate QUEUED jobs only: they are not transitions, so the version stays. A position
+// of 0 is none reported yet. Its one row: how many jobs it wrote.
 const StateSql kVerdicts(
-    "UPDATE custom_jobs j SET sched_code = d.code, sched_message = d.msg, "
+    "WITH v AS (UPDATE custom_jobs j SET sched_code = d.code, sched_message = d.msg, "
     "queue_position = NULLIF(d.pos, 0) "
     "FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[]) AS d(id, code, msg, pos) "
-    "WHERE j.id = d.id AND j.state = :job_queued");
+    "WHERE j.id = d.id AND j.state = :job_queued RETURNING j.id), "
+    "n AS (" TY_NOTIFY_JOBS_OF("v") ") SELECT count(*) FROM v WHERE (SELECT count(*) FROM n) >= 0");
 
 const StateSql kVerdictEvents(
     "INSERT INTO job_events (job_id, time, from_state, to_state, reason) "
@@ -87,11 +89,12 @@ const StateSql kVerdictEvents(
 // Victims told to stop keep running through their grace and say so (a note: state and version
 // stay), with an event.
 const StateSql kVictimNotices(
-    "WITH n AS (UPDATE custom_jobs j SET sched_code = d.code, sched_message = d.msg "
+    "WITH v AS (UPDATE custom_jobs j SET sched_code = d.code, sched_message = d.msg "
     "FROM unnest($1::bigint[], $2::text[], $4::text[]) AS d(id, msg, code) "
-    "WHERE j.id = d.id AND j.state IN (:job_pending, :job_running) RETURNING j.id, j.state, d.msg) "
+    "WHERE j.id = d.id AND j.state IN (:job_pending, :job_running) RETURNING j.id, j.state, d.msg), "
+    "n AS (" TY_NOTIFY_JOBS_OF("v") ") "
     "INSERT INTO job_events (job_id, time, from_state, to_state, reason) "
-    "SELECT id, " TY_TS("$3") ", state, state, msg FROM n");
+    "SELECT id, " TY_TS("$3") ", state, state, msg FROM v WHERE (SELECT count(*) FROM n) >= 0");
 
 // A victim as it is now, locked for the preemption: its requeue is a compare-and-set on this.
 constexpr const char* kLockVictim =
@@ -311,7 +314,7 @@ StatusOr<int> PgCycleWrites::WriteVerdicts(const std::vector<VerdictUpdate>& ver
                               v.verdict.message.str());
     }
   }
-  TY_ASSIGN_OR_RETURN(pg::Result r,
+  TY_ASSIGN_OR_RETURN(pg::Result written,
                       tx_.Exec(kVerdicts.With({NumberArray(ids), TextArray(codes),
                                                TextArray(messages), NumberArray(positions)})));
   if (!event_ids.empty()) {
@@ -319,7 +322,7 @@ StatusOr<int> PgCycleWrites::WriteVerdicts(const std::vector<VerdictUpdate>& ver
                                                      TextArray(event_reasons), MicrosParam(now)}))
                            .status());
   }
-  return static_cast<int>(r.affected());
+  return static_cast<int>(written.GetInt64(0, 0));
 }
 
 }  // namespace trainyard::storage

@@ -1,6 +1,7 @@
 #include "storage/pg_failure_store.h"
 
 #include "services/fleet/failure_model.h"
+#include "storage/job_change_notify.h"
 #include "storage/job_row.h"
 #include "storage/job_transition_sql.h"
 #include "storage/node_moves.h"
@@ -63,9 +64,11 @@ constexpr const char* kNotice =
           "AND ordinal = $2::int AND state = ANY($8::smallint[]) "
           "AND preempt_at IS NULL RETURNING job_id), "
           "j AS (UPDATE custom_jobs SET sched_code = $7, sched_message = $4 "
-          "WHERE id = (SELECT job_id FROM n) AND state = ANY($6::smallint[]) RETURNING id, state) "
+          "WHERE id = (SELECT job_id FROM n) AND state = ANY($6::smallint[]) RETURNING id, state), "
+          "notified AS (" TY_NOTIFY_JOBS_OF("j") ") "
           "INSERT INTO job_events (job_id, time, from_state, to_state, reason) "
-          "SELECT id, " TY_TS("$5") ", state, state, $4 FROM j";
+          "SELECT id, " TY_TS("$5") ", state, state, $4 FROM j "
+          "WHERE (SELECT count(*) FROM notified) >= 0";
 
 // The node moves as NodeStateMachine's event says from the state it is found in ($5, $6:
 // EventMovesParams), the same for every statement below: none chooses a state of its own.

@@ -11,7 +11,7 @@ namespace {
 
 // One statement, so one round trip and one (implicit) transaction for a whole batch:
 //  - `live` skips lines of jobs deleted meanwhile, and KEY SHARE makes a delete that starts now
-//    wait for us rather than fail the batch on the foreign key;
+//    wait for us, then remove what we stored (no foreign key: migrations/0021);
 //  - `stats` counts the lines per job (the upsert serializes concurrent appends to one job and
 //    numbers their lines without gaps or repeats); the retention bound is fixed at a job's first
 //    line;

@@ -35,7 +35,7 @@ constexpr const char* kGetJob =
     " FROM custom_jobs "
     "WHERE id = $1::bigint AND project_number = $2::bigint AND location = $3";
 
-// A job's events go with it (job_events has no foreign key to cascade: migrations/0020).
+// A job's events and log lines go with it (no foreign key cascades: migrations/0020 and 0021).
 constexpr const char* kDeleteWithOperation =
     "WITH d AS (DELETE FROM custom_jobs WHERE id = $1::bigint AND project_number = $2::bigint "
     "AND location = $3 AND version = $4::bigint RETURNING id), "
@@ -43,6 +43,12 @@ constexpr const char* kDeleteWithOperation =
     "INSERT INTO operations (id, project_number, location, parent, metadata_type, done, response, "
     "create_time, update_time) SELECT $5::bigint, $2::bigint, $3, $6, $7, true, $8::jsonb, " TY_TS(
         "$9") ", " TY_TS("$9") " FROM d";
+// In a statement after the job's delete: an append that locked the job first (FOR KEY SHARE,
+// storage/pg_job_log_store.cpp) has committed by then and this statement's snapshot sees its
+// lines; one that comes later finds no job and stores nothing.
+constexpr const char* kDeleteLogs =
+    "WITH lines AS (DELETE FROM job_log_lines WHERE job_id = $1::bigint) "
+    "DELETE FROM job_log_stats WHERE job_id = $1::bigint";
 
 constexpr const char* kHeartbeat =
     "UPDATE custom_jobs SET lease_expires_at = now() + $2::bigint * interval '1 second' "
@@ -251,9 +257,11 @@ Status PgJobStore::DeleteWithOperation(int64_t project_number, const std::string
       MicrosParam(op.create_time),
   };
   TY_ASSIGN_OR_RETURN(auto conn, pool_.Acquire());
-  TY_ASSIGN_OR_RETURN(pg::Result r, conn->Exec(kDeleteWithOperation, params));
+  TY_ASSIGN_OR_RETURN(pg::Transaction tx, pg::Transaction::Begin(*conn));
+  TY_ASSIGN_OR_RETURN(pg::Result r, tx.Exec(kDeleteWithOperation, params));
   if (r.affected() == 0) return NotFound("custom job not found");
-  return Status::Ok();
+  TY_RETURN_IF_ERROR(tx.Exec(kDeleteLogs, {std::to_string(id)}).status());
+  return tx.Commit();
 }
 
 StatusOr<int64_t> PgJobStore::Heartbeat(const std::string& owner, std::chrono::seconds lease) {

@@ -17,12 +17,14 @@
 #include <vector>
 
 #include "services/clock.h"
+#include "services/fleet/fleet.h"
 #include "services/jobs/job_service.h"
 #include "services/jobs/job_state_machine.h"
 #include "storage/cached_job_store.h"
 #include "storage/job_change_listener.h"
 #include "storage/job_record_cache.h"
 #include "storage/pg.h"
+#include "storage/pg_cycle_writes.h"
 #include "storage/pg_job_store.h"
 #include "storage/pg_project_repository.h"
 #include "tests/integration/small_job.h"
@@ -139,15 +141,50 @@ TEST_F(JobCacheTest, AProcessReadsItsOwnCancelAtOnceAndTheOtherHearsOfIt) {
   EXPECT_TRUE(WaitFor([&] { return GetOn(*b_)->state == JobState::kCancelling; }));
 }
 
-TEST_F(JobCacheTest, AVerdictWrittenByAnotherProcessReachesThePoll) {
-  ASSERT_TRUE(GetOn(*b_).ok());
-  Sql("UPDATE custom_jobs SET sched_code = 'NO_CAPACITY', sched_message = 'no nodes free' "
-      "WHERE id = " +
-      std::to_string(id_));
-  EXPECT_TRUE(WaitFor([&] {
-    auto got = GetOn(*b_);
-    return got.ok() && got->trainyard && got->trainyard->reason_code == "NO_CAPACITY";
-  }));
+// The scheduler's verdicts change no version: their statement notifies its jobs itself, a few
+// hundred to a notification (storage/job_change_notify.h), and each poll the other process keeps
+// shows the verdict and the position.
+TEST_F(JobCacheTest, TheSchedulersVerdictsReachEveryPollOfTheOther) {
+  std::vector<int64_t> ids = {id_};
+  for (int i = 0; i < 319; ++i) {
+    auto created = a_->service->Create(kParent, SmallJob("many"), "");
+    ASSERT_TRUE(created.ok()) << created.status().message();
+    ids.push_back(std::stoll(created->name.substr(created->name.rfind('/') + 1)));
+  }
+  auto ref = [](int64_t id) { return JobRef{kParent, std::to_string(id)}; };
+  for (int64_t id : ids) ASSERT_TRUE(b_->service->Get(ref(id)).ok());
+  const auto kept = b_->cache->stats().hits;
+  for (int64_t id : ids) ASSERT_EQ(b_->service->Get(ref(id))->state, JobState::kQueued);
+  ASSERT_EQ(b_->cache->stats().hits, kept + 320) << "B answers these polls from memory";
+
+  std::vector<VerdictUpdate> verdicts;
+  for (size_t i = 0; i < ids.size(); ++i) {
+    VerdictUpdate v;
+    v.job_id = ids[i];
+    v.verdict.code = ReasonCode::kNoCapacity;
+    v.verdict.message = "no nodes free";
+    v.verdict.position = static_cast<int64_t>(i) + 1;
+    v.code_changed = true;
+    verdicts.push_back(std::move(v));
+  }
+  auto conn = a_->pool->Acquire();
+  ASSERT_TRUE(conn.ok()) << conn.status().message();
+  auto tx = pg::Transaction::Begin(**conn);
+  ASSERT_TRUE(tx.ok()) << tx.status().message();
+  const Fleet fleet;
+  storage::PgCycleWrites writes(*tx, fleet);
+  auto written = writes.WriteVerdicts(verdicts, clock_.Now());
+  ASSERT_TRUE(written.ok()) << written.status().message();
+  EXPECT_EQ(*written, 320);
+  ASSERT_TRUE(tx->Commit().ok());
+
+  for (size_t i = 0; i < ids.size(); ++i) {
+    EXPECT_TRUE(WaitFor([&] {
+      auto got = b_->service->Get(ref(ids[i]));
+      return got.ok() && got->trainyard && got->trainyard->reason_code == "NO_CAPACITY" &&
+             got->trainyard->queue_position == static_cast<int64_t>(i) + 1;
+    })) << ids[i];
+  }
 }
 
 // A pass moves its jobs in one statement that notifies them a few hundred ids at a time

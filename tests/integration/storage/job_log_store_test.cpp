@@ -275,11 +275,18 @@ TEST_F(JobLogStoreTest, UnknownJobsProjectsAndDeletedJobs) {
   logging.filter.job_id = "not-a-number";
   EXPECT_TRUE(log_service_->ListEntries(logging)->page.entries.empty());
 
-  // Lines go with their job.
-  auto conn = pool_->Acquire();
-  ASSERT_TRUE(conn.ok());
-  ASSERT_TRUE(
-      (*conn)->Exec("DELETE FROM custom_jobs WHERE id = $1::bigint", {std::to_string(job)}).ok());
+  // Lines go with their job, deleted as the API deletes it (no foreign key cascades).
+  Operation op;
+  op.id = 4242;
+  op.project_number = project_number_;
+  op.location = "us-central1";
+  op.metadata_type = "type.googleapis.com/google.cloud.aiplatform.v1.DeleteOperationMetadata";
+  op.response_json = "{}";
+  op.create_time = clock_.Now();
+  const int64_t version =
+      Count("SELECT version FROM custom_jobs WHERE id = " + std::to_string(job));
+  ASSERT_TRUE(jobs_->DeleteWithOperation(project_number_, "us-central1", job, version, op).ok());
+  EXPECT_EQ(Count("SELECT count(*) FROM custom_jobs"), 0);
   EXPECT_EQ(Count("SELECT count(*) FROM job_log_lines"), 0);
   EXPECT_EQ(Count("SELECT count(*) FROM job_log_stats"), 0);
 }
