@@ -1,5 +1,5 @@
--- Issue 50: a job's life in fewer, cheaper writes (docs/performance.md, "Verdicts and log lines
--- without row triggers").
+-- Issue 50: a job's life in fewer, cheaper writes (docs/performance.md, "Verdicts and notices
+-- that notify per statement; log lines without key checks").
 --
 -- The scheduler's verdicts and notices, and the failure simulator's notices, notify the poll
 -- caches in their own statements, a few hundred ids a notification (storage/job_change_notify.h),
@@ -8,7 +8,7 @@
 DROP TRIGGER custom_jobs_notify_update ON custom_jobs;
 
 -- A verdict changes no indexed column: with room on the page it is a HOT update, which writes no
--- index entry (eight indexes otherwise) and leaves none dead for the change feed and the due read
+-- index entry (seven indexes otherwise) and leaves none dead for the change feed and the due read
 -- to step over. Pages already full keep their rows until they are rewritten.
 ALTER TABLE custom_jobs SET (fillfactor = 70);
 
