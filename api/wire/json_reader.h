@@ -11,7 +11,6 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -145,7 +144,9 @@ class ObjectReader {
   const nlohmann::json& object_;
   FieldPath path_;
   Status error_;
-  std::set<std::string, std::less<>> consumed_;
+  // The keys read, as the object's own (it outlives the reader): a few a message, so a vector.
+  std::vector<const std::string*> consumed_;
+  bool underscored_keys_ = false;  // some key could be a snake_case spelling
   bool ignore_unknown_ = false;
 };
 
