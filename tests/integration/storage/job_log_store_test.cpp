@@ -6,6 +6,7 @@
 #include <iostream>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "services/jobs/job_service.h"
@@ -54,6 +55,20 @@ class JobLogStoreTest : public ::testing::Test {
     EXPECT_TRUE(created.ok()) << created.status().message();
     if (!created.ok()) return 0;
     return std::stoll(created->name.substr(created->name.rfind('/') + 1));
+  }
+
+  // The store's delete, as the API's DELETE of the job runs it.
+  Status DeleteJob(int64_t job) {
+    Operation op;
+    op.id = 4242 + job % 1000;
+    op.project_number = project_number_;
+    op.location = "us-central1";
+    op.metadata_type = "type.googleapis.com/google.cloud.aiplatform.v1.DeleteOperationMetadata";
+    op.response_json = "{}";
+    op.create_time = clock_.Now();
+    const int64_t version =
+        Count("SELECT version FROM custom_jobs WHERE id = " + std::to_string(job));
+    return jobs_->DeleteWithOperation(project_number_, "us-central1", job, version, op);
   }
 
   void AddEvent(int64_t job, Timestamp at, JobState from, JobState to, const std::string& reason) {
@@ -276,19 +291,55 @@ TEST_F(JobLogStoreTest, UnknownJobsProjectsAndDeletedJobs) {
   EXPECT_TRUE(log_service_->ListEntries(logging)->page.entries.empty());
 
   // Lines go with their job, deleted as the API deletes it (no foreign key cascades).
-  Operation op;
-  op.id = 4242;
-  op.project_number = project_number_;
-  op.location = "us-central1";
-  op.metadata_type = "type.googleapis.com/google.cloud.aiplatform.v1.DeleteOperationMetadata";
-  op.response_json = "{}";
-  op.create_time = clock_.Now();
-  const int64_t version =
-      Count("SELECT version FROM custom_jobs WHERE id = " + std::to_string(job));
-  ASSERT_TRUE(jobs_->DeleteWithOperation(project_number_, "us-central1", job, version, op).ok());
+  ASSERT_TRUE(DeleteJob(job).ok());
   EXPECT_EQ(Count("SELECT count(*) FROM custom_jobs"), 0);
   EXPECT_EQ(Count("SELECT count(*) FROM job_log_lines"), 0);
   EXPECT_EQ(Count("SELECT count(*) FROM job_log_stats"), 0);
+}
+
+// The lines have no foreign key (migrations/0021): an append locks its jobs FOR KEY SHARE, and a
+// delete that waited on that lock removes, in a statement after its own, the lines the append
+// committed meanwhile. (Removed in the delete's own statement, they would stay: its snapshot
+// predates them.)
+TEST_F(JobLogStoreTest, ADeleteThatWaitedOnAnAppendRemovesTheLinesItStored) {
+  const int64_t job = CreateJob();
+  const std::string id = std::to_string(job);
+  // An append in flight, as kAppend runs it: the job locked, its count and a line written.
+  auto appender = pool_->Acquire();
+  ASSERT_TRUE(appender.ok());
+  auto append = pg::Transaction::Begin(**appender);
+  ASSERT_TRUE(append.ok());
+  ASSERT_TRUE(
+      append->Exec("SELECT id FROM custom_jobs WHERE id = $1::bigint FOR KEY SHARE", {id}).ok());
+  ASSERT_TRUE(append
+                  ->Exec("INSERT INTO job_log_stats (job_id, appended, head_limit, tail_limit) "
+                         "VALUES ($1::bigint, 1, 100, 100)",
+                         {id})
+                  .ok());
+  ASSERT_TRUE(append
+                  ->Exec("INSERT INTO job_log_lines (job_id, line_no, time, severity, task_name, "
+                         "message) VALUES ($1::bigint, 1, now(), 200, 'workerpool0-0', 'late')",
+                         {id})
+                  .ok());
+
+  Status deleted = Internal("not run");
+  std::thread deleter([&] { deleted = DeleteJob(job); });
+  // The delete waits on the append's lock (polled with a deadline, never slept on).
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (Count("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND "
+               "query LIKE 'WITH d AS (DELETE FROM custom_jobs%'") == 0 &&
+         std::chrono::steady_clock::now() < until) {
+    std::this_thread::yield();
+  }
+  EXPECT_EQ(Count("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND "
+                  "query LIKE 'WITH d AS (DELETE FROM custom_jobs%'"),
+            1);
+  ASSERT_TRUE(append->Commit().ok());
+  deleter.join();
+  ASSERT_TRUE(deleted.ok()) << deleted.message();
+  EXPECT_EQ(Count("SELECT count(*) FROM custom_jobs WHERE id = " + id), 0);
+  EXPECT_EQ(Count("SELECT count(*) FROM job_log_lines WHERE job_id = " + id), 0);
+  EXPECT_EQ(Count("SELECT count(*) FROM job_log_stats WHERE job_id = " + id), 0);
 }
 
 TEST_F(JobLogStoreTest, MessagesAreSanitizedSoOneBadLineCannotFailTheBatch) {
