@@ -120,8 +120,10 @@ async function main() {
     await why.first().waitFor();
     check('a job that cannot fit says so in words, with its reason code',
       (await why.first().textContent()).includes('NEVER_FITS'), await why.first().textContent());
+    // The timeline is read after the job (a second request): wait for it, with a deadline.
     check('its timeline shows it was created',
-      await page.getByRole('listitem').filter({ hasText: 'created' }).first().isVisible());
+      await page.getByRole('listitem').filter({ hasText: 'created' }).first().waitFor({ timeout: 30000 })
+        .then(() => true, () => false));
 
     // The starting job's page says the same, under "Starting up".
     await page.goto(`${BASE}/console/#/job/demo/us-central1/${BOOTING}`);
