@@ -25,7 +25,8 @@ namespace {
 // the job's nodes may be down (:down_node_states).
 //
 // Nothing here computes from the row: the values that follow from it were computed from the row
-// at :version, which the compare-and-set below requires.
+// at :version, which the compare-and-set below requires. A JSON value is tested as text and cast
+// where it is set: in the batch form each cast of a text column parses it again, row by row.
 // The SET list; then the compare-and-set; then what job_events records of it.
 #define TY_TRANSITION_SET \
   "state = :to::smallint, version = version + 1, " \
@@ -49,13 +50,13 @@ namespace {
   "checkpoint_saving_us = :checkpoint_saving_us::bigint, redone_us = :redone_us::bigint, " \
   "program_starting_us = :program_starting_us::bigint, " \
   "checkpointed_us = :checkpointed_us::bigint, " \
-  "admitted_at = CASE WHEN :placement::jsonb IS NOT NULL THEN " TY_TS(":at") " " \
+  "admitted_at = CASE WHEN :placement::text IS NOT NULL THEN " TY_TS(":at") " " \
   "WHEN :clears_admission::boolean THEN NULL ELSE admitted_at END, " \
-  "placement = CASE WHEN :placement::jsonb IS NOT NULL THEN :placement::jsonb " \
+  "placement = CASE WHEN :placement::text IS NOT NULL THEN :placement::jsonb " \
   "WHEN :clears_admission::boolean THEN NULL ELSE placement END, " \
-  "hourly_price_micros = CASE WHEN :placement::jsonb IS NOT NULL THEN :hourly_price::bigint " \
+  "hourly_price_micros = CASE WHEN :placement::text IS NOT NULL THEN :hourly_price::bigint " \
   "WHEN :clears_admission::boolean THEN 0 ELSE hourly_price_micros END, " \
-  "accelerators = CASE WHEN :placement::jsonb IS NOT NULL THEN :accelerators::int " \
+  "accelerators = CASE WHEN :placement::text IS NOT NULL THEN :accelerators::int " \
   "ELSE accelerators END, " \
   "spot_restarts = :spot_restarts::int, " \
   "sched_code = CASE WHEN :sets_note::boolean THEN :note_code::text ELSE sched_code END, " \
@@ -63,7 +64,7 @@ namespace {
   "queue_position = CASE WHEN :from::smallint = :to::smallint THEN queue_position ELSE NULL END, " \
   "run_attempt = COALESCE(:run_attempt::smallint, run_attempt), " \
   "run_replicas = CASE WHEN :stops_replicas::boolean THEN NULL " \
-  "WHEN :run_replicas::jsonb IS NOT NULL THEN :run_replicas::jsonb ELSE run_replicas END "
+  "WHEN :run_replicas::text IS NOT NULL THEN :run_replicas::jsonb ELSE run_replicas END "
 #define TY_TRANSITION_WHERE                                                                 \
   "id = :id::bigint AND version = :version::bigint AND state = :from::smallint "            \
   "AND (:lease_owner::text IS NULL OR lease_owner = :lease_owner::text) "                   \
