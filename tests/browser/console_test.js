@@ -218,7 +218,10 @@ async function main() {
     check('a what-if run compares the scenarios side by side',
       (await comparison.getByRole('columnheader').allTextContents()).join(',') === ',on-demand,spot-fallback',
       await comparison.getByRole('columnheader').allTextContents());
-    check('with its plots', await page.getByRole('img', { name: 'wait cdf' }).isVisible());
+    // A plot is an SVG image from a data URL, decoded after it is put in the page: wait for it.
+    const plot = page.getByRole('img', { name: 'wait cdf' });
+    check('with its plots', await plot.waitFor({ timeout: 30000 })
+      .then(() => plot.evaluate((img) => img.decode().then(() => img.naturalWidth > 0)), () => false));
 
     // And one of the user's own beside a shipped one: a scenario file and its trace, uploaded.
     await page.getByRole('checkbox', { name: 'spot-fallback', exact: true }).uncheck();
