@@ -4,12 +4,12 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
-#include <cstdio>
 #include <ostream>
 #include <string>
 #include <vector>
 
 #include "api/filter_parser.h"
+#include "services/time.h"
 #include "storage/job_filter_sql.h"
 
 namespace trainyard {
@@ -22,19 +22,6 @@ using ::testing::StartsWith;
 // ---------------------------------------------------------------------------------------------
 // A compact rendering of the tree, so the tables can state expected structure in one string:
 //   (AND (OR a b) (NOT c)), comparisons as `field op value`.
-
-std::string TimeString(Timestamp t) {
-  namespace chr = std::chrono;
-  const chr::sys_days day = chr::floor<chr::days>(t);
-  const chr::year_month_day date(day);
-  const chr::hh_mm_ss<chr::microseconds> time(t - day);
-  char buf[40];
-  std::snprintf(buf, sizeof(buf), "%04d-%02u-%02uT%02d:%02d:%02d.%06dZ", int(date.year()),
-                unsigned(date.month()), unsigned(date.day()), int(time.hours().count()),
-                int(time.minutes().count()), int(time.seconds().count()),
-                int(time.subseconds().count()));
-  return buf;
-}
 
 const char* OpString(FilterOp op) {
   switch (op) {
@@ -66,7 +53,7 @@ std::string DumpComparison(const FilterComparison& c) {
     case FilterField::kState:
       return "state " + op + " " + std::to_string(int(c.state));
     case FilterField::kCreateTime:
-      return "create_time " + op + " " + TimeString(c.time);
+      return "create_time " + op + " " + FormatUtcMicros(c.time);
     case FilterField::kLabel:
       return "labels." + c.label_key + " " + op + " \"" + c.text + "\"";
   }
