@@ -325,15 +325,16 @@ TEST_F(JobLogStoreTest, ADeleteThatWaitedOnAnAppendRemovesTheLinesItStored) {
   Status deleted = Internal("not run");
   std::thread deleter([&] { deleted = DeleteJob(job); });
   // The delete waits on the append's lock (polled with a deadline, never slept on).
+  auto deletes_waiting = [&] {
+    return Count(
+        "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND "
+        "query LIKE 'WITH d AS (DELETE FROM custom_jobs%'");
+  };
   const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (Count("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND "
-               "query LIKE 'WITH d AS (DELETE FROM custom_jobs%'") == 0 &&
-         std::chrono::steady_clock::now() < until) {
+  while (deletes_waiting() == 0 && std::chrono::steady_clock::now() < until) {
     std::this_thread::yield();
   }
-  EXPECT_EQ(Count("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND "
-                  "query LIKE 'WITH d AS (DELETE FROM custom_jobs%'"),
-            1);
+  EXPECT_EQ(deletes_waiting(), 1);
   ASSERT_TRUE(append->Commit().ok());
   deleter.join();
   ASSERT_TRUE(deleted.ok()) << deleted.message();
