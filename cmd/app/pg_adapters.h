@@ -54,6 +54,9 @@ class PgAdapters {
   storage::PgTokenStore& tokens() { return tokens_; }
   // Null when polls are not cached.
   storage::JobRecordCache* job_cache() { return job_cache_.get(); }
+  // Stops hearing job changes (polls then read the database): before the database stops, so its
+  // closing is not taken for a lost feed.
+  void StopChangeFeed() { job_changes_.reset(); }
 
  private:
   pg::Pool& pool_;

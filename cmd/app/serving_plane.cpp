@@ -99,6 +99,7 @@ void ServingPlane::BeginDrain() {
 Status ServingPlane::Close(std::chrono::milliseconds drain) {
   if (metrics_listener_) metrics_listener_->Stop(drain);
   if (server_) server_->Stop(drain);
+  if (adapters_) adapters_->StopChangeFeed();
   return db_ ? db_->CloseAfterServe() : Status::Ok();
 }
 

@@ -52,7 +52,8 @@ class ServingPlane {
   // job leases go at once: a stopped server ends its replicas (a killed one leaves them to be
   // adopted on restart).
   void BeginDrain();
-  // Closes the listeners, each giving the requests in flight up to `drain`, then the database.
+  // Closes the listeners, each giving the requests in flight up to `drain`, then the job change
+  // feed, then the database.
   Status Close(std::chrono::milliseconds drain);
 
  private:
