@@ -83,6 +83,11 @@ struct CapacityPool {
   int zone_capacity = -1;
 
   int nodes() const { return elastic ? 0 : units * hosts_per_unit; }
+  // What a job placed here runs on: the pool's machine type, or the job's (`asked`) on a pool
+  // that holds many (elastic, or GPUs attached to any N1 shape).
+  const std::string& MachineTypeFor(const std::string& asked) const {
+    return elastic || attached != AcceleratorType::kUnspecified ? asked : machine_type;
+  }
   // Units usable at `now` by `project`, ignoring what is in use: calendar windows and capacity
   // over time (spot, on-demand stockouts, DWS caps). When a DWS request is granted is the
   // request's (dws_queue), not the pool's.

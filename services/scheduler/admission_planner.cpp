@@ -42,19 +42,21 @@ std::optional<std::vector<PoolChoice>> ChooseNodes(const Fleet& fleet, const Pla
     taken_in.emplace(pp.pool, std::move(taken));
   }
   std::map<int, size_t> handed;  // fleet pool → ordinals given out so far
+  // VMs made for this job, named after it: "us-central1-a-n1-standard-4-ON_DEMAND-j42-0"; the
+  // ordinal runs on across worker pools of one shape, so a chief and its workers differ.
+  std::map<std::string, int64_t> elastic_made;
   std::vector<PoolChoice> choices;
   for (const PlacedPool& pp : placement.pools) {
     const CapacityPool& pool = fleet.pools[pp.pool];
-    PoolChoice choice{&pool, pp.units, pool.machine_type, {}, {}, pp.attached_gpus};
-    if (pool.attached != AcceleratorType::kUnspecified) choice.machine_type = pp.machine_type;
+    PoolChoice choice{&pool, pp.units, pool.MachineTypeFor(pp.machine_type),
+                      {},    {},       pp.attached_gpus};
     if (pool.elastic) {
-      // VMs made for this job, named after it: "us-central1-a-n1-standard-4-ON_DEMAND-j42-0".
-      choice.machine_type = pp.machine_type;
       choice.taken.cold = choice.taken.uncached = true;
+      const std::string prefix = pool.zone + "-" + pp.machine_type + "-" +
+                                 std::string(ConsumptionModelName(pool.model)) + "-" + owner + "-";
+      int64_t& made = elastic_made[prefix];
       for (int64_t i = 0; i < pp.units; ++i) {
-        choice.elastic_nodes.push_back(pool.zone + "-" + pp.machine_type + "-" +
-                                       std::string(ConsumptionModelName(pool.model)) + "-" + owner +
-                                       "-" + std::to_string(i));
+        choice.elastic_nodes.push_back(prefix + std::to_string(made++));
       }
     } else {
       const FreeUnits::Taken& all = taken_in.at(pp.pool);

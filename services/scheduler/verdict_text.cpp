@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <ctime>
 
+#include "services/jobs/catalog.h"
+
 namespace trainyard {
 namespace {
 
@@ -296,9 +298,14 @@ std::string NotEvaluatedMessage(int64_t position, int lookback) {
 std::string AdmittedMessage(const Fleet& fleet, const Placement& placement) {
   std::string out = "admitted to " + placement.zone + ":";
   for (size_t i = 0; i < placement.pools.size(); ++i) {
-    const CapacityPool& pool = fleet.pools[placement.pools[i].pool];
-    out += (i > 0 ? ", " : " ") + std::to_string(placement.pools[i].units) + " " +
-           pool.machine_type + " " + std::string(ConsumptionModelName(pool.model));
+    const PlacedPool& placed = placement.pools[i];
+    const CapacityPool& pool = fleet.pools[placed.pool];
+    out += (i > 0 ? ", " : " ") + std::to_string(placed.units) + " " +
+           pool.MachineTypeFor(placed.machine_type);
+    if (pool.attached != AcceleratorType::kUnspecified && placed.attached_gpus > 0) {
+      out += " with " + std::to_string(placed.attached_gpus) + " " + AcceleratorName(pool.attached);
+    }
+    out += " " + std::string(ConsumptionModelName(pool.model));
     if (!pool.reservation.empty()) out += " (" + pool.reservation + ")";
   }
   return out;

@@ -127,6 +127,27 @@ TEST(AdmissionPlannerTest, AdmissionsOfOneCommitNeverShareANodeAndAShortPoolSkip
   EXPECT_FALSE(planner.PlanJob(Decision(3, 0, 1), kT0, free).has_value());
 }
 
+// A chief and its workers of one CPU shape (a parameter-server job) are distinct VMs: two
+// replicas named alike would be one host to whoever reads the names (CLUSTER_SPEC, the console).
+TEST(AdmissionPlannerTest, ElasticVmsOfTwoWorkerPoolsOfOneShapeHaveDistinctNames) {
+  Fleet fleet = TwoPoolFleet();
+  AdmissionPlanner planner(fleet, true);
+  FreeByPool free;
+  AdmissionDecision chief_and_workers = Decision(42, 1, 1, "n1-standard-4");
+  chief_and_workers.placement.pools.push_back({1, 2, "n1-standard-4", 0});
+  chief_and_workers.placement.pools.push_back({1, 1, "n1-highmem-2", 0});
+  auto plan = planner.PlanJob(chief_and_workers, kT0, free);
+  ASSERT_TRUE(plan.has_value());
+  const auto& pools = plan->transition.admission()->pools;
+  ASSERT_EQ(pools.size(), 3u);
+  EXPECT_EQ(pools[0].nodes,
+            std::vector<std::string>{"us-central1-a-n1-standard-4-ON_DEMAND-j42-0"});
+  EXPECT_EQ(pools[1].nodes,
+            (std::vector<std::string>{"us-central1-a-n1-standard-4-ON_DEMAND-j42-1",
+                                      "us-central1-a-n1-standard-4-ON_DEMAND-j42-2"}));
+  EXPECT_EQ(pools[2].nodes, std::vector<std::string>{"us-central1-a-n1-highmem-2-ON_DEMAND-j42-0"});
+}
+
 TEST(AdmissionPlannerTest, ElasticVmsAreNamedAfterTheirJobOrResourceAndPricedAtListPrice) {
   Fleet fleet = TwoPoolFleet();
   AdmissionPlanner planner(fleet, true);

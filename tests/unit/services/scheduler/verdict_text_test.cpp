@@ -108,5 +108,33 @@ TEST(VerdictTextTest, ReasonsWithWordsOfTheirOwnHaveNoKey) {
             VerdictKey::Kind::kNone);
 }
 
+// The admission's words name what the job runs on: on a pool of many shapes (elastic CPU VMs, GPUs
+// attached to any N1 shape) that is the job's machine type, not the pool's.
+TEST(VerdictTextTest, AdmittedMessageNamesTheJobsMachineOnPoolsOfManyShapes) {
+  Fleet fleet;
+  CapacityPool reserved;
+  reserved.machine_type = "a3-highgpu-8g";
+  reserved.model = ConsumptionModel::kReservation;
+  reserved.reservation = "r1";
+  fleet.pools.push_back(reserved);
+  CapacityPool elastic;
+  elastic.model = ConsumptionModel::kOnDemand;
+  elastic.elastic = true;
+  fleet.pools.push_back(elastic);
+  CapacityPool attached;
+  attached.machine_type = AttachedPoolType("n1-standard-8", AcceleratorType::kNvidiaTeslaT4);
+  attached.attached = AcceleratorType::kNvidiaTeslaT4;
+  attached.model = ConsumptionModel::kSpot;
+  fleet.pools.push_back(attached);
+  Placement placement;
+  placement.zone = "us-central1-a";
+  placement.pools.push_back({0, 1, "a3-highgpu-8g", 0});
+  placement.pools.push_back({1, 2, "n1-standard-4", 0});
+  placement.pools.push_back({2, 1, "n1-standard-8", 2});
+  EXPECT_EQ(AdmittedMessage(fleet, placement),
+            "admitted to us-central1-a: 1 a3-highgpu-8g RESERVATION (r1), 2 n1-standard-4 "
+            "ON_DEMAND, 1 n1-standard-8 with 2 NVIDIA_TESLA_T4 SPOT");
+}
+
 }  // namespace
 }  // namespace trainyard
