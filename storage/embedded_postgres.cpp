@@ -200,7 +200,10 @@ Status RunCommand(std::vector<std::string> argv, const std::string& log_file,
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attr);
   if (rc != 0) {
-    return Internal("cannot run " + argv[0] + ": " + std::strerror(rc));
+    // The spawn also opens the log and enters `cwd`: a data directory removed under a running
+    // server fails here with ENOENT, which alone would blame the program.
+    return Internal("cannot run " + argv[0] + " (output to " + log_file + ", in " + cwd +
+                    "): " + std::strerror(rc));
   }
   int wstatus = 0;
   while (waitpid(pid, &wstatus, 0) < 0) {
