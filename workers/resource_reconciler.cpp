@@ -88,8 +88,12 @@ StatusOr<bool> ResourceReconciler::ResizeNow(const ResourceRecord& record, Times
     const PlacedPoolStatus& placed = r.trainyard->pools[i];
     const CapacityPool* pool = fleet_.FindPool(placed.pool_id);
     if (pool == nullptr) return false;
-    pools.push_back({placed.pool_id, r.resource_pools[i].replica_count, pool->hosts_per_unit,
-                     pool->price_per_node_hour});
+    const MachineSpec& spec = r.resource_pools[i].machine_spec;
+    pools.push_back(
+        {placed.pool_id, r.resource_pools[i].replica_count, pool->hosts_per_unit,
+         pool->NodeHourPrice(spec.machine_type, static_cast<int>(spec.accelerator_count)),
+         pool->elastic ? pool->ElasticVmPrefix(spec.machine_type, "r" + std::to_string(record.uid))
+                       : ""});
     if (r.resource_pools[i].replica_count > placed.units) {
       boot = std::max(boot, fleet_.BootTime(placed.machine_type));
     }

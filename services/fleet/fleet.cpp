@@ -187,6 +187,19 @@ cost::PricedNode PricedNodeOf(const MachineType& machine, int chips_per_host) {
 
 }  // namespace
 
+double CapacityPool::NodeHourPrice(const std::string& asked, int attached_gpus) const {
+  if (elastic) return ListPricePerNodeHour(asked, model, "", 0);
+  if (attached != AcceleratorType::kUnspecified) {
+    return ListPricePerNodeHour(asked, attached, attached_gpus, model);
+  }
+  return price_per_node_hour;
+}
+
+std::string CapacityPool::ElasticVmPrefix(const std::string& asked,
+                                          const std::string& owner) const {
+  return zone + "-" + asked + "-" + std::string(ConsumptionModelName(model)) + "-" + owner + "-";
+}
+
 double ListPricePerNodeHour(std::string_view machine_type, ConsumptionModel model,
                             std::string_view term, int chips_per_host) {
   const MachineType* machine = FindMachineType(machine_type);

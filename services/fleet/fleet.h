@@ -88,6 +88,13 @@ struct CapacityPool {
   const std::string& MachineTypeFor(const std::string& asked) const {
     return elastic || attached != AcceleratorType::kUnspecified ? asked : machine_type;
   }
+  // One node-hour of `machine_type` here (with `attached_gpus` on an attached pool): the pool's
+  // price, or the list price of the shape on a pool of many.
+  double NodeHourPrice(const std::string& machine_type, int attached_gpus) const;
+  // The name of an elastic VM before its number: "us-central1-a-n1-standard-4-ON_DEMAND-j42-"
+  // for job 42 ("r7-" for resource 7). A job's or resource's VMs of one shape are numbered on
+  // from 0 across its pools, so no two share a name.
+  std::string ElasticVmPrefix(const std::string& machine_type, const std::string& owner) const;
   // Units usable at `now` by `project`, ignoring what is in use: calendar windows and capacity
   // over time (spot, on-demand stockouts, DWS caps). When a DWS request is granted is the
   // request's (dws_queue), not the pool's.

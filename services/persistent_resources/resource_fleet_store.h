@@ -35,6 +35,9 @@ class ResourceFleetStore {
     int64_t to_units = 0;
     int hosts_per_unit = 1;
     double price_per_node_hour = 0;
+    // On an elastic pool (no node rows): its VMs' names before their number
+    // (CapacityPool::ElasticVmPrefix); VMs are made and deleted, no node moves. Empty elsewhere.
+    std::string elastic_vm_prefix = {};
   };
   virtual StatusOr<bool> Resize(const ResourceRecord& record, const std::vector<PoolResize>& pools,
                                 Timestamp ready_at, Timestamp now, std::string& why) = 0;

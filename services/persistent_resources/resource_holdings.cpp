@@ -1,6 +1,7 @@
 #include "services/persistent_resources/resource_holdings.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "services/cost/price.h"
 #include "services/fleet/node_state.h"
@@ -12,6 +13,7 @@ std::map<std::string, int64_t> ResizeNodeDeltas(
   std::map<std::string, int64_t> units;
   std::map<std::string, int> hosts;
   for (size_t i = 0; i < pools.size() && i < status.pools.size(); ++i) {
+    if (!pools[i].elastic_vm_prefix.empty()) continue;
     units[pools[i].pool_id] += pools[i].to_units - status.pools[i].units;
     hosts[pools[i].pool_id] = pools[i].hosts_per_unit;
   }
@@ -37,9 +39,30 @@ JobAdmission ResizedPlacement(const ResourceFleetStatus& status,
   JobAdmission placement;
   placement.zone = status.zone;
   std::map<std::string, size_t> next;
+  // An elastic name's next number: one past the highest any pool of the resource holds.
+  std::map<std::string, int64_t> next_vm;
+  for (const PlacedPoolStatus& placed : status.pools) {
+    for (const std::string& name : placed.nodes) {
+      const size_t dash = name.rfind('-');
+      std::optional<int64_t> number = NodeOrdinal(name);
+      if (dash == std::string::npos || !number) continue;
+      int64_t& after = next_vm[name.substr(0, dash + 1)];
+      after = std::max(after, *number + 1);
+    }
+  }
   for (size_t i = 0; i < pools.size() && i < status.pools.size(); ++i) {
     PlacedPoolStatus pool = status.pools[i];
     pool.units = pools[i].to_units;
+    if (const std::string& prefix = pools[i].elastic_vm_prefix; !prefix.empty()) {
+      pool.nodes.resize(std::min(pool.nodes.size(), static_cast<size_t>(pool.units)));
+      while (static_cast<int64_t>(pool.nodes.size()) < pool.units) {
+        pool.nodes.push_back(prefix + std::to_string(next_vm[prefix]++));
+      }
+      placement.hourly_price_micros +=
+          cost::NodesHourlyMicros(pools[i].price_per_node_hour, pool.units);
+      placement.pools.push_back(std::move(pool));
+      continue;
+    }
     pool.nodes.clear();
     auto list = held.find(pool.pool_id);
     for (int64_t n = 0; list != held.end() && n < pool.units * pools[i].hosts_per_unit &&

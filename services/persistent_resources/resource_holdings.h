@@ -13,7 +13,8 @@
 namespace trainyard {
 
 // Per fleet pool: the nodes a resize to `pools` adds (positive) or gives back (negative). Two
-// resource pools may hold nodes in one fleet pool; pools that do not move are left out.
+// resource pools may hold nodes in one fleet pool; pools that do not move are left out, and so
+// are elastic ones, whose VMs are made and deleted without node rows.
 std::map<std::string, int64_t> ResizeNodeDeltas(
     const ResourceFleetStatus& status, const std::vector<ResourceFleetStore::PoolResize>& pools);
 
@@ -22,8 +23,9 @@ std::map<std::string, int64_t> ResizeNodeDeltas(
 std::string ResizeWaitReason(const std::string& pool_id, int64_t count, int64_t found, bool grow);
 
 // The placement a resize leaves, in resource-pool order: each pool's nodes are the ones its fleet
-// pool holds for the resource (`held`: ordinals, ascending), handed out in ordinal order; and what
-// they all cost an hour.
+// pool holds for the resource (`held`: ordinals, ascending), handed out in ordinal order; an
+// elastic pool keeps its first VMs and names new ones after the resource's highest number; and
+// what they all cost an hour.
 JobAdmission ResizedPlacement(const ResourceFleetStatus& status,
                               const std::vector<ResourceFleetStore::PoolResize>& pools,
                               const std::map<std::string, std::vector<int64_t>>& held);

@@ -42,8 +42,8 @@ std::optional<std::vector<PoolChoice>> ChooseNodes(const Fleet& fleet, const Pla
     taken_in.emplace(pp.pool, std::move(taken));
   }
   std::map<int, size_t> handed;  // fleet pool → ordinals given out so far
-  // VMs made for this job, named after it: "us-central1-a-n1-standard-4-ON_DEMAND-j42-0"; the
-  // ordinal runs on across worker pools of one shape, so a chief and its workers differ.
+  // Elastic VMs made for this job or resource, numbered on per name
+  // (CapacityPool::ElasticVmPrefix).
   std::map<std::string, int64_t> elastic_made;
   std::vector<PoolChoice> choices;
   for (const PlacedPool& pp : placement.pools) {
@@ -52,8 +52,7 @@ std::optional<std::vector<PoolChoice>> ChooseNodes(const Fleet& fleet, const Pla
                       {},    {},       pp.attached_gpus};
     if (pool.elastic) {
       choice.taken.cold = choice.taken.uncached = true;
-      const std::string prefix = pool.zone + "-" + pp.machine_type + "-" +
-                                 std::string(ConsumptionModelName(pool.model)) + "-" + owner + "-";
+      const std::string prefix = pool.ElasticVmPrefix(pp.machine_type, owner);
       int64_t& made = elastic_made[prefix];
       for (int64_t i = 0; i < pp.units; ++i) {
         choice.elastic_nodes.push_back(prefix + std::to_string(made++));
@@ -79,13 +78,8 @@ std::optional<std::vector<PoolChoice>> ChooseNodes(const Fleet& fleet, const Pla
 int64_t HourlyPriceMicros(const std::vector<PoolChoice>& choices) {
   int64_t micros = 0;
   for (const PoolChoice& c : choices) {
-    double node_hour = c.pool->price_per_node_hour;
-    if (c.pool->elastic) node_hour = ListPricePerNodeHour(c.machine_type, c.pool->model, "", 0);
-    if (c.pool->attached != AcceleratorType::kUnspecified) {
-      node_hour =
-          ListPricePerNodeHour(c.machine_type, c.pool->attached, c.attached_gpus, c.pool->model);
-    }
-    micros += cost::NodesHourlyMicros(node_hour, c.units * c.pool->hosts_per_unit);
+    micros += cost::NodesHourlyMicros(c.pool->NodeHourPrice(c.machine_type, c.attached_gpus),
+                                      c.units * c.pool->hosts_per_unit);
   }
   return micros;
 }

@@ -812,6 +812,73 @@ TEST_F(ResourceQuotaTest, AutoscalingStopsAtTheQuota) {
   EXPECT_EQ(Get(*job).state, JobState::kQueued);
 }
 
+// CPU-only machine types on elastic capacity (no node rows): VMs are made for what holds them.
+constexpr const char* kElasticFleet = R"({
+  "bootTime": {"default": "60s"}, "imagePullGbps": 10, "imageSizeGb": {"default": 10},
+  "elasticCpu": true, "zones": [{"zone": "us-central1-a", "pools": []}]})";
+
+class ResourceElasticTest : public ResourceServiceTest {
+ protected:
+  void SetUp() override { ASSERT_NO_FATAL_FAILURE(StartFleet(kElasticFleet)); }
+
+  static MachineSpec Cpu() {
+    MachineSpec m;
+    m.machine_type = "n1-standard-4";
+    return m;
+  }
+
+  StatusOr<Operation> ResizeCpu(const std::string& id, int64_t replicas) {
+    PersistentResource update;
+    update.resource_pools.push_back(ResourcePool{"", Cpu(), replicas, {}, {}, 0});
+    return resource_service_->Patch(ResourceRef{kParent, id}, update,
+                                    {"resourcePools.replicaCount"});
+  }
+
+  void UntilState(const std::string& id, ResourceState state) {
+    for (int i = 0; i < 5 && StateOf(id) != state; ++i) {
+      Step();
+      clock_.Advance(seconds(60));
+    }
+    ASSERT_EQ(StateOf(id), state) << Resource(id)->trainyard->reason_message;
+  }
+};
+
+// A resource of CPU VMs resizes as one of GPU nodes does: growing makes VMs (boots them, bills
+// them at their list price) and shrinking deletes the last ones. It waited in UPDATING forever
+// before ("0 free nodes"): elastic capacity has no free nodes to find, only VMs to make.
+TEST_F(ResourceElasticTest, AResourceOfCpuVmsGrowsAndShrinks) {
+  PersistentResource r;
+  ResourcePool pool;
+  pool.machine_spec = Cpu();
+  pool.replica_count = 1;
+  r.resource_pools.push_back(pool);
+  ASSERT_TRUE(resource_service_->Create(kParent, "cpu", r).ok());
+  ASSERT_NO_FATAL_FAILURE(UntilState("cpu", ResourceState::kRunning));
+  const std::string uid_prefix = Resource("cpu")->trainyard->pools[0].nodes.at(0);
+  ASSERT_EQ(uid_prefix.back(), '0');
+  const std::string prefix = uid_prefix.substr(0, uid_prefix.size() - 1);
+  const double price_of_one = Resource("cpu")->trainyard->hourly_price_usd;
+  ASSERT_GT(price_of_one, 0);
+
+  auto grow = ResizeCpu("cpu", 3);
+  ASSERT_TRUE(grow.ok()) << grow.status().message();
+  ASSERT_NO_FATAL_FAILURE(UntilState("cpu", ResourceState::kRunning));
+  auto grown = Resource("cpu");
+  EXPECT_EQ(grown->trainyard->pools[0].units, 3);
+  EXPECT_EQ(grown->trainyard->pools[0].nodes,
+            (std::vector<std::string>{prefix + "0", prefix + "1", prefix + "2"}));
+  EXPECT_NEAR(grown->trainyard->hourly_price_usd, 3 * price_of_one, 0.01);
+  EXPECT_TRUE(Reread(*grow).done);
+
+  auto shrink = ResizeCpu("cpu", 2);
+  ASSERT_TRUE(shrink.ok()) << shrink.status().message();
+  ASSERT_NO_FATAL_FAILURE(UntilState("cpu", ResourceState::kRunning));
+  EXPECT_EQ(Resource("cpu")->trainyard->pools[0].nodes,
+            (std::vector<std::string>{prefix + "0", prefix + "1"}));
+  EXPECT_NEAR(Resource("cpu")->trainyard->hourly_price_usd, 2 * price_of_one, 0.01);
+  EXPECT_EQ(Count("true"), 0);  // no node rows, before or after
+}
+
 // Two on-demand TPU v5e 4x4 slices (four hosts each).
 constexpr const char* kTpuFleet = R"({
   "bootTime": {"default": "60s"}, "imagePullGbps": 10, "imageSizeGb": {"default": 10},
