@@ -136,10 +136,7 @@ StatusOr<bool> ResourceReconciler::Autoscale(const ResourceRecord& record, Times
     }
     if (grow > 0 || pool.replica_count <= least) continue;
     if (!idle) {
-      TY_ASSIGN_OR_RETURN(
-          idle,
-          store_.IdleNodes(record, now - std::chrono::duration_cast<std::chrono::microseconds>(
-                                             fleet_.resource_idle_timeout)));
+      TY_ASSIGN_OR_RETURN(idle, IdleNodes(record, now, core));
     }
     const CapacityPool* fleet_pool = fleet_.FindPool(r.trainyard->pools[i].pool_id);
     auto it = idle->find(r.trainyard->pools[i].pool_id);
@@ -156,8 +153,43 @@ StatusOr<bool> ResourceReconciler::Autoscale(const ResourceRecord& record, Times
   return store_.Autoscale(record, resized, now);
 }
 
+StatusOr<std::map<std::string, int64_t>> ResourceReconciler::IdleNodes(const ResourceRecord& record,
+                                                                       Timestamp now,
+                                                                       const Scheduler& core) {
+  const Timestamp idle_since =
+      now - std::chrono::duration_cast<std::chrono::microseconds>(fleet_.resource_idle_timeout);
+  TY_ASSIGN_OR_RETURN(auto idle, store_.IdleNodes(record, idle_since));
+  const std::string key = ResourceKey(record.project_id, record.location, record.resource_id);
+  std::map<std::string, int64_t> held;  // elastic fleet pool → units the resource holds there
+  for (const PlacedPoolStatus& placed : record.resource.trainyard->pools) {
+    const CapacityPool* pool = fleet_.FindPool(placed.pool_id);
+    if (pool != nullptr && pool->elastic) held[placed.pool_id] += placed.units;
+  }
+  for (const auto& [pool_id, units] : held) {
+    const int64_t free = units - core.ResourceUnitsUsed(key, fleet_.PoolIndex(pool_id));
+    const auto since_key = std::make_pair(record.uid, pool_id);
+    if (free <= 0) {
+      elastic_free_since_.erase(since_key);
+      continue;
+    }
+    // One time a free unit, oldest first; the units taken again are the ones freed last.
+    std::vector<Timestamp>& since = elastic_free_since_[since_key];
+    since.resize(std::min(since.size(), static_cast<size_t>(free)));
+    since.resize(static_cast<size_t>(free), now);
+    const auto idle_units =
+        std::upper_bound(since.begin(), since.end(), idle_since) - since.begin();
+    if (idle_units > 0) idle[pool_id] = idle_units;
+  }
+  return idle;
+}
+
 StatusOr<int> ResourceReconciler::Step(const std::vector<ResourceRecord>& resources, Timestamp now,
                                        const Scheduler& core) {
+  // Timers of resources that are gone go with them.
+  std::erase_if(elastic_free_since_, [&](const auto& entry) {
+    return std::none_of(resources.begin(), resources.end(),
+                        [&](const ResourceRecord& r) { return r.uid == entry.first.first; });
+  });
   int moved = 0;
   for (const ResourceRecord& rec : resources) {
     const PersistentResource& r = rec.resource;

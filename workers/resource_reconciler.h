@@ -4,6 +4,8 @@
 // booted, a reboot boots them again, a delete cancels the jobs on it and gives its nodes back. A
 // process killed mid-way leaves the state in the database; the next leader carries on from it.
 #include <functional>
+#include <map>
+#include <utility>
 #include <vector>
 
 #include "services/fleet/fleet.h"
@@ -35,6 +37,11 @@ class ResourceReconciler {
   // A patched replicaCount: grows or shrinks the pools in place (same fleet pools).
   StatusOr<bool> ResizeNow(const ResourceRecord& record, Timestamp now, const Scheduler& core);
   StatusOr<bool> Autoscale(const ResourceRecord& record, Timestamp now, const Scheduler& core);
+  // Per fleet pool, the nodes of `record` idle longer than the fleet's resourceIdleTimeout: from
+  // the store's node rows, and for elastic pools (no rows) the units its jobs leave free, timed
+  // from when this reconciler first saw them free.
+  StatusOr<std::map<std::string, int64_t>> IdleNodes(const ResourceRecord& record, Timestamp now,
+                                                     const Scheduler& core);
   // The QUOTA_EXCEEDED message when `resized` would take more than the project may hold.
   std::optional<std::string> QuotaBlock(const ResourceRecord& record,
                                         const PersistentResource& resized,
@@ -45,6 +52,9 @@ class ResourceReconciler {
   ResourceFleetStore& store_;
   const Fleet& fleet_;
   CancelJob cancel_job_;
+  // (resource uid, elastic fleet pool) → since when each unit its jobs leave free has been free,
+  // as this reconciler saw it: elastic VMs have no node rows to say. A new leader starts again.
+  std::map<std::pair<int64_t, std::string>, std::vector<Timestamp>> elastic_free_since_;
   // A reboot retries a restartJobOnWorkerRestart job as a replica failure would.
   const int max_job_retries_ = SupervisorPolicy{}.max_job_retries;
 };

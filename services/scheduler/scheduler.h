@@ -188,6 +188,8 @@ class Scheduler {
   };
   using Shortfall = std::map<std::string, std::map<std::string, ResourceDemand>>;
   const Shortfall& resource_shortfall() const { return resource_shortfall_; }
+  // The units of fleet pool `pool` that the jobs on resource `key` (ResourceKey) take now.
+  int64_t ResourceUnitsUsed(const std::string& key, int pool) const;
 
   // One cycle at `now`. The state moves as if the decisions commit (admitted jobs become running,
   // victims and failures leave); when the commit fails, the caller Clear()s and reloads.

@@ -53,6 +53,13 @@ int64_t Scheduler::FreeUnits(int pool, Timestamp now) const {
   return capacity_.Available(pool, now);
 }
 
+int64_t Scheduler::ResourceUnitsUsed(const std::string& key, int pool) const {
+  auto on = resource_used_.find(key);
+  if (on == resource_used_.end()) return 0;
+  auto used = on->second.find(pool);
+  return used == on->second.end() ? 0 : used->second;
+}
+
 FitResult Scheduler::FitOnResource(const SchedulerJob& job) const {
   FitResult out;
   const std::string name = job.on_resource.substr(job.on_resource.rfind('/') + 1);

@@ -879,6 +879,52 @@ TEST_F(ResourceElasticTest, AResourceOfCpuVmsGrowsAndShrinks) {
   EXPECT_EQ(Count("true"), 0);  // no node rows, before or after
 }
 
+// Autoscaling on CPU VMs, as on GPU nodes: two jobs wait for a resource of one VM, it grows to
+// two, and once both are done and the VMs idle past resourceIdleTimeout (10 min) it shrinks back.
+TEST_F(ResourceElasticTest, AutoscalingGrowsForWaitingJobsAndShrinksWhenIdle) {
+  PersistentResource r;
+  ResourcePool pool;
+  pool.machine_spec = Cpu();
+  pool.autoscaling_spec = ResourceAutoscaling{1, 3};
+  r.resource_pools.push_back(pool);
+  ASSERT_TRUE(resource_service_->Create(kParent, "auto", r).ok());
+  ASSERT_NO_FATAL_FAILURE(UntilState("auto", ResourceState::kRunning));
+  ASSERT_EQ(Resource("auto")->resource_pools[0].replica_count, 1);
+
+  std::vector<CustomJob> jobs;
+  for (int i = 0; i < 2; ++i) {
+    CustomJob job = testing::SmallJob("on-auto");
+    job.job_spec.persistent_resource_id = "auto";
+    auto created = service_->Create(kParent, job, "");
+    ASSERT_TRUE(created.ok()) << created.status().message();
+    jobs.push_back(*created);
+  }
+  int64_t most = 0;
+  auto done = [&] {
+    return Get(jobs[0]).state == JobState::kSucceeded && Get(jobs[1]).state == JobState::kSucceeded;
+  };
+  for (int i = 0; i < 60 && !done(); ++i) {
+    Step();
+    most = std::max(most, Resource("auto")->resource_pools[0].replica_count);
+    clock_.Advance(seconds(60));
+  }
+  ASSERT_TRUE(done());
+  EXPECT_EQ(most, 2);
+  ASSERT_EQ(Resource("auto")->resource_pools[0].replica_count, 2);
+
+  Step();  // the VMs have idled a minute or two: kept
+  EXPECT_EQ(Resource("auto")->resource_pools[0].replica_count, 2);
+  clock_.Advance(std::chrono::minutes(11));
+  Step();
+  Step();
+  Step();
+  auto shrunk = Resource("auto");
+  ASSERT_TRUE(shrunk.ok());
+  EXPECT_EQ(shrunk->resource_pools[0].replica_count, 1);
+  EXPECT_EQ(shrunk->state, ResourceState::kRunning);
+  EXPECT_EQ(shrunk->trainyard->pools[0].nodes.size(), 1u);
+}
+
 // Two on-demand TPU v5e 4x4 slices (four hosts each).
 constexpr const char* kTpuFleet = R"({
   "bootTime": {"default": "60s"}, "imagePullGbps": 10, "imageSizeGb": {"default": 10},
