@@ -74,6 +74,42 @@ class ResourceServiceTest : public testing::SimFixture {
     return service_->Create(kParent, Gang(resource, replicas), "");
   }
 
+  // Passes a minute apart until `id` is RUNNING, at most five.
+  void UntilRunning(const std::string& id) {
+    for (int i = 0; i < 5 && StateOf(id) != ResourceState::kRunning; ++i) {
+      Step();
+      clock_.Advance(seconds(60));
+    }
+    auto r = Resource(id);
+    ASSERT_EQ(StateOf(id), ResourceState::kRunning)
+        << (r.ok() && r->trainyard ? r->trainyard->reason_message : r.status().message());
+  }
+
+  // A resource of one pool of `machine` that autoscales between `least` and `most`, RUNNING at
+  // its minimum.
+  void CreateAutoscaled(const std::string& id, const MachineSpec& machine, int64_t least,
+                        int64_t most) {
+    PersistentResource r;
+    ResourcePool pool;
+    pool.machine_spec = machine;
+    pool.autoscaling_spec = ResourceAutoscaling{least, most};
+    r.resource_pools.push_back(pool);
+    ASSERT_TRUE(resource_service_->Create(kParent, id, r).ok());
+    ASSERT_NO_FATAL_FAILURE(UntilRunning(id));
+    ASSERT_EQ(Resource(id)->resource_pools[0].replica_count, least);
+  }
+
+  // A few passes for an autoscaling give-back to land: then `id` is RUNNING at `replicas`.
+  void ExpectGivenBackTo(const std::string& id, int64_t replicas) {
+    Step();
+    Step();
+    Step();
+    auto shrunk = Resource(id);
+    ASSERT_TRUE(shrunk.ok());
+    EXPECT_EQ(shrunk->resource_pools[0].replica_count, replicas);
+    EXPECT_EQ(shrunk->state, ResourceState::kRunning);
+  }
+
   int64_t Count(const std::string& where) {
     auto conn = pool_->Acquire();
     auto r = (*conn)->Exec("SELECT count(*) FROM nodes WHERE " + where);
@@ -541,18 +577,7 @@ TEST_F(ResourceServiceTest, OperationsListByDoneInPagesAndNestedNamesMustMatch) 
 }
 
 TEST_F(ResourceServiceTest, AutoscalingGrowsForWaitingJobsAndShrinksWhenIdle) {
-  PersistentResource r;
-  ResourcePool pool;
-  pool.machine_spec = H100();
-  pool.autoscaling_spec = ResourceAutoscaling{1, 3};  // starts at its minimum, 1
-  r.resource_pools.push_back(pool);
-  ASSERT_TRUE(resource_service_->Create(kParent, "auto", r).ok());
-  for (int i = 0; i < 5 && StateOf("auto") != ResourceState::kRunning; ++i) {
-    Step();
-    clock_.Advance(seconds(60));
-  }
-  ASSERT_EQ(StateOf("auto"), ResourceState::kRunning);
-  ASSERT_EQ(Resource("auto")->resource_pools[0].replica_count, 1);
+  ASSERT_NO_FATAL_FAILURE(CreateAutoscaled("auto", H100(), 1, 3));  // starts at its minimum, 1
 
   // A gang of 2 waits; the pool grows by what it lacks (1), boots it, and the job starts.
   auto job = CreateOn("auto", 2);
@@ -580,13 +605,7 @@ TEST_F(ResourceServiceTest, AutoscalingGrowsForWaitingJobsAndShrinksWhenIdle) {
   Step();
   EXPECT_EQ(Resource("auto")->resource_pools[0].replica_count, 2);
   clock_.Advance(std::chrono::minutes(2));
-  Step();
-  Step();
-  Step();
-  auto shrunk = Resource("auto");
-  ASSERT_TRUE(shrunk.ok());
-  EXPECT_EQ(shrunk->resource_pools[0].replica_count, 1);
-  EXPECT_EQ(shrunk->state, ResourceState::kRunning);
+  ASSERT_NO_FATAL_FAILURE(ExpectGivenBackTo("auto", 1));
   EXPECT_EQ(Count("resource_uid IS NOT NULL"), 1);
 }
 
@@ -760,14 +779,6 @@ constexpr const char* kQuotaFleet = R"({
 class ResourceQuotaTest : public ResourceServiceTest {
  protected:
   void SetUp() override { ASSERT_NO_FATAL_FAILURE(StartFleet(kQuotaFleet)); }
-
-  void UntilRunning(const std::string& id) {
-    for (int i = 0; i < 5 && StateOf(id) != ResourceState::kRunning; ++i) {
-      Step();
-      clock_.Advance(seconds(60));
-    }
-    ASSERT_EQ(StateOf(id), ResourceState::kRunning);
-  }
 };
 
 // Free nodes are not enough: a resize takes no node beyond the project's quota, and says so.
@@ -791,13 +802,7 @@ TEST_F(ResourceQuotaTest, AResizeWaitsForQuotaItDoesNotHave) {
 
 // Autoscaling grows toward what the waiting jobs need only as far as the quota lets it.
 TEST_F(ResourceQuotaTest, AutoscalingStopsAtTheQuota) {
-  PersistentResource r;
-  ResourcePool pool;
-  pool.machine_spec = H100();
-  pool.autoscaling_spec = ResourceAutoscaling{1, 4};
-  r.resource_pools.push_back(pool);
-  ASSERT_TRUE(resource_service_->Create(kParent, "auto", r).ok());
-  ASSERT_NO_FATAL_FAILURE(UntilRunning("auto"));
+  ASSERT_NO_FATAL_FAILURE(CreateAutoscaled("auto", H100(), 1, 4));
 
   auto job = CreateOn("auto", 4);  // needs 4 nodes; the quota allows 3
   ASSERT_TRUE(job.ok()) << job.status().message();
@@ -833,14 +838,6 @@ class ResourceElasticTest : public ResourceServiceTest {
     return resource_service_->Patch(ResourceRef{kParent, id}, update,
                                     {"resourcePools.replicaCount"});
   }
-
-  void UntilState(const std::string& id, ResourceState state) {
-    for (int i = 0; i < 5 && StateOf(id) != state; ++i) {
-      Step();
-      clock_.Advance(seconds(60));
-    }
-    ASSERT_EQ(StateOf(id), state) << Resource(id)->trainyard->reason_message;
-  }
 };
 
 // A resource of CPU VMs resizes as one of GPU nodes does: growing makes VMs (boots them, bills
@@ -853,7 +850,7 @@ TEST_F(ResourceElasticTest, AResourceOfCpuVmsGrowsAndShrinks) {
   pool.replica_count = 1;
   r.resource_pools.push_back(pool);
   ASSERT_TRUE(resource_service_->Create(kParent, "cpu", r).ok());
-  ASSERT_NO_FATAL_FAILURE(UntilState("cpu", ResourceState::kRunning));
+  ASSERT_NO_FATAL_FAILURE(UntilRunning("cpu"));
   const std::string uid_prefix = Resource("cpu")->trainyard->pools[0].nodes.at(0);
   ASSERT_EQ(uid_prefix.back(), '0');
   const std::string prefix = uid_prefix.substr(0, uid_prefix.size() - 1);
@@ -862,7 +859,7 @@ TEST_F(ResourceElasticTest, AResourceOfCpuVmsGrowsAndShrinks) {
 
   auto grow = ResizeCpu("cpu", 3);
   ASSERT_TRUE(grow.ok()) << grow.status().message();
-  ASSERT_NO_FATAL_FAILURE(UntilState("cpu", ResourceState::kRunning));
+  ASSERT_NO_FATAL_FAILURE(UntilRunning("cpu"));
   auto grown = Resource("cpu");
   EXPECT_EQ(grown->trainyard->pools[0].units, 3);
   EXPECT_EQ(grown->trainyard->pools[0].nodes,
@@ -872,7 +869,7 @@ TEST_F(ResourceElasticTest, AResourceOfCpuVmsGrowsAndShrinks) {
 
   auto shrink = ResizeCpu("cpu", 2);
   ASSERT_TRUE(shrink.ok()) << shrink.status().message();
-  ASSERT_NO_FATAL_FAILURE(UntilState("cpu", ResourceState::kRunning));
+  ASSERT_NO_FATAL_FAILURE(UntilRunning("cpu"));
   EXPECT_EQ(Resource("cpu")->trainyard->pools[0].nodes,
             (std::vector<std::string>{prefix + "0", prefix + "1"}));
   EXPECT_NEAR(Resource("cpu")->trainyard->hourly_price_usd, 2 * price_of_one, 0.01);
@@ -882,14 +879,7 @@ TEST_F(ResourceElasticTest, AResourceOfCpuVmsGrowsAndShrinks) {
 // Autoscaling on CPU VMs, as on GPU nodes: two jobs wait for a resource of one VM, it grows to
 // two, and once both are done and the VMs idle past resourceIdleTimeout (10 min) it shrinks back.
 TEST_F(ResourceElasticTest, AutoscalingGrowsForWaitingJobsAndShrinksWhenIdle) {
-  PersistentResource r;
-  ResourcePool pool;
-  pool.machine_spec = Cpu();
-  pool.autoscaling_spec = ResourceAutoscaling{1, 3};
-  r.resource_pools.push_back(pool);
-  ASSERT_TRUE(resource_service_->Create(kParent, "auto", r).ok());
-  ASSERT_NO_FATAL_FAILURE(UntilState("auto", ResourceState::kRunning));
-  ASSERT_EQ(Resource("auto")->resource_pools[0].replica_count, 1);
+  ASSERT_NO_FATAL_FAILURE(CreateAutoscaled("auto", Cpu(), 1, 3));
 
   std::vector<CustomJob> jobs;
   for (int i = 0; i < 2; ++i) {
@@ -915,14 +905,8 @@ TEST_F(ResourceElasticTest, AutoscalingGrowsForWaitingJobsAndShrinksWhenIdle) {
   Step();  // the VMs have idled a minute or two: kept
   EXPECT_EQ(Resource("auto")->resource_pools[0].replica_count, 2);
   clock_.Advance(std::chrono::minutes(11));
-  Step();
-  Step();
-  Step();
-  auto shrunk = Resource("auto");
-  ASSERT_TRUE(shrunk.ok());
-  EXPECT_EQ(shrunk->resource_pools[0].replica_count, 1);
-  EXPECT_EQ(shrunk->state, ResourceState::kRunning);
-  EXPECT_EQ(shrunk->trainyard->pools[0].nodes.size(), 1u);
+  ASSERT_NO_FATAL_FAILURE(ExpectGivenBackTo("auto", 1));
+  EXPECT_EQ(Resource("auto")->trainyard->pools[0].nodes.size(), 1u);
 }
 
 // Two on-demand TPU v5e 4x4 slices (four hosts each).
