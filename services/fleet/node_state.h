@@ -27,8 +27,8 @@ std::optional<NodeState> ParseNodeState(std::string_view name);
 // The node's name in placements and in the admin view: the pool id with '/' → '-', then the
 // ordinal ("us-central1-a-a3-megagpu-8g-SPOT-0003").
 std::string NodeName(const std::string& pool_id, int64_t ordinal);
-// The ordinal NodeName put last; nullopt for a name that ends in no number. An elastic pool's VM
-// name ends in its number within the job (AdmissionPlanner), not an ordinal: callers skip those.
+// The number a node's name ends in: NodeName's ordinal, or on an elastic pool the VM's number
+// within its job or resource (CapacityPool::ElasticVmPrefix); nullopt for a name without one.
 std::optional<int64_t> NodeOrdinal(std::string_view name);
 
 }  // namespace trainyard
