@@ -1,5 +1,5 @@
-# Knobs the cost scripts (bench/e2e-costs, bench/one-client-costs) share. Both expect the caller's
-# `sql` (one statement through psql) and `BASE` (the server's URL).
+# Knobs the cost scripts (bench/e2e-costs, bench/one-client-costs) and bench/run share. Each
+# expects the caller's `sql` (one statement through psql) and `BASE` (the server's URL).
 # SYSCONF="name=value ...": cluster settings tried without a build, set with ALTER SYSTEM and a
 # reload (measurement only, e.g. synchronous_commit=off).
 apply_sysconf() {
